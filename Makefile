@@ -1,0 +1,39 @@
+# mercury-static: `make demo` builds and serves the demo bundle; `make test` installs everything and runs the tests.
+PYTHON ?= python3
+VENV ?= .venv
+PORT ?= 8000
+# On a laptop without a local CPU wheel, point pip at PyTorch's CPU index, e.g.
+#   make demo TORCH_INDEX=https://download.pytorch.org/whl/cpu
+TORCH_INDEX ?=
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+
+.PHONY: install runtime demo test browser clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q torch==2.13.0 $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
+	$(PIP) install -q -e '.[test]'
+	touch $@
+
+build/node_modules/.package-lock.json: build/package-lock.json
+	cd build && npm ci --ignore-scripts --no-audit --no-fund
+
+install: $(VENV)/.installed build/node_modules/.package-lock.json
+
+demo: install
+	HF_HUB_OFFLINE=1 $(VENV)/bin/mercury-static build examples/demo.jsonl -o demo-bundle --title "mercury-static demo" \
+		--labels examples/labels.yaml --guidelines examples/guidelines.md
+	$(VENV)/bin/mercury-static serve demo-bundle --port $(PORT)
+
+# A Chromium for the browser tests: $$CHROMIUM, else /usr/bin/chromium, else Playwright's own download.
+browser: install
+	@if [ -n "$$CHROMIUM" ] || [ -x /usr/bin/chromium ]; then echo "using $${CHROMIUM:-/usr/bin/chromium}"; \
+	else $(PY) -m playwright install chromium; fi
+
+test: install browser
+	HF_HUB_OFFLINE=1 $(PY) -m pytest -q
+
+clean:
+	rm -rf $(VENV) build/node_modules demo-bundle .cache

@@ -1,0 +1,243 @@
+"""The build pipeline as plain functions: read → segment → embed → render a static bundle."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import jinja2
+import yaml
+
+from . import __version__
+from .bundle import FORMAT, VERSION, StoredText, dumps, text_id, write_data
+from .records import InputError, Record
+
+ROOT = Path(__file__).resolve().parent.parent
+TEMPLATE_DIR = ROOT / "site_template"
+DEFAULT_LABELS: dict = {"Questionable": None, "Benign": None, "Unwanted": ["Intrinsic", "Extrinsic"]}
+RUNTIME_FILES = {
+    "vendor/transformers.min.js": "@huggingface/transformers/dist/transformers.min.js",
+    "vendor/ort-wasm-simd-threaded.mjs": "onnxruntime-web/dist/ort-wasm-simd-threaded.mjs",
+    "vendor/ort-wasm-simd-threaded.wasm": "onnxruntime-web/dist/ort-wasm-simd-threaded.wasm",
+}
+MODEL_FILES = ["config.json", "tokenizer.json", "tokenizer_config.json", "onnx/model_quantized.onnx"]
+
+Step = Callable[[str, int], Callable[[int], None]]
+"""Progress hook: `step(description, total)` returns `advance(n)`."""
+
+
+@dataclass
+class BuildOptions:
+    """Everything besides the input files that determines a bundle."""
+
+    fmt: str = "auto"
+    source_field: str = "source"
+    summary_field: str = "summary"
+    id_field: str | None = None
+    model: Path | None = None
+    title: str | None = None
+    labels: Path | None = None
+    guidelines: Path | None = None
+    cache_dir: Path | None = None
+    ranker: dict = field(default_factory=dict)
+
+
+def _no_progress(description: str, total: int) -> Callable[[int], None]:
+    return lambda n: None
+
+
+def load_labels(path: Path | None) -> tuple[list[str], list[str]]:
+    """Label tree (YAML/JSON) → (all dotted paths in display order, the leaves an annotator picks)."""
+    tree = DEFAULT_LABELS
+    if path is not None:
+        try:
+            tree = yaml.safe_load(Path(path).read_text(encoding="utf-8-sig"))
+        except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
+            raise InputError(path, None, None, f"cannot read labels: {e}".splitlines()[0]) from None
+    paths: list[str] = []
+    leaves: list[str] = []
+
+    def walk(node, prefix: str, where: str):
+        if isinstance(node, dict):
+            items = node.items()
+        elif isinstance(node, list):
+            items = []
+            for item in node:
+                items.extend(item.items() if isinstance(item, dict) else [(item, None)])
+        else:
+            raise InputError(path or "labels", where or "top level", None,
+                             "expected a mapping or a list of labels")
+        for name, children in items:
+            if not isinstance(name, str) or not name.strip() or "." in name:
+                raise InputError(path or "labels", where or "top level", None,
+                                 f"invalid label name {name!r} (non-empty text without dots)")
+            full = f"{prefix}.{name.strip()}" if prefix else name.strip()
+            if full in paths:
+                raise InputError(path or "labels", where or "top level", None, f"duplicate label {full!r}")
+            paths.append(full)
+            if children in (None, [], {}):
+                leaves.append(full)
+            else:
+                walk(children, full, f"under {full!r}")
+
+    walk(tree, "", "")
+    if not leaves:
+        raise InputError(path or "labels", None, None, "no labels defined")
+    return paths, leaves
+
+
+def load_guidelines(path: Path | None) -> dict | None:
+    """Annotator guidelines: Markdown (.md) or plain text."""
+    if path is None:
+        return None
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as e:
+        raise InputError(path, None, None, f"cannot read guidelines: {e}") from None
+    fmt = "markdown" if Path(path).suffix.lower() in (".md", ".markdown") else "text"
+    return {"format": fmt, "text": text.replace("\r\n", "\n")}
+
+
+def segment_texts(records: list[Record], embedder, step: Step) -> list[StoredText]:
+    """Distinct texts in first-use order, split into sentences and embedding rows."""
+    from .segment import embedding_windows, split_sentences
+
+    texts: dict[str, StoredText] = {}
+    for r in records:
+        for kind, text in (("source", r.source), ("summary", r.summary)):
+            tid = text_id(text)
+            if tid not in texts:
+                texts[tid] = StoredText(id=tid, text=text, sentences=[], rows=[])
+            if kind == "source" and r.source_sections and texts[tid].sections is None:
+                texts[tid].sections = [(s.start, s.end, s.title, s.doc_id) for s in r.source_sections]
+    advance = step("Splitting sentences", len(texts))
+    limit = embedder.max_seq_length
+    for t in texts.values():
+        t.sentences = split_sentences(t.text)
+        t.rows = embedding_windows(t.text, t.sentences, embedder.count_tokens, limit)
+        advance(1)
+    return list(texts.values())
+
+
+def record_json(r: Record) -> dict:
+    """A record as stored in a record shard (texts by id)."""
+    meta = r.metadata or {}
+    title = meta.get("title") if isinstance(meta.get("title"), str) else None
+    return {"id": r.id, "title": title, "source": text_id(r.source), "summary": text_id(r.summary),
+            "metadata": meta, "prior_annotations": r.prior_annotations, "gold": r.gold}
+
+
+def bundle_id(records: list[dict], texts: list[StoredText], options: dict, model_sha: str) -> str:
+    """Hash of the inputs' content, the options that shape the bundle, the model and the tool version."""
+    h = hashlib.sha256()
+    for part in (__version__, model_sha, dumps(options), dumps(records)):
+        h.update(part.encode("utf-8"))
+        h.update(b"\0")
+    for t in texts:
+        h.update(t.id.encode())
+    return h.hexdigest()[:20]
+
+
+def find_runtime() -> Path:
+    """node_modules holding the browser runtime (`npm ci --ignore-scripts` in build/)."""
+    candidates = [Path(os.environ["MERCURY_STATIC_RUNTIME"])] if os.environ.get("MERCURY_STATIC_RUNTIME") else []
+    candidates.append(ROOT / "build" / "node_modules")
+    for c in candidates:
+        if all((c / src).is_file() for src in RUNTIME_FILES.values()):
+            return c
+    raise InputError(str(candidates[-1]), None, None,
+                     "browser runtime not found: run `npm ci --ignore-scripts --prefix build` in the "
+                     "mercury-static checkout (or set MERCURY_STATIC_RUNTIME to a node_modules folder)")
+
+
+def copy_tree(src: Path, dst: Path) -> None:
+    """Copy files in sorted order (plain bytes; no metadata, so rebuilds are identical)."""
+    for path in sorted(src.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            target = dst / path.relative_to(src)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(path.read_bytes())
+
+
+def render_site(out: Path, manifest: dict, runtime: Path, model_dir: Path) -> None:
+    """index.html from the jinja2 template, the page's modules, the runtime and the model."""
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATE_DIR), autoescape=True,
+                             keep_trailing_newline=True)
+    html = env.get_template("index.html").render(manifest=manifest, title=manifest["title"],
+                                                 tool_version=__version__)
+    (out / "index.html").write_text(html, encoding="utf-8")
+    copy_tree(TEMPLATE_DIR / "app", out / "app")
+    for dst, src in RUNTIME_FILES.items():
+        (out / dst).parent.mkdir(parents=True, exist_ok=True)
+        (out / dst).write_bytes((runtime / src).read_bytes())
+    for name in MODEL_FILES:
+        target = out / manifest["model"]["path"] / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes((model_dir / name).read_bytes())
+
+
+def prepare_output(out: Path) -> Path:
+    """A fresh temp folder beside `out`; refuses to replace a folder that is not a bundle."""
+    if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / "manifest.json").is_file())):
+        raise InputError(str(out), None, None,
+                         "output exists and is not a mercury-static bundle; choose an empty or new folder")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+
+
+def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no_progress) -> dict:
+    """Build a bundle from input files into `out`; returns the manifest."""
+    from .embed import Embedder
+    from .export import ensure_model
+    from .rank import DEFAULT_OPTIONS
+    from .read import read_records
+
+    out = Path(out)
+    records = read_records([Path(p) for p in inputs], fmt=options.fmt, source_field=options.source_field,
+                           summary_field=options.summary_field, id_field=options.id_field)
+    labels, choices = load_labels(options.labels)
+    guidelines = load_guidelines(options.guidelines)
+    runtime = find_runtime()
+    tmp = prepare_output(out)
+    try:
+        model = ensure_model(options.model, cache_dir=options.cache_dir)
+        embedder = Embedder(model.dir)
+        texts = segment_texts(records, embedder, step)
+        rows = [t.text[s:e] for t in texts for _, s, e in t.rows]
+        vectors = embedder.embed(rows, progress=step("Embedding sentences", len(rows)))
+        shards = write_data(tmp, [record_json(r) for r in records], texts, vectors)
+        ranker = {**DEFAULT_OPTIONS, **options.ranker}
+        model_path = f"models/{model.name}"
+        shaping = {"fmt": options.fmt, "source_field": options.source_field,
+                   "summary_field": options.summary_field, "id_field": options.id_field,
+                   "labels": labels, "guidelines": guidelines, "ranker": ranker}
+        title = options.title or (Path(inputs[0]).stem if len(inputs) == 1 else "mercury-static")
+        manifest = {
+            "format": FORMAT, "version": VERSION,
+            "bundle_id": bundle_id([record_json(r) for r in records], texts, shaping, model.sha256),
+            "tool_version": __version__, "title": title,
+            "model": {"name": model.name, "path": model_path, "dim": model.dim,
+                      "max_seq_length": model.max_seq_length, "sha256": model.sha256},
+            "vectors": {"encoding": "int8", "dim": model.dim},
+            "counts": {"records": len(records), "texts": len(texts),
+                       "sentences": sum(len(t.sentences) for t in texts), "rows": len(rows)},
+            "shards": shards, "labels": labels, "label_choices": choices,
+            "guidelines": guidelines, "ranker": ranker,
+        }
+        (tmp / "manifest.json").write_text(json.dumps(manifest, sort_keys=True, indent=1, ensure_ascii=False),
+                                           encoding="utf-8")
+        render_site(tmp, manifest, runtime, model.dir)
+        if out.exists():
+            shutil.rmtree(out)
+        tmp.rename(out)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+    return manifest
+

@@ -1,0 +1,184 @@
+"""The bundle folder: write its data files deterministically, and read a bundle back.
+
+Layout and field meanings are specified in docs/DESIGN.md. Records and texts are split into shards so the
+page loads only what the open record needs; each distinct text is stored (and embedded) once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+FORMAT = "mercury-static/bundle"
+VERSION = 1
+RECORD_SHARD_BYTES = 256_000
+RECORD_SHARD_MAX = 500
+TEXT_SHARD_CHARS = 400_000
+
+
+def text_id(text: str) -> str:
+    """Content id of a text: identical texts share one stored, embedded copy."""
+    return "t" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def dumps(obj) -> str:
+    """Canonical JSON: sorted keys, no whitespace, UTF-8 kept (byte-identical rebuilds)."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def quantize_rows(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Symmetric int8 per row: returns (scales float32[n], int8[n, dim]); row ≈ q * scale."""
+    vectors = np.asarray(vectors, dtype=np.float32)
+    peak = np.abs(vectors).max(axis=1) if len(vectors) else np.zeros(0, np.float32)
+    scales = np.where(peak > 0, peak / 127.0, 1.0).astype(np.float32)
+    q = np.clip(np.rint(vectors / scales[:, None]), -127, 127).astype(np.int8)
+    return scales, q
+
+
+def dequantize_rows(scales: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Float32 rows back from `quantize_rows` output, exactly as the page computes them."""
+    return q.astype(np.float32) * scales[:, None].astype(np.float32)
+
+
+@dataclass
+class StoredText:
+    """A distinct text with its sentence spans and embedding rows (see DESIGN.md)."""
+
+    id: str
+    text: str
+    sentences: list[tuple[int, int]]
+    rows: list[tuple[int, int, int]]
+    sections: list[tuple[int, int, str, str]] | None = None
+    shard: int = -1
+    row0: int = 0
+
+
+@dataclass
+class BundleRecord:
+    """A record as stored in a bundle, with its texts resolved."""
+
+    id: str
+    title: str | None
+    source: str
+    summary: str
+    metadata: dict
+    prior_annotations: list[dict]
+    gold: dict | None
+    source_text: StoredText | None = None
+    summary_text: StoredText | None = None
+
+
+@dataclass
+class Bundle:
+    """A bundle read back from disk (used by merge and eval)."""
+
+    dir: Path
+    manifest: dict
+    records: list[BundleRecord] = field(default_factory=list)
+
+    def record(self, record_id: str) -> BundleRecord | None:
+        if not hasattr(self, "_by_id"):
+            self._by_id = {r.id: r for r in self.records}
+        return self._by_id.get(record_id)
+
+
+def assign_text_shards(texts: list[StoredText]) -> int:
+    """Pack texts, in first-use order, into shards of about TEXT_SHARD_CHARS characters."""
+    shard, chars, rows = 0, 0, 0
+    for t in texts:
+        if chars and chars + len(t.text) > TEXT_SHARD_CHARS:
+            shard, chars, rows = shard + 1, 0, 0
+        t.shard, t.row0 = shard, rows
+        chars += len(t.text)
+        rows += len(t.rows)
+    return shard + 1 if texts else 0
+
+
+def write_data(out: Path, records: list[dict], texts: list[StoredText], vectors: np.ndarray) -> dict:
+    """Write data/ (record index and shards, text shards, vector shards); return shard counts.
+
+    `records` are JSON-ready dicts with `source`/`summary` text ids; `vectors[i]` belongs to the i-th row
+    of the concatenation of `texts[*].rows` in order.
+    """
+    data = out / "data"
+    data.mkdir(parents=True, exist_ok=True)
+    n_text_shards = assign_text_shards(texts)
+    by_id = {t.id: t for t in texts}
+
+    row_start = 0
+    shard_texts: list[list[StoredText]] = [[] for _ in range(n_text_shards)]
+    shard_rows: list[list[np.ndarray]] = [[] for _ in range(n_text_shards)]
+    for t in texts:
+        shard_texts[t.shard].append(t)
+        shard_rows[t.shard].append(vectors[row_start:row_start + len(t.rows)])
+        row_start += len(t.rows)
+    for i in range(n_text_shards):
+        items = [{"id": t.id, "text": t.text, "sentences": [list(s) for s in t.sentences],
+                  "sections": [list(s) for s in t.sections] if t.sections else None,
+                  "row0": t.row0, "rows": [list(r) for r in t.rows]} for t in shard_texts[i]]
+        (data / f"texts-{i:04d}.json").write_text(dumps({"texts": items}), encoding="utf-8")
+        rows = np.concatenate(shard_rows[i]) if shard_rows[i] else np.zeros((0, vectors.shape[1]), np.float32)
+        scales, q = quantize_rows(rows)
+        (data / f"vectors-{i:04d}.bin").write_bytes(scales.astype("<f4").tobytes() + q.tobytes())
+
+    index = {"ids": [], "shard": [], "titles": []}
+    shard, batch, size = 0, [], 0
+
+    def flush():
+        nonlocal shard, batch, size
+        (data / f"records-{shard:04d}.json").write_text(dumps({"records": batch}), encoding="utf-8")
+        shard, batch, size = shard + 1, [], 0
+
+    for rec in records:
+        rec = dict(rec, source_shard=by_id[rec["source"]].shard, summary_shard=by_id[rec["summary"]].shard)
+        encoded = len(dumps(rec))
+        if batch and (size + encoded > RECORD_SHARD_BYTES or len(batch) >= RECORD_SHARD_MAX):
+            flush()
+        batch.append(rec)
+        size += encoded
+        index["ids"].append(rec["id"])
+        index["shard"].append(shard)
+        index["titles"].append(rec.get("title"))
+    if batch:
+        flush()
+    (data / "records.json").write_text(dumps(index), encoding="utf-8")
+    return {"records": shard, "texts": n_text_shards}
+
+
+def load_bundle(directory: str | Path) -> Bundle:
+    """Read a bundle's manifest, records and texts (not the vectors)."""
+    directory = Path(directory)
+    manifest_path = directory / "manifest.json"
+    if not manifest_path.is_file():
+        raise FileNotFoundError(f"{directory}: not a mercury-static bundle (no manifest.json)")
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    data = directory / "data"
+    texts: dict[str, StoredText] = {}
+    for i in range(manifest["shards"]["texts"]):
+        for t in json.loads((data / f"texts-{i:04d}.json").read_text(encoding="utf-8"))["texts"]:
+            texts[t["id"]] = StoredText(
+                id=t["id"], text=t["text"], sentences=[tuple(s) for s in t["sentences"]],
+                rows=[tuple(r) for r in t["rows"]],
+                sections=[tuple(s) for s in t["sections"]] if t["sections"] else None, shard=i, row0=t["row0"])
+    bundle = Bundle(dir=directory, manifest=manifest)
+    for i in range(manifest["shards"]["records"]):
+        for r in json.loads((data / f"records-{i:04d}.json").read_text(encoding="utf-8"))["records"]:
+            src, summ = texts[r["source"]], texts[r["summary"]]
+            bundle.records.append(BundleRecord(
+                id=r["id"], title=r.get("title"), source=src.text, summary=summ.text,
+                metadata=r.get("metadata") or {}, prior_annotations=r.get("prior_annotations") or [],
+                gold=r.get("gold"), source_text=src, summary_text=summ))
+    return bundle
+
+
+def load_vectors(directory: str | Path, shard: int, dim: int) -> np.ndarray:
+    """Dequantised float32 rows of one text shard, as the page decodes them."""
+    raw = (Path(directory) / "data" / f"vectors-{shard:04d}.bin").read_bytes()
+    n = len(raw) // (4 + dim)
+    scales = np.frombuffer(raw, dtype="<f4", count=n)
+    q = np.frombuffer(raw, dtype=np.int8, offset=4 * n).reshape(n, dim)
+    return dequantize_rows(scales, q)

@@ -1,0 +1,103 @@
+"""The `mercury-static` command line: a thin layer over the library."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from . import __version__
+from .records import InputError
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="Semantic-assisted labeling of source/summary inconsistencies as a static web bundle.")
+console = Console(stderr=True)
+
+
+def fail(message: str, code: int = 2):
+    """Print one clear error line and exit (no traceback)."""
+    console.print(f"[bold red]error:[/] {message}", highlight=False, markup=True, soft_wrap=True)
+    raise typer.Exit(code)
+
+
+@contextlib.contextmanager
+def input_errors():
+    """Turn bad-input exceptions into one line and exit code 2."""
+    try:
+        yield
+    except InputError as e:
+        fail(str(e).replace("[", r"\["))
+    except (FileNotFoundError, PermissionError, IsADirectoryError) as e:
+        fail((f"{e.filename}: {e.strerror}" if e.filename else str(e)).replace("[", r"\["))
+
+
+@contextlib.contextmanager
+def progress_steps():
+    """A rich progress bar per long step; yields the `step(description, total)` hook of build()."""
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console, transient=False) as progress:
+        def step(description: str, total: int):
+            task = progress.add_task(description, total=total)
+            return lambda n: progress.advance(task, n)
+        yield step
+
+
+@app.command()
+def build(
+    inputs: List[Path] = typer.Argument(..., help="CSV, JSON, JSONL, Mercury dump or SummHay topic files."),
+    out: Path = typer.Option(..., "-o", "--out", help="Output folder of the bundle."),
+    fmt: str = typer.Option("auto", "--format", help="auto|csv|json|jsonl|mercury|summhay"),
+    source_field: str = typer.Option("source", help="Field/column holding the source text."),
+    summary_field: str = typer.Option("summary", help="Field/column holding the summary text."),
+    id_field: Optional[str] = typer.Option(None, help="Field/column holding the record id."),
+    model: Optional[Path] = typer.Option(None, help="Local Hugging Face sentence-embedding folder "
+                                         "(default: the bundled all-MiniLM-L6-v2)."),
+    title: Optional[str] = typer.Option(None, help="Title shown in the page."),
+    labels: Optional[Path] = typer.Option(None, help="Label tree, YAML or JSON."),
+    guidelines: Optional[Path] = typer.Option(None, help="Annotator guidelines, Markdown or text."),
+):
+    """Build a static annotation bundle from dataset files."""
+    from .build import BuildOptions, build as run_build
+
+    options = BuildOptions(fmt=fmt, source_field=source_field, summary_field=summary_field, id_field=id_field,
+                           model=model, title=title, labels=labels, guidelines=guidelines)
+    with input_errors(), progress_steps() as step:
+        manifest = run_build(inputs, out, options, step=step)
+    c = manifest["counts"]
+    console.print(f"[green]built[/] {out}: {c['records']} records, {c['texts']} distinct texts, "
+                  f"{c['sentences']} sentences, bundle id {manifest['bundle_id']}", highlight=False)
+    console.print(f"preview: mercury-static serve {out}", highlight=False)
+
+
+@app.command()
+def serve(
+    directory: Path = typer.Argument(..., help="A bundle folder."),
+    host: str = typer.Option("127.0.0.1", help="Interface to listen on."),
+    port: int = typer.Option(8000, help="Port (0 picks a free one)."),
+):
+    """Serve a bundle locally with the right MIME types."""
+    from .serve import make_server
+
+    with input_errors():
+        try:
+            server = make_server(directory, host, port)
+        except OSError as e:
+            fail(f"{host}:{port}: {e.strerror or e}")
+    console.print(f"serving {directory} at http://{host}:{server.server_port}/  (Ctrl-C to stop)",
+                  highlight=False)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+
+
+@app.command()
+def version():
+    """Print the tool version."""
+    typer.echo(__version__)

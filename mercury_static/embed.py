@@ -1,0 +1,114 @@
+"""Sentence embedding with the exported ONNX model: onnxruntime + tokenizers only (no torch)."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+from .export import META_FILE, ONNX_REL
+
+
+def session_options(intra_op_threads: int = 1):
+    """onnxruntime options shared by every Python session of the model (see module docstring of export)."""
+    import onnxruntime as ort
+
+    so = ort.SessionOptions()
+    # Keep DequantizeLinear as plain float32 math (constant-folded weights), as in the browser.
+    so.add_session_config_entry("session.disable_quant_qdq", "1")
+    so.intra_op_num_threads = intra_op_threads
+    so.inter_op_num_threads = 1
+    so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    return so
+
+
+class Embedder:
+    """L2-normalised sentence vectors from an exported model folder (see ``export.ensure_model``).
+
+    ``workers`` sessions-calls run in parallel threads, each single-threaded inside onnxruntime
+    (faster than one call with several intra-op threads for small batches); default: CPU count, max 4.
+    """
+
+    def __init__(self, model_dir: Path | str, workers: int | None = None):
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        self.model_dir = Path(model_dir)
+        meta_path = self.model_dir / META_FILE
+        meta = json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.is_file() else {}
+        tok_cfg = json.loads((self.model_dir / "tokenizer_config.json").read_text(encoding="utf-8"))
+        self.max_seq_length: int = int(meta.get("max_seq_length") or tok_cfg.get("model_max_length", 512))
+        self.pooling: str = meta.get("pooling", "mean")
+
+        self._tokenizer = Tokenizer.from_file(str(self.model_dir / "tokenizer.json"))
+        self._tokenizer.no_padding()
+        self._tokenizer.enable_truncation(self.max_seq_length)
+        self._counter = Tokenizer.from_str(self._tokenizer.to_str())
+        self._counter.no_truncation()
+
+        self.workers = workers or min(os.cpu_count() or 1, 4)
+        self._session = ort.InferenceSession(
+            str(self.model_dir / ONNX_REL), session_options(1), providers=["CPUExecutionProvider"]
+        )
+        self._inputs = {i.name for i in self._session.get_inputs()}
+        self._output = self._session.get_outputs()[0].name
+        self.dim: int = int(meta.get("dim") or self._session.get_outputs()[0].shape[-1])
+
+    def count_tokens(self, texts: Sequence[str]) -> list[int]:
+        """Tokens per text as the model would see them untruncated, special tokens included."""
+        return [len(e.ids) for e in self._counter.encode_batch(list(texts))]
+
+    def _run(self, ids: list[list[int]]) -> np.ndarray:
+        """One padded batch -> pooled, normalised vectors."""
+        width = max(len(x) for x in ids)
+        input_ids = np.zeros((len(ids), width), dtype=np.int64)
+        mask = np.zeros((len(ids), width), dtype=np.int64)
+        for r, x in enumerate(ids):
+            input_ids[r, : len(x)] = x
+            mask[r, : len(x)] = 1
+        feed = {"input_ids": input_ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feed["token_type_ids"] = np.zeros_like(input_ids)
+        hidden = self._session.run([self._output], feed)[0]
+        if self.pooling == "cls":
+            vec = hidden[:, 0]
+        else:
+            m = mask[:, :, None].astype(np.float32)
+            vec = (hidden * m).sum(axis=1) / np.maximum(m.sum(axis=1), 1e-9)
+        return vec / np.maximum(np.linalg.norm(vec, axis=1, keepdims=True), 1e-12)
+
+    def embed(
+        self,
+        texts: Sequence[str],
+        batch_size: int = 32,
+        progress: Callable[[int], None] | None = None,
+    ) -> np.ndarray:
+        """Vectors ``(len(texts), dim)`` float32 in input order; ``progress(n)`` is called per batch
+        with the number of texts it finished. Identical texts are embedded once; batches are formed by
+        token length so that little padding is computed."""
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        if not texts:
+            return out
+        unique: dict[str, int] = {}
+        slot = [unique.setdefault(t, len(unique)) for t in texts]
+        counts = np.bincount(slot, minlength=len(unique))
+        ids = [e.ids for e in self._tokenizer.encode_batch(list(unique))]
+        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+        batches = [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
+        vectors = np.zeros((len(ids), self.dim), dtype=np.float32)
+
+        def work(batch: list[int]) -> list[int]:
+            vectors[batch] = self._run([ids[i] for i in batch])
+            return batch
+
+        with ThreadPoolExecutor(self.workers) as pool:
+            for batch in pool.map(work, batches):
+                if progress is not None:
+                    progress(int(counts[batch].sum()))
+        out[:] = vectors[slot]
+        return out

@@ -1,0 +1,45 @@
+"""The typed data model shared by every pipeline step."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Section:
+    """A document inside a source text (e.g. one article of a SummHay haystack)."""
+
+    start: int
+    end: int
+    title: str
+    doc_id: str
+
+
+@dataclass
+class Record:
+    """One (source, summary) pair to annotate."""
+
+    id: str
+    source: str
+    summary: str
+    metadata: dict = field(default_factory=dict)
+    prior_annotations: list[dict] = field(default_factory=list)
+    source_sections: list[Section] | None = None
+    gold: dict | None = None
+    origin: str = ""
+
+
+class InputError(Exception):
+    """Bad input, reported as one line naming the file, the place and the field."""
+
+    def __init__(self, file: str, where: str | None, field: str | None, message: str):
+        self.file, self.where, self.field, self.message = str(file), where, field, message
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        parts = [self.file]
+        if self.where:
+            parts.append(self.where)
+        if self.field:
+            parts.append(f"field '{self.field}'")
+        return ": ".join(parts) + f": {self.message}"

@@ -1,0 +1,147 @@
+"""Session fixtures: the real exported model, a real bundle, a real HTTP server and a real Chromium."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["TRANSFORMERS_OFFLINE"] = "1"
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLES = REPO / "examples"
+SHARED_DATA = REPO.parent / "shared" / "data"
+TEST_CACHE = REPO / ".cache" / "test-models"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run", "--disable-sync"]
+
+
+def chromium_path() -> str | None:
+    """$CHROMIUM, else Debian's /usr/bin/chromium, else None (Playwright's own browser)."""
+    for candidate in (os.environ.get("CHROMIUM"), "/usr/bin/chromium"):
+        if candidate and Path(candidate).exists():
+            return candidate
+    return None
+
+
+@pytest.fixture(scope="session")
+def exported_model():
+    from mercury_static.export import ensure_model
+
+    return ensure_model(cache_dir=TEST_CACHE)
+
+
+@pytest.fixture(scope="session")
+def embedder(exported_model):
+    from mercury_static.embed import Embedder
+
+    return Embedder(exported_model.dir)
+
+
+@pytest.fixture(scope="session")
+def build_bundle(exported_model, tmp_path_factory):
+    """Build a bundle with the test model cache: `build_bundle(inputs, **options) -> Path`."""
+    from mercury_static.build import BuildOptions, build
+
+    def _build(inputs, name: str = "bundle", **options) -> Path:
+        out = tmp_path_factory.mktemp("bundles") / name
+        build([Path(p) for p in inputs], out, BuildOptions(cache_dir=TEST_CACHE, **options))
+        return out
+
+    return _build
+
+
+@pytest.fixture(scope="session")
+def demo_bundle(build_bundle) -> Path:
+    return build_bundle([EXAMPLES / "demo.jsonl"], name="demo", labels=EXAMPLES / "labels.yaml",
+                        guidelines=EXAMPLES / "guidelines.md", title="Demo")
+
+
+@pytest.fixture(scope="session")
+def serve_dir():
+    """Serve any folder on a free loopback port: `serve_dir(path) -> base URL` (ends with '/')."""
+    from mercury_static.serve import BundleHandler
+    import functools
+    import http.server
+
+    servers = []
+
+    def _serve(directory: Path) -> str:
+        handler = functools.partial(BundleHandler, directory=str(directory))
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return f"http://127.0.0.1:{server.server_port}/"
+
+    yield _serve
+    for s in servers:
+        s.shutdown()
+        s.server_close()
+
+
+@pytest.fixture(scope="session")
+def bundle_server(demo_bundle, serve_dir) -> str:
+    """Base URL of the demo bundle."""
+    return serve_dir(demo_bundle)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def context(browser):
+    """A fresh browser context (own localStorage) that fails the test if any request leaves loopback."""
+    ctx = browser.new_context(accept_downloads=True)
+    foreign: list[str] = []
+
+    def check(route):
+        url = route.request.url
+        if url.startswith(("http://127.0.0.1", "data:", "blob:")):
+            route.continue_()
+        else:
+            foreign.append(url)
+            route.abort()
+
+    ctx.route("**/*", check)
+    yield ctx
+    ctx.close()
+    assert not foreign, f"requests left the page's origin: {foreign}"
+
+
+@pytest.fixture
+def page(context):
+    """A page whose uncaught errors fail the test."""
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    yield pg
+    assert not errors, f"uncaught errors in the page: {errors}"
+
+
+def pytest_collection_modifyitems(config, items):
+    if not SHARED_DATA.is_dir():
+        skip = pytest.mark.skip(reason="../shared/data is absent")
+        for item in items:
+            if "shared_data" in item.keywords:
+                item.add_marker(skip)
+
+
+@pytest.fixture
+def fresh_copy(tmp_path):
+    """Copy a bundle folder into tmp (for tests that modify it)."""
+    def _copy(src: Path) -> Path:
+        dst = tmp_path / src.name
+        shutil.copytree(src, dst)
+        return dst
+    return _copy
