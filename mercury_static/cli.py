@@ -13,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from . import __version__
 from .records import InputError
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
+app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_show_locals=False,
                   help="Semantic-assisted labeling of source/summary inconsistencies as a static web bundle.")
 console = Console(stderr=True)
 
@@ -27,9 +27,11 @@ def fail(message: str, code: int = 2):
 @contextlib.contextmanager
 def input_errors():
     """Turn bad-input exceptions into one line and exit code 2."""
+    from .export import ModelError
+
     try:
         yield
-    except InputError as e:
+    except (InputError, ModelError) as e:
         fail(str(e).replace("[", r"\["))
     except (FileNotFoundError, PermissionError, IsADirectoryError) as e:
         fail((f"{e.filename}: {e.strerror}" if e.filename else str(e)).replace("[", r"\["))

@@ -228,11 +228,11 @@ def _export(src: Path, out: Path, max_seq_length: int, status) -> None:
     shutil.rmtree(fp32)
 
 
-def _load_cached(dir: Path) -> ExportedModel | None:
+def _load_cached(dir: Path, src: Path) -> ExportedModel | None:
     meta = _read_json(dir / META_FILE) if (dir / META_FILE).is_file() else {}
     if not meta or not (dir / ONNX_REL).is_file():
         return None
-    return ExportedModel(dir=dir, name=meta["name"], dim=meta["dim"], max_seq_length=meta["max_seq_length"],
+    return ExportedModel(dir=dir, name=_model_name(src), dim=meta["dim"], max_seq_length=meta["max_seq_length"],
                          sha256=meta["sha256"], pooling=meta.get("pooling", "mean"))
 
 
@@ -243,7 +243,7 @@ def ensure_model(model_path: Path | None = None, cache_dir: Path | None = None) 
         raise ModelError(f"{src}: not a Hugging Face model folder (no config.json)")
     models = cache_root(cache_dir) / "models"
     final = models / source_key(src)
-    cached = _load_cached(final)
+    cached = _load_cached(final, src)
     if cached is not None:
         return cached
 
@@ -268,17 +268,17 @@ def ensure_model(model_path: Path | None = None, cache_dir: Path | None = None) 
             "source": str(src),
         }
         (tmp / META_FILE).write_text(json.dumps(meta, indent=2, sort_keys=True), encoding="utf-8")
-        if final.exists() and _load_cached(final) is None:
+        if final.exists() and _load_cached(final, src) is None:
             shutil.rmtree(final)  # damaged by hand: replace it
         try:
             os.replace(tmp, final)
         except OSError:  # another process finished first: keep its copy
-            if _load_cached(final) is None:
+            if _load_cached(final, src) is None:
                 raise
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
     console.print(f"[green]Model exported:[/] {final} ({(final / ONNX_REL).stat().st_size / 1e6:.1f} MB)")
-    result = _load_cached(final)
+    result = _load_cached(final, src)
     assert result is not None
     return result

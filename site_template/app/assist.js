@@ -1,0 +1,92 @@
+/**
+ * Semantic assistance: a selection in one pane ranks the sentences of the other pane.
+ * First answer from the precomputed vectors of the sentences the selection overlaps (synchronous,
+ * instant); replaced by the ranking of the in-browser model's vector of the exact span when it arrives.
+ */
+import { rankSentences } from './rank.js';
+import { other } from './store.js';
+
+/** Mean of vectors, L2-normalised (null when empty). */
+export function meanVector(vectors) {
+  if (!vectors.length) return null;
+  const out = new Float32Array(vectors[0].length);
+  for (const v of vectors) for (let j = 0; j < out.length; j++) out[j] += v[j];
+  let n = 0;
+  for (let j = 0; j < out.length; j++) n += out[j] * out[j];
+  n = Math.sqrt(n) || 1;
+  for (let j = 0; j < out.length; j++) out[j] /= n;
+  return out;
+}
+
+/** Grade of an absolute score: 3 strong, 2 medium, 1 weak. Thresholds from manifest.ranker.grades. */
+export function makeLevelOf(manifest) {
+  const g = (manifest.ranker && Array.isArray(manifest.ranker.grades) && manifest.ranker.grades) || [0.5, 0.65];
+  return (score) => (score >= g[1] ? 3 : score >= g[0] ? 2 : 1);
+}
+
+export class Assistant {
+  /**
+   * @param store the app store
+   * @param manifest the bundle manifest (ranker options)
+   * @param getEmbedder () => embedder or null (embedder.js API) — null until the model is wanted
+   */
+  constructor(store, manifest, getEmbedder) {
+    this.store = store;
+    this.options = manifest.ranker || {};
+    this.getEmbedder = getEmbedder;
+    this.seq = 0;
+    this.last = null; // {query, vec, kind}
+    this.timings = { precomputedMs: null, modelMs: null };
+  }
+
+  _rank(vec, query, kind) {
+    const { current, view } = this.store.state;
+    const rec = current.record;
+    if (!rec || !vec) return;
+    const target = other(query.side);
+    const ranked = rankSentences({
+      queryVec: vec, queryText: query.text, sentences: rec[target].rankInput(),
+      options: this.options, k: view.k,
+    });
+    const results = ranked.filter((r) => r.score >= view.minScore).slice(0, view.k);
+    this.last = { query, vec, kind };
+    this.store.actions.setAssist({ side: target, results, kind, query });
+  }
+
+  /** Rank the other pane for the UTF-16 span [start, end) of `side`. */
+  run(side, start, end) {
+    const rec = this.store.state.current.record;
+    if (!rec) return;
+    const seq = ++this.seq;
+    const t0 = performance.now();
+    const text = rec[side].text.slice(start, end);
+    const query = { side, start, end, text };
+    const idx = rec[side].sentencesIn(start, end);
+    const vec = meanVector(idx.flatMap((i) => rec[side].sentenceVectors[i]));
+    this.timings = { precomputedMs: null, modelMs: null };
+    if (vec) {
+      this._rank(vec, query, 'precomputed');
+      this.timings.precomputedMs = performance.now() - t0;
+    }
+    const emb = this.getEmbedder();
+    if (!emb || emb.status === 'failed') return;
+    emb.embedLatest(text).then((v) => {
+      if (!v || seq !== this.seq || this.store.state.current.record !== rec) return;
+      this._rank(v, query, 'model');
+      this.timings.modelMs = performance.now() - t0;
+    }).catch(() => {});
+  }
+
+  /** Re-rank the last query (k or min score changed). */
+  rerank() {
+    if (this.last && this.store.state.assist.query === this.last.query) {
+      this._rank(this.last.vec, this.last.query, this.last.kind);
+    }
+  }
+
+  /** Forget the last query (record change, Esc). */
+  reset() {
+    this.seq += 1;
+    this.last = null;
+  }
+}

@@ -1,0 +1,249 @@
+/**
+ * Bundle data access: the manifest, the record index, record/text/vector shards (fetched lazily and
+ * cached), int8 vector decoding, and code-point <-> UTF-16 offset conversion.
+ *
+ * The bundle stores offsets as Python code points; the page works in UTF-16 units (JS strings) and
+ * converts back for export. Everything here follows docs/DESIGN.md.
+ */
+
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/** Offset maps of one string between Python code points and JS UTF-16 units. */
+export class Offsets {
+  constructor(text) {
+    this.length16 = text.length;
+    if (!SURROGATE.test(text)) {
+      this.identity = true;
+      this.lengthCp = text.length;
+      return;
+    }
+    this.identity = false;
+    const cpTo16 = [];
+    const u16ToCp = new Int32Array(text.length + 1);
+    let cp = 0;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      u16ToCp[i] = cp;
+      cpTo16.push(i);
+      if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+        const d = text.charCodeAt(i + 1);
+        if (d >= 0xdc00 && d <= 0xdfff) {
+          i += 1;
+          u16ToCp[i] = cp; // inside a pair: rounds down to the pair's start
+        }
+      }
+      cp += 1;
+    }
+    u16ToCp[text.length] = cp;
+    cpTo16.push(text.length);
+    this.cpTo16 = Int32Array.from(cpTo16);
+    this.u16ToCp = u16ToCp;
+    this.lengthCp = cp;
+  }
+
+  /** Python code-point offset -> UTF-16 index (clamped). */
+  to16(cp) {
+    if (this.identity) return Math.max(0, Math.min(cp, this.length16));
+    return this.cpTo16[Math.max(0, Math.min(cp, this.lengthCp))];
+  }
+
+  /** UTF-16 index -> Python code-point offset (an index inside a surrogate pair rounds down). */
+  toCp(u16) {
+    if (this.identity) return Math.max(0, Math.min(u16, this.length16));
+    return this.u16ToCp[Math.max(0, Math.min(u16, this.length16))];
+  }
+}
+
+/** Snap a UTF-16 span so it never splits a surrogate pair (start rounds down, end rounds up). */
+export function snapSpan(text, start, end) {
+  const low = (i) => i > 0 && i < text.length && (text.charCodeAt(i) & 0xfc00) === 0xdc00;
+  if (low(start)) start -= 1;
+  if (low(end)) end += 1;
+  return [start, end];
+}
+
+const pad4 = (n) => String(n).padStart(4, '0');
+
+async function fetchJson(url) {
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
+  return res.json();
+}
+
+async function fetchBuffer(url) {
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`);
+  return res.arrayBuffer();
+}
+
+/**
+ * A text of the bundle, ready for the page: UTF-16 sentence spans, sections, and per-sentence
+ * dequantised vectors (`sentenceVectors[i]` = list of Float32Array rows of sentence i).
+ */
+export class TextView {
+  constructor(raw, vectorShard, dim) {
+    this.id = raw.id;
+    this.text = raw.text;
+    this.offsets = new Offsets(raw.text);
+    const o = this.offsets;
+    this.sentences = raw.sentences.map(([s, e]) => [o.to16(s), o.to16(e)]);
+    this.sections = raw.sections
+      ? raw.sections.map(([s, e, title, docId]) => ({ start: o.to16(s), end: o.to16(e), title, docId }))
+      : null;
+    this.sentenceVectors = this.sentences.map(() => []);
+    if (vectorShard) {
+      raw.rows.forEach(([i], r) => {
+        const row = raw.row0 + r;
+        if (this.sentenceVectors[i]) this.sentenceVectors[i].push(vectorShard.row(row));
+      });
+    }
+    this.dim = dim;
+    this._rankInput = null;
+  }
+
+  /** Sentence text by index. */
+  sentenceText(i) {
+    const [s, e] = this.sentences[i];
+    return this.text.slice(s, e);
+  }
+
+  /** Indices of the sentences overlapping the UTF-16 span [start, end) (binary search). */
+  sentencesIn(start, end) {
+    const sents = this.sentences;
+    let lo = 0;
+    let hi = sents.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (sents[mid][1] <= start) lo = mid + 1;
+      else hi = mid;
+    }
+    const out = [];
+    for (let i = lo; i < sents.length && sents[i][0] < Math.max(end, start + 1); i++) out.push(i);
+    return out;
+  }
+
+  /** The `sentences` argument of rank.js, built once per text. */
+  rankInput() {
+    if (!this._rankInput) {
+      this._rankInput = this.sentences.map((_, i) => ({
+        index: i, text: this.sentenceText(i), vectors: this.sentenceVectors[i],
+      }));
+    }
+    return this._rankInput;
+  }
+}
+
+/** One vector shard: float32 LE scales[n] then int8[n * dim]; rows decoded on demand. */
+class VectorShard {
+  constructor(buffer, dim) {
+    const n = Math.floor(buffer.byteLength / (4 + dim));
+    this.n = n;
+    this.dim = dim;
+    this.scales = new DataView(buffer, 0, 4 * n);
+    this.q = new Int8Array(buffer, 4 * n, n * dim);
+  }
+
+  row(r) {
+    const { dim } = this;
+    const scale = this.scales.getFloat32(4 * r, true);
+    const out = new Float32Array(dim);
+    const base = r * dim;
+    for (let j = 0; j < dim; j++) out[j] = this.q[base + j] * scale;
+    return out;
+  }
+}
+
+/** The opened bundle: manifest + record index; shards load lazily and are cached. */
+export class Bundle {
+  constructor(baseUrl, manifest, index) {
+    this.baseUrl = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`;
+    this.manifest = manifest;
+    this.ids = index.ids;
+    this.titles = index.titles || [];
+    this.recordShard = index.shard;
+    this.position = new Map(this.ids.map((id, i) => [id, i]));
+    this.dim = (manifest.vectors && manifest.vectors.dim) || (manifest.model && manifest.model.dim) || 384;
+    this._cache = new Map();
+    this._texts = new Map();
+  }
+
+  url(path) {
+    return this.baseUrl + path;
+  }
+
+  _once(key, make) {
+    if (!this._cache.has(key)) {
+      const p = make();
+      this._cache.set(key, p);
+      p.catch(() => this._cache.delete(key)); // a failed fetch may be retried
+    }
+    return this._cache.get(key);
+  }
+
+  recordShardData(n) {
+    return this._once(`r${n}`, () => fetchJson(this.url(`data/records-${pad4(n)}.json`)));
+  }
+
+  textShardData(n) {
+    return this._once(`t${n}`, () => fetchJson(this.url(`data/texts-${pad4(n)}.json`)));
+  }
+
+  vectorShard(n) {
+    return this._once(`v${n}`, async () => new VectorShard(await fetchBuffer(this.url(`data/vectors-${pad4(n)}.bin`)), this.dim));
+  }
+
+  /** Shard of a text: from the record (source_shard/summary_shard) or manifest.text_shard. */
+  _textShardOf(rec, side) {
+    const own = rec[`${side}_shard`];
+    if (Number.isInteger(own)) return own;
+    const map = this.manifest.text_shard || {};
+    if (Number.isInteger(map[rec[side]])) return map[rec[side]];
+    throw new Error(`record ${rec.id}: no shard known for its ${side} text ${rec[side]}`);
+  }
+
+  async text(textId, shard) {
+    if (this._texts.has(textId)) return this._texts.get(textId);
+    const [data, vectors] = await Promise.all([
+      this.textShardData(shard),
+      this.vectorShard(shard).catch(() => null), // the page still reads without vectors
+    ]);
+    const raw = data.texts.find((t) => t.id === textId);
+    if (!raw) throw new Error(`text ${textId} missing from data/texts-${pad4(shard)}.json`);
+    const view = new TextView(raw, vectors, this.dim);
+    this._texts.set(textId, view);
+    if (this._texts.size > 64) this._texts.delete(this._texts.keys().next().value); // bounded cache
+    return view;
+  }
+
+  /** Load a record with both texts resolved: {id, title, metadata, prior_annotations, gold, source, summary}. */
+  async record(id) {
+    const pos = this.position.get(id);
+    if (pos === undefined) throw new Error(`no record with id ${JSON.stringify(id)}`);
+    const shard = await this.recordShardData(this.recordShard[pos]);
+    const rec = shard.records.find((r) => r.id === id);
+    if (!rec) throw new Error(`record ${id} missing from its shard`);
+    const [source, summary] = await Promise.all([
+      this.text(rec.source, this._textShardOf(rec, 'source')),
+      this.text(rec.summary, this._textShardOf(rec, 'summary')),
+    ]);
+    return {
+      id: rec.id, title: rec.title || null, metadata: rec.metadata || {},
+      prior_annotations: rec.prior_annotations || [], gold: rec.gold || null, source, summary,
+    };
+  }
+
+  /** Start fetching a record's shards without waiting (e.g. the next record). */
+  prefetch(id) {
+    this.record(id).catch(() => {});
+  }
+}
+
+/** Fetch manifest.json and data/records.json. */
+export async function openBundle(baseUrl = './') {
+  const base = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`;
+  const [manifest, index] = await Promise.all([
+    fetchJson(`${base}manifest.json`), fetchJson(`${base}data/records.json`),
+  ]);
+  if (manifest.format !== 'mercury-static/bundle') throw new Error('manifest.json: not a mercury-static bundle');
+  return new Bundle(base, manifest, index);
+}

@@ -1,0 +1,270 @@
+/**
+ * Renderer of one text pane (source or summary). It builds the DOM once per record — one element per
+ * sentence, section headers, inert markers for bidi/zero-width characters — and afterwards only toggles
+ * attributes (highlights) so a 3,500-sentence text never re-renders on a state change.
+ *
+ * Offsets here are UTF-16 indices into the text (data.js converts to/from code points).
+ */
+
+/** Bidi controls and invisible characters shown as visible, inert markers. */
+const CONTROL = /[\u00AD\u061C\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/g;
+const CONTROL_NAMES = {
+  0x00ad: 'SHY', 0x061c: 'ALM', 0x180e: 'MVS', 0x200b: 'ZWSP', 0x200c: 'ZWNJ', 0x200d: 'ZWJ',
+  0x200e: 'LRM', 0x200f: 'RLM', 0x202a: 'LRE', 0x202b: 'RLE', 0x202c: 'PDF', 0x202d: 'LRO',
+  0x202e: 'RLO', 0x2060: 'WJ', 0x2061: 'FA', 0x2062: 'IT', 0x2063: 'IS', 0x2064: 'IP',
+  0x2066: 'LRI', 0x2067: 'RLI', 0x2068: 'FSI', 0x2069: 'PDI', 0xfeff: 'BOM',
+};
+const BLOCK_SENTENCES = 40; // sentences per layout block (blocks break only at newlines)
+
+export class TextPane {
+  /**
+   * @param {HTMLElement} scroller  the scrolling element of the pane
+   * @param {HTMLElement} minimap   the marker strip beside it
+   * @param {'source'|'summary'} side
+   */
+  constructor(scroller, minimap, side) {
+    this.scroller = scroller;
+    this.minimap = minimap;
+    this.side = side;
+    this.root = null;
+    this.view = null;
+    this.sentenceEls = [];
+    this.nodes = [];
+    this.starts = [];
+    this.lit = [];
+    this.results = [];
+  }
+
+  /** Build the DOM of `view` (a data.js TextView), replacing the previous text. */
+  render(view) {
+    this.view = view;
+    this.sentenceEls = new Array(view.sentences.length);
+    this.nodes = [];
+    this.starts = [];
+    this.lit = [];
+    this.results = [];
+    const root = document.createElement('div');
+    root.className = 'text';
+    root.dataset.side = this.side;
+    const { text, sentences } = view;
+    const sections = view.sections || [];
+    let sec = 0;
+    let block = null;
+    let pos = 0;
+    let sinceBreak = 0;
+    const current = () => block || (block = this._block(root, null));
+    // Open every section starting before `limit`; its header goes at its start, clamped to [pos, maxAt].
+    const openSections = (limit, maxAt) => {
+      while (sec < sections.length && sections[sec].start < limit) {
+        const at = Math.max(pos, Math.min(sections[sec].start, maxAt));
+        if (at > pos) this._text(current(), pos, at);
+        pos = at;
+        block = this._block(root, sections[sec]);
+        sinceBreak = 0;
+        sec += 1;
+      }
+    };
+    for (let i = 0; i < sentences.length; i++) {
+      const [s, e] = sentences[i];
+      openSections(e, s);
+      if (s > pos && sinceBreak >= BLOCK_SENTENCES) {
+        const nl = text.lastIndexOf('\n', s - 1);
+        if (nl >= pos) {
+          this._text(current(), pos, nl + 1);
+          pos = nl + 1;
+          block = this._block(root, null);
+          sinceBreak = 0;
+        }
+      }
+      if (s > pos) this._text(current(), pos, s);
+      const el = document.createElement('span');
+      el.className = 's';
+      el.dataset.side = this.side;
+      el.dataset.sentence = String(i);
+      this._text(el, Math.max(s, pos), e);
+      current().append(el);
+      this.sentenceEls[i] = el;
+      pos = Math.max(pos, e);
+      sinceBreak += 1;
+    }
+    openSections(Infinity, text.length);
+    if (pos < text.length) this._text(current(), pos, text.length);
+    this.scroller.replaceChildren(root);
+    this.scroller.scrollTop = 0;
+    this.root = root;
+    this.minimap.replaceChildren();
+  }
+
+  _block(root, section) {
+    const div = document.createElement('div');
+    div.className = section ? 'block doc' : 'block';
+    if (section) {
+      div.dataset.doc = section.docId ?? '';
+      const title = document.createElement('div');
+      title.className = 'doc-title';
+      title.textContent = section.title || section.docId || 'Document';
+      div.append(title);
+    }
+    root.append(div);
+    return div;
+  }
+
+  /** Append text[start:end] to parent as text nodes, control characters as inert marker elements. */
+  _text(parent, start, end) {
+    if (end <= start) return;
+    const text = this.view.text;
+    const chunk = text.slice(start, end);
+    CONTROL.lastIndex = 0;
+    let last = 0;
+    let m;
+    const add = (into, a, b) => {
+      const node = document.createTextNode(text.slice(a, b));
+      into.append(node);
+      this.nodes.push(node);
+      this.starts.push(a);
+    };
+    while ((m = CONTROL.exec(chunk))) {
+      if (m.index > last) add(parent, start + last, start + m.index);
+      const code = chunk.charCodeAt(m.index);
+      const mark = document.createElement('span');
+      mark.className = 'ctl';
+      mark.dataset.ctl = CONTROL_NAMES[code] || `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+      mark.title = `invisible character U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+      add(mark, start + m.index, start + m.index + 1);
+      parent.append(mark);
+      last = m.index + 1;
+    }
+    if (last < chunk.length) add(parent, start + last, end);
+  }
+
+  /** UTF-16 offset of a DOM boundary point inside this pane, or null when outside. */
+  offsetOf(node, offset) {
+    if (!this.root || !this.root.contains(node)) return null;
+    if (node.nodeType === Node.TEXT_NODE) {
+      const i = this._nodeIndex(node);
+      return i < 0 ? null : this.starts[i] + Math.min(offset, node.length);
+    }
+    // An element boundary: the start of the first text node at or after the child `offset`.
+    const walker = document.createTreeWalker(this.root, NodeFilter.SHOW_TEXT);
+    const child = node.childNodes[offset];
+    if (child) {
+      walker.currentNode = child;
+      const t = child.nodeType === Node.TEXT_NODE ? child : walker.nextNode();
+      const i = t ? this._nodeIndex(t) : -1;
+      if (i >= 0) return this.starts[i];
+    } else {
+      // After the last child of `node`: the end of its last text node (or of the preceding one).
+      walker.currentNode = node;
+      let t = node.lastChild;
+      while (t && t.nodeType !== Node.TEXT_NODE) t = t.lastChild;
+      if (!t) {
+        walker.currentNode = node;
+        t = walker.previousNode();
+      }
+      const i = t ? this._nodeIndex(t) : -1;
+      if (i >= 0) return this.starts[i] + t.length;
+    }
+    return this.view.text.length;
+  }
+
+  _nodeIndex(node) {
+    if (node._msIndex !== undefined && this.nodes[node._msIndex] === node) return node._msIndex;
+    const i = this.nodes.indexOf(node);
+    if (i >= 0) node._msIndex = i;
+    return i;
+  }
+
+  /** Index of the text node holding UTF-16 position `pos` (the last node starting at or before it). */
+  _nodeAt(pos) {
+    let lo = 0;
+    let hi = this.starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.starts[mid] <= pos) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  /** A DOM Range over the UTF-16 span [start, end) of the text. */
+  rangeFor(start, end) {
+    const r = document.createRange();
+    if (!this.nodes.length) return r;
+    const a = this._nodeAt(start);
+    const b = this._nodeAt(Math.max(start, end - 1));
+    r.setStart(this.nodes[a], Math.min(start - this.starts[a], this.nodes[a].length));
+    r.setEnd(this.nodes[b], Math.min(end - this.starts[b], this.nodes[b].length));
+    return r;
+  }
+
+  /** The UTF-16 span of a DOM Range inside this pane, trimmed of surrounding whitespace; or null. */
+  spanOf(range) {
+    let s = this.offsetOf(range.startContainer, range.startOffset);
+    let e = this.offsetOf(range.endContainer, range.endOffset);
+    if (s === null || e === null) return null;
+    const text = this.view.text;
+    while (s < e && /\s/.test(text[s])) s += 1;
+    while (e > s && /\s/.test(text[e - 1])) e -= 1;
+    if (e <= s) return null;
+    if (s > 0 && (text.charCodeAt(s) & 0xfc00) === 0xdc00) s -= 1;
+    if (e < text.length && (text.charCodeAt(e) & 0xfc00) === 0xdc00) e += 1;
+    return [s, e];
+  }
+
+  /**
+   * Show ranked sentences: data-rank (1..k), data-score and data-level (1 weak .. 3 strong).
+   * Only the previously and newly highlighted elements are touched.
+   */
+  setHighlights(results, levelOf) {
+    for (const el of this.lit) {
+      el.removeAttribute('data-rank');
+      el.removeAttribute('data-score');
+      el.removeAttribute('data-level');
+    }
+    this.lit = [];
+    this.results = results;
+    results.forEach((r, j) => {
+      const el = this.sentenceEls[r.index];
+      if (!el) return;
+      el.dataset.rank = String(j + 1);
+      el.dataset.score = r.score.toFixed(3);
+      el.dataset.level = String(levelOf(r.score));
+      this.lit.push(el);
+    });
+    this._drawMinimap(levelOf);
+  }
+
+  /** Scrollbar markers: one per highlighted sentence, placed by its position in the text. */
+  _drawMinimap(levelOf) {
+    const total = Math.max(1, this.view.text.length);
+    const marks = this.results.map((r, j) => {
+      const [s] = this.view.sentences[r.index];
+      const m = document.createElement('button');
+      m.type = 'button';
+      m.className = 'mm-mark';
+      m.dataset.rank = String(j + 1);
+      m.dataset.level = String(levelOf(r.score));
+      m.dataset.sentence = String(r.index);
+      m.title = `match ${j + 1}: score ${r.score.toFixed(2)}`;
+      m.style.top = `${(100 * s) / total}%`;
+      return m;
+    });
+    this.minimap.replaceChildren(...marks);
+  }
+
+  /** Scroll so sentence `i` is visible (placed at a third of the pane when it was out of view). */
+  scrollToSentence(i, force = false) {
+    const el = this.sentenceEls[i];
+    if (!el) return;
+    const box = this.scroller.getBoundingClientRect();
+    const r = el.getBoundingClientRect();
+    if (!force && r.top >= box.top && r.bottom <= box.bottom) return;
+    this.scroller.scrollTop += r.top - box.top - this.scroller.clientHeight / 3;
+  }
+
+  /** Scroll so UTF-16 position `pos` is visible. */
+  scrollToOffset(pos) {
+    const [i] = this.view.sentencesIn(pos, pos + 1);
+    if (i !== undefined) this.scrollToSentence(i);
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * Export (the contract with `mercury-static merge`, see docs/DESIGN.md) and import of annotations.
+ * Offsets in files are Python code points; the work in storage already holds them that way.
+ */
+import { liveAnnotations } from './store.js';
+
+export const EXPORT_FORMAT = 'mercury-static/annotations';
+
+/** The export object for the annotator's work, records in bundle order. */
+export function buildExport({ manifest, ids, annotator, clientId, work, exportedAt }) {
+  const order = new Map(ids.map((id, i) => [id, i]));
+  const recIds = Object.keys(work.records).filter((id) => order.has(id)).sort((a, b) => order.get(a) - order.get(b));
+  return {
+    format: EXPORT_FORMAT,
+    version: 1,
+    bundle_id: manifest.bundle_id,
+    title: manifest.title ?? null,
+    annotator,
+    client_id: clientId,
+    exported_at: exportedAt.replace(/\.\d{3}Z$/, 'Z'),
+    tool_version: manifest.tool_version ?? null,
+    records: recIds.map((id) => {
+      const e = work.records[id];
+      return {
+        record_id: id,
+        status: e.status || 'in_progress',
+        updated_at: e.updated_at,
+        annotations: liveAnnotations(e).map((a) => ({
+          id: a.id, label: a.label, note: a.note || '',
+          summary: a.summary, source: a.source || null,
+          created_at: a.created_at, updated_at: a.updated_at,
+        })),
+      };
+    }),
+  };
+}
+
+/** File name: <title-or-bundle>-<annotator>-<UTC stamp>.json (safe characters only). */
+export function exportFileName(manifest, annotator, exportedAt) {
+  const slug = (s) => String(s).normalize('NFKD').replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40);
+  const stamp = exportedAt.replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  return `${slug(manifest.title || manifest.bundle_id) || 'bundle'}-${slug(annotator) || 'annotator'}-${stamp}.json`;
+}
+
+/** Trigger a download of `obj` as a JSON file (Blob + <a download>). */
+export function downloadJson(obj, fileName) {
+  const blob = new Blob([`${JSON.stringify(obj, null, 1)}\n`], { type: 'application/json' });
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = fileName;
+  a.hidden = true;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+const isSpan = (s) => s && Number.isInteger(s.start) && Number.isInteger(s.end) && typeof s.text === 'string';
+
+/**
+ * Parse an export file into work (storage shape). Throws Error with a one-line message when the file
+ * is not an export, belongs to another bundle, or to another annotator.
+ */
+export function parseImport(text, { manifest, ids, annotator }) {
+  let data;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    throw new Error('This file is not JSON: nothing was imported.');
+  }
+  if (!data || data.format !== EXPORT_FORMAT || !Array.isArray(data.records)) {
+    throw new Error('This file is not a mercury-static annotations export: nothing was imported.');
+  }
+  if (data.bundle_id !== manifest.bundle_id) {
+    throw new Error(`This export belongs to another bundle (${data.title || data.bundle_id}), not to this one (${manifest.title || manifest.bundle_id}): nothing was imported.`);
+  }
+  if (data.annotator !== annotator) {
+    throw new Error(`This export is ${JSON.stringify(data.annotator)}'s work; you are ${JSON.stringify(annotator)}. Open the page with ?annotator=${encodeURIComponent(data.annotator)} to import it: nothing was imported.`);
+  }
+  const known = new Set(ids);
+  const records = {};
+  let skipped = 0;
+  let count = 0;
+  for (const r of data.records) {
+    if (!r || !known.has(r.record_id) || !['submitted', 'discarded', 'in_progress'].includes(r.status)) {
+      skipped += 1;
+      continue;
+    }
+    const annotations = {};
+    for (const a of r.annotations || []) {
+      if (!a || typeof a.id !== 'string' || !Array.isArray(a.label) || !isSpan(a.summary) || (a.source && !isSpan(a.source))) {
+        skipped += 1;
+        continue;
+      }
+      annotations[a.id] = {
+        id: a.id, label: a.label.map(String), note: String(a.note || ''),
+        summary: { start: a.summary.start, end: a.summary.end, text: a.summary.text },
+        source: a.source ? { start: a.source.start, end: a.source.end, text: a.source.text } : null,
+        created_at: String(a.created_at || r.updated_at || ''), updated_at: String(a.updated_at || r.updated_at || ''),
+      };
+      count += 1;
+    }
+    records[r.record_id] = {
+      // An exported status is at least as old as the record's updated_at.
+      status: r.status, status_at: String(r.updated_at || ''), updated_at: String(r.updated_at || ''), annotations,
+    };
+  }
+  return { work: { records, last_export_at: null }, records: Object.keys(records).length, annotations: count, skipped };
+}

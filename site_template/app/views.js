@@ -1,0 +1,286 @@
+/**
+ * Renderers of everything but the text panes. Each `mount*` function subscribes to the store and
+ * redraws its element only when the state slices it shows have changed. Text is inserted with
+ * textContent / text nodes only.
+ */
+import { renderGuidelines } from './markdown.js';
+import { liveAnnotations, recordStatus, unexportedCount } from './store.js';
+import { clip, h } from './util.js';
+
+const STATUS_TEXT = { todo: 'to do', in_progress: 'in progress', submitted: 'submitted', discarded: 'discarded' };
+
+/** Run `draw(state)` now and whenever one of `pick(state)`'s values changes identity. */
+function watch(store, pick, draw) {
+  let last = null;
+  const run = (state) => {
+    const cur = pick(state);
+    if (last && cur.length === last.length && cur.every((v, i) => v === last[i])) return;
+    last = cur;
+    draw(state);
+  };
+  store.subscribe(run);
+  run(store.state);
+}
+
+/** Record position, progress, unexported counter, model status, annotator name. */
+export function mountTopbar(store, bundle) {
+  const pos = document.getElementById('rec-pos');
+  const fill = document.getElementById('progress-fill');
+  const ptext = document.getElementById('progress-text');
+  const unexp = document.getElementById('unexported');
+  const model = document.getElementById('model-status');
+  document.getElementById('annotator').textContent = store.state.annotator;
+  const total = bundle.ids.length;
+  watch(store, (s) => [s.current.index], (s) => {
+    pos.textContent = total ? `${s.current.index + 1} / ${total}` : '0 / 0';
+  });
+  watch(store, (s) => [s.work], (s) => {
+    const counts = { submitted: 0, discarded: 0, in_progress: 0 };
+    for (const id of Object.keys(s.work.records)) {
+      if (bundle.position.has(id)) counts[recordStatus(s.work, id)] += 1;
+    }
+    const done = counts.submitted + counts.discarded;
+    fill.style.width = `${total ? (100 * done) / total : 0}%`;
+    ptext.textContent = `${done} / ${total} done · ${counts.submitted} submitted · ${counts.discarded} discarded · ${counts.in_progress} in progress`;
+    const n = unexportedCount(s.work);
+    unexp.textContent = n ? `${n} unexported change${n === 1 ? '' : 's'}` : 'all exported';
+    unexp.dataset.count = String(n);
+  });
+  watch(store, (s) => [s.model], (s) => {
+    const text = {
+      idle: 'model: waiting', loading: 'model: loading…', ready: 'model: ready',
+      failed: 'model unavailable: using precomputed vectors',
+    };
+    model.dataset.status = s.model.status;
+    model.textContent = text[s.model.status] || s.model.status;
+    model.title = s.model.message || '';
+  });
+}
+
+/** The record list (built once; only status/current attributes change afterwards). */
+export function mountRecordList(store, bundle, onPick) {
+  const list = document.getElementById('record-list');
+  const filter = document.getElementById('record-filter');
+  const items = bundle.ids.map((id, i) => {
+    const title = bundle.titles[i];
+    const li = h('li', { 'data-record': id, 'data-status': 'todo' },
+      h('button', { type: 'button', class: 'rec', title: id },
+        h('span', { class: 'rec-status' }), h('span', { class: 'rec-title' }, title ? clip(title, 60) : id)));
+    return li;
+  });
+  list.replaceChildren(...items);
+  list.addEventListener('click', (ev) => {
+    const li = ev.target.closest('li[data-record]');
+    if (li) onPick(li.dataset.record);
+  });
+  filter.addEventListener('input', () => {
+    const q = filter.value.trim().toLowerCase();
+    bundle.ids.forEach((id, i) => {
+      const t = `${id} ${bundle.titles[i] || ''}`.toLowerCase();
+      items[i].hidden = Boolean(q) && !t.includes(q);
+    });
+  });
+  let shown = -1;
+  watch(store, (s) => [s.current.index], (s) => {
+    if (items[shown]) items[shown].removeAttribute('aria-current');
+    shown = s.current.index;
+    if (items[shown]) {
+      items[shown].setAttribute('aria-current', 'true');
+      items[shown].scrollIntoView({ block: 'nearest' });
+    }
+  });
+  const statusCache = new Array(items.length).fill('todo');
+  watch(store, (s) => [s.work], (s) => {
+    bundle.ids.forEach((id, i) => {
+      const st = recordStatus(s.work, id);
+      if (st !== statusCache[i]) {
+        statusCache[i] = st;
+        items[i].dataset.status = st;
+        items[i].querySelector('.rec-status').title = STATUS_TEXT[st];
+      }
+    });
+  });
+}
+
+/** Title, id, status and metadata of the open record. */
+export function mountRecordInfo(store) {
+  const box = document.getElementById('record-info');
+  watch(store, (s) => [s.current, s.work], (s) => {
+    const { current } = s;
+    if (current.error) {
+      box.replaceChildren(h('p', { class: 'error' }, `Cannot open record: ${current.error}`));
+      return;
+    }
+    if (!current.id) {
+      box.replaceChildren(h('p', {}, 'This bundle has no records.'));
+      return;
+    }
+    const st = recordStatus(s.work, current.id);
+    const meta = current.record ? Object.entries(current.record.metadata) : [];
+    box.replaceChildren(
+      h('h2', { class: 'rec-heading' }, current.record?.title || current.id),
+      h('p', { class: 'rec-id' }, 'id ', h('code', {}, current.id), ' · ',
+        h('span', { class: 'status-chip', 'data-status': st, id: 'record-status' }, STATUS_TEXT[st])),
+      meta.length ? h('details', { class: 'metadata' }, h('summary', {}, `Metadata (${meta.length})`),
+        h('dl', {}, meta.flatMap(([k, v]) => [h('dt', {}, k),
+          h('dd', {}, typeof v === 'string' ? v : JSON.stringify(v))]))) : null,
+    );
+  });
+}
+
+/** The annotation form: spans of the draft, label choices (numbered), note, save/cancel. */
+export function mountDraft(store, actions) {
+  const box = document.getElementById('draft');
+  const choices = store.state.labelChoices;
+  const note = h('textarea', { id: 'draft-note', rows: '2', placeholder: 'Note (optional)' });
+  note.addEventListener('input', () => actions.setNote(note.value));
+  const labelInputs = choices.map((label, i) => {
+    const input = h('input', { type: 'checkbox', value: label, 'data-label': label });
+    input.addEventListener('change', () => actions.toggleLabel(label));
+    return { label, input, row: h('label', { class: 'label-choice' }, input, h('kbd', {}, i < 9 ? String(i + 1) : ''), ` ${label}`) };
+  });
+  const spanView = (side) => h('div', { class: 'draft-span', 'data-span': side });
+  const spans = { summary: spanView('summary'), source: spanView('source') };
+  const title = h('h3', {});
+  const save = h('button', { type: 'button', 'data-action': 'save-annotation', class: 'primary' }, 'Save annotation (Enter)');
+  save.addEventListener('click', () => actions.saveDraft());
+  const cancel = h('button', { type: 'button', 'data-action': 'cancel-annotation' }, 'Clear (Esc)');
+  cancel.addEventListener('click', () => actions.clear());
+  const noSource = h('button', { type: 'button', 'data-action': 'no-source', class: 'link' }, 'no source span');
+  noSource.addEventListener('click', () => actions.clearSpan('source'));
+  box.replaceChildren(title, spans.summary, spans.source,
+    h('div', { class: 'labels' }, labelInputs.map((l) => l.row)), note, h('div', { class: 'row' }, save, cancel));
+
+  watch(store, (s) => [s.draft, s.current.record], (s) => {
+    const d = s.draft;
+    const rec = s.current.record;
+    title.textContent = d.editingId ? 'Edit annotation' : 'New annotation';
+    for (const side of ['summary', 'source']) {
+      const el = spans[side];
+      const name = side === 'summary' ? 'Summary span' : 'Source span';
+      if (d[side] && rec) {
+        el.replaceChildren(h('span', { class: 'span-name' }, `${name}: `),
+          h('q', {}, clip(rec[side].text.slice(d[side][0], d[side][1]), 200)),
+          side === 'source' ? noSource : null);
+      } else {
+        el.replaceChildren(h('span', { class: 'span-name' }, `${name}: `),
+          h('span', { class: 'muted' }, side === 'summary'
+            ? 'select text in the summary'
+            : 'none — not supported by the source (select or click a highlighted source sentence)'));
+      }
+    }
+    for (const l of labelInputs) l.input.checked = d.labels.includes(l.label);
+    if (note.value !== d.note) note.value = d.note;
+    box.dataset.active = d.summary || d.source ? 'true' : 'false';
+  });
+}
+
+/** The annotator's own annotations of the open record; hover shows both spans. */
+export function mountAnnotations(store, actions) {
+  const box = document.getElementById('annotations');
+  box.addEventListener('mouseover', (ev) => {
+    const li = ev.target.closest('li[data-annotation]');
+    actions.hover(li ? li.dataset.annotation : null);
+  });
+  box.addEventListener('mouseleave', () => actions.hover(null));
+  watch(store, (s) => [s.work, s.current.id, s.draft.editingId], (s) => {
+    const anns = liveAnnotations(s.work.records[s.current.id]);
+    const items = anns.map((a) => {
+      const edit = h('button', { type: 'button', 'data-action': 'edit' }, 'Edit');
+      edit.addEventListener('click', () => actions.editAnnotation(a.id));
+      const del = h('button', { type: 'button', 'data-action': 'delete' }, 'Delete');
+      del.addEventListener('click', () => actions.deleteAnnotation(a.id));
+      return h('li', { 'data-annotation': a.id, class: a.id === s.draft.editingId ? 'editing' : '' },
+        h('div', { class: 'chips' }, a.label.map((l) => h('span', { class: 'chip' }, l))),
+        h('div', { class: 'ann-span' }, h('b', {}, 'Summary: '), h('q', {}, clip(a.summary?.text || '', 160))),
+        h('div', { class: 'ann-span' }, h('b', {}, 'Source: '),
+          a.source ? h('q', {}, clip(a.source.text, 160)) : h('span', { class: 'muted' }, 'none (unsupported)')),
+        a.note ? h('div', { class: 'ann-note' }, a.note) : null,
+        h('div', { class: 'row' }, edit, del));
+    });
+    box.replaceChildren(h('h3', {}, `Your annotations (${anns.length})`),
+      anns.length ? h('ol', { class: 'ann-list' }, items)
+        : h('p', { class: 'muted' }, 'None yet. Submitting without annotations means the summary is consistent.'));
+  });
+}
+
+/** Prior annotations from the input, with an Accept button. */
+export function mountSuggestions(store, actions) {
+  const box = document.getElementById('suggestions');
+  box.addEventListener('mouseover', (ev) => {
+    const li = ev.target.closest('li[data-prior]');
+    actions.hover(li ? `prior:${li.dataset.prior}` : null);
+  });
+  box.addEventListener('mouseleave', () => actions.hover(null));
+  watch(store, (s) => [s.current.record, s.work], (s) => {
+    const prior = s.current.record?.prior_annotations || [];
+    if (!prior.length) {
+      box.replaceChildren();
+      box.hidden = true;
+      return;
+    }
+    box.hidden = false;
+    const own = liveAnnotations(s.work.records[s.current.id]);
+    const key = (a) => JSON.stringify([a.label, a.summary?.start, a.summary?.end, a.source?.start ?? null, a.source?.end ?? null]);
+    const ownKeys = new Set(own.map(key));
+    box.replaceChildren(h('h3', {}, `Suggestions from the input (${prior.length})`),
+      h('ol', { class: 'ann-list' }, prior.map((p, i) => {
+        const accepted = ownKeys.has(key(p));
+        const btn = h('button', { type: 'button', 'data-action': 'accept', disabled: accepted }, accepted ? 'Accepted' : 'Accept');
+        btn.addEventListener('click', () => actions.acceptPrior(i));
+        return h('li', { 'data-prior': String(i) },
+          h('div', { class: 'chips' }, (p.label || []).map((l) => h('span', { class: 'chip' }, l)),
+            p.annotator ? h('span', { class: 'muted' }, ` by ${p.annotator}`) : null),
+          h('div', { class: 'ann-span' }, h('b', {}, 'Summary: '), h('q', {}, clip(p.summary?.text || '', 160))),
+          h('div', { class: 'ann-span' }, h('b', {}, 'Source: '),
+            p.source ? h('q', {}, clip(p.source.text || '', 160)) : h('span', { class: 'muted' }, 'none')),
+          p.note ? h('div', { class: 'ann-note' }, p.note) : null,
+          h('div', { class: 'row' }, btn));
+      })));
+  });
+}
+
+/** Banners: storage full, messages, export reminder. */
+export function mountBanners(store, actions, exportNow) {
+  const box = document.getElementById('banners');
+  watch(store, (s) => [s.ui.storageError, s.ui.message, s.work, s.model.status], (s) => {
+    const out = [];
+    if (s.ui.storageError) {
+      const b = h('button', { type: 'button', 'data-action': 'export' }, 'Export now');
+      b.addEventListener('click', exportNow);
+      out.push(h('div', { class: 'banner error', role: 'alert', id: 'storage-error' }, s.ui.storageError, ' ', b));
+    }
+    if (s.ui.message) {
+      const x = h('button', { type: 'button', class: 'link', 'aria-label': 'dismiss' }, '×');
+      x.addEventListener('click', () => actions.message(null));
+      out.push(h('div', { class: 'banner info', role: 'status', id: 'message' }, s.ui.message, ' ', x));
+    }
+    const n = unexportedCount(s.work);
+    if (n >= 20 && !s.ui.storageError) {
+      const b = h('button', { type: 'button', 'data-action': 'export' }, 'Export');
+      b.addEventListener('click', exportNow);
+      out.push(h('div', { class: 'banner warn', id: 'export-reminder' },
+        `${n} changes are only in this browser. Export them to a file regularly (they are safe here, but a cleared browser loses them).`, ' ', b));
+    }
+    box.replaceChildren(...out);
+  });
+}
+
+/** Help overlay (`?`) and guidelines panel. */
+export function mountOverlays(store, actions, manifest) {
+  const help = document.getElementById('overlay-help');
+  const guide = document.getElementById('guidelines');
+  const body = document.getElementById('guidelines-body');
+  const content = renderGuidelines(manifest.guidelines);
+  if (content) body.replaceChildren(content);
+  else body.replaceChildren(h('p', { class: 'muted' }, 'This bundle has no guidelines.'));
+  help.addEventListener('click', (ev) => {
+    if (ev.target === help || ev.target.closest('[data-action="close-help"]')) actions.toggleHelp(false);
+  });
+  guide.querySelector('[data-action="close-guidelines"]').addEventListener('click', () => actions.toggleGuidelines(false));
+  watch(store, (s) => [s.ui.help, s.ui.guidelines], (s) => {
+    help.hidden = !s.ui.help;
+    guide.hidden = !s.ui.guidelines;
+    document.body.dataset.guidelines = s.ui.guidelines ? 'open' : 'closed';
+  });
+}
