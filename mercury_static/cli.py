@@ -103,3 +103,79 @@ def serve(
 def version():
     """Print the tool version."""
     typer.echo(__version__)
+
+
+@app.command()
+def merge(
+    exports: List[Path] = typer.Argument(..., help="Export files of the page and/or Mercury dumps."),
+    bundle: Path = typer.Option(..., "--bundle", help="The bundle the annotations were made on."),
+    out: Path = typer.Option(..., "-o", "--out", help="Merged dataset file."),
+    fmt: str = typer.Option("mercury-static", "--format", help="mercury-static|mercury|jsonl"),
+    report: Optional[Path] = typer.Option(None, "--report", help="Write the agreement report as JSON."),
+    strict: bool = typer.Option(False, "--strict", help="Stop at the first problem (exit 2)."),
+):
+    """Merge annotators' exports into one validated dataset and report agreement (exit 1: something skipped)."""
+    import json
+
+    from rich.console import Console as RichConsole
+
+    from .bundle import load_bundle
+    from .merge import FORMATS, merge_files, print_summary
+
+    if fmt not in FORMATS:
+        fail(f"--format: {fmt!r} is not one of {', '.join(FORMATS)}")
+    try:
+        loaded = load_bundle(bundle)
+    except (OSError, ValueError, KeyError) as e:
+        fail(f"{bundle}: cannot read the bundle: {e}".replace("[", r"\["))
+    with input_errors():
+        result = merge_files(exports, loaded, fmt, strict)
+        out.write_bytes(result.output)
+        if report:
+            report.write_text(json.dumps(result.report(), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    print_summary(result, RichConsole(), console)
+    console.print(f"wrote {out}" + (f" and {report}" if report else ""), highlight=False)
+    raise typer.Exit(result.exit_code)
+
+
+def parse_ranker_options(items: List[str]) -> dict:
+    """``key=value`` pairs (values parsed as JSON when possible) -> ranker options."""
+    import json
+
+    from .rank import DEFAULT_OPTIONS
+
+    out: dict = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        if not sep or key not in DEFAULT_OPTIONS:
+            fail(f"--ranker-option {item!r}: expected KEY=VALUE with KEY one of {', '.join(DEFAULT_OPTIONS)}")
+        try:
+            out[key] = json.loads(raw)
+        except ValueError:
+            out[key] = raw
+    return out
+
+
+@app.command("eval")
+def eval_command(
+    inputs: List[Path] = typer.Argument(..., help="Mercury dumps (FaithBench) and/or SummHay topic files."),
+    fmt: str = typer.Option("auto", "--format", help="auto|mercury|summhay|json|jsonl|csv"),
+    k: int = typer.Option(5, "--k", min=1, help="Cut-off of precision@k and nDCG@k."),
+    report: Optional[Path] = typer.Option(None, "--report", help="Write the scores as JSON."),
+    ranker_option: List[str] = typer.Option([], "--ranker-option", help="KEY=VALUE ranker option (repeatable)."),
+    model: Optional[Path] = typer.Option(None, help="Local Hugging Face sentence-embedding folder."),
+):
+    """Score the page's related-sentence ranking against gold evidence (MRR, recall, nDCG, latency)."""
+    import json
+
+    from rich.console import Console as RichConsole
+
+    from .evaluate import evaluate, print_report
+
+    options = parse_ranker_options(ranker_option)
+    with input_errors(), progress_steps() as step:
+        result = evaluate(inputs, fmt, k, options, model_path=model, step=step)
+    print_report(result, RichConsole())
+    if report:
+        report.write_text(json.dumps(result.to_dict(), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        console.print(f"wrote {report}", highlight=False)

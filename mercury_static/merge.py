@@ -15,7 +15,12 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import lru_cache
 from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
 
 from .agreement import agreement_report
 from .bundle import Bundle, BundleRecord, load_bundle
@@ -82,10 +87,6 @@ class _Reject(Exception):
         self.field, self.message = field_name, message
 
 
-def _is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _short(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
@@ -96,10 +97,18 @@ def parse_time(value, field_name: str) -> float | None:
         return None
     if not isinstance(value, str):
         raise _Reject(field_name, "expected an ISO-8601 time string")
+    seconds = _seconds(value)
+    if seconds is None:
+        raise _Reject(field_name, f"{_short(value)!r} is not an ISO-8601 time")
+    return seconds
+
+
+@lru_cache(maxsize=65536)
+def _seconds(value: str) -> float | None:
     try:
         moment = datetime.fromisoformat(value)
     except ValueError:
-        raise _Reject(field_name, f"{_short(value)!r} is not an ISO-8601 time") from None
+        return None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)
     return moment.timestamp()
@@ -128,6 +137,7 @@ class _Merger:
         self.notes: list[str] = []
         self.versions: list[Version] = []
         self.clients: dict[str, set[str]] = defaultdict(set)
+        self.clean_entries: dict[tuple[str, str, str], tuple[dict, list]] = {}
 
     def problem(self, file: Path, where: str | None, field_name: str | None, message: str,
                 annotations: int = 0) -> None:
@@ -216,14 +226,21 @@ class _Merger:
             return self.problem(path, where, e.field, e.message, n)
         if not isinstance(anns, list):
             return self.problem(path, where, "annotations", "expected a list")
-        kept = []
-        for j, a in enumerate(anns):
-            ann_where = f"{where}, annotation {a['id']}" if isinstance(a, dict) and isinstance(
-                a.get("id"), str) else f"{where}, annotations[{j}]"
-            try:
-                kept.append(self.export_annotation(a, record, annotator))
-            except _Reject as e:
-                self.problem(path, ann_where, e.field, e.message, 1)
+        key = (annotator, record_id, entry["updated_at"])
+        seen = self.clean_entries.get(key)
+        if seen is not None and seen[0] == entry:  # a re-export of a version already validated cleanly
+            kept = seen[1]
+        else:
+            kept, problems = [], len(self.problems)
+            for j, a in enumerate(anns):
+                try:
+                    kept.append(self.export_annotation(a, record, annotator))
+                except _Reject as e:
+                    ann_where = f"{where}, annotation {a['id']}" if isinstance(a, dict) and isinstance(
+                        a.get("id"), str) else f"{where}, annotations[{j}]"
+                    self.problem(path, ann_where, e.field, e.message, 1)
+            if len(self.problems) == problems:
+                self.clean_entries[key] = (entry, kept)
         self.versions.append(Version(annotator, record_id, status, entry["updated_at"], time, kept, client,
                                      exported_at))
 
@@ -246,21 +263,20 @@ class _Merger:
         for i, sample in enumerate(samples):
             self.read_sample(path, i, sample)
 
-    def match_sample(self, sample: dict) -> tuple[BundleRecord | None, str]:
-        """The bundle record of a dump sample: by id (`id`, else `sample_id`) with equal texts, else by texts."""
-        raw = sample.get("id", sample.get("sample_id"))
-        sample_id = None if raw is None else str(raw)
+    def match_sample(self, path: Path, index: int, sample: dict) -> tuple[BundleRecord | None, str]:
+        """The bundle record of a dump sample, found as `build` names it (`id`, else `sample_id`, else the
+        position; bare or prefixed with the file stem) with equal texts, else by its (source, summary)."""
+        raw = sample.get("id", sample.get("sample_id", index))
         texts = (sample.get("source"), sample.get("summary"))
-        record = self.by_id.get(sample_id) if sample_id is not None else None
-        if record is not None and texts in ((None, None), (record.source, record.summary)):
-            return record, ""
+        found = [r for r in (self.by_id.get(str(raw)), self.by_id.get(f"{path.stem}:{raw}")) if r is not None]
+        for record in found:
+            if texts in ((None, None), (record.source, record.summary)):
+                return record, ""
         by_text = self.by_texts.get(texts)
         if by_text is not None:
             return by_text, ""
-        if record is not None:
+        if found:
             return None, "its source/summary differ from the bundle record's texts"
-        if sample_id is None:
-            return None, "no id, and no bundle record has the same source and summary"
         return None, "unknown record id (not in the bundle, and no record has the same texts)"
 
     def read_sample(self, path: Path, index: int, sample) -> None:
@@ -273,7 +289,7 @@ class _Merger:
         raw_id = sample.get("id", sample.get("sample_id"))
         if raw_id is not None:
             where = f"sample {raw_id}"
-        record, why = self.match_sample(sample)
+        record, why = self.match_sample(path, index, sample)
         if record is None:
             return self.problem(path, where, "sample_id" if "sample_id" in sample else "id", why, len(anns))
         by_annotator: dict[str, list[tuple[float | None, dict]]] = defaultdict(list)
@@ -338,7 +354,7 @@ class _Merger:
         if not isinstance(value, dict):
             raise _Reject(name, "expected an object {start, end, text}")
         start, end, quoted = value.get("start"), value.get("end"), value.get("text")
-        if not _is_int(start) or not _is_int(end):
+        if type(start) is not int or type(end) is not int:
             raise _Reject(name, f"start/end must be integers (got {start!r}, {end!r})")
         if not 0 <= start < end <= len(text):
             raise _Reject(name, f"offsets {start}..{end} out of range (text has {len(text)} characters)")
@@ -353,12 +369,11 @@ class _Merger:
                    created_at, updated_at) -> tuple[float | None, dict]:
         if isinstance(label, str):
             label = _label_prefixes(label)
-        if not isinstance(label, list) or not label or not all(isinstance(x, str) for x in label):
+        if not isinstance(label, list) or not label:
             raise _Reject("label", "expected a non-empty list of labels")
-        unknown = [x for x in label if x not in self.known_labels]
-        if unknown:
-            raise _Reject("label", f"unknown label {_short(unknown[0])!r} (bundle labels: "
-                                   f"{', '.join(self.labels)})")
+        if not all(isinstance(x, str) and x in self.known_labels for x in label):
+            bad = next(x for x in label if not isinstance(x, str) or x not in self.known_labels)
+            raise _Reject("label", f"unknown label {_short(str(bad))!r} (bundle labels: {', '.join(self.labels)})")
         if note is not None and not isinstance(note, str):
             raise _Reject("note", "expected a string")
         if created_at is not None and not isinstance(created_at, str):
@@ -383,7 +398,8 @@ class _Merger:
                 for time, ann in v.annotations:
                     if ann["id"] in kept:
                         self.counts.duplicate += 1
-                        kept[ann["id"]] = max(kept[ann["id"]], (time, ann), key=_newest_copy)
+                        if kept[ann["id"]] != (time, ann):
+                            kept[ann["id"]] = max(kept[ann["id"]], (time, ann), key=_newest_copy)
                     else:
                         kept[ann["id"]] = (time, ann)
             dropped: set[str] = set()
@@ -448,15 +464,16 @@ def _annotation_order(a: dict) -> tuple:
 
 def serialize(records: list[dict], fmt: str) -> bytes:
     """The output file: `mercury-static` (JSON list), `jsonl` (a record per line) or `mercury` (flat v0.1)."""
-    if fmt == "mercury-static":
-        text = json.dumps(records, ensure_ascii=False, indent=1) + "\n"
+    if fmt == "mercury-static":  # a JSON list, one record per line
+        text = "[\n" + ",\n".join(json.dumps(r, ensure_ascii=False) for r in records) + "\n]\n"
     elif fmt == "jsonl":
         text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
     elif fmt == "mercury":
         samples = [{"sample_id": r["id"], "source": r["source"], "summary": r["summary"],
                     "annotations": [_flat(r["id"], a) for a in r["annotations"]], "metadata": r["metadata"]}
                    for r in records]
-        text = json.dumps({"samples": samples}, ensure_ascii=False, indent=1) + "\n"
+        text = ('{"samples": [\n' + ",\n".join(json.dumps(r, ensure_ascii=False) for r in samples)
+                + "\n]}\n")
     else:
         raise ValueError(f"unknown output format {fmt!r} (one of {', '.join(FORMATS)})")
     return text.encode("utf-8")
@@ -492,3 +509,50 @@ def merge_files(paths: Iterable[str | Path], bundle: Bundle | str | Path, fmt: s
     return MergeResult(records=records, output=serialize(records, fmt), counts=merger.counts, files=len(paths),
                        problems=merger.problems, notes=merger.notes,
                        agreement=agreement_report(records, merger.labels, top=top))
+
+
+def _cell(value) -> Text:
+    if value is None:
+        return Text("–")
+    return Text(f"{value:.3f}" if isinstance(value, float) else str(value))
+
+
+def _table(title: str, columns: list[str], rows: Iterable[Iterable]) -> Table:
+    table = Table(title=title, title_justify="left")
+    for i, column in enumerate(columns):
+        table.add_column(column, justify="left" if i == 0 else "right")
+    for row in rows:
+        table.add_row(*(_cell(v) for v in row))
+    return table
+
+
+def print_summary(result: MergeResult, out: Console, err: Console) -> None:
+    """Problems and notes (one line each) on `err`; counts and agreement tables on `out`."""
+    for problem in result.problems:
+        err.print(Text(f"skipped: {problem}"), soft_wrap=True)
+    for note in result.notes:
+        err.print(Text(f"note: {note}"), soft_wrap=True)
+    c, a = result.counts, result.agreement
+    out.print(Text(f"{result.files} file(s): {c.read} annotations read, {c.merged} merged, {c.duplicate} "
+                   f"duplicate, {c.superseded} superseded by newer versions, {c.rejected} rejected"))
+    r = a["records"]
+    out.print(Text(f"{r['total']} records: {r['annotated']} with annotations, {r['judged']} judged, "
+                   f"{r['judged_by_2_or_more']} judged by 2+ annotators (verdict: {a['verdict']})"))
+    out.print(_table("Annotators", ["annotator", "annotations", "records annotated", "submitted", "discarded",
+                                    "in progress", "judged"],
+                     ([x["annotator"], x["annotations"], x["records_annotated"], x["submitted"], x["discarded"],
+                       x["in_progress"], x["judged"]] for x in a["annotators"])))
+    out.print(_table("Labels", ["label", "annotations"], ([x["label"], x["annotations"]] for x in a["labels"])))
+    o = a["overall"]
+    rows = [[f"{p['a']} × {p['b']}", p["records"], p["char_f1"], p["exact_f1"], p["observed_agreement"],
+             p["kappa"]] for p in a["pairwise"]]
+    rows.append(["overall", o["records"], o["char_f1"], o["exact_f1"], None, None])
+    out.print(_table("Agreement (summary spans; record verdicts)", ["pair", "records", "char F1", "exact F1",
+                                                                    "verdict agree", "Cohen κ"], rows))
+    out.print(Text(f"Krippendorff's alpha (verdicts, nominal, {o['records']} records): "
+                   f"{_cell(o['alpha'])}"))
+    if a["adjudication"]:
+        out.print(_table("Most disagreement (adjudicate first)", ["record", "verdicts", "verdict split",
+                                                                  "mean char F1"],
+                         ([x["record_id"], ", ".join(f"{k}={v}" for k, v in x["verdicts"].items()),
+                           x["verdict_disagreement"], x["char_f1_mean"]] for x in a["adjudication"][:10])))

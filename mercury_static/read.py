@@ -5,10 +5,11 @@ Rules shared by every format:
 - Bad input raises ``InputError`` (one line: file, ``line N`` or ``record N``, field, message).
   ``line N`` is a 1-based physical line (for CSV the line where the record starts); ``record N`` is the
   0-based index in a JSON list (jq's ``.[N]``). A UTF-8 BOM and CRLF line ends are accepted.
-- Record ids come from ``id_field`` (looked up in the record, then in its nested ``metadata``), else
-  ``sample_id``, else the 0-based position. When several files are read, ids that were not chosen with
-  ``id_field`` are prefixed with the file's stem (``batch_1:0``), because ``sample_id`` and positions
-  restart in every file (FaithBench batches). Any remaining duplicate is an error naming both places.
+- Record ids come from ``id_field`` (looked up in the record, then in its nested ``metadata``), else an
+  ``id`` field, else ``sample_id``, else the 0-based position. When several files are read, ids not
+  chosen with ``id_field`` are prefixed with the file's stem (``batch_1:0``), because ``sample_id`` and
+  positions restart in every file (FaithBench batches). Any remaining duplicate is an error naming both
+  places. SummHay records are ``<subtopic_id>:<method>`` (see ``_read_summhay``; field options unused).
 - Every field other than id, source, summary (and a Mercury dump's ``annotations``) is metadata; a nested
   ``metadata`` object is merged into it (top-level fields win on a name clash).
 - A source may be a list of documents (strings or ``{"title"?, "id"?, "text"}``): they are joined as
@@ -95,9 +96,10 @@ def _read_text(path: Path, name: str) -> str:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
-        line = data.count(b"\n", 0, e.start) + 1
+        offset = e.start + (3 if data.startswith(b"\xef\xbb\xbf") else 0)  # utf-8-sig counts after the BOM
+        line = data.count(b"\n", 0, offset) + 1
         raise InputError(name, f"line {line}", None,
-                         f"not UTF-8 (byte 0x{data[e.start]:02x} at byte offset {e.start})") from None
+                         f"not UTF-8 (byte 0x{data[offset]:02x} at byte offset {offset})") from None
     if not text.strip():
         raise InputError(name, None, None, "empty file")
     return text
@@ -130,10 +132,11 @@ def _read_file(path: Path, name: str, fmt: str, opts: _Options) -> Iterator[_Ite
     elif isinstance(data, list):
         yield from _read_list(data, name, opts, mercury=False)
     else:
-        keys = ", ".join(list(data)[:12]) if isinstance(data, dict) else _kind(data)
+        found = f"an object with keys: {', '.join(list(data)[:12])}" if isinstance(data, dict) \
+            else f"a {_kind(data)}"
         raise InputError(name, None, None,
                          "expected a JSON list of records, a Mercury dump {\"samples\": [...]} or a "
-                         f"SummHay topic (found an object with keys: {keys})")
+                         f"SummHay topic (found {found})")
 
 
 def _parse_json(text: str, name: str, allow_jsonl: bool):
@@ -256,6 +259,7 @@ def _read_list(items: list, name: str, opts: _Options, mercury: bool) -> Iterato
 def _make_item(fields: dict, position: int, where: str, name: str, opts: _Options,
                mercury: bool) -> _Item:
     fields = dict(fields)
+    names = ", ".join(fields) or "none"
     nested = fields.pop("metadata", None) if isinstance(fields.get("metadata"), dict) else None
     nested = dict(nested) if nested else {}
 
@@ -266,11 +270,11 @@ def _make_item(fields: dict, position: int, where: str, name: str, opts: _Option
         elif id_key in nested:
             raw_id = nested.pop(id_key)
         else:
-            raise InputError(name, where, id_key, f"missing (fields: {', '.join(fields)})")
+            raise InputError(name, where, id_key, f"missing (fields: {names})")
         rec_id = _id_text(raw_id, name, where, id_key)
-    elif "sample_id" in fields:
-        id_key = "sample_id"
-        rec_id = _id_text(fields.pop("sample_id"), name, where, id_key)
+    elif "id" in fields or "sample_id" in fields:
+        id_key = "id" if "id" in fields else "sample_id"
+        rec_id = _id_text(fields.pop(id_key), name, where, id_key)
     else:
         id_key, rec_id = None, str(position)
     if opts.qualify_ids and opts.id_field is None:
@@ -279,12 +283,15 @@ def _make_item(fields: dict, position: int, where: str, name: str, opts: _Option
     sections = None
     for key in (opts.source_field, opts.summary_field):
         if key not in fields:
-            raise InputError(name, where, key, f"missing (fields: {', '.join(fields) or 'none'})")
+            raise InputError(name, where, key, f"missing (fields: {names})")
     raw_source = fields.pop(opts.source_field)
     if isinstance(raw_source, list):
         source, sections = join_documents(_documents(raw_source, name, where, opts.source_field))
-    else:
+    elif isinstance(raw_source, str):
         source = _text(raw_source, name, where, opts.source_field)
+    else:
+        raise InputError(name, where, opts.source_field,
+                         f"expected a string or a list of documents, got {_kind(raw_source)}")
     summary = _text(fields.pop(opts.summary_field), name, where, opts.summary_field)
 
     prior: list[dict] = []

@@ -8,12 +8,15 @@ every non-whitespace character lands in exactly one span even if pysbd alters or
 
 pysbd is quadratic in the number of sentences per call, so a long line is read in windows of
 ``_WINDOW`` characters: the sentences of a window are kept except the last (possibly cut) one, where the
-next window starts. 500,000 characters of news text take about 3 s on one core.
+next window starts. 500,000 characters of news text take about 3 s on one core. Emoji that pysbd puts
+at the start of the next sentence ("Done. 🚀 Next") are given back to the sentence they follow.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 
 import pysbd
@@ -71,6 +74,30 @@ def _line_starts(line: str) -> list[int]:
     return starts
 
 
+def _is_symbol(ch: str) -> bool:
+    """Emoji and pictographs (not ©, $, +), with their joiners and modifiers (ZWJ, selectors)."""
+    cat = unicodedata.category(ch)
+    return (cat in ("So", "Sk") and ord(ch) >= 0x2190) or cat in ("Mn", "Cf")
+
+
+def _attach_trailing_symbols(line: str, starts: list[int]) -> list[int]:
+    """Emoji/symbols that pysbd put at the start of a sentence belong to the end of the previous one."""
+    out = starts[:1]
+    for i, s in enumerate(starts[1:], 1):
+        end = starts[i + 1] if i + 1 < len(starts) else len(line)
+        p = s
+        while p < end and _is_symbol(line[p]):
+            p += 1
+        if p == s or (p < end and not line[p].isspace()):
+            out.append(s)
+            continue
+        while p < end and line[p].isspace():
+            p += 1
+        if p < end:
+            out.append(p)
+    return out
+
+
 def split_sentences(text: str) -> list[tuple[int, int]]:
     """Sentence spans ``(start, end)`` in code points: ``text[start:end]`` is the sentence, stripped.
 
@@ -84,7 +111,7 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
         if not body:
             continue
         base = match.start() + lead
-        starts = _line_starts(body)
+        starts = _attach_trailing_symbols(body, _line_starts(body))
         for i, s in enumerate(starts):
             e = starts[i + 1] if i + 1 < len(starts) else len(body)
             chunk = body[s:e]
@@ -100,10 +127,10 @@ def embedding_windows(
 ) -> list[tuple[int, int, int]]:
     """Rows ``(sentence_index, start, end)`` to embed: one per sentence, or several for a long one.
 
-    ``count_tokens`` counts tokens *without* special tokens (the Embedder's tokenizer); a row must fit in
-    ``max_tokens - 2`` so that [CLS] and [SEP] fit too (a counter that includes them only makes windows
-    2 tokens shorter). A longer sentence becomes overlapping windows (~25% overlap) cut at word ends,
-    or inside a word when one word alone is too long (e.g. CJK text without spaces).
+    A row's text must count at most ``max_tokens - 2`` tokens by ``count_tokens``: exact for a counter
+    without special tokens ([CLS]/[SEP] still fit), 2 tokens conservative for one that includes them
+    (``Embedder.count_tokens`` does). A longer sentence becomes overlapping windows (~25% overlap) cut
+    at word ends, or inside a word when one word alone is too long (e.g. CJK text without spaces).
     """
     budget = max(1, max_tokens - 2)
     counts = count_tokens([text[s:e] for s, e in spans]) if spans else []
@@ -116,31 +143,50 @@ def embedding_windows(
     return rows
 
 
-def _windows(text, start, end, count_tokens, budget) -> list[tuple[int, int]]:
-    def fits(a: int, b: int) -> bool:
-        return count_tokens([text[a:b]])[0] <= budget
+def _windows(text: str, start: int, end: int, count_tokens, budget: int) -> list[tuple[int, int]]:
+    """Overlapping windows over text[start:end], each as long as fits (galloping search: each probe
+    is at most about twice the window, so a huge sentence costs linear time)."""
 
-    word_ends = [start + m.end() for m in _WORD_END.finditer(text[start:end])]
-    word_starts = [start + m.start() for m in _WORD_END.finditer(text[start:end])]
+    def last_fit(points, lo: int, hi: int) -> int:
+        """Largest i in [lo, hi) with text[s:points[i]] fitting (lo if none does)."""
+        good, step = lo, 1
+        while True:
+            probe = min(lo + step, hi - 1)
+            if probe <= good:
+                return good
+            if not fits(points[probe]):
+                break
+            good, step = probe, step * 2
+        bad = probe
+        while bad - good > 1:
+            mid = (good + bad) // 2
+            if fits(points[mid]):
+                good = mid
+            else:
+                bad = mid
+        return good
+
+    def fits(b: int) -> bool:
+        return count_tokens([text[s:b]])[0] <= budget
+
+    words = list(_WORD_END.finditer(text, start, end))
+    word_starts = [m.start() for m in words]
+    word_ends = [m.end() for m in words]
     out: list[tuple[int, int]] = []
     s = start
     while True:
-        cands = [w for w in word_ends if w > s]
-        if not fits(s, cands[0]):  # one word alone is too long: cut inside it
-            cands = list(range(s + 1, cands[0] + 1))
-        lo, hi = 0, len(cands) - 1  # largest candidate end that fits (cands[0] ends a fit unless 1 char)
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if fits(s, cands[mid]):
-                lo = mid
-            else:
-                hi = mid - 1
-        e = cands[lo]
+        first = bisect.bisect_right(word_ends, s)
+        if word_ends[first] - s <= 64 * budget and fits(word_ends[first]):
+            e = word_ends[last_fit(word_ends, first, len(word_ends))]
+        else:  # one word alone is too long (e.g. CJK without spaces): cut inside it
+            chars = range(s + 1, min(word_ends[first], s + 64 * budget) + 1)
+            e = chars[last_fit(chars, 0, len(chars))]
         out.append((s, e))
         if e >= end:
             return out
-        target = e - (e - s) // 4
         # overlap: restart at the last word start within the window's last quarter, else mid-word
-        s = max((w for w in word_starts if s < w <= target), default=target)
+        target = e - (e - s) // 4
+        k = bisect.bisect_right(word_starts, target) - 1
+        s = word_starts[k] if k >= 0 and word_starts[k] > s else target
         while text[s].isspace():
             s += 1

@@ -18,9 +18,12 @@ export function meanVector(vectors) {
   return out;
 }
 
-/** Grade of an absolute score: 3 strong, 2 medium, 1 weak. Thresholds from manifest.ranker.grades. */
+/**
+ * Grade of an absolute score: 3 strong, 2 medium, 1 weak (never rescaled per query, so a weak best
+ * match looks weak). Thresholds: manifest.ranker.grades = [medium, strong] when given.
+ */
 export function makeLevelOf(manifest) {
-  const g = (manifest.ranker && Array.isArray(manifest.ranker.grades) && manifest.ranker.grades) || [0.5, 0.65];
+  const g = (manifest.ranker && Array.isArray(manifest.ranker.grades) && manifest.ranker.grades) || [0.45, 0.6];
   return (score) => (score >= g[1] ? 3 : score >= g[0] ? 2 : 1);
 }
 
@@ -68,13 +71,26 @@ export class Assistant {
       this._rank(vec, query, 'precomputed');
       this.timings.precomputedMs = performance.now() - t0;
     }
+    this._model(query, seq, t0, rec);
+  }
+
+  /** Replace the answer with the ranking of the model's vector of the exact span, when it arrives. */
+  _model(query, seq, t0, rec) {
     const emb = this.getEmbedder();
     if (!emb || emb.status === 'failed') return;
-    emb.embedLatest(text).then((v) => {
+    emb.embedLatest(query.text).then((v) => {
       if (!v || seq !== this.seq || this.store.state.current.record !== rec) return;
       this._rank(v, query, 'model');
       this.timings.modelMs = performance.now() - t0;
     }).catch(() => {});
+  }
+
+  /** The model became ready: refine the shown precomputed answer. */
+  refine() {
+    const { assist, current } = this.store.state;
+    if (assist.kind === 'precomputed' && assist.query && this.last) {
+      this._model(assist.query, this.seq, performance.now(), current.record);
+    }
   }
 
   /** Re-rank the last query (k or min score changed). */

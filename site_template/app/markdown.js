@@ -1,7 +1,7 @@
 /**
  * A small, safe Markdown renderer for the guidelines panel: it builds DOM nodes itself (never HTML
- * strings). Supported: ATX headings, paragraphs, unordered/ordered lists, fenced code blocks,
- * **bold**, *italic* / _italic_, `code`. Anything else (HTML tags, links, images) stays literal text.
+ * strings). Supported: ATX headings, paragraphs, unordered/ordered lists, fenced code blocks, pipe
+ * tables, **bold**, *italic* / _italic_, `code`. Anything else (HTML tags, links, images) stays literal text.
  */
 
 const INLINE = /(\*\*([^*]+)\*\*|__([^_]+)__|\*([^*\s][^*]*)\*|_([^_\s][^_]*)_|`([^`]+)`)/;
@@ -30,6 +30,34 @@ function inline(parent, text) {
     parent.append(el);
     rest = rest.slice(m.index + m[0].length);
   }
+}
+
+const cells = (line) => line.trim().replace(/^\|/, '').replace(/\|$/, '').split('|').map((c) => c.trim());
+const isRule = (line) => /^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$/.test(line);
+
+/** A pipe table from its header line, rule line and body lines. */
+function table(head, body) {
+  const t = document.createElement('table');
+  const tr = document.createElement('tr');
+  for (const c of cells(head)) {
+    const th = document.createElement('th');
+    inline(th, c);
+    tr.append(th);
+  }
+  const thead = document.createElement('thead');
+  thead.append(tr);
+  const tbody = document.createElement('tbody');
+  for (const line of body) {
+    const row = document.createElement('tr');
+    for (const c of cells(line)) {
+      const td = document.createElement('td');
+      inline(td, c);
+      row.append(td);
+    }
+    tbody.append(row);
+  }
+  t.append(thead, tbody);
+  return t;
 }
 
 /** Render Markdown `src` into a DocumentFragment. */
@@ -62,6 +90,13 @@ export function renderMarkdown(src) {
       c.textContent = code.join('\n');
       pre.append(c);
       frag.append(pre);
+    } else if (line.includes('|') && i + 1 < lines.length && isRule(lines[i + 1])) {
+      flushPara();
+      closeList();
+      const body = [];
+      for (i += 2; i < lines.length && lines[i].includes('|') && lines[i].trim(); i++) body.push(lines[i]);
+      i -= 1;
+      frag.append(table(line, body));
     } else if ((m = /^(#{1,6})\s+(.*?)\s*#*\s*$/.exec(line))) {
       flushPara();
       closeList();

@@ -54,12 +54,21 @@ export class TextPane {
     let sinceBreak = 0;
     const current = () => block || (block = this._block(root, null));
     // Open every section starting before `limit`; its header goes at its start, clamped to [pos, maxAt].
+    // A section opens at its title line when the text holds one just before it (the build's join of a
+    // list of documents), else at its start.
+    const opens = sections.map((section) => {
+      const lineStart = text.lastIndexOf('\n', section.start - 1) + 1;
+      const titled = Boolean(section.title) && lineStart < section.start
+        && text.slice(lineStart, section.start).trim() === section.title.trim();
+      return titled ? lineStart : section.start;
+    });
+    const headStarts = new Set(opens.filter((o, j) => o !== sections[j].start));
     const openSections = (limit, maxAt) => {
-      while (sec < sections.length && sections[sec].start < limit) {
-        const at = Math.max(pos, Math.min(sections[sec].start, maxAt));
+      while (sec < sections.length && opens[sec] < limit) {
+        const at = Math.max(pos, Math.min(opens[sec], maxAt));
         if (at > pos) this._text(current(), pos, at);
         pos = at;
-        block = this._block(root, sections[sec]);
+        block = this._block(root, sections[sec], opens[sec] !== sections[sec].start);
         sinceBreak = 0;
         sec += 1;
       }
@@ -78,7 +87,7 @@ export class TextPane {
       }
       if (s > pos) this._text(current(), pos, s);
       const el = document.createElement('span');
-      el.className = 's';
+      el.className = headStarts.has(s) ? 's doc-head' : 's';
       el.dataset.side = this.side;
       el.dataset.sentence = String(i);
       this._text(el, Math.max(s, pos), e);
@@ -95,15 +104,16 @@ export class TextPane {
     this.minimap.replaceChildren();
   }
 
-  _block(root, section) {
+  /** A layout block; a section's block starts with a label (its title unless the text holds it). */
+  _block(root, section, titleInText = false) {
     const div = document.createElement('div');
     div.className = section ? 'block doc' : 'block';
     if (section) {
       div.dataset.doc = section.docId ?? '';
-      const title = document.createElement('div');
-      title.className = 'doc-title';
-      title.textContent = section.title || section.docId || 'Document';
-      div.append(title);
+      const label = document.createElement('div');
+      label.className = 'doc-title';
+      label.textContent = titleInText ? `document ${section.docId ?? ''}` : section.title || section.docId || 'Document';
+      div.append(label);
     }
     root.append(div);
     return div;
@@ -234,19 +244,20 @@ export class TextPane {
     this._drawMinimap(levelOf);
   }
 
-  /** Scrollbar markers: one per highlighted sentence, placed by its position in the text. */
+  /** Scrollbar markers: one per highlighted sentence, placed where it is in the scrolled content. */
   _drawMinimap(levelOf) {
-    const total = Math.max(1, this.view.text.length);
+    const total = Math.max(1, this.scroller.scrollHeight);
+    const origin = this.scroller.getBoundingClientRect().top - this.scroller.scrollTop;
     const marks = this.results.map((r, j) => {
-      const [s] = this.view.sentences[r.index];
+      const top = this.sentenceEls[r.index].getBoundingClientRect().top - origin;
       const m = document.createElement('button');
       m.type = 'button';
       m.className = 'mm-mark';
-      m.dataset.rank = String(j + 1);
+      m.dataset.match = String(j + 1);
       m.dataset.level = String(levelOf(r.score));
       m.dataset.sentence = String(r.index);
       m.title = `match ${j + 1}: score ${r.score.toFixed(2)}`;
-      m.style.top = `${(100 * s) / total}%`;
+      m.style.top = `${Math.min(99, (100 * top) / total)}%`;
       return m;
     });
     this.minimap.replaceChildren(...marks);

@@ -27,6 +27,7 @@ export function mountTopbar(store, bundle) {
   const pos = document.getElementById('rec-pos');
   const fill = document.getElementById('progress-fill');
   const ptext = document.getElementById('progress-text');
+  const pdetail = document.getElementById('progress-detail');
   const unexp = document.getElementById('unexported');
   const model = document.getElementById('model-status');
   document.getElementById('annotator').textContent = store.state.annotator;
@@ -41,7 +42,10 @@ export function mountTopbar(store, bundle) {
     }
     const done = counts.submitted + counts.discarded;
     fill.style.width = `${total ? (100 * done) / total : 0}%`;
-    ptext.textContent = `${done} / ${total} done · ${counts.submitted} submitted · ${counts.discarded} discarded · ${counts.in_progress} in progress`;
+    ptext.textContent = `${done} / ${total} done`;
+    ptext.title = `${counts.submitted} submitted · ${counts.discarded} discarded · ${counts.in_progress} in progress · ${total - done - counts.in_progress} to do`;
+    pdetail.textContent = `✓${counts.submitted} ✗${counts.discarded} …${counts.in_progress}`;
+    pdetail.title = ptext.title;
     const n = unexportedCount(s.work);
     unexp.textContent = n ? `${n} unexported change${n === 1 ? '' : 's'}` : 'all exported';
     unexp.dataset.count = String(n);
@@ -161,7 +165,7 @@ export function mountDraft(store, actions) {
       if (d[side] && rec) {
         el.replaceChildren(h('span', { class: 'span-name' }, `${name}: `),
           h('q', {}, clip(rec[side].text.slice(d[side][0], d[side][1]), 200)),
-          side === 'source' ? noSource : null);
+          ...(side === 'source' ? [' ', noSource] : []));
       } else {
         el.replaceChildren(h('span', { class: 'span-name' }, `${name}: `),
           h('span', { class: 'muted' }, side === 'summary'

@@ -1,0 +1,240 @@
+"""Annotator-page latencies in headless Chromium (issue 3, and the long-text figures of issue 5).
+
+Measures, on a bundle built from ../shared/data/faithbench (built once, cached in .cache/bench/):
+- time to the first readable record (navigation start -> first record painted), cold, several runs;
+- model ready time (navigation start -> in-browser model answered a first call);
+- selection -> highlight latency, p50/p95, for the precomputed path (synchronous, DOM updated) and the
+  model path (warm: the exact span embedded in the worker, re-ranked, DOM updated), using the summary
+  spans of FaithBench's human annotations as selections;
+- the same on the longest source of a SummHay topic bundle (first paint of a ~3,500-sentence source).
+
+Usage:  python benchmarks/bench_page.py [--records 60] [--runs 5] [--no-long]
+        python benchmarks/bench_page.py --screenshot docs/screenshot.png   (demo bundle, README picture)
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import glob
+import http.server
+import json
+import os
+import statistics
+import sys
+import threading
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared" / "data"
+CACHE = REPO / ".cache" / "bench"
+MODEL_CACHE = REPO / ".cache" / "test-models"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--no-first-run"]
+
+SELECT_JS = """async ([side, s16, e16]) => {
+  const ms = window.mercuryStatic, pane = ms.panes[side];
+  const range = pane.rangeFor(s16, e16);
+  const sel = getSelection(); sel.removeAllRanges(); sel.addRange(range);
+  const model = new Promise((resolve) => {
+    const un = ms.store.subscribe((s) => {
+      if (s.assist.kind === 'model' && s.assist.query && s.assist.query.start === s16) { un(); resolve(performance.now()); }
+    });
+    setTimeout(() => { un(); resolve(null); }, 5000);
+  });
+  const t0 = performance.now();
+  pane.scroller.dispatchEvent(new MouseEvent('mouseup', {bubbles: true}));
+  const t1 = performance.now();
+  const lit = document.querySelectorAll('.s[data-rank]').length;
+  const t2 = await model;
+  return {pre: t1 - t0, model: t2 === null ? null : t2 - t0, lit};
+}"""
+
+
+def build_cached(name: str, inputs: list[Path], **options) -> Path:
+    from mercury_static.build import BuildOptions, build
+
+    out = CACHE / name
+    if not (out / "manifest.json").is_file():
+        print(f"building {name} bundle from {len(inputs)} file(s)…", file=sys.stderr)
+        build(inputs, out, BuildOptions(cache_dir=MODEL_CACHE, **options))
+    return out
+
+
+def serve(directory: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
+    from mercury_static.serve import BundleHandler
+
+    handler = functools.partial(BundleHandler, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_port}/"
+
+
+def pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
+
+
+def open_page(browser, url: str):
+    ctx = browser.new_context(viewport={"width": 1500, "height": 900})
+    page = ctx.new_page()
+    page.goto(url)
+    page.wait_for_selector("body[data-ready]")
+    page.keyboard.press("Escape")
+    return ctx, page
+
+
+def mark(page, name: str, timeout: float = 60.0) -> float | None:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        t = page.evaluate("(n) => { const m = performance.getEntriesByName(n); return m.length ? m[0].startTime : null; }", name)
+        if t is not None:
+            return t
+        if page.evaluate("() => mercuryStatic.store.state.model.status") == "failed":
+            return None
+        time.sleep(0.05)
+    return None
+
+
+def cold_loads(browser, url: str, runs: int, record: str | None = None) -> tuple[list[float], list[float]]:
+    """(first-record times, model-ready times) over `runs` fresh browser contexts."""
+    first, ready = [], []
+    target = url + "?annotator=bench" + (f"#record={record}" if record else "")
+    for _ in range(runs):
+        ctx, page = open_page(browser, target)
+        first.append(mark(page, "mercury-first-paint"))
+        r = mark(page, "mercury-model-ready")
+        if r is not None:
+            ready.append(r)
+        ctx.close()
+    return first, ready
+
+
+def selection_latencies(page, bundle_dir: Path, max_records: int, long_side: str | None = None):
+    """Select prior-annotation summary spans (or sentences of a long source); return (pre, model) ms lists."""
+    from mercury_static.bundle import load_bundle
+
+    bundle = load_bundle(bundle_dir)
+    page.wait_for_function("() => ['ready', 'failed'].includes(mercuryStatic.store.state.model.status)", timeout=60_000)
+    pre, model = [], []
+    jobs: list[tuple[str, str, int, int]] = []
+    for rec in bundle.records:
+        if long_side:
+            continue
+        for a in rec.prior_annotations:
+            jobs.append((rec.id, "summary", a["summary"]["start"], a["summary"]["end"]))
+        if len({j[0] for j in jobs}) >= max_records:
+            break
+    if long_side:  # selections in the summaries of the records that share the longest source
+        rec = max(bundle.records, key=lambda r: len(r.source))
+        for (s, e) in rec.summary_text.sentences[:40]:
+            jobs.append((rec.id, "summary", s, e))
+    current = None
+    for i, (rid, side, s, e) in enumerate(jobs):
+        if rid != current:
+            page.evaluate("async (id) => { await mercuryStatic.store.actions.goToId(id); }", rid)
+            current = rid
+        s16, e16 = page.evaluate("([side, s, e]) => { const o = mercuryStatic.panes[side].view.offsets;"
+                                 " return [o.to16(s), o.to16(e)]; }", [side, s, e])
+        page.evaluate("() => mercuryStatic.store.actions.clear()")
+        r = page.evaluate(SELECT_JS, [side, s16, e16])
+        if i < 3:
+            continue  # warm-up (JIT, first worker calls)
+        pre.append(r["pre"])
+        if r["model"] is not None:
+            model.append(r["model"])
+    return pre, model
+
+
+def row(name: str, values: list[float], target: str) -> str:
+    if not values:
+        return f"| {name} | – | – | – | {target} |"
+    return f"| {name} | {statistics.median(values):.1f} | {pct(values, 0.95):.1f} | {len(values)} | {target} |"
+
+
+def screenshot(browser, path: Path) -> None:
+    demo = build_cached("demo", [REPO / "examples" / "demo.jsonl"], labels=REPO / "examples" / "labels.yaml",
+                        guidelines=REPO / "examples" / "guidelines.md", title="Demo")
+    server, url = serve(demo)
+    ctx, page = open_page(browser, url + "?annotator=alice#record=harbor-lighthouse")
+    page.wait_for_function("() => mercuryStatic.store.state.model.status === 'ready'", timeout=60_000)
+    for needle, key in (("Guided tours run every afternoon", "1"),):
+        s = page.evaluate("(n) => mercuryStatic.panes.summary.view.text.indexOf(n)", needle)
+        page.evaluate(SELECT_JS, ["summary", s, s + len(needle)])
+        page.keyboard.press(key)
+        page.keyboard.press("Enter")
+    needle = "3.2 million euros"
+    s = page.evaluate("(n) => mercuryStatic.panes.summary.view.text.indexOf(n)", needle)
+    page.evaluate(SELECT_JS, ["summary", s, s + len(needle)])
+    page.locator('.s[data-side="source"][data-rank="1"]').click()
+    page.keyboard.press("3")
+    page.fill("#draft-note", "The source says 2.3 million euros.")
+    page.locator("#draft-note").blur()
+    page.mouse.move(5, 5)
+    time.sleep(0.3)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(path))
+    ctx.close()
+    server.shutdown()
+    print(f"wrote {path}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--records", type=int, default=60, help="FaithBench records to select spans in")
+    ap.add_argument("--runs", type=int, default=5, help="cold page loads")
+    ap.add_argument("--no-long", action="store_true", help="skip the SummHay long-source measurements")
+    ap.add_argument("--screenshot", type=Path, help="only write a screenshot of the demo bundle to this path")
+    args = ap.parse_args()
+
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"),
+                                    headless=True, args=ARGS)
+        if args.screenshot:
+            screenshot(browser, args.screenshot)
+            return
+        if not (SHARED / "faithbench").is_dir():
+            sys.exit("../shared/data/faithbench is absent: nothing to measure")
+        lines = ["| measure (ms) | p50 | p95 | n | target |", "|---|---|---|---|---|"]
+
+        fb = build_cached("faithbench", sorted(Path(x) for x in glob.glob(str(SHARED / "faithbench" / "batch_*.json"))),
+                          title="FaithBench")
+        server, url = serve(fb)
+        first, ready = cold_loads(browser, url, args.runs)
+        ctx, page = open_page(browser, url + "?annotator=bench")
+        pre, model = selection_latencies(page, fb, args.records)
+        ctx.close()
+        server.shutdown()
+        lines += [row("FaithBench: first readable record (cold)", first, "≤ 500"),
+                  row("FaithBench: model ready (cold)", ready, "–"),
+                  row("FaithBench: selection → highlight, precomputed", pre, "≤ 5"),
+                  row("FaithBench: selection → highlight, model (warm)", model, "≤ 30")]
+
+        if not args.no_long and (SHARED / "summhay" / "topic_news1.json").is_file():
+            from mercury_static.bundle import load_bundle
+
+            sh = build_cached("summhay1", [SHARED / "summhay" / "topic_news1.json"], title="SummHay news1")
+            longest = max(load_bundle(sh).records, key=lambda r: len(r.source))
+            n_sent = len(longest.source_text.sentences)
+            server, url = serve(sh)
+            first, ready = cold_loads(browser, url, args.runs, record=longest.id)
+            ctx, page = open_page(browser, url + f"?annotator=bench#record={longest.id}")
+            pre, model = selection_latencies(page, sh, 0, long_side="source")
+            ctx.close()
+            server.shutdown()
+            label = f"SummHay ({len(longest.source):,} chars, {n_sent:,} sentences)"
+            lines += [row(f"{label}: first record painted (cold)", first, "≤ 300 (paint)"),
+                      row(f"{label}: selection → highlight, precomputed", pre, "≤ 50"),
+                      row(f"{label}: selection → highlight, model (warm)", model, "≤ 50")]
+        browser.close()
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,64 @@
+// Module Web Worker: runs the bundled sentence-embedding model with transformers.js (onnxruntime-web).
+// Messages in:  {type: 'init', modelsPath, modelName, pooling}  then  {type: 'embed', id, texts}
+// Messages out: {type: 'ready'} | {type: 'failed', error} | {type: 'result', id, data, dim} | {type: 'error', id, error}
+import { env, pipeline } from '../vendor/transformers.min.js';
+
+let extractor = null;
+let pooling = 'mean';
+
+async function init(msg) {
+  env.allowLocalModels = true;
+  env.allowRemoteModels = false;
+  env.useBrowserCache = false; // the HTTP cache suffices; a stale Cache Storage copy could hide a rebuilt model
+  // A path (e.g. '/bundle/models/'), not an http URL: v4 silently skips local files given a full URL.
+  env.localModelPath = msg.modelsPath;
+  const wasm = env.backends.onnx.wasm;
+  wasm.wasmPaths = {
+    mjs: new URL('../vendor/ort-wasm-simd-threaded.mjs', import.meta.url).href,
+    wasm: new URL('../vendor/ort-wasm-simd-threaded.wasm', import.meta.url).href,
+  };
+  wasm.numThreads = self.crossOriginIsolated ? Math.max(1, Math.min(4, navigator.hardwareConcurrency || 1)) : 1;
+  wasm.proxy = false;
+  pooling = msg.pooling || 'mean';
+  extractor = await pipeline('feature-extraction', msg.modelName, {
+    dtype: 'q8',
+    device: 'wasm',
+    // Same float32 math as the Python build (no fused int8 kernel): identical vectors.
+    session_options: { extra: { session: { disable_quant_qdq: '1' } } },
+  });
+  // Fail now rather than at the first selection if the tokenizer or model did not load.
+  await extractor(['warm up'], { pooling, normalize: true });
+}
+
+async function embed(msg) {
+  const out = await extractor(msg.texts, { pooling, normalize: true });
+  const data = out.data instanceof Float32Array ? out.data : Float32Array.from(out.data);
+  const dim = out.dims[out.dims.length - 1];
+  self.postMessage({ type: 'result', id: msg.id, data, dim }, [data.buffer]);
+}
+
+function message(err) {
+  return String(err && err.message ? err.message : err);
+}
+
+let chain = Promise.resolve();
+self.onmessage = (event) => {
+  const msg = event.data;
+  // Strictly one message at a time, in order.
+  chain = chain.then(async () => {
+    if (msg.type === 'init') {
+      try {
+        await init(msg);
+        self.postMessage({ type: 'ready' });
+      } catch (err) {
+        self.postMessage({ type: 'failed', error: message(err) });
+      }
+    } else if (msg.type === 'embed') {
+      try {
+        await embed(msg);
+      } catch (err) {
+        self.postMessage({ type: 'error', id: msg.id, error: message(err) });
+      }
+    }
+  });
+};

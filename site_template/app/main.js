@@ -1,0 +1,314 @@
+/**
+ * Entry point: open the bundle, settle the annotator, build the store, mount the renderers, wire
+ * selection / keyboard / storage / hash events, paint the first record, then load the model lazily.
+ */
+import { Assistant, makeLevelOf } from './assist.js';
+import { openBundle } from './data.js';
+import { mountKeys, SHORTCUTS } from './keys.js';
+import { mountMarks } from './marks.js';
+import { clientId, prefs, WorkStorage } from './storage.js';
+import { createAppStore, other, SIDES } from './store.js';
+import { TextPane } from './textpane.js';
+import { buildExport, downloadJson, exportFileName, parseImport } from './transfer.js';
+import { h, nowIso } from './util.js';
+import {
+  mountAnnotations, mountBanners, mountDraft, mountOverlays, mountRecordInfo, mountRecordList,
+  mountSuggestions, mountTopbar,
+} from './views.js';
+
+const VERSION = document.body.dataset.toolVersion || 'dev';
+
+function fatal(message) {
+  document.getElementById('banners').replaceChildren(h('div', { class: 'banner error', role: 'alert' }, message));
+}
+
+/** The annotator: ?annotator=NAME (remembered), else the remembered name, else ask once. */
+function resolveAnnotator() {
+  const fromUrl = (new URLSearchParams(window.location.search).get('annotator') || '').trim();
+  if (fromUrl) {
+    prefs.set('annotator', fromUrl);
+    return Promise.resolve(fromUrl);
+  }
+  const saved = prefs.get('annotator');
+  if (saved) return Promise.resolve(saved);
+  const dialog = document.getElementById('annotator-dialog');
+  const form = dialog.querySelector('form');
+  const input = dialog.querySelector('input');
+  dialog.hidden = false;
+  input.focus();
+  return new Promise((resolve) => {
+    form.addEventListener('submit', (ev) => {
+      ev.preventDefault();
+      const name = input.value.trim();
+      if (!name) return;
+      prefs.set('annotator', name);
+      dialog.hidden = true;
+      resolve(name);
+    });
+  });
+}
+
+function recordIdFromHash() {
+  const m = /(?:^#|&)record=([^&]*)/.exec(window.location.hash);
+  if (!m) return null;
+  try {
+    return decodeURIComponent(m[1]);
+  } catch {
+    return null;
+  }
+}
+
+async function main() {
+  let bundle;
+  try {
+    bundle = await openBundle('./');
+  } catch (err) {
+    fatal(`Cannot open this bundle: ${err.message}. Serve the folder over HTTP (mercury-static serve DIR).`);
+    return;
+  }
+  const { manifest } = bundle;
+  document.title = `${manifest.title || 'mercury-static'} · mercury-static`;
+  const annotator = await resolveAnnotator();
+  const storage = new WorkStorage(manifest.bundle_id, annotator);
+  const viewKey = `view:${manifest.bundle_id}`;
+  const view = prefs.get(viewKey, { minScore: manifest.ranker?.min_score ?? 0.2 });
+  const store = createAppStore({ bundle, annotator, clientId: clientId(), storage, view });
+  const { actions } = store;
+  const levelOf = makeLevelOf(manifest);
+  const panes = Object.fromEntries(SIDES.map((side) => [side,
+    new TextPane(document.getElementById(`pane-${side}`), document.getElementById(`mm-${side}`), side)]));
+
+  let embedder = null;
+  const assistant = new Assistant(store, manifest, () => embedder);
+
+  // --- export / import -------------------------------------------------------------------------
+  function exportNow() {
+    const at = nowIso();
+    const s = store.state;
+    const data = buildExport({ manifest, ids: bundle.ids, annotator, clientId: s.clientId, work: s.work, exportedAt: at });
+    downloadJson(data, exportFileName(manifest, annotator, at));
+    actions.markExported(at);
+  }
+  const importInput = document.getElementById('import-file');
+  importInput.addEventListener('change', async () => {
+    const file = importInput.files[0];
+    importInput.value = '';
+    if (!file) return;
+    try {
+      const res = parseImport(await file.text(), { manifest, ids: bundle.ids, annotator });
+      actions.importWork(res.work);
+      actions.message(`Imported ${res.annotations} annotation${res.annotations === 1 ? '' : 's'} on ${res.records} record${res.records === 1 ? '' : 's'} from ${file.name}; newer work in this browser was kept.${res.skipped ? ` ${res.skipped} unusable entries skipped.` : ''}`);
+    } catch (err) {
+      actions.message(err.message);
+    }
+  });
+
+  // --- renderers -------------------------------------------------------------------------------
+  mountTopbar(store, bundle);
+  mountRecordList(store, bundle, (id) => actions.goToId(id));
+  mountRecordInfo(store);
+  mountDraft(store, actions);
+  mountAnnotations(store, actions);
+  mountSuggestions(store, actions);
+  mountBanners(store, actions, exportNow);
+  mountOverlays(store, actions, manifest);
+  document.getElementById('help-keys').replaceChildren(
+    ...SHORTCUTS.map(([k, what]) => h('tr', {}, h('td', {}, h('kbd', {}, k)), h('td', {}, what))));
+
+  let shownRecord = null;
+  let shownAssist = null;
+  let matchCursor = -1;
+  let focused = null;
+  store.subscribe((s) => {
+    const rec = s.current.record;
+    if (rec !== shownRecord) {
+      shownRecord = rec;
+      assistant.reset();
+      for (const side of SIDES) {
+        if (rec) panes[side].render(rec[side]);
+        else panes[side].scroller.replaceChildren(h('p', { class: 'muted loading' }, s.current.error ? '' : 'Loading…'));
+      }
+      document.body.dataset.record = rec ? rec.id : '';
+    }
+    if (s.assist !== shownAssist) {
+      const prev = shownAssist;
+      shownAssist = s.assist;
+      matchCursor = -1;
+      if (focused) focused.removeAttribute('data-focus');
+      focused = null;
+      if (!rec) return;
+      const target = s.assist.side;
+      for (const side of SIDES) {
+        if (side !== target && panes[side].lit.length) panes[side].setHighlights([], levelOf);
+      }
+      if (target) {
+        panes[target].setHighlights(s.assist.results, levelOf);
+        const best = s.assist.results[0];
+        const moved = !prev || !prev.results[0] || prev.results[0].index !== best?.index || prev.query !== s.assist.query;
+        if (best && moved) panes[target].scrollToSentence(best.index);
+      }
+      document.body.dataset.assist = s.assist.kind || '';
+    }
+  });
+  mountMarks(store, panes);
+
+  // --- selection and clicks in the panes --------------------------------------------------------
+  function onSelectionDone() {
+    const sel = window.getSelection();
+    if (!sel.rangeCount || sel.isCollapsed || !store.state.current.record) return;
+    const range = sel.getRangeAt(0);
+    const side = SIDES.find((sd) => panes[sd].root && panes[sd].root.contains(range.commonAncestorContainer));
+    if (!side) return;
+    const span = panes[side].spanOf(range);
+    if (!span) return;
+    const cur = store.state.draft[side];
+    if (cur && cur[0] === span[0] && cur[1] === span[1]) return;
+    if (actions.select(side, span[0], span[1]) === 'anchor') assistant.run(side, span[0], span[1]);
+  }
+  for (const side of SIDES) {
+    const scroller = panes[side].scroller;
+    scroller.addEventListener('mouseup', onSelectionDone);
+    scroller.addEventListener('click', (ev) => {
+      const el = ev.target.closest('.s[data-rank]');
+      if (!el || !window.getSelection().isCollapsed) return;
+      actions.pairSentence(side, Number(el.dataset.sentence));
+    });
+    document.getElementById(`mm-${side}`).addEventListener('click', (ev) => {
+      const m = ev.target.closest('.mm-mark');
+      if (m) panes[side].scrollToSentence(Number(m.dataset.sentence), true);
+    });
+  }
+  document.addEventListener('keyup', (ev) => {
+    if (ev.shiftKey || ev.key === 'Shift') onSelectionDone();
+  });
+
+  /** Jump to the next (+1) or previous (-1) highlighted sentence in text order. */
+  function jumpMatch(dir) {
+    const { side, results } = store.state.assist;
+    if (!side || !results.length) return;
+    const order = results.map((r) => r.index).sort((a, b) => a - b);
+    matchCursor = (matchCursor + dir + order.length + (matchCursor < 0 && dir < 0 ? 1 : 0)) % order.length;
+    const pane = panes[side];
+    if (focused) focused.removeAttribute('data-focus');
+    focused = pane.sentenceEls[order[matchCursor]];
+    focused.dataset.focus = 'true';
+    pane.scrollToSentence(order[matchCursor], true);
+  }
+
+  // --- toolbar, keyboard --------------------------------------------------------------------------
+  const finish = (status) => {
+    actions.setStatus(status);
+    if (store.state.current.index + 1 < bundle.ids.length) actions.next();
+  };
+  const clickActions = {
+    prev: () => actions.prev(), next: () => actions.next(), export: exportNow,
+    import: () => importInput.click(), help: () => actions.toggleHelp(), guidelines: () => actions.toggleGuidelines(),
+    submit: () => finish('submitted'), discard: () => finish('discarded'), reopen: () => actions.setStatus('in_progress'),
+  };
+  document.addEventListener('click', (ev) => {
+    const b = ev.target.closest('button[data-action]');
+    if (b && clickActions[b.dataset.action] && !b.closest('#banners')) clickActions[b.dataset.action]();
+  });
+  mountKeys({
+    next: () => actions.next(), prev: () => actions.prev(),
+    label: (i) => {
+      const l = store.state.labelChoices[i];
+      if (l) actions.toggleLabel(l);
+    },
+    save: () => actions.saveDraft(), submit: () => finish('submitted'), discard: () => finish('discarded'),
+    clear: () => {
+      window.getSelection().removeAllRanges();
+      assistant.reset();
+      actions.clear();
+      actions.toggleGuidelines(false);
+    },
+    nextMatch: () => jumpMatch(1), prevMatch: () => jumpMatch(-1),
+    guidelines: () => actions.toggleGuidelines(), help: () => actions.toggleHelp(),
+  });
+
+  // k and minimum score
+  const kInput = document.getElementById('ctl-k');
+  const minInput = document.getElementById('ctl-min');
+  const minOut = document.getElementById('ctl-min-out');
+  kInput.value = String(store.state.view.k);
+  minInput.value = String(store.state.view.minScore);
+  minOut.textContent = store.state.view.minScore.toFixed(2);
+  const onView = () => {
+    const k = Math.max(1, Math.min(50, Number(kInput.value) || 5));
+    const minScore = Number(minInput.value);
+    minOut.textContent = minScore.toFixed(2);
+    actions.setView({ k, minScore });
+    prefs.set(viewKey, { k, minScore });
+    assistant.rerank();
+  };
+  kInput.addEventListener('change', onView);
+  minInput.addEventListener('input', onView);
+
+  // --- storage from other tabs, deep links --------------------------------------------------------
+  storage.watch((work) => actions.mergeExternal(work));
+  store.subscribe((s, prev) => {
+    if (s.current.id && s.current.id !== prev.current.id) {
+      window.history.replaceState(null, '', `${window.location.pathname}${window.location.search}#record=${encodeURIComponent(s.current.id)}`);
+    }
+  });
+  window.addEventListener('hashchange', () => {
+    const id = recordIdFromHash();
+    if (id && id !== store.state.current.id) actions.goToId(id);
+  });
+
+  window.mercuryStatic = {
+    store,
+    version: VERSION,
+    embed: async (texts) => {
+      if (!embedder) await loadModel();
+      return embedder.embed(texts);
+    },
+    timings: () => ({ ...assistant.timings }),
+    panes,
+  };
+
+  // --- first record, then guidelines and the model -------------------------------------------------
+  const wanted = recordIdFromHash();
+  if (wanted && bundle.position.has(wanted)) await actions.goTo(bundle.position.get(wanted));
+  else {
+    if (wanted) actions.message(`No record with id “${wanted}” in this bundle: showing the first one.`);
+    await actions.goTo(0);
+  }
+  performance.mark('mercury-first-record');
+  requestAnimationFrame(() => setTimeout(() => performance.mark('mercury-first-paint'), 0));
+  document.body.dataset.ready = 'true';
+  const seenKey = `guidelines-seen:${manifest.bundle_id}`;
+  if (manifest.guidelines && manifest.guidelines.text && !prefs.get(seenKey)) {
+    actions.toggleGuidelines(true);
+    prefs.set(seenKey, true);
+  }
+
+  let modelPromise = null;
+  function loadModel() {
+    if (!modelPromise) {
+      actions.setModel({ status: 'loading', message: '' });
+      modelPromise = import('./embedder.js').then(({ createEmbedder }) => {
+        embedder = createEmbedder(manifest, bundle.baseUrl);
+        const report = () => {
+          if (embedder.status === 'ready' && store.state.model.status !== 'ready') performance.mark('mercury-model-ready');
+          actions.setModel({ status: embedder.status, message: embedder.error ? String(embedder.error) : '' });
+        };
+        embedder.onStatus(report);
+        report();
+        return embedder.ready.then(() => {
+          report();
+          assistant.refine();
+        });
+      }).catch((err) => {
+        actions.setModel({ status: 'failed', message: String(err && err.message ? err.message : err) });
+        throw err;
+      });
+      modelPromise.catch(() => {});
+    }
+    return modelPromise;
+  }
+  // Lazy: after the first record has painted.
+  requestAnimationFrame(() => setTimeout(loadModel, 50));
+}
+
+main().catch((err) => fatal(`The page failed to start: ${err.message}`));

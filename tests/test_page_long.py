@@ -1,0 +1,95 @@
+"""The page on a long, multi-document source (issue 5): document boundaries, minimap, match jumping."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+N_DOCS, PER_DOC = 24, 40
+
+WORDS = {
+    "who": ["The harbor board", "A local farmer", "The city council", "Our science teacher", "The museum director",
+            "A young cyclist", "The railway company", "The weather service", "A small bakery", "The football club"],
+    "did": ["announced", "postponed", "celebrated", "criticised", "measured", "repaired", "sold", "painted",
+            "inspected", "rebuilt"],
+    "what": ["the old bridge", "a new tram line", "the winter market", "its solar panels", "the chess tournament",
+             "the flood barrier", "a rare orchid", "the village library", "an electric ferry", "the night school"],
+    "when": ["on Monday", "after the storm", "in early spring", "before the elections", "during the festival",
+             "last autumn", "at dawn", "for the third time", "without warning", "after a long debate"],
+}
+
+
+def sentence(rng: random.Random, i: int) -> str:
+    w = {k: rng.choice(v) for k, v in WORDS.items()}
+    return f"{w['who']} {w['did']} {w['what']} {w['when']}, with {rng.randint(2, 9999)} people involved (item {i})."
+
+
+@pytest.fixture(scope="module")
+def long_bundle(build_bundle, tmp_path_factory):
+    rng = random.Random(7)
+    docs = []
+    for d in range(N_DOCS):
+        sents = [sentence(rng, d * PER_DOC + j) for j in range(PER_DOC)]
+        docs.append({"id": f"doc-{d}", "title": f"Report number {d}", "text": " ".join(sents)})
+    target = docs[17]["text"].split(". ")[12] + "."
+    summary = f"Several things happened this year. {target} Nothing else was reported."
+    path = tmp_path_factory.mktemp("long") / "long.jsonl"
+    path.write_text(json.dumps({"id": "long-1", "source": docs, "summary": summary}) + "\n", encoding="utf-8")
+    return build_bundle([path], name="long"), target
+
+
+def test_long_source_sections_minimap_and_match_keys(page, long_bundle, serve_dir):
+    bundle, target = long_bundle
+    page.route("**/models/**", lambda route: route.abort())
+    page.goto(serve_dir(bundle) + "?annotator=alice")
+    page.wait_for_selector("body[data-ready]")
+    assert page.locator('#pane-source .s[data-side="source"]').count() >= N_DOCS * PER_DOC
+    # document boundaries: one block per document, labelled, title line kept as text
+    docs = page.locator("#pane-source .doc")
+    assert docs.count() == N_DOCS
+    assert docs.nth(17).get_attribute("data-doc") == "doc-17"
+    assert docs.nth(17).locator(".doc-head").inner_text().strip() == "Report number 17"
+    assert page.evaluate("() => document.getElementById('pane-source').textContent"
+                         " === mercuryStatic.panes.source.view.text")
+
+    # select the summary sentence copied from document 17: its source sentence ranks first, scrolled to
+    s = page.evaluate("(t) => mercuryStatic.panes.summary.view.text.indexOf(t)", target)
+    page.evaluate("""([s, e]) => { const p = mercuryStatic.panes.summary;
+        const sel = getSelection(); sel.removeAllRanges(); sel.addRange(p.rangeFor(s, e));
+        p.scroller.dispatchEvent(new MouseEvent('mouseup', {bubbles: true})); }""", [s, s + len(target)])
+    best = page.locator('#pane-source .s[data-rank="1"]')
+    assert best.inner_text() == target
+    assert best.evaluate("el => el.closest('.doc').dataset.doc") == "doc-17"
+    scroller = page.locator("#pane-source")
+    top = scroller.evaluate("el => el.scrollTop")
+    assert top > 0
+    assert best.evaluate("""el => { const r = el.getBoundingClientRect(),
+        b = document.getElementById('pane-source').getBoundingClientRect();
+        return r.top >= b.top && r.bottom <= b.bottom; }""")
+
+    # minimap: one marker per highlighted sentence, the best one where the sentence is
+    n_lit = page.locator("#pane-source .s[data-rank]").count()
+    marks = page.locator("#mm-source .mm-mark")
+    assert n_lit >= 2 and marks.count() == n_lit
+    frac = page.locator('#mm-source .mm-mark[data-match="1"]').evaluate("m => parseFloat(m.style.top)")
+    assert 60 < frac < 80  # document 17 of 24
+
+    # next/previous match keys walk the highlighted sentences in text order and scroll to them
+    order = sorted(int(x) for x in page.locator("#pane-source .s[data-rank]").evaluate_all(
+        "els => els.map(e => e.dataset.sentence)"))
+    seen = []
+    for _ in range(len(order)):
+        page.keyboard.press(".")
+        seen.append(int(page.locator("#pane-source .s[data-focus]").get_attribute("data-sentence")))
+    assert seen == order
+    page.keyboard.press(",")
+    assert int(page.locator("#pane-source .s[data-focus]").get_attribute("data-sentence")) == order[-2]
+    positions = set()
+    for _ in range(2):
+        page.keyboard.press(".")
+        positions.add(scroller.evaluate("el => el.scrollTop"))
+    assert len(positions) == 2 or len(order) < 3

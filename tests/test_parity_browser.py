@@ -1,0 +1,132 @@
+"""Python (onnxruntime) vs browser (transformers.js + onnxruntime-web) vectors of the same bundled model."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.browser
+
+TEXTS = [
+    "The cat sat on the mat.",
+    "Revenue rose 12.5% to $4.3 billion in the third quarter.",
+    '"I never said that," she replied.',
+    "東京は日本の首都です。",
+    "我喜欢在周末读书和散步。",
+    "🎉 Congratulations on your new job! 🚀",
+    "The 𝒻𝒶𝓃𝒸𝓎 letters are outside the BMP.",
+    "Mr. Smith went to Washington D.C. in Jan. 2020.",
+    "line one\nline two",
+    "Das Wetter ist heute sehr schön.",
+    "The patient was given 500 mg of amoxicillin twice daily.",
+    "The company denied any wrongdoing.",
+    "Scientists discovered a new species of frog in the Amazon rainforest.",
+    "A spokesperson declined to comment.",
+    "The team lost 3–1 in extra time.",
+    "x",
+    "ALL CAPS SENTENCE ABOUT THE ECONOMY",
+    "#hashtag @mention example.com/path?q=1",
+    "Officials said the fire, which destroyed 40 homes, was started deliberately.",
+    "The committee, which had met every Thursday since the spring of 2019 in the basement of the old "
+    "library, published its 312-page report on the regional water supply, concluding that the reservoir's "
+    "capacity of 4.7 million cubic metres would be insufficient by 2035 unless consumption fell by at least "
+    "18 percent, a figure the mayor's office disputed, arguing that the models relied on outdated "
+    "population estimates and ignored the new desalination plant near the harbour.",
+    "   spaces around   ",
+    "No injuries were reported.",
+]
+
+# A test-only page: just the embedder module, no UI.
+TEST_PAGE = """<!doctype html><meta charset="utf-8"><title>embedder test</title>
+<script type="module">
+import { createEmbedder } from './app/embedder.js';
+const manifest = await (await fetch('./manifest.json')).json();
+const emb = createEmbedder(manifest, './');
+window.statuses = [emb.status];
+emb.onStatus((s) => window.statuses.push(s));
+window.embedder = emb;
+window.embedTexts = async (texts) => (await emb.embed(texts)).map((v) => Array.from(v));
+</script>"""
+
+
+@pytest.fixture(scope="module")
+def parity_page(demo_bundle, serve_dir, browser, tmp_path_factory):
+    """The demo bundle served from a copy that also holds the test page (in a sub-folder URL)."""
+    import shutil
+
+    root = tmp_path_factory.mktemp("parity")
+    copy = root / "sub" / "bundle"
+    shutil.copytree(demo_bundle, copy)
+    (copy / "embed-test.html").write_text(TEST_PAGE, encoding="utf-8")
+    base = serve_dir(root) + "sub/bundle/"
+    ctx = browser.new_context()
+    requests: list[str] = []
+    ctx.on("request", lambda r: requests.append(r.url))
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(base + "embed-test.html")
+    page.wait_for_function("window.embedder !== undefined")
+    page.evaluate("window.embedder.ready")
+    yield page, base, requests, errors
+    ctx.close()
+
+
+def test_browser_vectors_match_python(parity_page, embedder):
+    page, base, requests, errors = parity_page
+    assert len(TEXTS) >= 20
+    got = np.array(page.evaluate("(t) => window.embedTexts(t)", TEXTS), dtype=np.float32)
+    ref = embedder.embed(TEXTS)
+    assert got.shape == ref.shape == (len(TEXTS), 384)
+    cosine = (got * ref).sum(axis=1) / np.linalg.norm(got, axis=1)
+    print(f"browser vs Python: min cosine {cosine.min():.7f}, max abs diff {np.abs(got - ref).max():.2e}")
+    assert cosine.min() >= 0.9999, dict(zip(TEXTS, cosine.round(6)))
+    # One by one (other padding) gives the same vectors as the batch.
+    one = np.array(page.evaluate("(t) => window.embedTexts(t)", TEXTS[:1]), dtype=np.float32)[0]
+    assert np.abs(one - got[0]).max() <= 1e-5
+    assert not errors
+
+
+def test_model_loaded_from_the_bundle_only(parity_page):
+    page, base, requests, errors = parity_page
+    statuses = page.evaluate("window.statuses")
+    assert statuses[-1] == "ready" and "loading" in statuses
+    foreign = [u for u in requests if not u.startswith((base, "blob:" + base.split("/sub/")[0]))]
+    assert not foreign
+    loaded = {u[len(base):] for u in requests if u.startswith(base)}
+    model = json.loads((page.evaluate("fetch('./manifest.json').then(r => r.text())")))["model"]["path"]
+    assert {f"{model}/onnx/model_quantized.onnx", f"{model}/tokenizer.json",
+            "vendor/ort-wasm-simd-threaded.wasm"} <= loaded
+
+
+def test_latest_request_supersedes_pending_ones(parity_page):
+    page, *_ = parity_page
+    result = page.evaluate("""async () => {
+        const emb = window.embedder;
+        const busy = emb.embed(['a long running batch of text to keep the worker busy'].concat(Array(30).fill('x y z')));
+        const a = emb.embedLatest('first query');
+        const b = emb.embedLatest('second query');
+        const c = emb.embedLatest('third query');
+        const [ra, rb, rc, rbusy] = await Promise.all([a, b, c, busy]);
+        return [ra, rb, rc === null ? null : rc.length, rbusy.length];
+    }""")
+    assert result == [None, None, 384, 31]
+
+
+def test_broken_model_fails_visibly(demo_bundle, serve_dir, browser, tmp_path_factory):
+    import shutil
+
+    copy = tmp_path_factory.mktemp("broken") / "bundle"
+    shutil.copytree(demo_bundle, copy)
+    (copy / "embed-test.html").write_text(TEST_PAGE, encoding="utf-8")
+    model = json.loads((copy / "manifest.json").read_text())["model"]["path"]
+    (copy / model / "onnx" / "model_quantized.onnx").write_bytes(b"not an onnx file")
+    ctx = browser.new_context()
+    page = ctx.new_page()
+    page.goto(serve_dir(copy) + "embed-test.html")
+    page.wait_for_function("window.embedder && window.embedder.status === 'failed'", timeout=30000)
+    err = page.evaluate("window.embedTexts(['x']).then(() => 'resolved', (e) => String(e))")
+    assert "model failed to load" in err
+    ctx.close()
