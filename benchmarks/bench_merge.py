@@ -3,9 +3,11 @@
 Scenario `reexports` (default): 10 annotators × 5 re-exports (days) over a 500-record bundle; every file
 holds 400 records with 1,000 annotations; each day 20% of an annotator's records change (one annotation
 deleted, one added, newer `updated_at`). Scenario `distinct`: 50 annotators × 1 export (all 50,000
-annotations distinct, agreement over 1,225 pairs). Timed: `merge_files` (read + validate every span against the texts + resolve versions +
-agreement report + serialise), the bundle load, and for scale a naive script a user would write without the
-tool (json.load every file, keep the last annotation per id: no validation, no versions, no agreement).
+annotations distinct, agreement over 1,225 pairs).
+
+Timed: `merge_files` (read + validate every span against the texts + resolve versions + agreement report +
+serialise), the bundle load, and for scale the naive scripts a user would write without the tool (keep the
+last annotation per id: no validation, no versions, no agreement; pandas only when importable).
 
     python benchmarks/bench_merge.py [--repeat 5]
     PYTHONPATH=/path/to/pandas python benchmarks/bench_merge.py   # adds the pandas row when importable
@@ -175,8 +177,8 @@ def main() -> None:
         rows.append((name, run, f"{run[2]:,} kept (deleted ones resurrected: {run[2] - c.merged:,}); "
                                 f"merge_files is {merged[1] / run[1]:.1f}× its CPU time"))
 
-    table = Table(title=f"merge ({args.scenario}): {len(paths)} files, {n_annotations:,} annotations ({size_mb:.1f} MB), "
-                        f"{len(bundle.records)}-record bundle; medians of {args.repeat}")
+    table = Table(title=f"merge ({args.scenario}): {len(paths)} files, {n_annotations:,} annotations "
+                        f"({size_mb:.1f} MB), {len(bundle.records)}-record bundle; medians of {args.repeat}")
     for col in ("step", "wall s", "CPU s", "note"):
         table.add_column(col, justify="left" if col in ("step", "note") else "right")
     for name, (wall, cpu, _), note in rows:

@@ -9,38 +9,10 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Hashable, Sequence
-from itertools import combinations
+
+import numpy as np
 
 Interval = tuple[int, int]
-
-
-def covered(spans: Sequence[Interval]) -> list[Interval]:
-    """Union of half-open character intervals, sorted and disjoint."""
-    out: list[list[int]] = []
-    for start, end in sorted(spans):
-        if out and start <= out[-1][1]:
-            out[-1][1] = max(out[-1][1], end)
-        else:
-            out.append([start, end])
-    return [(s, e) for s, e in out]
-
-
-def covered_length(intervals: Sequence[Interval]) -> int:
-    return sum(e - s for s, e in intervals)
-
-
-def overlap_length(a: Sequence[Interval], b: Sequence[Interval]) -> int:
-    """Characters covered by both unions (two disjoint sorted interval lists)."""
-    i = j = total = 0
-    while i < len(a) and j < len(b):
-        lo, hi = max(a[i][0], b[j][0]), min(a[i][1], b[j][1])
-        if hi > lo:
-            total += hi - lo
-        if a[i][1] < b[j][1]:
-            i += 1
-        else:
-            j += 1
-    return total
 
 
 def f1(common: int, total: int) -> float | None:
@@ -48,17 +20,21 @@ def f1(common: int, total: int) -> float | None:
     return 2 * common / total if total else None
 
 
-def cohen_kappa(pairs: Sequence[tuple[Hashable, Hashable]]) -> float | None:
-    """Cohen's kappa of two raters over items rated by both; None when undefined (no items, p_e = 1)."""
-    n = len(pairs)
-    if not n:
+def cohen_kappa(table) -> float | None:
+    """Cohen's kappa from a k×k contingency table (rows: rater A's category, columns: rater B's).
+
+    kappa = (p_o - p_e) / (1 - p_e), p_o = trace / n, p_e = Σ_c rowsum_c · colsum_c / n². None when
+    undefined (no items, or p_e = 1).
+    """
+    table = np.asarray(table, dtype=np.float64)
+    n = table.sum()
+    if n == 0:
         return None
-    observed = sum(1 for a, b in pairs if a == b) / n
-    count_a, count_b = Counter(a for a, _ in pairs), Counter(b for _, b in pairs)
-    expected = sum(count_a[c] * count_b[c] for c in count_a) / (n * n)
+    observed = np.trace(table) / n
+    expected = float(table.sum(axis=1) @ table.sum(axis=0)) / (n * n)
     if expected >= 1.0:
         return None
-    return (observed - expected) / (1.0 - expected)
+    return float((observed - expected) / (1.0 - expected))
 
 
 def krippendorff_alpha_nominal(units: Sequence[Sequence[Hashable]]) -> float | None:
@@ -109,6 +85,42 @@ def _round(x: float | None) -> float | None:
     return None if x is None else round(x, 4)
 
 
+class _PairSums:
+    """Per annotator pair (global indices i < j), sums over the records both judged."""
+
+    def __init__(self, n: int):
+        z = lambda: np.zeros((n, n), dtype=np.int64)  # noqa: E731
+        self.char_common, self.char_total, self.exact_common, self.exact_total = z(), z(), z(), z()
+        self.records, self.both_positive, self.positive = z(), z(), z()  # positive[i, j]: i's 1s with j
+
+    def add(self, idx: np.ndarray, char_common, lengths, exact_common, counts, verdicts) -> None:
+        ix = np.ix_(idx, idx)
+        self.char_common[ix] += char_common
+        self.char_total[ix] += lengths[:, None] + lengths[None, :]
+        self.exact_common[ix] += exact_common
+        self.exact_total[ix] += counts[:, None] + counts[None, :]
+        self.records[ix] += 1
+        self.both_positive[ix] += np.outer(verdicts, verdicts)
+        self.positive[ix] += verdicts[:, None]
+
+
+def _record_matrices(spans: list[list[Interval]]) -> tuple[np.ndarray, ...]:
+    """Per judge of one record: covered-character overlaps (m×m, diagonal = lengths) and exact-span
+    matches (m×m, diagonal = distinct span counts)."""
+    length = max((end for judge in spans for _, end in judge), default=0)
+    covered_chars = np.zeros((len(spans), max(length, 1)), dtype=np.int32)
+    distinct = sorted({s for judge in spans for s in judge})
+    column = {s: k for k, s in enumerate(distinct)}
+    exact = np.zeros((len(spans), max(len(distinct), 1)), dtype=np.int32)
+    for row, judge in enumerate(spans):
+        for start, end in judge:
+            covered_chars[row, start:end] = 1
+            exact[row, column[start, end]] = 1
+    char_common = (covered_chars @ covered_chars.T).astype(np.int64)  # integer matmul: no BLAS threads
+    exact_common = (exact @ exact.T).astype(np.int64)
+    return char_common, np.diag(char_common).copy(), exact_common, np.diag(exact_common).copy()
+
+
 def agreement_report(records: Sequence[dict], labels: Sequence[str], positive: str | None = "Unwanted",
                      top: int = 20) -> dict:
     """Counts and agreement figures of merged records (JSON-ready; figures rounded to 4 decimals)."""
@@ -116,79 +128,70 @@ def agreement_report(records: Sequence[dict], labels: Sequence[str], positive: s
         positive = None
     per_annotator: dict[str, Counter] = defaultdict(Counter)
     per_label: Counter = Counter()
-    pair_stats: dict[tuple[str, str], list] = {}
-    overall = [0, 0, 0, 0, 0]  # char overlap, char |A|+|B|, exact common, exact |A|+|B|, records
-    units: list[list[int]] = []
-    candidates: list[dict] = []
-    annotated = judged = judged_2 = 0
-
-    for index, record in enumerate(records):
-        anns = record["annotations"]
-        annotated += bool(anns)
-        for a in anns:
+    who_by_record = []
+    for record in records:
+        for a in record["annotations"]:
             per_annotator[a["annotator"]]["annotations"] += 1
             per_label.update(set(a["label"]))
-        for a in {a["annotator"] for a in anns}:
+        for a in {a["annotator"] for a in record["annotations"]}:
             per_annotator[a]["records_annotated"] += 1
         for r in record.get("responses", []):
             per_annotator[r["annotator"]][r["status"]] += 1
         who = judges(record)
-        judged += bool(who)
         for a in who:
             per_annotator[a]["judged"] += 1
+        who_by_record.append(who)
+
+    names = sorted({a for who in who_by_record for a in who})
+    index = {a: i for i, a in enumerate(names)}
+    sums = _PairSums(len(names))
+    units: list[list[int]] = []
+    candidates: list[dict] = []
+    for order, (record, who) in enumerate(zip(records, who_by_record)):
         if len(who) < 2:
             continue
-        judged_2 += 1
-        spans: dict[str, list[Interval]] = {a: [] for a in who}
-        verdict = dict.fromkeys(who, 0)
-        for a in anns:
-            if a["annotator"] in spans:
-                spans[a["annotator"]].append((a["summary"]["start"], a["summary"]["end"]))
+        row = {a: k for k, a in enumerate(who)}
+        spans: list[list[Interval]] = [[] for _ in who]
+        verdicts = np.zeros(len(who), dtype=np.int64)
+        for a in record["annotations"]:
+            k = row.get(a["annotator"])
+            if k is not None:
+                spans[k].append((a["summary"]["start"], a["summary"]["end"]))
                 if is_positive(a["label"], positive):
-                    verdict[a["annotator"]] = 1
-        union = {a: covered(s) for a, s in spans.items()}
-        length = {a: covered_length(u) for a, u in union.items()}
-        exact = {a: set(s) for a, s in spans.items()}
-        units.append([verdict[a] for a in who])
-        record_f1s, differing = [], 0
-        for a, b in combinations(who, 2):
-            ov = overlap_length(union[a], union[b])
-            ex = len(exact[a] & exact[b])
-            stats = pair_stats.setdefault((a, b), [0, 0, 0, 0, []])
-            stats[0] += ov
-            stats[1] += length[a] + length[b]
-            stats[2] += ex
-            stats[3] += len(exact[a]) + len(exact[b])
-            stats[4].append((verdict[a], verdict[b]))
-            overall[0] += ov
-            overall[1] += length[a] + length[b]
-            overall[2] += ex
-            overall[3] += len(exact[a]) + len(exact[b])
-            pair_f1 = f1(ov, length[a] + length[b])
-            record_f1s.append(1.0 if pair_f1 is None else pair_f1)
-            differing += verdict[a] != verdict[b]
-        n_pairs = len(record_f1s)
-        mean_f1 = sum(record_f1s) / n_pairs
-        if differing or mean_f1 < 1.0:
-            candidates.append({"record_id": record["id"], "annotators": who, "verdicts": verdict,
-                               "spans": {a: len(exact[a]) for a in who},
-                               "verdict_disagreement": _round(differing / n_pairs),
-                               "char_f1_mean": _round(mean_f1), "_order": index})
+                    verdicts[k] = 1
+        char_common, lengths, exact_common, counts = _record_matrices(spans)
+        sums.add(np.array([index[a] for a in who]), char_common, lengths, exact_common, counts, verdicts)
+        units.append(verdicts.tolist())
+        upper = np.triu_indices(len(who), 1)
+        total = (lengths[:, None] + lengths[None, :])[upper]
+        pair_f1 = np.where(total > 0, 2 * char_common[upper] / np.maximum(total, 1), 1.0)
+        split = int(verdicts.sum()) * int(len(who) - verdicts.sum()) / len(upper[0])
+        mean_f1 = float(pair_f1.mean())
+        if split or mean_f1 < 1.0:
+            candidates.append({"record_id": record["id"], "annotators": who,
+                               "verdicts": dict(zip(who, verdicts.tolist())),
+                               "spans": dict(zip(who, counts.tolist())),
+                               "verdict_disagreement": _round(split), "char_f1_mean": _round(mean_f1),
+                               "_order": order})
 
     pairwise = []
-    for (a, b), (ov, char_total, ex, exact_total, verdicts) in sorted(pair_stats.items()):
+    for i, j in zip(*np.nonzero(np.triu(sums.records, 1))):
+        n, both, a1, b1 = (int(x) for x in (sums.records[i, j], sums.both_positive[i, j],
+                                             sums.positive[i, j], sums.positive[j, i]))
+        table = [[n - a1 - b1 + both, b1 - both], [a1 - both, both]]
         pairwise.append({
-            "a": a, "b": b, "records": len(verdicts),
-            "char_f1": _round(f1(ov, char_total)), "exact_f1": _round(f1(ex, exact_total)),
-            "observed_agreement": _round(sum(x == y for x, y in verdicts) / len(verdicts)),
-            "kappa": _round(cohen_kappa(verdicts)),
+            "a": names[i], "b": names[j], "records": n,
+            "char_f1": _round(f1(int(sums.char_common[i, j]), int(sums.char_total[i, j]))),
+            "exact_f1": _round(f1(int(sums.exact_common[i, j]), int(sums.exact_total[i, j]))),
+            "observed_agreement": _round((table[0][0] + both) / n), "kappa": _round(cohen_kappa(table)),
         })
+    upper = np.triu(np.ones_like(sums.records, dtype=bool), 1)
     candidates.sort(key=lambda c: (-c["verdict_disagreement"], c["char_f1_mean"], c["_order"]))
     for c in candidates:
         del c["_order"]
     return {
-        "records": {"total": len(records), "annotated": annotated, "judged": judged,
-                    "judged_by_2_or_more": judged_2},
+        "records": {"total": len(records), "annotated": sum(bool(r["annotations"]) for r in records),
+                    "judged": sum(bool(w) for w in who_by_record), "judged_by_2_or_more": len(units)},
         "verdict": f"has an annotation labelled {positive}" if positive else "has an annotation",
         "annotators": [{"annotator": a, "annotations": c["annotations"],
                         "records_annotated": c["records_annotated"], "judged": c["judged"],
@@ -196,8 +199,10 @@ def agreement_report(records: Sequence[dict], labels: Sequence[str], positive: s
                         "in_progress": c["in_progress"]} for a, c in sorted(per_annotator.items())],
         "labels": [{"label": label, "annotations": per_label[label]} for label in labels],
         "pairwise": pairwise,
-        "overall": {"pairs": len(pair_stats), "records": judged_2,
-                    "char_f1": _round(f1(overall[0], overall[1])), "exact_f1": _round(f1(overall[2], overall[3])),
+        "overall": {"pairs": len(pairwise), "records": len(units),
+                    "char_f1": _round(f1(int(sums.char_common[upper].sum()), int(sums.char_total[upper].sum()))),
+                    "exact_f1": _round(f1(int(sums.exact_common[upper].sum()),
+                                          int(sums.exact_total[upper].sum()))),
                     "alpha": _round(krippendorff_alpha_nominal(units))},
         "adjudication": candidates[:top],
     }

@@ -15,7 +15,7 @@ import jinja2
 import yaml
 
 from . import __version__
-from .bundle import FORMAT, VERSION, StoredText, dumps, text_id, write_data
+from .bundle import FORMAT, VECTOR_ENCODING, VERSION, ShardLimits, StoredText, dumps, text_id, write_data
 from .records import InputError, Record
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,6 +46,7 @@ class BuildOptions:
     guidelines: Path | None = None
     cache_dir: Path | None = None
     ranker: dict = field(default_factory=dict)
+    shards: ShardLimits = field(default_factory=ShardLimits)
 
 
 def _no_progress(description: str, total: int) -> Callable[[int], None]:
@@ -211,7 +212,7 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
         texts = segment_texts(records, embedder, step)
         rows = [t.text[s:e] for t in texts for _, s, e in t.rows]
         vectors = embedder.embed(rows, progress=step("Embedding sentences", len(rows)))
-        shards = write_data(tmp, [record_json(r) for r in records], texts, vectors)
+        shards = write_data(tmp, [record_json(r) for r in records], texts, vectors, options.shards)
         ranker = {**DEFAULT_OPTIONS, **options.ranker}
         model_path = f"models/{model.name}"
         shaping = {"fmt": options.fmt, "source_field": options.source_field,
@@ -224,7 +225,7 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
             "tool_version": __version__, "title": title,
             "model": {"name": model.name, "path": model_path, "dim": model.dim,
                       "max_seq_length": model.max_seq_length, "sha256": model.sha256},
-            "vectors": {"encoding": "int8", "dim": model.dim},
+            "vectors": {"encoding": VECTOR_ENCODING, "dim": model.dim},
             "counts": {"records": len(records), "texts": len(texts),
                        "sentences": sum(len(t.sentences) for t in texts), "rows": len(rows)},
             "shards": shards, "labels": labels, "label_choices": choices,

@@ -15,9 +15,18 @@ import numpy as np
 
 FORMAT = "mercury-static/bundle"
 VERSION = 1
-RECORD_SHARD_BYTES = 256_000
-RECORD_SHARD_MAX = 500
-TEXT_SHARD_CHARS = 400_000
+VECTOR_ENCODING = "float16"
+"""Stored row encoding (manifest ``vectors.encoding``). int8 with a per-row scale was measured against
+float32 ranking and missed the 98% top-5 agreement on SummHay haystacks (benchmarks/RESULTS.md)."""
+
+
+@dataclass(frozen=True)
+class ShardLimits:
+    """How big a shard may get (tests set small limits to get many shards)."""
+
+    record_bytes: int = 256_000  # encoded JSON of the records in one record shard
+    records: int = 500  # records per record shard
+    text_chars: int = 400_000  # characters of text per text shard (a longer text gets a shard alone)
 
 
 def text_id(text: str) -> str:
@@ -31,7 +40,9 @@ def dumps(obj) -> str:
 
 
 def quantize_rows(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Symmetric int8 per row: returns (scales float32[n], int8[n, dim]); row ≈ q * scale."""
+    """Symmetric int8 per row: returns (scales float32[n], int8[n, dim]); row ≈ q * scale.
+
+    Not the bundle encoding (see VECTOR_ENCODING); kept to measure it against float16."""
     vectors = np.asarray(vectors, dtype=np.float32)
     peak = np.abs(vectors).max(axis=1) if len(vectors) else np.zeros(0, np.float32)
     scales = np.where(peak > 0, peak / 127.0, 1.0).astype(np.float32)
@@ -40,8 +51,24 @@ def quantize_rows(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def dequantize_rows(scales: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """Float32 rows back from `quantize_rows` output, exactly as the page computes them."""
+    """Float32 rows back from `quantize_rows` output."""
     return q.astype(np.float32) * scales[:, None].astype(np.float32)
+
+
+def encode_rows(vectors: np.ndarray) -> bytes:
+    """Bytes of a vector shard: float16 little-endian, row after row."""
+    return np.asarray(vectors, dtype=np.float32).astype("<f2").tobytes()
+
+
+def decode_rows(raw: bytes, dim: int) -> np.ndarray:
+    """Float32 rows of a vector shard, exactly as the page decodes them."""
+    return np.frombuffer(raw, dtype="<f2").reshape(-1, dim).astype(np.float32)
+
+
+def stored_rows(vectors: np.ndarray) -> np.ndarray:
+    """The float32 rows the page will see for `vectors` once stored in a bundle."""
+    vectors = np.asarray(vectors, dtype=np.float32)
+    return decode_rows(encode_rows(vectors), vectors.shape[-1]) if vectors.size else vectors
 
 
 @dataclass
@@ -86,11 +113,11 @@ class Bundle:
         return self._by_id.get(record_id)
 
 
-def assign_text_shards(texts: list[StoredText]) -> int:
-    """Pack texts, in first-use order, into shards of about TEXT_SHARD_CHARS characters."""
+def assign_text_shards(texts: list[StoredText], max_chars: int = ShardLimits.text_chars) -> int:
+    """Pack texts, in first-use order, into shards of about `max_chars` characters."""
     shard, chars, rows = 0, 0, 0
     for t in texts:
-        if chars and chars + len(t.text) > TEXT_SHARD_CHARS:
+        if chars and chars + len(t.text) > max_chars:
             shard, chars, rows = shard + 1, 0, 0
         t.shard, t.row0 = shard, rows
         chars += len(t.text)
@@ -98,7 +125,8 @@ def assign_text_shards(texts: list[StoredText]) -> int:
     return shard + 1 if texts else 0
 
 
-def write_data(out: Path, records: list[dict], texts: list[StoredText], vectors: np.ndarray) -> dict:
+def write_data(out: Path, records: list[dict], texts: list[StoredText], vectors: np.ndarray,
+               limits: ShardLimits = ShardLimits()) -> dict:
     """Write data/ (record index and shards, text shards, vector shards); return shard counts.
 
     `records` are JSON-ready dicts with `source`/`summary` text ids; `vectors[i]` belongs to the i-th row
@@ -106,7 +134,7 @@ def write_data(out: Path, records: list[dict], texts: list[StoredText], vectors:
     """
     data = out / "data"
     data.mkdir(parents=True, exist_ok=True)
-    n_text_shards = assign_text_shards(texts)
+    n_text_shards = assign_text_shards(texts, limits.text_chars)
     by_id = {t.id: t for t in texts}
 
     row_start = 0
@@ -122,8 +150,7 @@ def write_data(out: Path, records: list[dict], texts: list[StoredText], vectors:
                   "row0": t.row0, "rows": [list(r) for r in t.rows]} for t in shard_texts[i]]
         (data / f"texts-{i:04d}.json").write_text(dumps({"texts": items}), encoding="utf-8")
         rows = np.concatenate(shard_rows[i]) if shard_rows[i] else np.zeros((0, vectors.shape[1]), np.float32)
-        scales, q = quantize_rows(rows)
-        (data / f"vectors-{i:04d}.bin").write_bytes(scales.astype("<f4").tobytes() + q.tobytes())
+        (data / f"vectors-{i:04d}.bin").write_bytes(encode_rows(rows))
 
     index = {"ids": [], "shard": [], "titles": []}
     shard, batch, size = 0, [], 0
@@ -136,7 +163,7 @@ def write_data(out: Path, records: list[dict], texts: list[StoredText], vectors:
     for rec in records:
         rec = dict(rec, source_shard=by_id[rec["source"]].shard, summary_shard=by_id[rec["summary"]].shard)
         encoded = len(dumps(rec))
-        if batch and (size + encoded > RECORD_SHARD_BYTES or len(batch) >= RECORD_SHARD_MAX):
+        if batch and (size + encoded > limits.record_bytes or len(batch) >= limits.records):
             flush()
         batch.append(rec)
         size += encoded
@@ -176,9 +203,5 @@ def load_bundle(directory: str | Path) -> Bundle:
 
 
 def load_vectors(directory: str | Path, shard: int, dim: int) -> np.ndarray:
-    """Dequantised float32 rows of one text shard, as the page decodes them."""
-    raw = (Path(directory) / "data" / f"vectors-{shard:04d}.bin").read_bytes()
-    n = len(raw) // (4 + dim)
-    scales = np.frombuffer(raw, dtype="<f4", count=n)
-    q = np.frombuffer(raw, dtype=np.int8, offset=4 * n).reshape(n, dim)
-    return dequantize_rows(scales, q)
+    """Float32 rows of one text shard, as the page decodes them."""
+    return decode_rows((Path(directory) / "data" / f"vectors-{shard:04d}.bin").read_bytes(), dim)

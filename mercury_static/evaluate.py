@@ -1,7 +1,7 @@
 """The ``eval`` command: score the page's ranking of related sentences against gold evidence.
 
 The sentence index is built exactly as ``build`` does (same split, same embedding rows, vectors
-quantised to int8 and dequantised as the page sees them); queries are embedded live like the page does.
+encoded as the bundle stores them and decoded as the page does); queries are embedded live like the page does.
 
 Queries (each ranks the sentences of the record's source):
 
@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from . import metrics
-from .bundle import dequantize_rows, quantize_rows, text_id
+from .bundle import stored_rows, text_id
 from .rank import DEFAULT_OPTIONS, Sentence, prepare_sentences, rank_sentences
 from .records import Record
 
@@ -47,7 +47,7 @@ class Query:
 
 @dataclass
 class IndexedText:
-    """A text as the page sees it: sentences, and the dequantised embedding rows of each sentence."""
+    """A text as the page sees it: sentences, and the decoded embedding rows of each sentence."""
 
     text: str
     spans: list[tuple[int, int]]
@@ -167,7 +167,7 @@ class CachedEmbedder:
 
 def index_texts(texts: Sequence[str], embedder, cached: CachedEmbedder,
                 progress: Callable[[int], None] | None = None) -> dict[str, IndexedText]:
-    """Split, window and embed each distinct text as ``build`` does; vectors go through int8 and back."""
+    """Split, window and embed each distinct text as ``build`` does; vectors as the bundle stores them."""
     from .segment import embedding_windows, split_sentences
 
     out: dict[str, IndexedText] = {}
@@ -177,7 +177,7 @@ def index_texts(texts: Sequence[str], embedder, cached: CachedEmbedder,
         rows = embedding_windows(t, spans, embedder.count_tokens, embedder.max_seq_length)
         plan.append((t, spans, rows))
     flat = [t[s:e] for t, _, rows in plan for _, s, e in rows]
-    vectors = dequantize_rows(*quantize_rows(cached.embed(flat, progress)))
+    vectors = stored_rows(cached.embed(flat, progress))
     pos = 0
     for t, spans, rows in plan:
         per: list[list[np.ndarray]] = [[] for _ in spans]

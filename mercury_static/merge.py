@@ -123,7 +123,7 @@ class _Merger:
     """Reads input files into versions, collecting problems."""
 
     def __init__(self, bundle: Bundle, strict: bool):
-        self.bundle, self.strict = bundle, strict
+        self.strict = strict
         self.bundle_id = bundle.manifest["bundle_id"]
         self.labels = list(bundle.manifest["labels"])
         self.known_labels = set(self.labels)
@@ -268,6 +268,8 @@ class _Merger:
         position; bare or prefixed with the file stem) with equal texts, else by its (source, summary)."""
         raw = sample.get("id", sample.get("sample_id", index))
         texts = (sample.get("source"), sample.get("summary"))
+        if not all(t is None or isinstance(t, str) for t in texts):  # e.g. a list of documents
+            texts = (object(), object())
         found = [r for r in (self.by_id.get(str(raw)), self.by_id.get(f"{path.stem}:{raw}")) if r is not None]
         for record in found:
             if texts in ((None, None), (record.source, record.summary)):
@@ -294,18 +296,18 @@ class _Merger:
             return self.problem(path, where, "sample_id" if "sample_id" in sample else "id", why, len(anns))
         by_annotator: dict[str, list[tuple[float | None, dict]]] = defaultdict(list)
         for j, a in enumerate(anns):
-            ann_where = f"{where}, annotation {a.get('annot_id', a.get('id'))}" if isinstance(a, dict) and (
-                "annot_id" in a or "id" in a) else f"{where}, annotations[{j}]"
             try:
                 ann = self.dump_annotation(a, record)
             except _Reject as e:
+                ann_where = f"{where}, annotation {a.get('annot_id', a.get('id'))}" if isinstance(a, dict) and (
+                    "annot_id" in a or "id" in a) else f"{where}, annotations[{j}]"
                 self.problem(path, ann_where, e.field, e.message, 1)
                 continue
             by_annotator[ann[1]["annotator"]].append(ann)
         responded = set()
         for j, r in enumerate(sample.get("responses") or []):
             try:
-                if not isinstance(r, dict) or not isinstance(r.get("annotator"), str) or not r["annotator"]:
+                if not isinstance(r, dict) or not isinstance(r.get("annotator"), str) or not r["annotator"].strip():
                     raise _Reject("annotator", "missing or empty")
                 if r.get("status") not in STATUSES:
                     raise _Reject("status", f"{_short(str(r.get('status')))!r} is not one of {', '.join(STATUSES)}")
@@ -313,9 +315,10 @@ class _Merger:
             except _Reject as e:  # the annotations stay, as an undated version
                 self.problem(path, f"{where}, responses[{j}]", e.field, e.message)
                 continue
-            responded.add(r["annotator"])
-            self.versions.append(Version(r["annotator"], record.id, r["status"], r.get("updated_at"), time,
-                                         by_annotator.get(r["annotator"], [])))
+            name = r["annotator"].strip()
+            responded.add(name)
+            self.versions.append(Version(name, record.id, r["status"], r.get("updated_at"), time,
+                                         by_annotator.get(name, [])))
         for annotator, kept in by_annotator.items():
             if annotator not in responded:
                 self.versions.append(Version(annotator, record.id, None, None, None, kept))

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mercury_static.agreement import (agreement_report, cohen_kappa, covered, judges,
-                                      krippendorff_alpha_nominal, overlap_length)
+from mercury_static.agreement import agreement_report, cohen_kappa, judges, krippendorff_alpha_nominal
 
 LABELS = ["Questionable", "Benign", "Unwanted", "Unwanted.Intrinsic", "Unwanted.Extrinsic"]
 
@@ -33,18 +32,14 @@ def test_alpha_undefined_and_perfect():
 
 
 def test_cohen_kappa_by_hand():
-    # p_o = 3/4; marginals A (.5, .5), B (.25 ones, .75 zeros) -> p_e = .5 -> kappa = .5
-    assert cohen_kappa([(1, 1), (0, 0), (1, 0), (0, 0)]) == pytest.approx(0.5)
-    assert cohen_kappa([(1, 1), (1, 1)]) is None
-    assert cohen_kappa([]) is None
-    assert cohen_kappa([(1, 0), (0, 1)]) == pytest.approx(-1.0)
-
-
-def test_intervals():
-    a, b = covered([(3, 8), (0, 5)]), covered([(6, 10)])
-    assert a == [(0, 8)]
-    assert overlap_length(a, b) == 2
-    assert overlap_length(covered([(0, 2), (4, 6), (8, 10)]), covered([(1, 9)])) == 1 + 2 + 1
+    # pairs (1,1), (0,0), (1,0), (0,0) -> table rows A, columns B: [[2, 0], [1, 1]]
+    # p_o = 3/4; marginals A (.5, .5), B (.75, .25) -> p_e = .5 -> kappa = .5
+    assert cohen_kappa([[2, 0], [1, 1]]) == pytest.approx(0.5)
+    assert cohen_kappa([[0, 0], [0, 2]]) is None  # one category only: p_e = 1
+    assert cohen_kappa([[0, 0], [0, 0]]) is None
+    assert cohen_kappa([[0, 1], [1, 0]]) == pytest.approx(-1.0)
+    # 3 categories, n = 10: p_o = 5/10, rows (4, 3, 3), columns (3, 4, 3): p_e = (12+12+9)/100
+    assert cohen_kappa([[2, 1, 1], [0, 2, 1], [1, 1, 1]]) == pytest.approx((0.5 - 0.33) / 0.67)
 
 
 def ann(annotator, start, end, label=("Unwanted", "Unwanted.Intrinsic"), ident=None):

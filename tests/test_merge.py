@@ -301,3 +301,57 @@ def test_faithbench_agreement(build_bundle, tmp_path):
     assert all("field 'label'" in str(p) for p in result.problems)  # two annotations without a label
     assert agreement["records"]["judged_by_2_or_more"] > 100
     assert 0 < agreement["overall"]["char_f1"] < 1 and -1 < agreement["overall"]["alpha"] < 1
+
+
+@pytest.mark.browser
+def test_page_exports_round_trip(browser, bundle_server, demo_bundle, tmp_path):
+    """Two annotators in real Chromium → Export → merge: spans slice the bundle texts (emoji, 𝔘), a
+    deletion between two exports stays deleted, both annotators are judges of the shared record."""
+    from test_page import annotate, block_model, export_file, open_page, own_annotations
+
+    def session(annotator: str):
+        ctx = browser.new_context(accept_downloads=True)
+        page = ctx.new_page()
+        block_model(page)
+        return ctx, open_page(page, bundle_server, "space-exhibit", annotator=annotator)
+
+    ctx_a, alice = session("alice")
+    annotate(alice, "𝔘-shaped sleeping bag", "3", source="𝔘-shaped sleeping bag used by astronauts")
+    alice.keyboard.press("s")  # submit space-exhibit
+    alice.wait_for_function("() => mercuryStatic.store.state.current.id !== 'space-exhibit'")
+    open_page(alice, bundle_server, "harbor-lighthouse", annotator="alice")
+    annotate(alice, "3.2 million euros", "3", note="source says 2.3", source="2.3 million euros")
+    first = export_file(alice, tmp_path / "a1")
+    (deleted,) = own_annotations(alice, "harbor-lighthouse")
+    alice.locator(f'#annotations li[data-annotation="{deleted["id"]}"] [data-action="delete"]').click()
+    alice.keyboard.press("s")
+    second = export_file(alice, tmp_path / "a2")
+    ctx_a.close()
+
+    ctx_b, bob = session("bob")
+    annotate(bob, "𝔘-shaped sleeping bag", "4")
+    bob.keyboard.press("s")
+    bob.wait_for_function("() => mercuryStatic.store.state.current.id !== 'space-exhibit'")
+    third = export_file(bob, tmp_path / "b1")
+    ctx_b.close()
+
+    paths = []
+    for name, doc in (("alice-1", first), ("alice-2", second), ("bob", third)):
+        paths.append(tmp_path / f"{name}.json")
+        paths[-1].write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    result = merge_files(paths, demo_bundle)
+    assert result.exit_code == 0, [str(p) for p in result.problems]
+    out = by_record(result)
+    space = out["space-exhibit"]
+    assert sorted((a["annotator"], a["summary"]["text"]) for a in space["annotations"]) == [
+        ("alice", "𝔘-shaped sleeping bag"), ("bob", "𝔘-shaped sleeping bag")]
+    for record in result.records:
+        for a in record["annotations"]:
+            assert record["summary"][a["summary"]["start"]:a["summary"]["end"]] == a["summary"]["text"]
+            if a["source"]:
+                assert record["source"][a["source"]["start"]:a["source"]["end"]] == a["source"]["text"]
+    assert out["harbor-lighthouse"]["annotations"] == []  # deleted before the second export
+    assert {r["annotator"]: r["status"] for r in out["harbor-lighthouse"]["responses"]} == {"alice": "submitted"}
+    assert result.counts.superseded == 1
+    (pair,) = result.agreement["pairwise"]
+    assert (pair["a"], pair["b"], pair["records"], pair["exact_f1"]) == ("alice", "bob", 1, 1.0)

@@ -1,6 +1,6 @@
 /**
  * Bundle data access: the manifest, the record index, record/text/vector shards (fetched lazily and
- * cached), int8 vector decoding, and code-point <-> UTF-16 offset conversion.
+ * cached), float16 vector decoding, and code-point <-> UTF-16 offset conversion.
  *
  * The bundle stores offsets as Python code points; the page works in UTF-16 units (JS strings) and
  * converts back for export. Everything here follows docs/DESIGN.md.
@@ -133,22 +133,39 @@ export class TextView {
   }
 }
 
-/** One vector shard: float32 LE scales[n] then int8[n * dim]; rows decoded on demand. */
+/** float16 bit pattern -> float32 value, for all 65536 patterns (built on first use). */
+let HALF = null;
+function halfTable() {
+  if (HALF) return HALF;
+  HALF = new Float32Array(65536);
+  for (let h = 0; h < 65536; h++) {
+    const sign = h & 0x8000 ? -1 : 1;
+    const exp = (h >> 10) & 0x1f;
+    const frac = h & 0x3ff;
+    if (exp === 0) HALF[h] = sign * frac * 2 ** -24;
+    else if (exp === 31) HALF[h] = frac ? NaN : sign * Infinity;
+    else HALF[h] = sign * (1 + frac / 1024) * 2 ** (exp - 15);
+  }
+  return HALF;
+}
+
+/** One vector shard: float16 LE [n * dim] (manifest vectors.encoding "float16"); rows decoded on demand. */
 class VectorShard {
   constructor(buffer, dim) {
-    const n = Math.floor(buffer.byteLength / (4 + dim));
+    const n = Math.floor(buffer.byteLength / (2 * dim));
     this.n = n;
     this.dim = dim;
-    this.scales = new DataView(buffer, 0, 4 * n);
-    this.q = new Int8Array(buffer, 4 * n, n * dim);
+    const bytes = new Uint8Array(buffer, 0, 2 * n * dim);
+    this.h = new Uint16Array(n * dim);
+    for (let i = 0; i < this.h.length; i++) this.h[i] = bytes[2 * i] | (bytes[2 * i + 1] << 8); // LE on any host
   }
 
   row(r) {
     const { dim } = this;
-    const scale = this.scales.getFloat32(4 * r, true);
+    const table = halfTable();
     const out = new Float32Array(dim);
     const base = r * dim;
-    for (let j = 0; j < dim; j++) out[j] = this.q[base + j] * scale;
+    for (let j = 0; j < dim; j++) out[j] = table[this.h[base + j]];
     return out;
   }
 }

@@ -4,6 +4,7 @@
  */
 import { Assistant, makeLevelOf } from './assist.js';
 import { openBundle } from './data.js';
+import * as ranker from './rank.js';
 import { mountKeys, SHORTCUTS } from './keys.js';
 import { mountMarks } from './marks.js';
 import { clientId, prefs, WorkStorage } from './storage.js';
@@ -68,6 +69,9 @@ async function main() {
   }
   const { manifest } = bundle;
   document.title = `${manifest.title || 'mercury-static'} · mercury-static`;
+  const wanted = recordIdFromHash();
+  const firstId = wanted && bundle.position.has(wanted) ? wanted : bundle.ids[0];
+  if (firstId !== undefined) bundle.prefetch(firstId); // fetch while the page sets itself up
   const annotator = await resolveAnnotator();
   const storage = new WorkStorage(manifest.bundle_id, annotator);
   const viewKey = `view:${manifest.bundle_id}`;
@@ -105,7 +109,6 @@ async function main() {
 
   // --- renderers -------------------------------------------------------------------------------
   mountTopbar(store, bundle);
-  mountRecordList(store, bundle, (id) => actions.goToId(id));
   mountRecordInfo(store);
   mountDraft(store, actions);
   mountAnnotations(store, actions);
@@ -129,6 +132,14 @@ async function main() {
         else panes[side].scroller.replaceChildren(h('p', { class: 'muted loading' }, s.current.error ? '' : 'Loading…'));
       }
       document.body.dataset.record = rec ? rec.id : '';
+      // Index the texts for ranking in idle time, so the first selection on a long text is fast too.
+      if (rec && typeof ranker.prepareSentences === 'function') {
+        const idle = window.requestIdleCallback || ((fn) => setTimeout(fn, 200));
+        idle(() => {
+          if (shownRecord !== rec) return;
+          for (const side of SIDES) ranker.prepareSentences(rec[side].rankInput());
+        });
+      }
     }
     if (s.assist !== shownAssist) {
       const prev = shownAssist;
@@ -268,14 +279,13 @@ async function main() {
   };
 
   // --- first record, then guidelines and the model -------------------------------------------------
-  const wanted = recordIdFromHash();
-  if (wanted && bundle.position.has(wanted)) await actions.goTo(bundle.position.get(wanted));
-  else {
-    if (wanted) actions.message(`No record with id “${wanted}” in this bundle: showing the first one.`);
-    await actions.goTo(0);
-  }
+  if (wanted && !bundle.position.has(wanted)) actions.message(`No record with id “${wanted}” in this bundle: showing the first one.`);
+  await actions.goTo(firstId === undefined ? 0 : bundle.position.get(firstId));
   performance.mark('mercury-first-record');
-  requestAnimationFrame(() => setTimeout(() => performance.mark('mercury-first-paint'), 0));
+  requestAnimationFrame(() => setTimeout(() => {
+    performance.mark('mercury-first-paint');
+    mountRecordList(store, bundle, (id) => actions.goToId(id)); // after the first paint (10k records)
+  }, 0));
   document.body.dataset.ready = 'true';
   const seenKey = `guidelines-seen:${manifest.bundle_id}`;
   if (manifest.guidelines && manifest.guidelines.text && !prefs.get(seenKey)) {

@@ -57,7 +57,7 @@ export class TextPane {
     // A section opens at its title line when the text holds one just before it (the build's join of a
     // list of documents), else at its start.
     const opens = sections.map((section) => {
-      const lineStart = text.lastIndexOf('\n', section.start - 1) + 1;
+      const lineStart = text.lastIndexOf('\n', section.start - 2) + 1; // the line before its text
       const titled = Boolean(section.title) && lineStart < section.start
         && text.slice(lineStart, section.start).trim() === section.title.trim();
       return titled ? lineStart : section.start;
@@ -77,7 +77,7 @@ export class TextPane {
       const [s, e] = sentences[i];
       openSections(e, s);
       if (s > pos && sinceBreak >= BLOCK_SENTENCES) {
-        const nl = text.lastIndexOf('\n', s - 1);
+        const nl = pos + text.slice(pos, s).lastIndexOf('\n'); // only the gap: no long backward scans
         if (nl >= pos) {
           this._text(current(), pos, nl + 1);
           pos = nl + 1;
@@ -98,8 +98,8 @@ export class TextPane {
     }
     openSections(Infinity, text.length);
     if (pos < text.length) this._text(current(), pos, text.length);
+    this.scroller.scrollTop = 0; // before the swap: no forced layout of the new text
     this.scroller.replaceChildren(root);
-    this.scroller.scrollTop = 0;
     this.root = root;
     this.minimap.replaceChildren();
   }

@@ -1,0 +1,164 @@
+"""Build benchmark (issue 2): embedding throughput of the build vs sentence-transformers, build time, size.
+
+    /work/venv/bin/python benchmarks/bench_build.py [--data ../shared/data/faithbench] [--rounds 3]
+
+Sentences: every sentence (``segment.split_sentences``) of the distinct sources and summaries of
+``DATA/*.json``, deduplicated, in first-seen order. Both engines embed exactly that list, alternately,
+``--rounds`` times each in the same process; the best round of each is reported (the machine is shared).
+- sentence-transformers: the same HF folder, PyTorch fp32 CPU, ``encode(batch_size=32)`` (it sorts by length).
+- mercury-static: ``Embedder`` on the exported weight-only int8 model (the browser-identical file).
+Then ``mercury-static build DATA/*.json`` runs as a subprocess (model cache warm): wall time and bundle size.
+The table is printed and written into ``benchmarks/RESULTS.md`` (section "Build and embedding throughput").
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+
+from mercury_static.embed import Embedder
+from mercury_static.export import default_model_path, ensure_model
+from mercury_static.segment import split_sentences
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "RESULTS.md"
+SECTION = "## Build and embedding throughput (bench_build.py)"
+console = Console()
+
+
+def load_sentences(data: Path) -> tuple[list[str], int]:
+    """Distinct sentences of the distinct texts, and the number of distinct texts."""
+    texts: dict[str, None] = {}
+    for path in sorted(data.glob("*.json")):
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        for s in doc["samples"] if isinstance(doc, dict) else doc:
+            texts.setdefault(s["source"])
+            texts.setdefault(s["summary"])
+    sentences = {t[a:b]: None for t in texts for a, b in split_sentences(t)}
+    return list(sentences), len(texts)
+
+
+def rate(run, n: int) -> tuple[float, np.ndarray]:
+    """Items per second of one call, and its result."""
+    t0 = time.perf_counter()
+    out = run()
+    return n / (time.perf_counter() - t0), out
+
+
+def folder_size(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def run_build(data: Path, out: Path) -> float:
+    if out.exists():
+        shutil.rmtree(out)
+    exe = shutil.which("mercury-static", path=str(Path(sys.executable).parent)) or "mercury-static"
+    cmd = [exe, "build", *map(str, sorted(data.glob("*.json"))), "-o", str(out), "--title", "FaithBench"]
+    t0 = time.perf_counter()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - t0
+
+
+def update_results(markdown: str) -> None:
+    text = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# Benchmark results\n"
+    start = text.find(SECTION)
+    if start >= 0:
+        end = text.find("\n## ", start + len(SECTION))
+        text = text[:start] + markdown + (text[end + 1:] if end >= 0 else "")
+    else:
+        text = text.rstrip("\n") + "\n\n" + markdown
+    RESULTS.write_text(text.rstrip("\n") + "\n", encoding="utf-8")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "faithbench")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--batch-size", type=int, default=32)
+    ap.add_argument("--no-write", action="store_true", help="print only, leave RESULTS.md alone")
+    args = ap.parse_args()
+    if not any(args.data.glob("*.json")):
+        sys.exit(f"{args.data}: no *.json files (../shared/data absent?)")
+
+    sentences, n_texts = load_sentences(args.data)
+    model = ensure_model()
+    embedder = Embedder(model.dir)
+    tokens = embedder.count_tokens(sentences)
+    console.print(f"{len(sentences)} distinct sentences from {n_texts} distinct texts, "
+                  f"{np.mean(tokens):.1f} tokens on average (max {max(tokens)})")
+
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    st = SentenceTransformer(str(default_model_path()), device="cpu")
+    st.encode(sentences[:64]), embedder.embed(sentences[:64])  # warm up both
+    st_rate = ours_rate = 0.0
+    for _ in range(args.rounds):  # alternate, so load changes hit both engines alike
+        r, st_vecs = rate(lambda: st.encode(sentences, batch_size=32, normalize_embeddings=True), len(sentences))
+        st_rate = max(st_rate, r)
+        r, ours = rate(lambda: embedder.embed(sentences, batch_size=args.batch_size), len(sentences))
+        ours_rate = max(ours_rate, r)
+        console.print(f"  round: sentence-transformers {st_rate:.0f}/s, mercury-static {ours_rate:.0f}/s (best so far)")
+    cosine = (ours * st_vecs).sum(axis=1)
+
+    out = ROOT / "benchmarks" / "out" / "faithbench"
+    build_s = run_build(args.data, out)
+    manifest = json.loads((out / "manifest.json").read_text())
+    sizes = {name: folder_size(out / name) for name in ("data", "models", "vendor", "app")}
+    total = folder_size(out)
+
+    rows = [
+        ("sentences embedded (distinct)", f"{len(sentences)}"),
+        ("tokens per sentence (mean / max)", f"{np.mean(tokens):.1f} / {max(tokens)}"),
+        ("sentence-transformers 5.7 (PyTorch fp32, batch 32)", f"{st_rate:.0f} sentences/s"),
+        (f"mercury-static Embedder (weight-only int8 ONNX, batch {args.batch_size}, {embedder.workers} workers)",
+         f"{ours_rate:.0f} sentences/s"),
+        ("**throughput ratio (mercury-static / sentence-transformers)**", f"**{ours_rate / st_rate:.2f}×**"),
+        ("cosine to sentence-transformers (min / mean)", f"{cosine.min():.4f} / {cosine.mean():.5f}"),
+        ("`mercury-static build` wall time (warm model cache)", f"{build_s:.1f} s"),
+        ("bundle: records / texts / rows",
+         f"{manifest['counts']['records']} / {manifest['counts']['texts']} / {manifest['counts']['rows']}"),
+        ("bundle size total", f"{total / 1e6:.1f} MB"),
+        ("  data/ (records, texts, int8 vectors)", f"{sizes['data'] / 1e6:.2f} MB"),
+        ("  models/ (ONNX + tokenizer)", f"{sizes['models'] / 1e6:.1f} MB"),
+        ("  vendor/ (transformers.js + onnxruntime-web wasm)", f"{sizes['vendor'] / 1e6:.1f} MB"),
+    ]
+    table = Table(title=f"bench_build on {args.data.name}")
+    table.add_column("measure")
+    table.add_column("value", justify="right")
+    for k, v in rows:
+        table.add_row(k.replace("**", ""), v.replace("**", ""))
+    console.print(table)
+
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    md = "\n".join([
+        SECTION, "",
+        "```",
+        f"/work/venv/bin/python benchmarks/bench_build.py --data {args.data} --rounds {args.rounds}",
+        "```",
+        f"Machine: {os.cpu_count()} cores ({platform.machine()}), torch {torch.__version__} with "
+        f"{torch.get_num_threads()} threads, load average {load:.1f} at the end (shared machine: best of "
+        f"{args.rounds} alternating rounds). Same distinct sentences for both engines.", "",
+        "| measure | value |", "|---|---:|",
+        *[f"| {k} | {v} |" for k, v in rows], "",
+    ])
+    if not args.no_write:
+        update_results(md)
+        console.print(f"written to {RESULTS.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
