@@ -20,6 +20,7 @@ import glob
 import http.server
 import json
 import os
+import shutil
 import statistics
 import sys
 import threading
@@ -54,13 +55,33 @@ SELECT_JS = """async ([side, s16, e16]) => {
 }"""
 
 
-def build_cached(name: str, inputs: list[Path], **options) -> Path:
+def refresh_page(out: Path) -> None:
+    """Put the current page (index.html + app/) into a cached bundle, as `build` would."""
+    import jinja2
+
+    from mercury_static import __version__
+    from mercury_static.build import TEMPLATE_DIR
+
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATE_DIR), autoescape=True)
+    html = env.get_template("index.html").render(manifest=manifest, title=manifest["title"], tool_version=__version__)
+    (out / "index.html").write_text(html, encoding="utf-8")
+    shutil.rmtree(out / "app")
+    shutil.copytree(TEMPLATE_DIR / "app", out / "app")
+
+
+def build_cached(name: str, inputs: list[Path], rebuild: bool = False, **options) -> Path:
+    """Build a bundle once into .cache/bench/NAME (data reused; the page files refreshed every run)."""
     from mercury_static.build import BuildOptions, build
 
     out = CACHE / name
-    if not (out / "manifest.json").is_file():
+    if rebuild or not (out / "manifest.json").is_file():
         print(f"building {name} bundle from {len(inputs)} file(s)…", file=sys.stderr)
+        if out.exists():
+            shutil.rmtree(out)
         build(inputs, out, BuildOptions(cache_dir=MODEL_CACHE, **options))
+    else:
+        refresh_page(out)
     return out
 
 
@@ -188,6 +209,7 @@ def main() -> None:
     ap.add_argument("--records", type=int, default=60, help="FaithBench records to select spans in")
     ap.add_argument("--runs", type=int, default=5, help="cold page loads")
     ap.add_argument("--no-long", action="store_true", help="skip the SummHay long-source measurements")
+    ap.add_argument("--rebuild", action="store_true", help="rebuild the cached bundles in .cache/bench")
     ap.add_argument("--screenshot", type=Path, help="only write a screenshot of the demo bundle to this path")
     args = ap.parse_args()
 
@@ -204,7 +226,7 @@ def main() -> None:
         lines = ["| measure (ms) | p50 | p95 | n | target |", "|---|---|---|---|---|"]
 
         fb = build_cached("faithbench", sorted(Path(x) for x in glob.glob(str(SHARED / "faithbench" / "batch_*.json"))),
-                          title="FaithBench")
+                          rebuild=args.rebuild, title="FaithBench")
         server, url = serve(fb)
         first, ready = cold_loads(browser, url, args.runs)
         ctx, page = open_page(browser, url + "?annotator=bench")
@@ -219,7 +241,8 @@ def main() -> None:
         if not args.no_long and (SHARED / "summhay" / "topic_news1.json").is_file():
             from mercury_static.bundle import load_bundle
 
-            sh = build_cached("summhay1", [SHARED / "summhay" / "topic_news1.json"], title="SummHay news1")
+            sh = build_cached("summhay1", [SHARED / "summhay" / "topic_news1.json"], rebuild=args.rebuild,
+                              title="SummHay news1")
             longest = max(load_bundle(sh).records, key=lambda r: len(r.source))
             n_sent = len(longest.source_text.sentences)
             server, url = serve(sh)
