@@ -105,13 +105,20 @@ def main() -> None:
 
     st = SentenceTransformer(str(default_model_path()), device="cpu")
     st.encode(sentences[:64]), embedder.embed(sentences[:64])  # warm up both
-    st_rate = ours_rate = 0.0
+    # sentence-transformers gets its best torch thread count (on a busy machine 1 can beat 2).
+    thread_options = sorted({torch.get_num_threads(), 1}, reverse=True)
+    st_rates = dict.fromkeys(thread_options, 0.0)
+    ours_rate = 0.0
     for _ in range(args.rounds):  # alternate, so load changes hit both engines alike
-        r, st_vecs = rate(lambda: st.encode(sentences, batch_size=32, normalize_embeddings=True), len(sentences))
-        st_rate = max(st_rate, r)
+        for threads in thread_options:
+            torch.set_num_threads(threads)
+            r, st_vecs = rate(lambda: st.encode(sentences, batch_size=32, normalize_embeddings=True), len(sentences))
+            st_rates[threads] = max(st_rates[threads], r)
         r, ours = rate(lambda: embedder.embed(sentences, batch_size=args.batch_size), len(sentences))
         ours_rate = max(ours_rate, r)
-        console.print(f"  round: sentence-transformers {st_rate:.0f}/s, mercury-static {ours_rate:.0f}/s (best so far)")
+        console.print(f"  best so far: sentence-transformers {st_rates} /s by torch threads, "
+                      f"mercury-static {ours_rate:.0f}/s")
+    st_threads, st_rate = max(st_rates.items(), key=lambda kv: kv[1])
     cosine = (ours * st_vecs).sum(axis=1)
 
     out = ROOT / "benchmarks" / "out" / "faithbench"
@@ -123,7 +130,8 @@ def main() -> None:
     rows = [
         ("sentences embedded (distinct)", f"{len(sentences)}"),
         ("tokens per sentence (mean / max)", f"{np.mean(tokens):.1f} / {max(tokens)}"),
-        ("sentence-transformers 5.7 (PyTorch fp32, batch 32)", f"{st_rate:.0f} sentences/s"),
+        (f"sentence-transformers 5.7 (PyTorch fp32, batch 32, best of torch threads {thread_options}: {st_threads})",
+         f"{st_rate:.0f} sentences/s"),
         (f"mercury-static Embedder (weight-only int8 ONNX, batch {args.batch_size}, {embedder.workers} workers)",
          f"{ours_rate:.0f} sentences/s"),
         ("**throughput ratio (mercury-static / sentence-transformers)**", f"**{ours_rate / st_rate:.2f}×**"),

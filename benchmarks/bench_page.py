@@ -157,7 +157,8 @@ def selection_latencies(page, bundle_dir: Path, max_records: int, long_side: str
     current = None
     for i, (rid, side, s, e) in enumerate(jobs):
         if rid != current:
-            page.evaluate("async (id) => { await mercuryStatic.store.actions.goToId(id); }", rid)
+            page.evaluate("""async (id) => { const ms = mercuryStatic; await ms.store.actions.goToId(id);
+                const r = ms.store.state.current.record; await r.source.vectorsReady; await r.summary.vectorsReady; }""", rid)
             current = rid
         s16, e16 = page.evaluate("([side, s, e]) => { const o = mercuryStatic.panes[side].view.offsets;"
                                  " return [o.to16(s), o.to16(e)]; }", [side, s, e])

@@ -12,8 +12,6 @@ from collections.abc import Hashable, Sequence
 
 import numpy as np
 
-Interval = tuple[int, int]
-
 
 def f1(common: int, total: int) -> float | None:
     """Dice / F1 = 2·|A∩B| / (|A| + |B|), given total = |A| + |B|; None when both are empty."""
@@ -104,20 +102,21 @@ class _PairSums:
         self.positive[ix] += verdicts[:, None]
 
 
-def _record_matrices(spans: list[list[Interval]]) -> tuple[np.ndarray, ...]:
-    """Per judge of one record: covered-character overlaps (m×m, diagonal = lengths) and exact-span
-    matches (m×m, diagonal = distinct span counts)."""
-    length = max((end for judge in spans for _, end in judge), default=0)
-    covered_chars = np.zeros((len(spans), max(length, 1)), dtype=np.int32)
-    distinct = sorted({s for judge in spans for s in judge})
-    column = {s: k for k, s in enumerate(distinct)}
-    exact = np.zeros((len(spans), max(len(distinct), 1)), dtype=np.int32)
-    for row, judge in enumerate(spans):
-        for start, end in judge:
-            covered_chars[row, start:end] = 1
-            exact[row, column[start, end]] = 1
-    char_common = (covered_chars @ covered_chars.T).astype(np.int64)  # integer matmul: no BLAS threads
-    exact_common = (exact @ exact.T).astype(np.int64)
+def _record_matrices(judges: int, rows: list[int], starts: list[int], ends: list[int]) -> tuple[np.ndarray, ...]:
+    """Summary spans (row = judge) of one record -> covered-character overlaps between judges (m×m, diagonal
+    = covered lengths) and exact-span matches (m×m, diagonal = distinct span counts)."""
+    rows_a, starts_a, ends_a = (np.asarray(x, dtype=np.int64) for x in (rows, starts, ends))
+    width = int(ends_a.max()) + 1 if len(ends_a) else 1
+    diff = np.zeros((judges, width + 1), dtype=np.int32)
+    np.add.at(diff, (rows_a, starts_a), 1)
+    np.add.at(diff, (rows_a, ends_a), -1)
+    covered_chars = (np.cumsum(diff, axis=1) > 0).astype(np.int32)
+    distinct, column = np.unique(starts_a * (width + 1) + ends_a, return_inverse=True)
+    exact = np.zeros((judges, max(len(distinct), 1)), dtype=np.int32)
+    exact[rows_a, column] = 1
+    # einsum: exact integer products without BLAS (whose idle threads spin for such small matrices)
+    char_common = np.einsum("ik,jk->ij", covered_chars, covered_chars).astype(np.int64)
+    exact_common = np.einsum("ik,jk->ij", exact, exact).astype(np.int64)
     return char_common, np.diag(char_common).copy(), exact_common, np.diag(exact_common).copy()
 
 
@@ -132,7 +131,8 @@ def agreement_report(records: Sequence[dict], labels: Sequence[str], positive: s
     for record in records:
         for a in record["annotations"]:
             per_annotator[a["annotator"]]["annotations"] += 1
-            per_label.update(set(a["label"]))
+            for label in set(a["label"]):
+                per_label[label] += 1
         for a in {a["annotator"] for a in record["annotations"]}:
             per_annotator[a]["records_annotated"] += 1
         for r in record.get("responses", []):
@@ -151,15 +151,17 @@ def agreement_report(records: Sequence[dict], labels: Sequence[str], positive: s
         if len(who) < 2:
             continue
         row = {a: k for k, a in enumerate(who)}
-        spans: list[list[Interval]] = [[] for _ in who]
-        verdicts = np.zeros(len(who), dtype=np.int64)
+        rows, starts, ends, flagged = [], [], [], [0] * len(who)
         for a in record["annotations"]:
             k = row.get(a["annotator"])
             if k is not None:
-                spans[k].append((a["summary"]["start"], a["summary"]["end"]))
-                if is_positive(a["label"], positive):
-                    verdicts[k] = 1
-        char_common, lengths, exact_common, counts = _record_matrices(spans)
+                rows.append(k)
+                starts.append(a["summary"]["start"])
+                ends.append(a["summary"]["end"])
+                if not flagged[k] and is_positive(a["label"], positive):
+                    flagged[k] = 1
+        verdicts = np.array(flagged, dtype=np.int64)
+        char_common, lengths, exact_common, counts = _record_matrices(len(who), rows, starts, ends)
         sums.add(np.array([index[a] for a in who]), char_common, lengths, exact_common, counts, verdicts)
         units.append(verdicts.tolist())
         upper = np.triu_indices(len(who), 1)

@@ -97,7 +97,10 @@ def _model_name(src: Path) -> str:
     if spec and spec.origin and src == Path(spec.origin).resolve().parent / "model":
         return DEFAULT_MODEL_NAME
     name = src.name if src.name not in ("", "model") else src.parent.name
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.") or "model"
+    # transformers.js treats it as a model id: [\w.-], no "--" or "..", at most 96 characters.
+    name = re.sub(r"[^A-Za-z0-9_.]+", "-", name)
+    name = re.sub(r"\.{2,}", ".", name)[:96].strip("-.")
+    return name or "model"
 
 
 def _max_seq_length(src: Path) -> int:
@@ -254,15 +257,18 @@ def ensure_model(model_path: Path | None = None, cache_dir: Path | None = None) 
     tmp = Path(tempfile.mkdtemp(prefix=".export-", dir=models))
     tmp.chmod(0o755)
     try:
-        max_seq_length = _max_seq_length(src)
+        max_seq_length, pooling = _max_seq_length(src), _pooling(src)
         with console.status(f"Exporting {src.name} to ONNX (once per machine)…") as st:
             _export(src, tmp, max_seq_length, lambda msg: st.update(f"Model export: {msg}…"))
         config = _read_json(tmp / "config.json")
+        dim = config.get("hidden_size") or config.get("dim") or config.get("d_model")
+        if not isinstance(dim, int):
+            raise ModelError(f"{src / 'config.json'}: no hidden_size: cannot tell the vector dimension")
         meta = {
             "name": _model_name(src),
-            "dim": int(config.get("hidden_size") or config.get("dim") or config.get("d_model")),
+            "dim": dim,
             "max_seq_length": max_seq_length,
-            "pooling": _pooling(src),
+            "pooling": pooling,
             "sha256": _sha256(tmp / ONNX_REL),
             "recipe": RECIPE_VERSION,
             "source": str(src),

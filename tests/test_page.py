@@ -31,8 +31,10 @@ def open_page(page, base: str, record: str | None = None, annotator: str | None 
     return page
 
 
-def select(page, side: str, needle: str, nth: int = 0) -> tuple[int, int]:
-    """Select `needle` in a pane with a real mouse drag; returns the UTF-16 span the page recorded."""
+def select(page, side: str, needle: str, nth: int = 0, ranked: bool = True) -> tuple[int, int]:
+    """Select `needle` in a pane with a real mouse drag; returns the UTF-16 span the page recorded.
+
+    With `ranked`, wait until the other pane shows the answer for this selection (query spans only)."""
     box = page.evaluate(
         """([side, needle, nth]) => {
             const pane = window.mercuryStatic.panes[side];
@@ -54,6 +56,10 @@ def select(page, side: str, needle: str, nth: int = 0) -> tuple[int, int]:
     page.mouse.up()
     page.wait_for_function("([side, s, e]) => { const d = mercuryStatic.store.state.draft[side];"
                            " return d && d[0] === s && d[1] === e; }", arg=[side, box["s"], box["e"]])
+    if ranked:
+        page.wait_for_function("([s, e]) => { const a = mercuryStatic.store.state.assist;"
+                               " return a.kind && a.query.start === s && a.query.end === e; }",
+                               arg=[box["s"], box["e"]])
     return box["s"], box["e"]
 
 
@@ -87,7 +93,7 @@ def annotate(page, summary: str, label_key: str = "3", note: str = "", source: s
     """Select a summary span, optionally pair a source span, pick a label by number, save with Enter."""
     select(page, "summary", summary)
     if source:
-        select(page, "source", source)
+        select(page, "source", source, ranked=False)
     page.keyboard.press(label_key)
     if note:
         page.fill("#draft-note", note)
@@ -151,7 +157,7 @@ def test_click_highlighted_sentence_pairs_it_then_trim(page, bundle_server):
     draft = state(page, "s.draft")
     text = page.evaluate("() => mercuryStatic.panes.source.view.text")
     assert text[draft["source"][0]:draft["source"][1]].startswith("The project cost 2.3 million euros")
-    select(page, "source", "2.3 million euros")  # trim inside the paired sentence
+    select(page, "source", "2.3 million euros", ranked=False)  # trim inside the paired sentence
     draft = state(page, "s.draft")
     assert text[draft["source"][0]:draft["source"][1]] == "2.3 million euros"
     assert draft["anchor"] == "summary"
@@ -216,6 +222,19 @@ def test_second_tab_sees_changes_and_nothing_is_overwritten(context, bundle_serv
     # a status change in B shows in A's record list
     b.keyboard.press("s")
     a.wait_for_selector('#record-list li[data-record="bakery-coop"][data-status="submitted"]')
+
+    # a newer write that A has not seen (a same-page setItem fires no storage event) survives A's next save
+    key = a.evaluate("() => Object.keys(localStorage).find(k => k.startsWith('mercury-static:v1:') && k.endsWith(':alice'))")
+    a.evaluate("""(key) => { const w = JSON.parse(localStorage.getItem(key));
+        w.records['bakery-coop'].annotations.ghost = {id: 'ghost', label: ['Benign'], note: 'from elsewhere',
+          summary: {start: 0, end: 3, text: 'Six'}, source: null,
+          created_at: '2099-01-01T00:00:00.000Z', updated_at: '2099-01-01T00:00:00.000Z'};
+        localStorage.setItem(key, JSON.stringify(w)); }""", key)
+    annotate(a, "share a delivery van", "2")
+    stored = a.evaluate("(key) => JSON.parse(localStorage.getItem(key))", key)
+    notes = {x.get("note") for x in stored["records"]["bakery-coop"]["annotations"].values()}
+    assert "from elsewhere" in notes and len(stored["records"]["bakery-coop"]["annotations"]) == 4
+    assert stored["records"]["bakery-coop"]["status"] == "submitted"
 
 
 def test_quota_full_says_so_and_export_still_works(page, bundle_server, tmp_path):

@@ -58,6 +58,8 @@ def test_long_source_sections_minimap_and_match_keys(page, long_bundle, serve_di
         return c.textContent === mercuryStatic.panes.source.view.text; }""")
 
     # select the summary sentence copied from document 11: its source sentence ranks first, scrolled to
+    page.evaluate("async () => { const r = mercuryStatic.store.state.current.record;"
+                  " await r.source.vectorsReady; await r.summary.vectorsReady; }")
     s = page.evaluate("(t) => mercuryStatic.panes.summary.view.text.indexOf(t)", target)
     page.evaluate("""([s, e]) => { const p = mercuryStatic.panes.summary;
         const sel = getSelection(); sel.removeAllRanges(); sel.addRange(p.rangeFor(s, e));

@@ -39,6 +39,7 @@ export class Assistant {
     this.getEmbedder = getEmbedder;
     this.seq = 0;
     this.last = null; // {query, vec, kind}
+    this.modelAnswered = false;
     this.timings = { precomputedMs: null, modelMs: null };
   }
 
@@ -62,16 +63,27 @@ export class Assistant {
     if (!rec) return;
     const seq = ++this.seq;
     const t0 = performance.now();
-    const text = rec[side].text.slice(start, end);
-    const query = { side, start, end, text };
-    const idx = rec[side].sentencesIn(start, end);
-    const vec = meanVector(idx.flatMap((i) => rec[side].sentenceVectors[i]));
+    const query = { side, start, end, text: rec[side].text.slice(start, end) };
     this.timings = { precomputedMs: null, modelMs: null };
-    if (vec) {
-      this._rank(vec, query, 'precomputed');
-      this.timings.precomputedMs = performance.now() - t0;
+    this.modelAnswered = false;
+    const loaded = () => rec.source.hasVectors && rec.summary.hasVectors;
+    if (loaded()) this._precomputed(query, rec, t0);
+    else {
+      // Vectors still loading: answer when they arrive, unless the model answered first.
+      Promise.all([rec.source.vectorsReady, rec.summary.vectorsReady]).then(() => {
+        if (seq === this.seq && !this.modelAnswered && loaded()) this._precomputed(query, rec, t0);
+      });
     }
     this._model(query, seq, t0, rec);
+  }
+
+  /** Instant answer: the mean precomputed vector of the sentences the selection overlaps. */
+  _precomputed(query, rec, t0) {
+    const view = rec[query.side];
+    const vec = meanVector(view.sentencesIn(query.start, query.end).flatMap((i) => view.sentenceVectors[i]));
+    if (!vec) return;
+    this._rank(vec, query, 'precomputed');
+    this.timings.precomputedMs = performance.now() - t0;
   }
 
   /** Replace the answer with the ranking of the model's vector of the exact span, when it arrives. */
@@ -80,6 +92,7 @@ export class Assistant {
     if (!emb || emb.status === 'failed') return;
     emb.embedLatest(query.text).then((v) => {
       if (!v || seq !== this.seq || this.store.state.current.record !== rec) return;
+      this.modelAnswered = true;
       this._rank(v, query, 'model');
       this.timings.modelMs = performance.now() - t0;
     }).catch(() => {});

@@ -54,14 +54,6 @@ export class Offsets {
   }
 }
 
-/** Snap a UTF-16 span so it never splits a surrogate pair (start rounds down, end rounds up). */
-export function snapSpan(text, start, end) {
-  const low = (i) => i > 0 && i < text.length && (text.charCodeAt(i) & 0xfc00) === 0xdc00;
-  if (low(start)) start -= 1;
-  if (low(end)) end += 1;
-  return [start, end];
-}
-
 const pad4 = (n) => String(n).padStart(4, '0');
 
 async function fetchJson(url) {
@@ -78,10 +70,11 @@ async function fetchBuffer(url) {
 
 /**
  * A text of the bundle, ready for the page: UTF-16 sentence spans, sections, and per-sentence
- * dequantised vectors (`sentenceVectors[i]` = list of Float32Array rows of sentence i).
+ * vectors (`sentenceVectors[i]` = list of Float32Array rows of sentence i), which arrive after the
+ * text (`vectorsReady` resolves to true once attached, false if the shard could not be loaded).
  */
 export class TextView {
-  constructor(raw, vectorShard, dim) {
+  constructor(raw) {
     this.id = raw.id;
     this.text = raw.text;
     this.offsets = new Offsets(raw.text);
@@ -91,14 +84,18 @@ export class TextView {
       ? raw.sections.map(([s, e, title, docId]) => ({ start: o.to16(s), end: o.to16(e), title, docId }))
       : null;
     this.sentenceVectors = this.sentences.map(() => []);
-    if (vectorShard) {
-      raw.rows.forEach(([i], r) => {
-        const row = raw.row0 + r;
-        if (this.sentenceVectors[i]) this.sentenceVectors[i].push(vectorShard.row(row));
-      });
-    }
-    this.dim = dim;
+    this.hasVectors = false;
+    this.vectorsReady = Promise.resolve(false);
     this._rankInput = null;
+  }
+
+  /** Fill `sentenceVectors` in place from the text's rows of its vector shard. */
+  attachVectors(raw, vectorShard) {
+    raw.rows.forEach(([i], r) => {
+      if (this.sentenceVectors[i]) this.sentenceVectors[i].push(vectorShard.row(raw.row0 + r));
+    });
+    this.hasVectors = true;
+    return true;
   }
 
   /** Sentence text by index. */
@@ -220,13 +217,12 @@ export class Bundle {
 
   async text(textId, shard) {
     if (this._texts.has(textId)) return this._texts.get(textId);
-    const [data, vectors] = await Promise.all([
-      this.textShardData(shard),
-      this.vectorShard(shard).catch(() => null), // the page still reads without vectors
-    ]);
+    const vectors = this.vectorShard(shard); // in parallel; the text paints without waiting for it
+    const data = await this.textShardData(shard);
     const raw = data.texts.find((t) => t.id === textId);
     if (!raw) throw new Error(`text ${textId} missing from data/texts-${pad4(shard)}.json`);
-    const view = new TextView(raw, vectors, this.dim);
+    const view = new TextView(raw);
+    view.vectorsReady = vectors.then((vs) => view.attachVectors(raw, vs), () => false); // page reads without
     this._texts.set(textId, view);
     if (this._texts.size > 64) this._texts.delete(this._texts.keys().next().value); // bounded cache
     return view;

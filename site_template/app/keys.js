@@ -12,7 +12,8 @@ export const SHORTCUTS = [
  */
 export function mountKeys(handlers) {
   document.addEventListener('keydown', (ev) => {
-    const field = ev.target instanceof Element && ev.target.closest('input, textarea, select, [contenteditable]');
+    const field = ev.target instanceof Element
+      && ev.target.closest('input:not([type=checkbox]):not([type=range]), textarea, select, [contenteditable]');
     if (ev.key === 'Escape') {
       if (field) ev.target.blur();
       handlers.clear();

@@ -8,7 +8,7 @@ import * as ranker from './rank.js';
 import { mountKeys, SHORTCUTS } from './keys.js';
 import { mountMarks } from './marks.js';
 import { clientId, prefs, WorkStorage } from './storage.js';
-import { createAppStore, other, SIDES } from './store.js';
+import { createAppStore, SIDES } from './store.js';
 import { TextPane } from './textpane.js';
 import { buildExport, downloadJson, exportFileName, parseImport } from './transfer.js';
 import { h, nowIso } from './util.js';
@@ -158,7 +158,6 @@ async function main() {
         const moved = !prev || !prev.results[0] || prev.results[0].index !== best?.index || prev.query !== s.assist.query;
         if (best && moved) panes[target].scrollToSentence(best.index);
       }
-      document.body.dataset.assist = s.assist.kind || '';
     }
   });
   mountMarks(store, panes);

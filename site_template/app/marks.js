@@ -41,7 +41,6 @@ export function mountMarks(store, panes) {
     const hoverRanges = hovered
       ? [rangeOf(rec, 'summary', hovered.summary, 'cp'), rangeOf(rec, 'source', hovered.source, 'cp')].filter(Boolean) : [];
     setHighlight('ms-hover', hoverRanges);
-    document.body.dataset.hover = hoverRanges.length ? String(hoverRanges.length) : '';
     if (hovered && hoverChanged) {
       for (const side of ['summary', 'source']) {
         if (hovered[side] && Number.isInteger(hovered[side].start)) panes[side].scrollToOffset(rec[side].offsets.to16(hovered[side].start));

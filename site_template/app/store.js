@@ -6,7 +6,7 @@
  * `draft` (the annotation being made: UTF-16 spans per side, labels, note), `assist` (related-sentence
  * highlights), `view` (k, min score), `model` (in-browser model status), `ui` (overlays, messages).
  */
-import { mergeWork } from './storage.js';
+import { isQuotaError, mergeWork } from './storage.js';
 import { nowIso, uuid } from './util.js';
 
 export const SIDES = ['source', 'summary'];
@@ -112,9 +112,12 @@ export function createAppStore({ bundle, annotator, clientId, storage, view }) {
   function persist(work, reason) {
     const { work: merged, error } = storage.save(work);
     store.update({ work: merged }, reason);
-    const storageError = error
-      ? 'Browser storage is full: your latest changes are NOT saved in this browser. Export now to keep them.'
-      : null;
+    let storageError = null;
+    if (error) {
+      storageError = isQuotaError(error)
+        ? 'Browser storage is full: your latest changes are NOT saved in this browser. Export now to keep them.'
+        : `This browser refuses to save (${error.name || error}): your latest changes are NOT saved here. Export now to keep them.`;
+    }
     if (storageError !== get().ui.storageError) setUi({ storageError });
   }
 
@@ -308,8 +311,13 @@ export function createAppStore({ bundle, annotator, clientId, storage, view }) {
 
     /** Another tab wrote: merge its work into ours (newest wins per record status / annotation). */
     mergeExternal(work) {
-      const merged = mergeWork(get().work, work);
-      if (merged !== get().work) store.update({ work: merged }, 'external');
+      const mine = get().work;
+      if (mergeWork(work, mine) !== work) {
+        persist(mergeWork(mine, work), 'external'); // we hold newer work than the stored copy: write the union
+        return;
+      }
+      const merged = mergeWork(mine, work);
+      if (merged !== mine) store.update({ work: merged }, 'external');
     },
     /** Merge imported work, then save. Older imported data never replaces newer local data. */
     importWork(work) {

@@ -285,6 +285,5 @@ export function mountOverlays(store, actions, manifest) {
   watch(store, (s) => [s.ui.help, s.ui.guidelines], (s) => {
     help.hidden = !s.ui.help;
     guide.hidden = !s.ui.guidelines;
-    document.body.dataset.guidelines = s.ui.guidelines ? 'open' : 'closed';
   });
 }

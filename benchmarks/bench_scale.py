@@ -1,0 +1,428 @@
+"""Lengthy texts and large datasets (issue 5): compact vectors, build at scale, the page at scale.
+
+    HF_HUB_OFFLINE=1 /work/venv/bin/python benchmarks/bench_scale.py [--parts quant,build,page]
+        [--records 10000] [--bullets 1000] [--no-write]
+
+- quant: top-5 agreement of int8 (per-row scale) and float16 sentence vectors with float32 ranking
+  (benchmarks/quant_agreement.py defines queries and "agree").
+- build: `build()` of one SummHay topic, of a 2-record slice of the same topic (same haystack) and of a
+  generated 10k-record dataset (benchmarks/make_large.py), each in a child process: wall and CPU time per
+  phase, peak RSS (wait4), bundle sizes, and whether shared texts are stored once.
+- page: headless Chromium on the built bundles: the long-source figures (first paint of a ~3,900-sentence
+  haystack, selection -> highlight; functions of bench_page.py), then on the 10k bundle: time to a
+  readable first record, requests when switching records, and the tab's memory.
+Bundles go to benchmarks/out/ (gitignored). The table is printed and written into benchmarks/RESULTS.md,
+section "Lengthy texts and scale (bench_scale.py)".
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+OUT = ROOT / "benchmarks" / "out"
+SHARED = ROOT.parent / "shared" / "data"
+MODEL_CACHE = ROOT / ".cache" / "test-models"
+RESULTS = ROOT / "benchmarks" / "RESULTS.md"
+SECTION = "## Lengthy texts and scale (bench_scale.py)"
+COMMAND = "HF_HUB_OFFLINE=1 /work/venv/bin/python benchmarks/bench_scale.py"
+
+
+# --- build in a child process -----------------------------------------------------------------------
+
+def child_build(out: Path, inputs: list[Path]) -> None:
+    """Run build() here and print the phase timings (wall, CPU) as JSON on the last line."""
+    from mercury_static.build import BuildOptions, build
+
+    marks: list[tuple[str, float, float]] = [("start", time.perf_counter(), time.process_time())]
+
+    def step(description: str, total: int):
+        marks.append((description, time.perf_counter(), time.process_time()))
+        done = [0]
+
+        def advance(n: int) -> None:
+            done[0] += n
+            if done[0] >= total:
+                marks.append((f"{description} done", time.perf_counter(), time.process_time()))
+        if total == 0:
+            advance(0)
+        return advance
+
+    manifest = build(inputs, out, BuildOptions(cache_dir=MODEL_CACHE), step)
+    marks.append(("end", time.perf_counter(), time.process_time()))
+    names = [m[0] for m in marks]
+
+    def span(a: str, b: str) -> list[float]:
+        i, j = names.index(a), names.index(b)
+        return [round(marks[j][1] - marks[i][1], 2), round(marks[j][2] - marks[i][2], 2)]
+
+    phases = {"read + model": span("start", "Splitting sentences"),
+              "split": span("Splitting sentences", "Splitting sentences done"),
+              "embed": span("Embedding sentences", "Embedding sentences done"),
+              "write": span("Embedding sentences done", "end")}
+    print(json.dumps({"phases": phases, "counts": manifest["counts"], "shards": manifest["shards"]}))
+
+
+def timed_build(name: str, inputs: list[Path]) -> dict:
+    """Build OUT/name in a child process; wall time, CPU time and peak RSS of the child."""
+    out = OUT / name
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, __file__, "--child-build", str(out), *map(str, inputs)],
+                            stdout=subprocess.PIPE, text=True)
+    stdout = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    if status != 0:
+        raise SystemExit(f"build of {name} failed (status {status})")
+    result = json.loads(stdout.strip().splitlines()[-1])
+    return {"name": name, "out": out, "wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime,
+            "peak_rss_mb": usage.ru_maxrss / 1024, "load": os.getloadavg()[0], **result}
+
+
+def sizes(bundle: Path) -> dict[str, int]:
+    """Bytes per kind of file in a bundle."""
+    out = {"records": 0, "texts": 0, "vectors": 0, "total": 0}
+    for p in bundle.rglob("*"):
+        if p.is_file():
+            n = p.stat().st_size
+            out["total"] += n
+            kind = p.name.split("-")[0].split(".")[0]
+            if p.parent.name == "data":
+                out["records" if kind == "records" else kind] += n
+    return out
+
+
+def dedup_check(bundle: Path) -> dict:
+    """Distinct text stored vs text referenced by records; each distinct text stored exactly once."""
+    from mercury_static.bundle import load_bundle
+
+    b = load_bundle(bundle)
+    stored_ids = [t["id"] for f in sorted((bundle / "data").glob("texts-*.json"))
+                  for t in json.loads(f.read_text(encoding="utf-8"))["texts"]]
+    distinct = {r.source_text.id: len(r.source) for r in b.records} | {r.summary_text.id: len(r.summary)
+                                                                        for r in b.records}
+    return {"records": len(b.records), "distinct_texts": len(distinct),
+            "stored_once": len(stored_ids) == len(set(stored_ids)) == len(distinct),
+            "distinct_chars": sum(distinct.values()),
+            "referenced_chars": sum(len(r.source) + len(r.summary) for r in b.records)}
+
+
+def measure_builds(records: int) -> dict:
+    from make_large import make_large
+
+    inputs = make_large(OUT / "large", records, SHARED)
+    topic = SHARED / "summhay" / "topic_news1.json"
+    runs = {"topic": timed_build("summhay-topic1", [topic]),
+            "slice": timed_build("summhay-slice", [OUT / "large" / "summhay-small.json"]),
+            "large": timed_build("large", inputs)}
+    for run in runs.values():
+        run["sizes"] = sizes(run["out"])
+        run["dedup"] = dedup_check(run["out"])
+    same = [(runs["topic"]["out"] / "data" / f).read_bytes() == (runs["slice"]["out"] / "data" / f).read_bytes()
+            for f in ("texts-0000.json", "vectors-0000.bin")]
+    runs["haystack_shard_identical"] = all(same)
+    return runs
+
+
+# --- the page ---------------------------------------------------------------------------------------
+
+def renderer_memory_mb() -> list[dict]:
+    """Memory of each Chromium renderer process started by this process (VmRSS, and PSS / private from
+    /proc/PID/smaps_rollup: RSS also counts Chromium's shared pages, PSS splits them among processes)."""
+    children: dict[int, list[int]] = {}
+    for p in Path("/proc").iterdir():
+        if p.name.isdigit():
+            try:
+                ppid = int((p / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(p.name))
+    todo, out = [os.getpid()], []
+    while todo:
+        pid = todo.pop()
+        todo.extend(children.get(pid, []))
+        try:
+            if b"--type=renderer" not in Path(f"/proc/{pid}/cmdline").read_bytes():
+                continue
+            fields = {}
+            for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()[1:]:
+                name, value = line.split(":", 1)
+                fields[name] = int(value.split()[0]) / 1024
+        except OSError:
+            continue
+        out.append({"pid": pid, "rss": fields["Rss"], "pss": fields["Pss"],
+                    "private": fields["Private_Clean"] + fields["Private_Dirty"]})
+    return out
+
+
+def record_shown(page, record_id: str) -> None:
+    page.wait_for_function("(id) => { const c = mercuryStatic.store.state.current;"
+                           " return c.id === id && c.record && !c.loading; }", arg=record_id, timeout=60_000)
+
+
+def measure_large_page(browser, bundle: Path, runs: int) -> dict:
+    """First readable record (cold), shard requests when switching records, tab memory."""
+    from bench_page import mark, serve
+
+    index = json.loads((bundle / "data" / "records.json").read_text(encoding="utf-8"))
+    server, url = serve(bundle)
+    first = []
+    for _ in range(runs):
+        ctx = browser.new_context(viewport={"width": 1500, "height": 900})
+        page = ctx.new_page()
+        page.goto(url + "?annotator=bench")
+        page.wait_for_selector("body[data-ready]", timeout=60_000)
+        first.append(mark(page, "mercury-first-paint"))
+        ctx.close()
+
+    with_model = visit(browser, url, bundle, index, block_model=False)
+    without_model = visit(browser, url, bundle, index, block_model=True)
+    server.shutdown()
+    return {"first_paint_ms": first, "switch_requests": with_model["switches"], "stray_requests": with_model["stray"],
+            "memory": with_model["memory"], "memory_without_model": without_model["memory"],
+            "records_visited": len(with_model["switches"]) + 1}
+
+
+def tab_memory(cdp) -> dict:
+    """JS heap of the page's main thread (CDP) and the largest renderer process (the tab's)."""
+    metrics = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
+    renderer = max(renderer_memory_mb(), key=lambda r: r["private"], default={})
+    return {"js_heap_mb": metrics["JSHeapUsedSize"] / 2**20, **renderer}
+
+
+def visit(browser, url: str, bundle: Path, index: dict, block_model: bool) -> dict:
+    """Open the bundle, then 24 records spread over it: data requests per switch, memory before/after."""
+    ctx = browser.new_context(viewport={"width": 1500, "height": 900})
+    if block_model:
+        ctx.route("**/models/**", lambda route: route.abort())
+    page = ctx.new_page()
+    requests: list[str] = []
+    page.on("request", lambda r: requests.append(r.url.removeprefix(url)))
+    page.goto(url + "?annotator=bench")
+    page.wait_for_selector("body[data-ready]")
+    page.wait_for_function("() => ['ready', 'failed'].includes(mercuryStatic.store.state.model.status)",
+                           timeout=120_000)
+    time.sleep(0.5)
+    cdp = ctx.new_cdp_session(page)
+    cdp.send("Performance.enable")
+    memory = {"first record": tab_memory(cdp)}
+    shards: dict[int, dict] = {}
+
+    def own_files(i: int) -> set[str]:
+        """The data files record number i needs: its record shard, its texts' text and vector shards."""
+        if i >= len(index["ids"]):
+            return set()
+        n = index["shard"][i]
+        if n not in shards:
+            path = bundle / "data" / f"records-{n:04d}.json"
+            shards[n] = {r["id"]: r for r in json.loads(path.read_text(encoding="utf-8"))["records"]}
+        rec = shards[n][index["ids"][i]]
+        return {f"data/records-{n:04d}.json"} | {f"data/{kind}-{rec[side]:04d}.{ext}"
+                                                 for side in ("source_shard", "summary_shard")
+                                                 for kind, ext in (("texts", "json"), ("vectors", "bin"))}
+
+    switches, stray = [], []
+    step = max(1, len(index["ids"]) // 25)
+    for i in list(range(step, len(index["ids"]), step))[:24]:
+        rid = index["ids"][i]
+        requests.clear()
+        page.evaluate("(id) => mercuryStatic.store.actions.goToId(id)", rid)
+        record_shown(page, rid)
+        time.sleep(0.3)  # let the prefetch of the next record go out too
+        allowed = own_files(i) | own_files(i + 1)
+        switches.append(sum(r.startswith("data/") for r in requests))
+        stray += [r for r in requests if r not in allowed]
+    memory["after switches"] = tab_memory(cdp)
+    ctx.close()
+    return {"switches": switches, "stray": stray, "memory": memory}
+
+
+def measure_pages(builds: dict, runs: int) -> dict:
+    from playwright.sync_api import sync_playwright
+
+    from bench_page import ARGS, cold_loads, open_page, selection_latencies, serve
+    from mercury_static.bundle import load_bundle
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"),
+                                    headless=True, args=ARGS)
+        topic = builds["topic"]["out"]
+        longest = max(load_bundle(topic).records, key=lambda r: len(r.source))
+        server, url = serve(topic)
+        first, _ = cold_loads(browser, url, runs, record=longest.id)
+        ctx, page = open_page(browser, url + f"?annotator=bench#record={longest.id}")
+        pre, model = selection_latencies(page, topic, 0, long_side="source")
+        ctx.close()
+        server.shutdown()
+        long = {"chars": len(longest.source), "sentences": len(longest.source_text.sentences),
+                "first_paint_ms": first, "select_pre_ms": pre, "select_model_ms": model}
+        large = measure_large_page(browser, builds["large"]["out"], runs)
+        browser.close()
+    return {"long": long, "large": large}
+
+
+# --- report ------------------------------------------------------------------------------------------
+
+def p50(values: list[float]) -> float:
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else float("nan")
+
+
+def p95(values: list[float]) -> float:
+    values = sorted(v for v in values if v is not None)
+    return values[min(len(values) - 1, round(0.95 * (len(values) - 1)))] if values else float("nan")
+
+
+def report(quant: list[dict] | None, builds: dict | None, pages: dict | None, args) -> str:
+    mb = lambda n: f"{n / 1e6:.1f} MB"  # noqa: E731
+    lines = [SECTION, "", f"Command: `{COMMAND} --parts {args.parts} --records {args.records} "
+             f"--bullets {args.bullets}` (2-core machine shared with other engineers' runs; "
+             "load average given per build).", ""]
+    if quant:
+        lines += ["### Compact vectors: top-5 agreement with float32 ranking", "",
+                  "Queries ranked against the source's sentences: every FaithBench summary sentence and "
+                  "annotated summary span (against its source), a seeded sample of distinct SummHay bullets "
+                  f"({args.bullets} per topic, against the topic's haystack). Query vectors stay float32 "
+                  "(the page embeds the selection live); only stored rows are encoded. *same set*: the same "
+                  "5 sentences in the top 5; *same order*: the same 5 in the same order (ties by index). "
+                  "*rank*: `mercury_static.rank.rank_sentences` with default options (dense + lexical), "
+                  "min_score ignored. *non-trivial*: queries whose source has more than 5 sentences.", "",
+                  "| data | ranker | encoding | queries | same set | same order | mean overlap | "
+                  "non-trivial: same set (n) |", "|---|---|---|---|---|---|---|---|"]
+        for r in quant:
+            lines.append(f"| {r['dataset']} | {r['ranker']} | {r['encoding']} | {r['queries']} | "
+                         f"{r['same_set_pct']:.2f}% | {r['same_order_pct']:.2f}% | {r['mean_overlap_pct']:.2f}% | "
+                         f"{r['nontrivial_same_set_pct']:.2f}% ({r['nontrivial']}) |")
+        ok = {e: all(r["same_set_pct"] >= 98 and r["same_order_pct"] >= 98 for r in quant if r["encoding"] == e)
+              for e in dict.fromkeys(r["encoding"] for r in quant)}
+        lines += ["", "Target ≥ 98% (both definitions, both data sets, both rankers): "
+                  + ", ".join(f"{e} {'meets' if v else 'misses'}" for e, v in ok.items())
+                  + ". Bundles store **float16** (manifest `vectors.encoding`), 2 bytes per dimension.", ""]
+    if builds:
+        lines += ["### Builds", "",
+                  "Each build runs `build()` (what `mercury-static build` runs) in a child process, model "
+                  "cache warm. Phases: wall s / CPU s. Peak RSS of the child (wait4).", "",
+                  "| build | records | distinct texts | rows | wall | CPU | read+model | split | embed | write | "
+                  "peak RSS | load avg |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        for key in ("topic", "slice", "large"):
+            b = builds[key]
+            ph = b["phases"]
+            lines.append(f"| {b['name']} | {b['dedup']['records']} | {b['counts']['texts']} | {b['counts']['rows']} | "
+                         f"{b['wall_s']:.0f} s | {b['cpu_s']:.0f} s | "
+                         + " | ".join(f"{ph[k][0]:.1f} / {ph[k][1]:.1f}" for k in ("read + model", "split", "embed", "write"))
+                         + f" | {b['peak_rss_mb']:.0f} MB | {b['load']:.1f} |")
+        lines += ["", "| bundle | records shards | texts shards | vectors | whole bundle | distinct text | "
+                  "text referenced by records | each text stored once |", "|---|---|---|---|---|---|---|---|"]
+        for key in ("topic", "slice", "large"):
+            b, s, d = builds[key], builds[key]["sizes"], builds[key]["dedup"]
+            lines.append(f"| {b['name']} | {mb(s['records'])} | {mb(s['texts'])} | {mb(s['vectors'])} | "
+                         f"{mb(s['total'])} | {d['distinct_chars'] / 1e6:.2f} M chars | "
+                         f"{d['referenced_chars'] / 1e6:.1f} M chars | {'yes' if d['stored_once'] else 'NO'} |")
+        lines += ["", f"The haystack's text shard and vector shard are byte-identical in the 2-record slice and "
+                  f"the {builds['topic']['dedup']['records']}-record topic bundle: "
+                  f"{'yes' if builds['haystack_shard_identical'] else 'NO'} (size grows with distinct text, "
+                  "not with records). The 10k dataset: `benchmarks/make_large.py` (FaithBench samples "
+                  "repeated with new ids, each variant's summary extended by a sentence of another summary, "
+                  "plus the three SummHay topics as they are).", ""]
+    if pages:
+        lg, la = pages["long"], pages["large"]
+        lines += ["### The page (headless Chromium 1 tab, localhost)", "",
+                  "| measure | p50 | p95 | n | target |", "|---|---|---|---|---|",
+                  f"| long source ({lg['chars']:,} chars, {lg['sentences']:,} sentences): first paint of the "
+                  f"record, cold (ms) | {p50(lg['first_paint_ms']):.0f} | {p95(lg['first_paint_ms']):.0f} | "
+                  f"{len(lg['first_paint_ms'])} | ≤ 300 |",
+                  f"| long source: selection → highlight, precomputed vectors (ms) | {p50(lg['select_pre_ms']):.1f} | "
+                  f"{p95(lg['select_pre_ms']):.1f} | {len(lg['select_pre_ms'])} | ≤ 50 |",
+                  f"| long source: selection → highlight, model (warm, ms) | {p50(lg['select_model_ms']):.1f} | "
+                  f"{p95(lg['select_model_ms']):.1f} | {len(lg['select_model_ms'])} | ≤ 50 |",
+                  f"| 10k bundle: readable first record, cold (ms, mark `mercury-first-paint`) | "
+                  f"{p50(la['first_paint_ms']):.0f} | {p95(la['first_paint_ms']):.0f} | {len(la['first_paint_ms'])} | ≤ 1000 |",
+                  f"| 10k bundle: data requests per record switch (incl. prefetch of the next record) | "
+                  f"{p50(la['switch_requests']):.0f} | {max(la['switch_requests'])} | {len(la['switch_requests'])} | "
+                  "own shards only |",
+                  "", f"Requests outside the opened record's (and the prefetched next record's) shards: "
+                  f"{len(la['stray_requests'])}{' ' + str(sorted(set(la['stray_requests']))[:5]) if la['stray_requests'] else ''}.",
+                  "", "Tab memory (target ≤ 300 MB): *JS heap* = CDP `Performance.getMetrics` JSHeapUsedSize "
+                  "of the page's main thread (not the embedding worker, not wasm memory); *renderer* = the tab's "
+                  "renderer process from /proc/PID/smaps_rollup (private = its own pages incl. the worker and "
+                  "the model's wasm memory; PSS adds its share of Chromium's shared pages).", "",
+                  "| model | when | JS heap | renderer private | renderer PSS | renderer RSS |", "|---|---|---|---|---|---|"]
+        for label, mem in (("loaded", la["memory"]), ("blocked (data only)", la["memory_without_model"])):
+            for when, m in mem.items():
+                when = when if when == "first record" else f"after {la['records_visited']} records"
+                lines.append(f"| {label} | {when} | "
+                             f"{m['js_heap_mb']:.0f} MB | {m.get('private', float('nan')):.0f} MB | "
+                             f"{m.get('pss', float('nan')):.0f} MB | {m.get('rss', float('nan')):.0f} MB |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def update_results(markdown: str) -> None:
+    text = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# Benchmark results\n"
+    start = text.find(SECTION)
+    if start >= 0:
+        end = text.find("\n## ", start + len(SECTION))
+        text = text[:start] + markdown + ("\n" + text[end:] if end >= 0 else "")
+    else:
+        text = text.rstrip("\n") + "\n\n" + markdown
+    RESULTS.write_text(text.rstrip("\n") + "\n", encoding="utf-8")
+
+
+def main() -> None:
+    if len(sys.argv) > 2 and sys.argv[1] == "--child-build":
+        child_build(Path(sys.argv[2]), [Path(p) for p in sys.argv[3:]])
+        return
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--parts", default="quant,build,page")
+    ap.add_argument("--records", type=int, default=10_000, help="records of the generated large dataset")
+    ap.add_argument("--bullets", type=int, default=1000, help="SummHay bullets sampled per topic (quant)")
+    ap.add_argument("--runs", type=int, default=5, help="cold page loads")
+    ap.add_argument("--no-write", action="store_true", help="print only, leave RESULTS.md alone")
+    args = ap.parse_args()
+    parts = set(args.parts.split(","))
+    if not (SHARED / "summhay").is_dir() or not (SHARED / "faithbench").is_dir():
+        sys.exit(f"{SHARED}: shared data absent, nothing to measure")
+    OUT.mkdir(parents=True, exist_ok=True)
+
+    quant = builds = pages = None
+    if "quant" in parts:
+        import quant_agreement as qa
+        from mercury_static.embed import Embedder
+        from mercury_static.export import ensure_model
+
+        embedder = Embedder(ensure_model(cache_dir=MODEL_CACHE).dir)
+        groups = qa.faithbench_groups(sorted((SHARED / "faithbench").glob("batch_*.json")))
+        groups += qa.summhay_groups(sorted((SHARED / "summhay").glob("topic_*.json")), args.bullets)
+        quant = [a.row() for a in qa.measure(groups, embedder, lambda m: print(m, file=sys.stderr))]
+        (OUT / "quant.json").write_text(json.dumps(quant, indent=1))
+    if "build" in parts or "page" in parts:
+        cached = OUT / "builds.json"
+        if "build" in parts or not cached.is_file():
+            builds = measure_builds(args.records)
+            cached.write_text(json.dumps(builds, indent=1, default=str))
+        else:
+            builds = json.loads(cached.read_text())
+        for b in builds.values():
+            if isinstance(b, dict):
+                b["out"] = Path(b["out"])
+    if "page" in parts:
+        pages = measure_pages(builds, args.runs)
+        (OUT / "pages.json").write_text(json.dumps(pages, indent=1))
+    markdown = report(quant, builds if "build" in parts else None, pages, args)
+    print(markdown)
+    if not args.no_write:
+        update_results(markdown)
+
+
+if __name__ == "__main__":
+    main()
