@@ -85,7 +85,6 @@ def test_two_annotators_clean(tiny, tmp_path):
             assert record["summary"][s["start"]:s["end"]] == s["text"]
             if x["source"]:
                 assert record["source"][x["source"]["start"]:x["source"]["end"]] == x["source"]["text"]
-    assert out["r2"]["summary"][14:27] == "🎉 at midnight"[:13]
     # deterministic: same bytes for the same inputs, in any order
     assert merge_files([b, a], tiny).output == result.output
     assert json.loads(result.output) == result.records

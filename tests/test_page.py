@@ -364,7 +364,7 @@ def hostile_bundle(build_bundle, tmp_path_factory):
     summary = "The dam, finished in 1971, holds 50 million cubic metres. It is inspected every year."
     samples = [{
         "sample_id": f"r1{xss}", "source": source, "summary": summary,
-        "metadata": {"title": f"Dam {xss}", xss: xss, "score": 0.5},
+        "metadata": {"title": f"Dam {xss}", xss: xss + "\u202egnp.exe", "score": 0.5},
         "annotations": [{
             "annot_id": 7, "annotator_name": f"bob{xss}", "label": ["Unwanted", "Unwanted.Intrinsic"],
             "note": f"note {xss}", "summary_span": "50 million cubic metres", "summary_start": 34,
@@ -392,6 +392,7 @@ def test_hostile_metadata_guidelines_and_prior_annotations(page, hostile_bundle,
     assert not guide.is_visible()
     page.locator("#record-info details summary").click()
     assert "onerror" in page.locator("#record-info").inner_text()
+    assert page.locator('#record-info .ctl[data-ctl="RLO"]').count() == 1  # inert outside the panes too
     assert page.locator("img").count() == 0 and page.locator("body script").count() == 0
     assert page.locator("#annotator").inner_text() == "<b>eve</b>"
 

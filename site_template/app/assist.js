@@ -54,7 +54,8 @@ export class Assistant {
     });
     const results = ranked.filter((r) => r.score >= view.minScore).slice(0, view.k);
     this.last = { query, vec, kind };
-    this.store.actions.setAssist({ side: target, results, kind, query });
+    const best = ranked.length ? ranked[0].score : null;
+    this.store.actions.setAssist({ side: target, results, kind, query, best });
   }
 
   /** Rank the other pane for the UTF-16 span [start, end) of `side`. */

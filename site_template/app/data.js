@@ -55,6 +55,7 @@ export class Offsets {
 }
 
 const pad4 = (n) => String(n).padStart(4, '0');
+const SHARD_CACHE = 24; // shards kept in memory (records, texts and vectors together)
 
 async function fetchJson(url) {
   const res = await fetch(url);
@@ -185,13 +186,17 @@ export class Bundle {
     return this.baseUrl + path;
   }
 
+  /** Cached promise of a shard; least recently used shards are dropped beyond SHARD_CACHE. */
   _once(key, make) {
-    if (!this._cache.has(key)) {
-      const p = make();
-      this._cache.set(key, p);
+    let p = this._cache.get(key);
+    if (p) this._cache.delete(key); // re-inserted below: most recently used last
+    else {
+      p = make();
       p.catch(() => this._cache.delete(key)); // a failed fetch may be retried
     }
-    return this._cache.get(key);
+    this._cache.set(key, p);
+    if (this._cache.size > SHARD_CACHE) this._cache.delete(this._cache.keys().next().value);
+    return p;
   }
 
   recordShardData(n) {

@@ -49,6 +49,14 @@ function resolveAnnotator() {
   });
 }
 
+/** One line on what the highlights show, e.g. "3 related · model" or "none above 0.30 (best 0.22)". */
+function assistInfo({ assist, view }) {
+  const how = assist.kind === 'model' ? 'model' : 'precomputed vectors';
+  if (assist.results.length) return `${assist.results.length} related · ${how}`;
+  const best = assist.best === null ? '' : ` (best ${assist.best.toFixed(2)})`;
+  return `no sentence above ${view.minScore.toFixed(2)}${best} · ${how}`;
+}
+
 function recordIdFromHash() {
   const m = /(?:^#|&)record=([^&]*)/.exec(window.location.hash);
   if (!m) return null;
@@ -151,6 +159,7 @@ async function main() {
       const target = s.assist.side;
       for (const side of SIDES) {
         if (side !== target && panes[side].lit.length) panes[side].setHighlights([], levelOf);
+        document.getElementById(`assist-${side}`).textContent = side === target ? assistInfo(s) : '';
       }
       if (target) {
         panes[target].setHighlights(s.assist.results, levelOf);

@@ -33,7 +33,7 @@ export function createStore(initial) {
 }
 
 export const emptyDraft = () => ({ anchor: null, summary: null, source: null, labels: [], note: '', editingId: null });
-export const emptyAssist = () => ({ side: null, results: [], kind: null, query: null, timings: null });
+export const emptyAssist = () => ({ side: null, results: [], kind: null, query: null, best: null });
 
 /** Every label path prefix of the chosen labels, in manifest order: ["Unwanted", "Unwanted.Intrinsic"]. */
 export function labelPrefixes(chosen, order) {

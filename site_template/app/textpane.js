@@ -6,14 +6,8 @@
  * Offsets here are UTF-16 indices into the text (data.js converts to/from code points).
  */
 
-/** Bidi controls and invisible characters shown as visible, inert markers. */
-const CONTROL = /[\u00AD\u061C\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/g;
-const CONTROL_NAMES = {
-  0x00ad: 'SHY', 0x061c: 'ALM', 0x180e: 'MVS', 0x200b: 'ZWSP', 0x200c: 'ZWNJ', 0x200d: 'ZWJ',
-  0x200e: 'LRM', 0x200f: 'RLM', 0x202a: 'LRE', 0x202b: 'RLE', 0x202c: 'PDF', 0x202d: 'LRO',
-  0x202e: 'RLO', 0x2060: 'WJ', 0x2061: 'FA', 0x2062: 'IT', 0x2063: 'IS', 0x2064: 'IP',
-  0x2066: 'LRI', 0x2067: 'RLI', 0x2068: 'FSI', 0x2069: 'PDI', 0xfeff: 'BOM',
-};
+import { CONTROL, controlMarker } from './util.js';
+
 const BLOCK_SENTENCES = 40; // sentences per layout block (blocks break only at newlines)
 
 export class TextPane {
@@ -135,11 +129,7 @@ export class TextPane {
     };
     while ((m = CONTROL.exec(chunk))) {
       if (m.index > last) add(parent, start + last, start + m.index);
-      const code = chunk.charCodeAt(m.index);
-      const mark = document.createElement('span');
-      mark.className = 'ctl';
-      mark.dataset.ctl = CONTROL_NAMES[code] || `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
-      mark.title = `invisible character U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+      const mark = controlMarker(chunk.charCodeAt(m.index));
       add(mark, start + m.index, start + m.index + 1);
       parent.append(mark);
       last = m.index + 1;

@@ -1,5 +1,43 @@
 /** Small helpers shared by the page modules. */
 
+/** Bidi controls and invisible characters shown as visible, inert markers. */
+export const CONTROL = /[\u00AD\u061C\u180E\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF]/g;
+const CONTROL_NAMES = {
+  0x00ad: 'SHY', 0x061c: 'ALM', 0x180e: 'MVS', 0x200b: 'ZWSP', 0x200c: 'ZWNJ', 0x200d: 'ZWJ',
+  0x200e: 'LRM', 0x200f: 'RLM', 0x202a: 'LRE', 0x202b: 'RLE', 0x202c: 'PDF', 0x202d: 'LRO',
+  0x202e: 'RLO', 0x2060: 'WJ', 0x2061: 'FA', 0x2062: 'IT', 0x2063: 'IS', 0x2064: 'IP',
+  0x2066: 'LRI', 0x2067: 'RLI', 0x2068: 'FSI', 0x2069: 'PDI', 0xfeff: 'BOM',
+};
+
+/** An empty marker element for a control character; the character itself goes inside it. */
+export function controlMarker(code) {
+  const hex = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+  const mark = document.createElement('span');
+  mark.className = 'ctl';
+  mark.dataset.ctl = CONTROL_NAMES[code] || hex;
+  mark.title = `invisible character ${hex}`;
+  return mark;
+}
+
+/** Untrusted text as nodes: control characters wrapped in inert, visible markers. */
+export function inert(text) {
+  CONTROL.lastIndex = 0;
+  if (!CONTROL.test(text)) return document.createTextNode(text);
+  const frag = document.createDocumentFragment();
+  let last = 0;
+  CONTROL.lastIndex = 0;
+  let m;
+  while ((m = CONTROL.exec(text))) {
+    if (m.index > last) frag.append(text.slice(last, m.index));
+    const mark = controlMarker(text.charCodeAt(m.index));
+    mark.textContent = text[m.index];
+    frag.append(mark);
+    last = m.index + 1;
+  }
+  if (last < text.length) frag.append(text.slice(last));
+  return frag;
+}
+
 /** RFC 4122 v4 id; works outside secure contexts too (crypto.randomUUID needs one). */
 export function uuid() {
   if (crypto.randomUUID) {
@@ -22,7 +60,7 @@ export function nowIso() {
   return new Date(ms).toISOString();
 }
 
-/** Create an element with attributes and children (strings become text nodes: never HTML). */
+/** Create an element with attributes and children (strings become inert text nodes: never HTML). */
 export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
@@ -33,7 +71,7 @@ export function h(tag, attrs = {}, ...children) {
   }
   for (const c of children.flat()) {
     if (c === null || c === undefined || c === false) continue;
-    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    el.append(c instanceof Node ? c : inert(String(c)));
   }
   return el;
 }
