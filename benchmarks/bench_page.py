@@ -1,7 +1,9 @@
 """Annotator-page latencies in headless Chromium (issue 3, and the long-text figures of issue 5).
 
 Measures, on a bundle built from ../shared/data/faithbench (built once, cached in .cache/bench/):
-- time to the first readable record (navigation start -> first record painted), cold, several runs;
+- time to the first readable record (navigation start -> first record painted), cold, several runs,
+  with the main thread's CPU time over that interval (from a Chromium trace: on a shared machine the
+  wall time includes waiting for a core, the CPU time does not);
 - model ready time (navigation start -> in-browser model answered a first call);
 - selection -> highlight latency, p50/p95, for the precomputed path (synchronous, DOM updated) and the
   model path (warm: the exact span embedded in the worker, re-ranked, DOM updated), using the summary
@@ -121,18 +123,37 @@ def mark(page, name: str, timeout: float = 60.0) -> float | None:
     return None
 
 
-def cold_loads(browser, url: str, runs: int, record: str | None = None) -> tuple[list[float], list[float]]:
-    """(first-record times, model-ready times) over `runs` fresh browser contexts."""
-    first, ready = [], []
+def main_thread_cpu(trace: bytes, until_mark: str) -> float:
+    """CPU ms of the page's main thread from navigation start to a performance mark (Chromium trace)."""
+    data = json.loads(trace)
+    events = data["traceEvents"] if isinstance(data, dict) else data
+    end = next(e for e in events if e.get("name") == until_mark and "user_timing" in e.get("cat", ""))
+    start = max((e["ts"] for e in events if e.get("name") == "navigationStart" and e["pid"] == end["pid"]
+                 and e["ts"] <= end["ts"]), default=0)
+    main = {e["tid"] for e in events if e.get("name") == "thread_name" and e["pid"] == end["pid"]
+            and e["args"].get("name") == "CrRendererMain"}
+    return sum(e.get("tdur", 0) for e in events
+               if e.get("name") == "RunTask" and e.get("ph") == "X" and e["pid"] == end["pid"]
+               and e["tid"] in main and start <= e["ts"] <= end["ts"]) / 1000
+
+
+def cold_loads(browser, url: str, runs: int, record: str | None = None):
+    """(first-paint wall ms, its main-thread CPU ms, model-ready ms) over `runs` fresh browser contexts."""
+    first, cpu, ready = [], [], []
     target = url + "?annotator=bench" + (f"#record={record}" if record else "")
     for _ in range(runs):
-        ctx, page = open_page(browser, target)
+        ctx = browser.new_context(viewport={"width": 1500, "height": 900})
+        page = ctx.new_page()
+        browser.start_tracing(page=page, categories=["devtools.timeline", "disabled-by-default-devtools.timeline",
+                                                       "blink.user_timing"])
+        page.goto(target)
         first.append(mark(page, "mercury-first-paint"))
+        cpu.append(main_thread_cpu(browser.stop_tracing(), "mercury-first-paint"))
         r = mark(page, "mercury-model-ready")
         if r is not None:
             ready.append(r)
         ctx.close()
-    return first, ready
+    return first, cpu, ready
 
 
 def selection_latencies(page, bundle_dir: Path, max_records: int, long_side: str | None = None):
@@ -229,12 +250,13 @@ def main() -> None:
         fb = build_cached("faithbench", sorted(Path(x) for x in glob.glob(str(SHARED / "faithbench" / "batch_*.json"))),
                           rebuild=args.rebuild, title="FaithBench")
         server, url = serve(fb)
-        first, ready = cold_loads(browser, url, args.runs)
+        first, cpu, ready = cold_loads(browser, url, args.runs)
         ctx, page = open_page(browser, url + "?annotator=bench")
         pre, model = selection_latencies(page, fb, args.records)
         ctx.close()
         server.shutdown()
         lines += [row("FaithBench: first readable record (cold)", first, "≤ 500"),
+                  row("FaithBench: … of which main-thread CPU", cpu, "–"),
                   row("FaithBench: model ready (cold)", ready, "–"),
                   row("FaithBench: selection → highlight, precomputed", pre, "≤ 5"),
                   row("FaithBench: selection → highlight, model (warm)", model, "≤ 30")]
@@ -247,13 +269,14 @@ def main() -> None:
             longest = max(load_bundle(sh).records, key=lambda r: len(r.source))
             n_sent = len(longest.source_text.sentences)
             server, url = serve(sh)
-            first, ready = cold_loads(browser, url, args.runs, record=longest.id)
+            first, cpu, ready = cold_loads(browser, url, args.runs, record=longest.id)
             ctx, page = open_page(browser, url + f"?annotator=bench#record={longest.id}")
             pre, model = selection_latencies(page, sh, 0, long_side="source")
             ctx.close()
             server.shutdown()
             label = f"SummHay ({len(longest.source):,} chars, {n_sent:,} sentences)"
             lines += [row(f"{label}: first record painted (cold)", first, "≤ 300 (paint)"),
+                      row(f"{label}: … of which main-thread CPU", cpu, "–"),
                       row(f"{label}: selection → highlight, precomputed", pre, "≤ 50"),
                       row(f"{label}: selection → highlight, model (warm)", model, "≤ 50")]
         browser.close()

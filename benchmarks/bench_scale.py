@@ -283,16 +283,17 @@ def p95(values: list[float]) -> float:
     return values[min(len(values) - 1, round(0.95 * (len(values) - 1)))] if values else float("nan")
 
 
-def report(quant: list[dict] | None, builds: dict | None, pages: dict | None, args) -> str:
+def report(quant: dict | None, builds: dict | None, pages: dict | None) -> str:
     mb = lambda n: f"{n / 1e6:.1f} MB"  # noqa: E731
-    lines = [SECTION, "", f"Command: `{COMMAND} --parts {args.parts} --records {args.records} "
-             f"--bullets {args.bullets}` (2-core machine shared with other engineers' runs; "
-             "load average given per build).", ""]
+    lines = [SECTION, "", f"Command: `{COMMAND}` (all parts; `--parts quant|build|page` re-runs one part, "
+             "the section always shows the latest figures of each). 2-core machine shared with other "
+             "engineers' runs: wall times are inflated, CPU times less so (load average given per build).", ""]
     if quant:
+        bullets, quant = quant["bullets"], quant["rows"]
         lines += ["### Compact vectors: top-5 agreement with float32 ranking", "",
                   "Queries ranked against the source's sentences: every FaithBench summary sentence and "
                   "annotated summary span (against its source), a seeded sample of distinct SummHay bullets "
-                  f"({args.bullets} per topic, against the topic's haystack). Query vectors stay float32 "
+                  f"({bullets} per topic, against the topic's haystack). Query vectors stay float32 "
                   "(the page embeds the selection live); only stored rows are encoded. *same set*: the same "
                   "5 sentences in the top 5; *same order*: the same 5 in the same order (ties by index). "
                   "*rank*: `mercury_static.rank.rank_sentences` with default options (dense + lexical), "
@@ -309,7 +310,7 @@ def report(quant: list[dict] | None, builds: dict | None, pages: dict | None, ar
                   + ", ".join(f"{e} {'meets' if v else 'misses'}" for e, v in ok.items())
                   + ". Bundles store **float16** (manifest `vectors.encoding`), 2 bytes per dimension.", ""]
     if builds:
-        lines += ["### Builds", "",
+        lines += [f"### Builds ({builds['records']:,}-record generated dataset)", "",
                   "Each build runs `build()` (what `mercury-static build` runs) in a child process, model "
                   "cache warm. Phases: wall s / CPU s. Peak RSS of the child (wait4).", "",
                   "| build | records | distinct texts | rows | wall | CPU | read+model | split | embed | write | "
@@ -336,7 +337,7 @@ def report(quant: list[dict] | None, builds: dict | None, pages: dict | None, ar
                   "plus the three SummHay topics as they are).", ""]
     if pages:
         lg, la = pages["long"], pages["large"]
-        lines += ["### The page (headless Chromium 1 tab, localhost)", "",
+        lines += [f"### The page (headless Chromium, one tab, localhost; {pages['runs']} cold loads)", "",
                   "| measure | p50 | p95 | n | target |", "|---|---|---|---|---|",
                   f"| long source ({lg['chars']:,} chars, {lg['sentences']:,} sentences): first paint of the "
                   f"record, cold (ms) | {p50(lg['first_paint_ms']):.0f} | {p95(lg['first_paint_ms']):.0f} | "
@@ -394,7 +395,7 @@ def main() -> None:
         sys.exit(f"{SHARED}: shared data absent, nothing to measure")
     OUT.mkdir(parents=True, exist_ok=True)
 
-    quant = builds = pages = None
+    cache = {part: OUT / f"{part}.json" for part in ("quant", "build", "page")}
     if "quant" in parts:
         import quant_agreement as qa
         from mercury_static.embed import Embedder
@@ -404,24 +405,31 @@ def main() -> None:
         groups = qa.faithbench_groups(sorted((SHARED / "faithbench").glob("batch_*.json")))
         groups += qa.summhay_groups(sorted((SHARED / "summhay").glob("topic_*.json")), args.bullets)
         quant = [a.row() for a in qa.measure(groups, embedder, lambda m: print(m, file=sys.stderr))]
-        (OUT / "quant.json").write_text(json.dumps(quant, indent=1))
-    if "build" in parts or "page" in parts:
-        cached = OUT / "builds.json"
-        if "build" in parts or not cached.is_file():
-            builds = measure_builds(args.records)
-            cached.write_text(json.dumps(builds, indent=1, default=str))
-        else:
-            builds = json.loads(cached.read_text())
-        for b in builds.values():
-            if isinstance(b, dict):
-                b["out"] = Path(b["out"])
+        cache["quant"].write_text(json.dumps({"bullets": args.bullets, "rows": quant}, indent=1))
+    if "build" in parts:
+        builds = measure_builds(args.records)
+        cache["build"].write_text(json.dumps({"records": args.records, **builds}, indent=1, default=str))
     if "page" in parts:
-        pages = measure_pages(builds, args.runs)
-        (OUT / "pages.json").write_text(json.dumps(pages, indent=1))
-    markdown = report(quant, builds if "build" in parts else None, pages, args)
+        if not cache["build"].is_file():
+            sys.exit("the page part needs the bundles of the build part: run --parts build first")
+        pages = measure_pages(load_builds(cache["build"]), args.runs)
+        cache["page"].write_text(json.dumps({"runs": args.runs, **pages}, indent=1))
+    # The section always shows every part measured so far (each part's figures are cached in OUT).
+    quant = json.loads(cache["quant"].read_text()) if cache["quant"].is_file() else None
+    builds = load_builds(cache["build"]) if cache["build"].is_file() else None
+    pages = json.loads(cache["page"].read_text()) if cache["page"].is_file() else None
+    markdown = report(quant, builds, pages)
     print(markdown)
     if not args.no_write:
         update_results(markdown)
+
+
+def load_builds(path: Path) -> dict:
+    builds = json.loads(path.read_text())
+    for b in builds.values():
+        if isinstance(b, dict):
+            b["out"] = Path(b["out"])
+    return builds
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ the page passes as ``contextText`` / ``contextVec``.
 from __future__ import annotations
 
 import hashlib
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -65,10 +66,13 @@ class GroupScores:
     queries: int
     mrr: float
     ext_mrr: float
-    recall: dict[int, float]
+    recall: dict[int, float]  # share of queries with a relevant sentence in the top n ("hit rate")
     precision: float
     ndcg: float
-    nothing_related: float  # share of queries whose best score is below options["min_score"]
+    nothing_related: float  # share of gold queries whose best score is below options["min_score"]
+    unrelated_shown: float | None  # share of control queries (an unrelated source) with a best score >= it
+    top_score_p10: float  # 10th percentile of the best score of gold queries
+    control_top_p90: float | None  # 90th percentile of the best score against an unrelated source
     latency_ms_p50: float
     latency_ms_p95: float
 
@@ -204,19 +208,29 @@ def context_vector(summary: IndexedText, selection: tuple[int, int]) -> tuple[np
 # ---------------------------------------------------------------- evaluation
 
 def _group_name(record: Record) -> str:
-    return Path(record.origin.split(":", 1)[0]).stem if record.origin else "input"
+    """The stem of the input file a record came from (origin is ``FILE:where`` or ``FILE[where]``)."""
+    return Path(re.split(r"[:\[]", record.origin, maxsplit=1)[0]).stem if record.origin else "input"
 
 
-def evaluate(paths: Sequence[Path], fmt: str = "auto", k: int = 5, options: dict | None = None, *,
-             model_path: Path | None = None, cache_dir: Path | None = None,
-             step: Callable[[str, int], Callable[[int], None]] | None = None,
-             aggregate: bool = True) -> EvalReport:
-    """Rank every gold query's source sentences with ``rank.py`` and score them (see module docstring)."""
+@dataclass
+class EvalSet:
+    """The indexed texts, the gold queries and their vectors: computed once, scored under many options."""
+
+    index: dict[str, IndexedText]
+    queries: list[tuple[Query, Record]]
+    vectors: np.ndarray
+    contexts: list[tuple[np.ndarray | None, str]]
+    prepared: dict = field(default_factory=dict)  # (text id, prefix) -> (sentences, PreparedText)
+
+
+def load_eval_set(paths: Sequence[Path], fmt: str = "auto", *, model_path: Path | None = None,
+                  cache_dir: Path | None = None,
+                  step: Callable[[str, int], Callable[[int], None]] | None = None) -> EvalSet:
+    """Read the inputs, index their texts like ``build`` and embed the queries (disk-cached)."""
     from .embed import Embedder
     from .export import cache_root, ensure_model
     from .read import read_records
 
-    opts = {**DEFAULT_OPTIONS, **(options or {})}
     step = step or (lambda description, total: lambda n: None)
     records = read_records([Path(p) for p in paths], fmt=fmt)
     model = ensure_model(model_path, cache_dir=cache_dir)
@@ -226,28 +240,49 @@ def evaluate(paths: Sequence[Path], fmt: str = "auto", k: int = 5, options: dict
         texts = [t for r in records for t in (r.source, r.summary)]
         index = index_texts(texts, embedder, cached, step("Embedding sentences", 0))
         queries: list[tuple[Query, Record]] = []
-        seen: set[tuple[str, str]] = set()
+        seen: set[tuple] = set()
         for r in records:
             for q in record_queries(r, index[text_id(r.source)].spans, _group_name(r)):
-                if q.kind == "insight":
-                    if (text_id(r.source), q.record_id) in seen:
-                        continue
-                    seen.add((text_id(r.source), q.record_id))
-                queries.append((q, r))
+                key = (q.kind, text_id(r.source), q.record_id, q.selection, q.relevant)
+                if key not in seen:  # the same selection and evidence from two annotators: one query
+                    seen.add(key)
+                    queries.append((q, r))
         qvecs = cached.embed([q.text for q, _ in queries], step("Embedding queries", len(queries)))
     finally:
         cached.save()
+    contexts = [context_vector(index[text_id(r.summary)], q.selection) if q.selection else (None, "")
+                for q, r in queries]
+    return EvalSet(index, queries, qvecs, contexts)
 
-    prepared: dict[str, tuple[list[Sentence], object]] = {}
+
+def evaluate(paths: Sequence[Path], fmt: str = "auto", k: int = 5, options: dict | None = None, *,
+             model_path: Path | None = None, cache_dir: Path | None = None,
+             step: Callable[[str, int], Callable[[int], None]] | None = None) -> EvalReport:
+    """Rank every gold query's source sentences with ``rank.py`` and score them (see module docstring)."""
+    data = load_eval_set(paths, fmt, model_path=model_path, cache_dir=cache_dir, step=step)
+    return score_eval_set(data, k, options, step=step)
+
+
+def score_eval_set(data: EvalSet, k: int = 5, options: dict | None = None, *,
+                   step: Callable[[str, int], Callable[[int], None]] | None = None,
+                   aggregate: bool = True) -> EvalReport:
+    """Rank and score every query of ``data`` under ``options``."""
+    opts = {**DEFAULT_OPTIONS, **(options or {})}
+    step = step or (lambda description, total: lambda n: None)
+    index, queries, qvecs = data.index, data.queries, data.vectors
+    def ranker_input(sid: str):
+        key = (sid, opts["prefix"])
+        if key not in data.prepared:
+            sents = index[sid].sentences()
+            data.prepared[key] = (sents, prepare_sentences(sents, opts))
+        return data.prepared[key]
+
+    sources = list(dict.fromkeys(text_id(r.source) for _, r in queries))
     per_group: dict[str, list[dict]] = {}
     advance = step("Ranking", len(queries))
-    for (q, r), qvec in zip(queries, qvecs):
+    for (q, r), qvec, (ctx_vec, ctx_text) in zip(queries, qvecs, data.contexts):
         sid = text_id(r.source)
-        if sid not in prepared:
-            sents = index[sid].sentences()
-            prepared[sid] = (sents, prepare_sentences(sents))
-        sents, prep = prepared[sid]
-        ctx_vec, ctx_text = context_vector(index[text_id(r.summary)], q.selection) if q.selection else (None, "")
+        sents, prep = ranker_input(sid)
         t0 = time.perf_counter()
         ranked = rank_sentences(qvec, q.text, sents, opts, None, context_vec=ctx_vec, context_text=ctx_text,
                                 prepared=prep)
@@ -255,27 +290,40 @@ def evaluate(paths: Sequence[Path], fmt: str = "auto", k: int = 5, options: dict
         order = [i for i, _ in ranked]
         row = {"rr": metrics.reciprocal_rank(order, q.relevant),
                "ext": metrics.extended_reciprocal_rank(order, q.relevant),
-               **{f"r{n}": metrics.recall_at(order, q.relevant, n) for n in RECALL_AT},
+               **{f"r{n}": metrics.hit_at(order, q.relevant, n) for n in RECALL_AT},
                "p": metrics.precision_at(order, q.relevant, k),
                "ndcg": metrics.ndcg_at(order, q.relevant, k),
-               "none": float(ranked[0][1] < opts["min_score"]) if ranked else 1.0,
+               "top": ranked[0][1] if ranked else 0.0,
                "ms": ms}
+        if len(sources) > 1:  # control: the same query against an unrelated source
+            other = sources[(sources.index(sid) + len(sources) // 2) % len(sources)]
+            o_sents, o_prep = ranker_input(other)
+            o_top = rank_sentences(qvec, q.text, o_sents, opts, 1, context_vec=ctx_vec, context_text=ctx_text,
+                                   prepared=o_prep)
+            row["control_top"] = o_top[0][1] if o_top else 0.0
         per_group.setdefault(q.group, []).append(row)
         if aggregate:
             per_group.setdefault(f"ALL · {q.kind}", []).append(row)
         advance(1)
 
     report = EvalReport(k=k, options=opts)
+    min_score = opts["min_score"]
     for name, rows in per_group.items():
         if name.startswith("ALL · ") and sum(1 for g in per_group if g.endswith(name[5:])) <= 2:
             continue  # only one dataset of that kind: the ALL row would repeat it
-        mean = {key: float(np.mean([x[key] for x in rows])) for key in rows[0]}
+        mean = {key: float(np.mean([x[key] for x in rows])) for key in ("rr", "ext", "p", "ndcg")}
+        tops = np.array([x["top"] for x in rows])
+        controls = np.array([x["control_top"] for x in rows if "control_top" in x])
         ms = np.array([x["ms"] for x in rows])
         report.groups.append(GroupScores(
             group=name, queries=len(rows), mrr=mean["rr"], ext_mrr=mean["ext"],
-            recall={n: mean[f"r{n}"] for n in RECALL_AT}, precision=mean["p"], ndcg=mean["ndcg"],
-            nothing_related=mean["none"], latency_ms_p50=float(np.percentile(ms, 50)),
-            latency_ms_p95=float(np.percentile(ms, 95))))
+            recall={n: float(np.mean([x[f"r{n}"] for x in rows])) for n in RECALL_AT},
+            precision=mean["p"], ndcg=mean["ndcg"],
+            nothing_related=float(np.mean(tops < min_score)),
+            unrelated_shown=float(np.mean(controls >= min_score)) if len(controls) else None,
+            top_score_p10=float(np.percentile(tops, 10)),
+            control_top_p90=float(np.percentile(controls, 90)) if len(controls) else None,
+            latency_ms_p50=float(np.percentile(ms, 50)), latency_ms_p95=float(np.percentile(ms, 95))))
     report.groups.sort(key=lambda g: (g.group.startswith("ALL"), g.group))
     return report
 
@@ -286,10 +334,12 @@ def print_report(report: EvalReport, console) -> None:
 
     table = Table(title=f"related-sentence ranking (k={report.k}, {report.options.get('algorithm')})")
     for col in ("dataset", "queries", "MRR", "ext. MRR", *(f"R@{n}" for n in RECALL_AT),
-                f"P@{report.k}", f"nDCG@{report.k}", "none", "ms p50", "ms p95"):
+                f"P@{report.k}", f"nDCG@{report.k}", "nothing", "unrel.", "ms p50", "ms p95"):
         table.add_column(col, justify="left" if col == "dataset" else "right")
     for g in report.groups:
         table.add_row(g.group, str(g.queries), f"{g.mrr:.3f}", f"{g.ext_mrr:.3f}",
                       *(f"{g.recall[n]:.3f}" for n in RECALL_AT), f"{g.precision:.3f}", f"{g.ndcg:.3f}",
-                      f"{g.nothing_related:.1%}", f"{g.latency_ms_p50:.2f}", f"{g.latency_ms_p95:.2f}")
+                      f"{g.nothing_related:.1%}",
+                      "-" if g.unrelated_shown is None else f"{g.unrelated_shown:.1%}",
+                      f"{g.latency_ms_p50:.2f}", f"{g.latency_ms_p95:.2f}")
     console.print(table)

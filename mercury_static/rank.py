@@ -1,18 +1,24 @@
 """The related-sentence ranker: Python twin of ``site_template/app/rank.js`` (same options, same numbers).
 
-Score of sentence i for a query (all terms in [0, 1]-ish, so scores are absolute and comparable):
+Score of sentence i of the ranked text for a selection (every term is in [0, 1] for related text, so
+scores are absolute and comparable across queries and texts):
 
-    base_i  = w_dense * dense_i + w_context * context_i + w_lexical * lexical_i   (weights renormalised
-              over the terms that are available: no context -> its weight goes to dense; no query
-              vector -> lexical only)
-    dense_i   = max over the sentence's embedding rows of cos(query_vec, row)
-    context_i = max over rows of cos(context_vec, row)  (context = the sentence around the selection)
-    lexical_i = sum of idf(t) over query tokens t found in sentence i / sum of idf(t) over all query
-                tokens, idf(t) = ln(1 + (N - df + 0.5) / (df + 0.5)) over the N sentences of the text
-    score_i = base_i + neighbor * max(0, max(base_{i-1}, base_{i+1}) - base_i)
+    dense_i       = max over the sentence's embedding rows of cos(query_vec, row)
+    context_i     = max over rows of cos(context_vec, row)     context = the sentence(s) around the
+                                                               selection (mean of their vectors)
+    lexical_i     = idf-weighted share of the query's tokens found in sentence i:
+                    sum(idf(t) for t in Q if t in S_i) / sum(idf(t) for t in Q),
+                    idf(t) = ln(1 + (N - df_t + 0.5) / (df_t + 0.5)) over the N sentences of the text
+    ctx_lexical_i = the same with the context text's tokens
+    base_i  = weighted mean of the available terms (w_dense, w_context, w_lexical, w_context_lexical;
+              without a context the context weights go to dense / lexical; without a query vector
+              only the lexical terms count)
+    score_i = (1 - neighbor) * base_i + neighbor * (base_{i-1} + base_{i+1}) / 2
+              (a missing neighbour counts as base_i)
 
-Tokens: lower-cased runs of letters/digits, digit groups joined ("1,025" -> "1025"). The computation is
-float64 on float32 inputs in both implementations; order = score desc, then index asc.
+Tokens: lower-cased runs of letters/digits, digit groups joined ("1,025" -> "1025"), cut to their first
+``prefix`` code points (a crude stemmer; 0 keeps them whole). Both implementations compute in float64
+from the float32 vectors; order = score desc, then sentence index asc.
 """
 
 from __future__ import annotations
@@ -25,10 +31,12 @@ import numpy as np
 
 DEFAULT_OPTIONS: dict = {
     "algorithm": "fused-v1",
-    "w_dense": 0.7,
-    "w_context": 0.0,
-    "w_lexical": 0.3,
-    "neighbor": 0.0,
+    "w_dense": 0.25,
+    "w_context": 0.1,
+    "w_lexical": 0.25,
+    "w_context_lexical": 0.4,
+    "neighbor": 0.4,
+    "prefix": 5,
     "min_score": 0.3,
 }
 
@@ -36,9 +44,10 @@ _DIGIT_SEP = re.compile(r"(?<=\d)[,.](?=\d)")
 _TOKEN = re.compile(r"[^\W_]+")
 
 
-def tokenize(text: str) -> list[str]:
-    """Lower-cased letter/digit runs, digit groups joined; same rule as ``tokenize`` in rank.js."""
-    return _TOKEN.findall(_DIGIT_SEP.sub("", text.lower()))
+def tokenize(text: str, prefix: int = 0) -> list[str]:
+    """Lower-cased letter/digit runs, digit groups joined, cut to ``prefix`` code points (0: whole)."""
+    tokens = _TOKEN.findall(_DIGIT_SEP.sub("", text.lower()))
+    return [t[:prefix] for t in tokens] if prefix > 0 else tokens
 
 
 @dataclass
@@ -52,36 +61,38 @@ class Sentence:
 
 @dataclass
 class PreparedText:
-    """Per-text precomputation reused across queries (rows matrix, token postings, document counts)."""
+    """Per-text precomputation reused across queries (rows matrix, token postings, neighbours)."""
 
     indices: np.ndarray  # sentence index per position
     rows: np.ndarray  # float64 (n_rows, dim)
     row_pos: np.ndarray  # position of the sentence owning each row
+    prefix: int
     postings: dict[str, np.ndarray]  # token -> positions of the sentences containing it
-    prev_pos: np.ndarray  # position of sentence index-1 (or -1)
-    next_pos: np.ndarray  # position of sentence index+1 (or -1)
+    prev_pos: np.ndarray  # position of sentence index-1, or the sentence itself
+    next_pos: np.ndarray  # position of sentence index+1, or the sentence itself
 
 
-def prepare_sentences(sentences: list[Sentence]) -> PreparedText:
+def prepare_sentences(sentences: list[Sentence], options: dict | None = None) -> PreparedText:
     """Precompute what ranking needs from the sentences of one text."""
+    prefix = int({**DEFAULT_OPTIONS, **(options or {})}["prefix"])
     indices = np.array([s.index for s in sentences], dtype=np.int64)
-    mats = [np.asarray(s.vectors, dtype=np.float32).reshape(-1, np.asarray(s.vectors).shape[-1])
-            for s in sentences if len(s.vectors)]
-    rows = np.concatenate(mats).astype(np.float64) if mats else np.zeros((0, 0))
-    row_pos = np.concatenate([np.full(len(s.vectors), p, dtype=np.int64)
-                              for p, s in enumerate(sentences) if len(s.vectors)]) if mats else np.zeros(0, np.int64)
+    mats = [np.asarray(s.vectors, dtype=np.float32) for s in sentences]
+    mats = [np.atleast_2d(m) if m.size else np.zeros((0, 0), np.float32) for m in mats]
+    with_rows = [m for m in mats if len(m)]
+    rows = np.concatenate(with_rows).astype(np.float64) if with_rows else np.zeros((0, 0))
+    row_pos = np.repeat(np.arange(len(mats), dtype=np.int64), [len(m) for m in mats])
     postings: dict[str, list[int]] = {}
     for p, s in enumerate(sentences):
-        for tok in set(tokenize(s.text)):
+        for tok in dict.fromkeys(tokenize(s.text, prefix)):
             postings.setdefault(tok, []).append(p)
     where = {int(i): p for p, i in enumerate(indices)}
-    prev_pos = np.array([where.get(int(i) - 1, -1) for i in indices], dtype=np.int64)
-    next_pos = np.array([where.get(int(i) + 1, -1) for i in indices], dtype=np.int64)
-    return PreparedText(indices, rows, row_pos, {t: np.array(v, dtype=np.int64) for t, v in postings.items()},
-                        prev_pos, next_pos)
+    prev_pos = np.array([where.get(int(i) - 1, p) for p, i in enumerate(indices)], dtype=np.int64)
+    next_pos = np.array([where.get(int(i) + 1, p) for p, i in enumerate(indices)], dtype=np.int64)
+    return PreparedText(indices, rows, row_pos, prefix,
+                        {t: np.array(v, dtype=np.int64) for t, v in postings.items()}, prev_pos, next_pos)
 
 
-def _max_cos(prep: PreparedText, vec: np.ndarray, n: int) -> np.ndarray:
+def _max_cos(prep: PreparedText, vec, n: int) -> np.ndarray:
     out = np.full(n, -np.inf)
     if len(prep.rows):
         np.maximum.at(out, prep.row_pos, prep.rows @ np.asarray(vec, dtype=np.float32).astype(np.float64))
@@ -92,7 +103,7 @@ def _max_cos(prep: PreparedText, vec: np.ndarray, n: int) -> np.ndarray:
 def _lexical(prep: PreparedText, text: str, n: int) -> np.ndarray:
     out = np.zeros(n)
     total = 0.0
-    for tok in dict.fromkeys(tokenize(text)):
+    for tok in dict.fromkeys(tokenize(text, prep.prefix)):
         hits = prep.postings.get(tok)
         df = 0 if hits is None else len(hits)
         idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
@@ -103,36 +114,46 @@ def _lexical(prep: PreparedText, text: str, n: int) -> np.ndarray:
 
 
 def score_sentences(query_vec, query_text: str, prep: PreparedText, options: dict | None = None,
-                    context_vec=None) -> np.ndarray:
-    """Scores (float64, one per prepared sentence, in the prepared order)."""
+                    context_vec=None, context_text: str | None = None) -> np.ndarray:
+    """Scores (float64) of the prepared sentences, in their prepared order."""
     opt = {**DEFAULT_OPTIONS, **(options or {})}
     n = len(prep.indices)
-    terms: list[tuple[float, np.ndarray]] = []
+    has_ctx_vec = context_vec is not None
+    has_ctx_text = bool(context_text)
+    terms: list[tuple[float, str]] = []
     if query_vec is not None:
-        w_dense = opt["w_dense"] + (opt["w_context"] if context_vec is None else 0.0)
-        terms.append((w_dense, _max_cos(prep, query_vec, n)))
-        if context_vec is not None and opt["w_context"] > 0:
-            terms.append((opt["w_context"], _max_cos(prep, context_vec, n)))
-    if opt["w_lexical"] > 0 or query_vec is None:
-        terms.append((opt["w_lexical"] if query_vec is not None else 1.0, _lexical(prep, query_text, n)))
-    weight = sum(w for w, _ in terms)
+        terms.append((opt["w_dense"] + (0.0 if has_ctx_vec else opt["w_context"]), "dense"))
+        if has_ctx_vec:
+            terms.append((opt["w_context"], "context"))
+    terms.append((opt["w_lexical"] + (0.0 if has_ctx_text else opt["w_context_lexical"]), "lexical"))
+    if has_ctx_text:
+        terms.append((opt["w_context_lexical"], "context_lexical"))
+    weight = sum(w for w, _ in terms if w > 0)
     base = np.zeros(n)
-    for w, values in terms:
-        if w > 0:
-            base += (w / weight) * values
-    if opt["neighbor"] > 0 and n:
-        padded = np.append(base, -np.inf)
-        best = np.maximum(padded[prep.prev_pos], padded[prep.next_pos])
-        base = base + opt["neighbor"] * np.maximum(0.0, best - base)
+    for w, term in terms:
+        if w <= 0:
+            continue
+        if term == "dense":
+            values = _max_cos(prep, query_vec, n)
+        elif term == "context":
+            values = _max_cos(prep, context_vec, n)
+        elif term == "lexical":
+            values = _lexical(prep, query_text, n)
+        else:
+            values = _lexical(prep, context_text, n)
+        base += (w / weight) * values
+    nb = opt["neighbor"]
+    if nb > 0 and n:
+        base = (1.0 - nb) * base + nb * ((base[prep.prev_pos] + base[prep.next_pos]) / 2.0)
     return base
 
 
 def rank_sentences(query_vec, query_text: str, sentences: list[Sentence], options: dict | None = None,
-                   k: int | None = None, *, context_vec=None, prepared: PreparedText | None = None
-                   ) -> list[tuple[int, float]]:
+                   k: int | None = None, *, context_vec=None, context_text: str | None = None,
+                   prepared: PreparedText | None = None) -> list[tuple[int, float]]:
     """``[(index, score)]`` sorted by score desc then index asc, top k (all when k is None)."""
-    prep = prepared if prepared is not None else prepare_sentences(sentences)
-    scores = score_sentences(query_vec, query_text, prep, options, context_vec)
+    prep = prepared if prepared is not None else prepare_sentences(sentences, options)
+    scores = score_sentences(query_vec, query_text or "", prep, options, context_vec, context_text)
     order = np.lexsort((prep.indices, -scores))
     if k is not None:
         order = order[:k]

@@ -47,6 +47,8 @@ def test_long_source_sections_minimap_and_match_keys(page, long_bundle, serve_di
     page.route("**/models/**", lambda route: route.abort())
     page.goto(serve_dir(bundle) + "?annotator=alice")
     page.wait_for_selector("body[data-ready]")
+    # blocks get their sentence elements when shown or in idle time after the first paint
+    page.wait_for_selector("#pane-source .text[data-complete]", state="attached")
     assert page.locator('#pane-source .s[data-side="source"]').count() >= N_DOCS * PER_DOC
     # document boundaries: one block per document, labelled, title line kept as text
     docs = page.locator("#pane-source .doc")

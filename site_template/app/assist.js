@@ -48,9 +48,10 @@ export class Assistant {
     const rec = current.record;
     if (!rec || !vec) return;
     const target = other(query.side);
+    const ctx = this._context(query, rec);
     const ranked = rankSentences({
-      queryVec: vec, queryText: query.text, sentences: rec[target].rankInput(),
-      options: this.options, k: view.k,
+      queryVec: vec, queryText: query.text, contextVec: ctx.vec, contextText: ctx.text,
+      sentences: rec[target].rankInput(), options: this.options, k: view.k,
     });
     const results = ranked.filter((r) => r.score >= view.minScore).slice(0, view.k);
     this.last = { query, vec, kind };
@@ -78,10 +79,21 @@ export class Assistant {
     this._model(query, seq, t0, rec);
   }
 
-  /** Instant answer: the mean precomputed vector of the sentences the selection overlaps. */
-  _precomputed(query, rec, t0) {
+  /** The sentences around the selection: their mean stored vector (null until loaded) and text. */
+  _context(query, rec) {
+    if (query.context && (query.context.vec || !rec[query.side].hasVectors)) return query.context;
     const view = rec[query.side];
-    const vec = meanVector(view.sentencesIn(query.start, query.end).flatMap((i) => view.sentenceVectors[i]));
+    const idx = view.sentencesIn(query.start, query.end);
+    query.context = {
+      vec: meanVector(idx.flatMap((i) => view.sentenceVectors[i])),
+      text: idx.length ? view.text.slice(view.sentences[idx[0]][0], view.sentences[idx[idx.length - 1]][1]) : '',
+    };
+    return query.context;
+  }
+
+  /** Instant answer: the stored vectors of the sentences the selection overlaps stand for the span. */
+  _precomputed(query, rec, t0) {
+    const { vec } = this._context(query, rec);
     if (!vec) return;
     this._rank(vec, query, 'precomputed');
     this.timings.precomputedMs = performance.now() - t0;

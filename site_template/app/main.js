@@ -145,7 +145,7 @@ async function main() {
         const idle = window.requestIdleCallback || ((fn) => setTimeout(fn, 200));
         idle(() => {
           if (shownRecord !== rec) return;
-          for (const side of SIDES) ranker.prepareSentences(rec[side].rankInput());
+          for (const side of SIDES) ranker.prepareSentences(rec[side].rankInput(), manifest.ranker);
         });
       }
     }
@@ -169,7 +169,8 @@ async function main() {
       }
     }
   });
-  mountMarks(store, panes);
+  const refreshMarks = mountMarks(store, panes);
+  for (const side of SIDES) panes[side].onMaterialize = refreshMarks; // marks hold ranges into replaced nodes
 
   // --- selection and clicks in the panes --------------------------------------------------------
   function onSelectionDone() {
@@ -209,7 +210,7 @@ async function main() {
     matchCursor = (matchCursor + dir + order.length + (matchCursor < 0 && dir < 0 ? 1 : 0)) % order.length;
     const pane = panes[side];
     if (focused) focused.removeAttribute('data-focus');
-    focused = pane.sentenceEls[order[matchCursor]];
+    focused = pane.sentenceEl(order[matchCursor]);
     focused.dataset.focus = 'true';
     pane.scrollToSentence(order[matchCursor], true);
   }

@@ -12,7 +12,7 @@ function setHighlight(name, ranges) {
   else CSS.highlights.delete(name);
 }
 
-/** Keep the highlights in sync with the store. */
+/** Keep the highlights in sync with the store; returns `refresh()` (after a pane replaced text nodes). */
 export function mountMarks(store, panes) {
   let last = [];
   const rangeOf = (rec, side, span, unit) => {
@@ -20,7 +20,7 @@ export function mountMarks(store, panes) {
     const [s, e] = unit === 'cp' ? [rec[side].offsets.to16(span.start), rec[side].offsets.to16(span.end)] : span;
     return e > s ? panes[side].rangeFor(s, e) : null;
   };
-  store.subscribe((s) => {
+  const run = (s) => {
     const cur = [s.current.record, s.work, s.draft, s.ui.hover];
     if (cur.every((v, i) => v === last[i])) return;
     const hoverChanged = cur[3] !== last[3];
@@ -46,5 +46,13 @@ export function mountMarks(store, panes) {
         if (hovered[side] && Number.isInteger(hovered[side].start)) panes[side].scrollToOffset(rec[side].offsets.to16(hovered[side].start));
       }
     }
-  });
+  };
+  store.subscribe(run);
+  return () => {
+    const s = store.state;
+    if (!s.current.record) return;
+    last = [];
+    last[3] = s.ui.hover; // a refresh never scrolls
+    run(s);
+  };
 }

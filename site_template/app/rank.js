@@ -2,37 +2,43 @@
 // the formula is documented there). Scores are absolute: compare them with options.min_score.
 
 export const DEFAULT_OPTIONS = Object.freeze({
-  algorithm: "fused-v1",
-  w_dense: 0.7,
-  w_context: 0.0,
-  w_lexical: 0.3,
-  neighbor: 0.0,
+  algorithm: 'fused-v1',
+  w_dense: 0.25,
+  w_context: 0.1,
+  w_lexical: 0.25,
+  w_context_lexical: 0.4,
+  neighbor: 0.4,
+  prefix: 5,
   min_score: 0.3,
 });
 
 const DIGIT_SEP = /(?<=\d)[,.](?=\d)/g;
 const TOKEN = /[\p{L}\p{N}]+/gu;
 
-/** Lower-cased letter/digit runs, digit groups joined ("1,025" -> "1025"). */
-export function tokenize(text) {
-  return text.toLowerCase().replace(DIGIT_SEP, "").match(TOKEN) || [];
+/** Lower-cased letter/digit runs, digit groups joined, cut to `prefix` code points (0: whole). */
+export function tokenize(text, prefix = 0) {
+  const tokens = text.toLowerCase().replace(DIGIT_SEP, '').match(TOKEN) || [];
+  if (!(prefix > 0)) return tokens;
+  return tokens.map((t) => (t.length <= prefix ? t : Array.from(t).slice(0, prefix).join('')));
 }
 
-const prepared = new WeakMap();
+const cache = new WeakMap();
 
 /**
- * Precompute what ranking needs from the sentences of one text (cached per sentences array).
+ * Precompute what ranking needs from the sentences of one text (token postings, neighbours).
+ * Cached per `sentences` array (and prefix): pass the same array again to reuse it.
  * @param {{index:number,text:string,vectors:Float32Array[]}[]} sentences
  */
-export function prepareSentences(sentences) {
-  let prep = prepared.get(sentences);
-  if (prep) return prep;
+export function prepareSentences(sentences, options) {
+  const prefix = Number({ ...DEFAULT_OPTIONS, ...(options || {}) }.prefix);
+  const hit = cache.get(sentences);
+  if (hit && hit.prefix === prefix) return hit;
   const n = sentences.length;
   const postings = new Map();
   const where = new Map();
   sentences.forEach((s, p) => {
     where.set(s.index, p);
-    for (const tok of new Set(tokenize(s.text))) {
+    for (const tok of new Set(tokenize(s.text, prefix))) {
       let list = postings.get(tok);
       if (!list) postings.set(tok, (list = []));
       list.push(p);
@@ -41,33 +47,33 @@ export function prepareSentences(sentences) {
   const prev = new Int32Array(n);
   const next = new Int32Array(n);
   sentences.forEach((s, p) => {
-    prev[p] = where.has(s.index - 1) ? where.get(s.index - 1) : -1;
-    next[p] = where.has(s.index + 1) ? where.get(s.index + 1) : -1;
+    prev[p] = where.has(s.index - 1) ? where.get(s.index - 1) : p;
+    next[p] = where.has(s.index + 1) ? where.get(s.index + 1) : p;
   });
-  prep = { n, postings, prev, next };
-  prepared.set(sentences, prep);
+  const prep = { n, prefix, postings, prev, next };
+  cache.set(sentences, prep);
   return prep;
 }
 
 function maxCos(sentences, vec) {
   const out = new Float64Array(sentences.length);
   const dim = vec.length;
-  sentences.forEach((s, p) => {
+  for (let p = 0; p < sentences.length; p++) {
     let best = -Infinity;
-    for (const row of s.vectors) {
+    for (const row of sentences[p].vectors) {
       let dot = 0;
       for (let j = 0; j < dim; j++) dot += vec[j] * row[j];
       if (dot > best) best = dot;
     }
     out[p] = best === -Infinity ? 0 : best;
-  });
+  }
   return out;
 }
 
 function lexical(prep, text) {
   const out = new Float64Array(prep.n);
   let total = 0;
-  for (const tok of new Set(tokenize(text))) {
+  for (const tok of new Set(tokenize(text, prep.prefix))) {
     const hits = prep.postings.get(tok);
     const df = hits ? hits.length : 0;
     const idf = Math.log(1 + (prep.n - df + 0.5) / (df + 0.5));
@@ -79,37 +85,41 @@ function lexical(prep, text) {
 }
 
 /**
- * Rank the sentences of a text against a query.
+ * Rank the sentences of a text against a selection.
  * @param {{queryVec: Float32Array|null, queryText: string, contextVec?: Float32Array|null,
- *          sentences: {index:number,text:string,vectors:Float32Array[]}[], options?: object, k?: number}} args
+ *          contextText?: string|null, sentences: {index:number,text:string,vectors:Float32Array[]}[],
+ *          options?: object, k?: number}} args  contextVec/contextText: the sentence(s) around the
+ *          selection (mean of their vectors, their text); options: manifest.ranker.
  * @returns {{index:number, score:number}[]} sorted by score desc, ties by index asc, top k.
  */
-export function rankSentences({ queryVec, queryText, contextVec = null, sentences, options, k }) {
+export function rankSentences({ queryVec, queryText, contextVec = null, contextText = null, sentences, options, k }) {
   const opt = { ...DEFAULT_OPTIONS, ...(options || {}) };
-  const prep = prepareSentences(sentences);
+  const prep = prepareSentences(sentences, opt);
   const n = prep.n;
+  const hasCtxVec = contextVec != null;
+  const hasCtxText = !!contextText;
   const terms = [];
   if (queryVec) {
-    const wDense = opt.w_dense + (contextVec ? 0 : opt.w_context);
-    terms.push([wDense, maxCos(sentences, queryVec)]);
-    if (contextVec && opt.w_context > 0) terms.push([opt.w_context, maxCos(sentences, contextVec)]);
+    terms.push([opt.w_dense + (hasCtxVec ? 0 : opt.w_context), () => maxCos(sentences, queryVec)]);
+    if (hasCtxVec) terms.push([opt.w_context, () => maxCos(sentences, contextVec)]);
   }
-  if (opt.w_lexical > 0 || !queryVec) terms.push([queryVec ? opt.w_lexical : 1, lexical(prep, queryText || "")]);
-  const weight = terms.reduce((a, [w]) => a + w, 0);
+  terms.push([opt.w_lexical + (hasCtxText ? 0 : opt.w_context_lexical), () => lexical(prep, queryText || '')]);
+  if (hasCtxText) terms.push([opt.w_context_lexical, () => lexical(prep, contextText)]);
+  const weight = terms.reduce((a, [w]) => (w > 0 ? a + w : a), 0);
   let base = new Float64Array(n);
   for (const [w, values] of terms) {
-    if (w > 0) for (let p = 0; p < n; p++) base[p] += (w / weight) * values[p];
+    if (!(w > 0)) continue;
+    const v = values();
+    for (let p = 0; p < n; p++) base[p] += (w / weight) * v[p];
   }
-  if (opt.neighbor > 0) {
+  const nb = opt.neighbor;
+  if (nb > 0) {
     const smoothed = new Float64Array(n);
-    for (let p = 0; p < n; p++) {
-      const a = prep.prev[p] >= 0 ? base[prep.prev[p]] : -Infinity;
-      const b = prep.next[p] >= 0 ? base[prep.next[p]] : -Infinity;
-      smoothed[p] = base[p] + opt.neighbor * Math.max(0, Math.max(a, b) - base[p]);
-    }
+    for (let p = 0; p < n; p++) smoothed[p] = (1 - nb) * base[p] + nb * ((base[prep.prev[p]] + base[prep.next[p]]) / 2);
     base = smoothed;
   }
-  const out = sentences.map((s, p) => ({ index: s.index, score: base[p] }));
-  out.sort((a, b) => b.score - a.score || a.index - b.index);
-  return k == null ? out : out.slice(0, k);
+  const order = Array.from({ length: n }, (_, p) => p);
+  order.sort((a, b) => base[b] - base[a] || sentences[a].index - sentences[b].index);
+  const top = k == null ? order : order.slice(0, k);
+  return top.map((p) => ({ index: sentences[p].index, score: base[p] }));
 }

@@ -1,14 +1,20 @@
 /**
- * Renderer of one text pane (source or summary). It builds the DOM once per record — one element per
- * sentence, section headers, inert markers for bidi/zero-width characters — and afterwards only toggles
- * attributes (highlights) so a 3,500-sentence text never re-renders on a state change.
+ * Renderer of one text pane (source or summary). The text is laid out in blocks (about 40 sentences,
+ * broken only at newlines, and one block per document of a sectioned source). A block first holds its
+ * text as plain text nodes; it is "materialized" — one element per sentence — when it is first shown,
+ * when one of its sentences is needed (highlight, scroll), or in idle time after the first paint. Off-screen
+ * blocks skip layout and paint (CSS content-visibility). After that, state changes only toggle attributes,
+ * so a 3,500-sentence source paints like a short one and never re-renders.
  *
- * Offsets here are UTF-16 indices into the text (data.js converts to/from code points).
+ * Offsets here are UTF-16 indices into the text (data.js converts to/from code points). Bidi controls
+ * and invisible characters are wrapped in inert, visible marker elements.
  */
 
 import { CONTROL, controlMarker } from './util.js';
 
 const BLOCK_SENTENCES = 40; // sentences per layout block (blocks break only at newlines)
+const FIRST_SENTENCES = 80; // materialized at once, before the first paint
+const idle = window.requestIdleCallback || ((fn) => setTimeout(() => fn({ timeRemaining: () => 8 }), 16));
 
 export class TextPane {
   /**
@@ -22,32 +28,60 @@ export class TextPane {
     this.side = side;
     this.root = null;
     this.view = null;
-    this.sentenceEls = [];
-    this.nodes = [];
-    this.starts = [];
+    this.sentenceEls = []; // sparse until every block is materialized: use sentenceEl(i)
+    this.blocks = [];
+    this.index = []; // non-empty blocks in text order (offset lookups)
     this.lit = [];
     this.results = [];
+    this.onMaterialize = null; // callback(block) after a block got its sentence elements
   }
 
   /** Build the DOM of `view` (a data.js TextView), replacing the previous text. */
   render(view) {
     this.view = view;
     this.sentenceEls = new Array(view.sentences.length);
-    this.nodes = [];
-    this.starts = [];
+    this.sentBlock = new Int32Array(view.sentences.length);
     this.lit = [];
     this.results = [];
     const root = document.createElement('div');
     root.className = 'text';
     root.dataset.side = this.side;
+    this.root = root;
+    this.blocks = this._plan(view, root);
+    this.index = this.blocks.filter((b) => b.items.length);
+    for (const b of this.index) this._placeholder(b);
+    const notify = this.onMaterialize;
+    this.onMaterialize = null; // the other pane may still show the previous record
+    let shown = 0;
+    for (const b of this.index) {
+      if (shown >= FIRST_SENTENCES) break;
+      this._materialize(b);
+      shown += b.sentences;
+    }
+    this.onMaterialize = notify;
+    this.scroller.scrollTop = 0; // before the swap: no forced layout of the new text
+    this.scroller.replaceChildren(root);
+    this.minimap.replaceChildren();
+    this._materializeRest(view);
+  }
+
+  /** Plan the blocks: [{el, items: [[0, a, b] text | [1, a, b, i] sentence], start, sentences, done}]. */
+  _plan(view, root) {
     const { text, sentences } = view;
     const sections = view.sections || [];
-    let sec = 0;
+    const blocks = [];
     let block = null;
     let pos = 0;
     let sinceBreak = 0;
-    const current = () => block || (block = this._block(root, null));
-    // Open every section starting before `limit`; its header goes at its start, clamped to [pos, maxAt].
+    const open = (section = null, titled = false) => {
+      block = { el: this._blockEl(root, section, titled, blocks.length), items: [], start: pos, sentences: 0, done: false };
+      blocks.push(block);
+      sinceBreak = 0;
+    };
+    const push = (item) => {
+      if (!block) open();
+      block.items.push(item);
+    };
     // A section opens at its title line when the text holds one just before it (the build's join of a
     // list of documents), else at its start.
     const opens = sections.map((section) => {
@@ -57,13 +91,14 @@ export class TextPane {
       return titled ? lineStart : section.start;
     });
     const headStarts = new Set(opens.filter((o, j) => o !== sections[j].start));
+    let sec = 0;
+    // Open every section starting before `limit`, at its opening clamped to [pos, maxAt].
     const openSections = (limit, maxAt) => {
       while (sec < sections.length && opens[sec] < limit) {
         const at = Math.max(pos, Math.min(opens[sec], maxAt));
-        if (at > pos) this._text(current(), pos, at);
+        if (at > pos) push([0, pos, at]);
         pos = at;
-        block = this._block(root, sections[sec], opens[sec] !== sections[sec].start);
-        sinceBreak = 0;
+        open(sections[sec], opens[sec] !== sections[sec].start);
         sec += 1;
       }
     };
@@ -73,48 +108,104 @@ export class TextPane {
       if (s > pos && sinceBreak >= BLOCK_SENTENCES) {
         const nl = pos + text.slice(pos, s).lastIndexOf('\n'); // only the gap: no long backward scans
         if (nl >= pos) {
-          this._text(current(), pos, nl + 1);
+          push([0, pos, nl + 1]);
           pos = nl + 1;
-          block = this._block(root, null);
-          sinceBreak = 0;
+          open();
         }
       }
-      if (s > pos) this._text(current(), pos, s);
-      const el = document.createElement('span');
-      el.className = headStarts.has(s) ? 's doc-head' : 's';
-      el.dataset.side = this.side;
-      el.dataset.sentence = String(i);
-      this._text(el, Math.max(s, pos), e);
-      current().append(el);
-      this.sentenceEls[i] = el;
+      if (s > pos) push([0, pos, s]);
+      push([1, Math.max(s, pos), e, i, headStarts.has(s)]);
+      this.sentBlock[i] = blocks.length - 1;
+      block.sentences += 1;
       pos = Math.max(pos, e);
       sinceBreak += 1;
     }
     openSections(Infinity, text.length);
-    if (pos < text.length) this._text(current(), pos, text.length);
-    this.scroller.scrollTop = 0; // before the swap: no forced layout of the new text
-    this.scroller.replaceChildren(root);
-    this.root = root;
-    this.minimap.replaceChildren();
+    if (pos < text.length) push([0, pos, text.length]);
+    for (const b of blocks) if (b.items.length) b.start = b.items[0][1];
+    return blocks;
   }
 
-  /** A layout block; a section's block starts with a label (its title unless the text holds it). */
-  _block(root, section, titleInText = false) {
+  /** A block element; a section's block carries a label (CSS-generated: no text nodes). */
+  _blockEl(root, section, titleInText, n) {
     const div = document.createElement('div');
     div.className = section ? 'block doc' : 'block';
+    div._msBlock = n;
     if (section) {
       div.dataset.doc = section.docId ?? '';
       const label = document.createElement('div');
       label.className = 'doc-title';
-      label.textContent = titleInText ? `document ${section.docId ?? ''}` : section.title || section.docId || 'Document';
+      label.dataset.label = titleInText ? `document ${section.docId ?? ''}` : section.title || section.docId || 'Document';
       div.append(label);
     }
     root.append(div);
     return div;
   }
 
+  /** The block's text as plain text nodes (selectable, find-in-page works) until it is materialized. */
+  _placeholder(b) {
+    b.nodes = [];
+    b.starts = [];
+    const first = b.items[0][1];
+    const last = b.items[b.items.length - 1][2];
+    this._text(b.el, first, last, b);
+  }
+
+  /** Give block `b` its sentence elements (idempotent). */
+  _materialize(b) {
+    if (b.done) return;
+    b.done = true;
+    const frag = document.createDocumentFragment();
+    const nodes = [];
+    const starts = [];
+    const reg = { nodes, starts };
+    for (const it of b.items) {
+      if (it[0] === 0) {
+        this._text(frag, it[1], it[2], reg);
+        continue;
+      }
+      const el = document.createElement('span');
+      el.className = it[4] ? 's doc-head' : 's';
+      el.dataset.side = this.side;
+      el.dataset.sentence = String(it[3]);
+      this._text(el, it[1], it[2], reg);
+      frag.append(el);
+      this.sentenceEls[it[3]] = el;
+    }
+    for (const n of b.nodes) (n.parentNode.classList?.contains('ctl') ? n.parentNode : n).remove();
+    b.nodes = nodes;
+    b.starts = starts;
+    b.el.append(frag);
+    if (this.onMaterialize) this.onMaterialize(b);
+  }
+
+  /** Materialize the remaining blocks in idle time, top to bottom (skipping one holding the selection). */
+  _materializeRest(view) {
+    let next = 0;
+    const step = (deadline) => {
+      if (this.view !== view) return;
+      const sel = window.getSelection();
+      const busy = sel.rangeCount && !sel.isCollapsed ? sel.anchorNode : null;
+      while (next < this.index.length && deadline.timeRemaining() > 2) {
+        const b = this.index[next];
+        if (busy && b.el.contains(busy) && !b.done) break; // the user is selecting here: later
+        this._materialize(b);
+        next += 1;
+      }
+      if (next < this.index.length) idle(step);
+      else this.root.dataset.complete = 'true';
+    };
+    idle(step);
+  }
+
+  /** The element of sentence i (materializing its block if needed). */
+  sentenceEl(i) {
+    if (!this.sentenceEls[i] && this.blocks.length) this._materialize(this.blocks[this.sentBlock[i]]);
+    return this.sentenceEls[i];
+  }
+
   /** Append text[start:end] to parent as text nodes, control characters as inert marker elements. */
-  _text(parent, start, end) {
+  _text(parent, start, end, reg) {
     if (end <= start) return;
     const text = this.view.text;
     const chunk = text.slice(start, end);
@@ -124,8 +215,8 @@ export class TextPane {
     const add = (into, a, b) => {
       const node = document.createTextNode(text.slice(a, b));
       into.append(node);
-      this.nodes.push(node);
-      this.starts.push(a);
+      reg.nodes.push(node);
+      reg.starts.push(a);
     };
     while ((m = CONTROL.exec(chunk))) {
       if (m.index > last) add(parent, start + last, start + m.index);
@@ -137,12 +228,21 @@ export class TextPane {
     if (last < chunk.length) add(parent, start + last, end);
   }
 
+  /** Start offset of a text node of this pane, or null. */
+  _startOf(node) {
+    const blockEl = node.parentNode && node.parentNode.closest('.block');
+    const b = blockEl && this.blocks[blockEl._msBlock];
+    if (!b || b.el !== blockEl) return null;
+    const i = b.nodes.indexOf(node);
+    return i < 0 ? null : b.starts[i];
+  }
+
   /** UTF-16 offset of a DOM boundary point inside this pane, or null when outside. */
   offsetOf(node, offset) {
     if (!this.root || !this.root.contains(node)) return null;
     if (node.nodeType === Node.TEXT_NODE) {
-      const i = this._nodeIndex(node);
-      return i < 0 ? null : this.starts[i] + Math.min(offset, node.length);
+      const s = this._startOf(node);
+      return s === null ? null : s + Math.min(offset, node.length);
     }
     // An element boundary: the start of the first text node at or after the child `offset`.
     const walker = document.createTreeWalker(this.root, NodeFilter.SHOW_TEXT);
@@ -150,50 +250,50 @@ export class TextPane {
     if (child) {
       walker.currentNode = child;
       const t = child.nodeType === Node.TEXT_NODE ? child : walker.nextNode();
-      const i = t ? this._nodeIndex(t) : -1;
-      if (i >= 0) return this.starts[i];
+      const s = t ? this._startOf(t) : null;
+      if (s !== null) return s;
     } else {
       // After the last child of `node`: the end of its last text node (or of the preceding one).
-      walker.currentNode = node;
       let t = node.lastChild;
       while (t && t.nodeType !== Node.TEXT_NODE) t = t.lastChild;
       if (!t) {
         walker.currentNode = node;
         t = walker.previousNode();
       }
-      const i = t ? this._nodeIndex(t) : -1;
-      if (i >= 0) return this.starts[i] + t.length;
+      const s = t ? this._startOf(t) : null;
+      if (s !== null) return s + t.length;
     }
     return this.view.text.length;
   }
 
-  _nodeIndex(node) {
-    if (node._msIndex !== undefined && this.nodes[node._msIndex] === node) return node._msIndex;
-    const i = this.nodes.indexOf(node);
-    if (i >= 0) node._msIndex = i;
-    return i;
-  }
-
-  /** Index of the text node holding UTF-16 position `pos` (the last node starting at or before it). */
+  /** [block, node index] holding UTF-16 position `pos` (the last node starting at or before it). */
   _nodeAt(pos) {
     let lo = 0;
-    let hi = this.starts.length - 1;
+    let hi = this.index.length - 1;
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
-      if (this.starts[mid] <= pos) lo = mid;
+      if (this.index[mid].start <= pos) lo = mid;
       else hi = mid - 1;
     }
-    return lo;
+    const b = this.index[lo];
+    lo = 0;
+    hi = b.starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (b.starts[mid] <= pos) lo = mid;
+      else hi = mid - 1;
+    }
+    return [b, lo];
   }
 
-  /** A DOM Range over the UTF-16 span [start, end) of the text. */
+  /** A DOM Range over the UTF-16 span [start, end) of the text (valid until its block materializes). */
   rangeFor(start, end) {
     const r = document.createRange();
-    if (!this.nodes.length) return r;
-    const a = this._nodeAt(start);
-    const b = this._nodeAt(Math.max(start, end - 1));
-    r.setStart(this.nodes[a], Math.min(start - this.starts[a], this.nodes[a].length));
-    r.setEnd(this.nodes[b], Math.min(end - this.starts[b], this.nodes[b].length));
+    if (!this.index.length) return r;
+    const [ba, a] = this._nodeAt(start);
+    const [bb, b] = this._nodeAt(Math.max(start, end - 1));
+    r.setStart(ba.nodes[a], Math.min(start - ba.starts[a], ba.nodes[a].length));
+    r.setEnd(bb.nodes[b], Math.min(end - bb.starts[b], bb.nodes[b].length));
     return r;
   }
 
@@ -224,7 +324,7 @@ export class TextPane {
     this.lit = [];
     this.results = results;
     results.forEach((r, j) => {
-      const el = this.sentenceEls[r.index];
+      const el = this.sentenceEl(r.index);
       if (!el) return;
       el.dataset.rank = String(j + 1);
       el.dataset.score = r.score.toFixed(3);
@@ -239,7 +339,7 @@ export class TextPane {
     const total = Math.max(1, this.scroller.scrollHeight);
     const origin = this.scroller.getBoundingClientRect().top - this.scroller.scrollTop;
     const marks = this.results.map((r, j) => {
-      const top = this.sentenceEls[r.index].getBoundingClientRect().top - origin;
+      const top = this.sentenceEl(r.index).getBoundingClientRect().top - origin;
       const m = document.createElement('button');
       m.type = 'button';
       m.className = 'mm-mark';
@@ -255,7 +355,7 @@ export class TextPane {
 
   /** Scroll so sentence `i` is visible (placed at a third of the pane when it was out of view). */
   scrollToSentence(i, force = false) {
-    const el = this.sentenceEls[i];
+    const el = this.sentenceEl(i);
     if (!el) return;
     const box = this.scroller.getBoundingClientRect();
     const r = el.getBoundingClientRect();

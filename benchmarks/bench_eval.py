@@ -1,0 +1,148 @@
+"""Ranker benchmark (issue 6): quality of every ranker configuration tried, and JS ranking latency.
+
+    /work/venv/bin/python benchmarks/bench_eval.py quality [--data ../shared/data] [--summhay news1]
+    /work/venv/bin/python benchmarks/bench_eval.py latency [--sentences 3500] [--repeat 30]
+
+quality: FaithBench (all batches) and one SummHay topic are indexed once (``evaluate.load_eval_set``: the
+build's split, embedding rows and int8 vectors; embeddings cached on disk), then every configuration in
+CONFIGS is scored on the same queries. Prints a Markdown table (the one in benchmarks/RESULTS.md).
+
+latency: headless Chromium loads ``site_template/app/rank.js`` from a loopback server and ranks the first
+N sentences of the SummHay news1 haystack (real texts; random unit vectors, dim 384, which cost the same)
+with the default options (query vector, context vector and text, lexical terms, neighbours). Reports the
+first call (including ``prepareSentences``) and the median / p95 of the following calls.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import os
+import shutil
+import statistics
+import tempfile
+import threading
+from pathlib import Path
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+ROOT = Path(__file__).resolve().parent.parent
+COSINE = {"w_dense": 1.0, "w_context": 0.0, "w_lexical": 0.0, "w_context_lexical": 0.0, "neighbor": 0.0, "prefix": 0}
+
+CONFIGS: list[tuple[str, dict]] = [
+    ("plain cosine (baseline)", COSINE),
+    ("lexical only (idf coverage)", {**COSINE, "w_dense": 0.0, "w_lexical": 1.0}),
+    ("0.7 cosine + 0.3 lexical", {**COSINE, "w_dense": 0.7, "w_lexical": 0.3}),
+    ("0.7 cosine + 0.3 lexical, prefix 5", {**COSINE, "w_dense": 0.7, "w_lexical": 0.3, "prefix": 5}),
+    ("context vector only", {**COSINE, "w_dense": 0.0, "w_context": 1.0}),
+    ("0.5 cosine + 0.5 context", {**COSINE, "w_dense": 0.5, "w_context": 0.5}),
+    ("0.4 cos + 0.3 ctx + 0.3 lex", {**COSINE, "w_dense": 0.4, "w_context": 0.3, "w_lexical": 0.3}),
+    ("0.3 cos + 0.3 ctx + 0.2 lex + 0.2 ctx-lex", {**COSINE, "w_dense": 0.3, "w_context": 0.3, "w_lexical": 0.2,
+                                                  "w_context_lexical": 0.2}),
+    ("same, prefix 5", {**COSINE, "w_dense": 0.3, "w_context": 0.3, "w_lexical": 0.2, "w_context_lexical": 0.2,
+                        "prefix": 5}),
+    ("same, prefix 5, neighbour 0.4", {**COSINE, "w_dense": 0.3, "w_context": 0.3, "w_lexical": 0.2,
+                                       "w_context_lexical": 0.2, "prefix": 5, "neighbor": 0.4}),
+    ("default without context (page passes none)", {"w_dense": 0.35, "w_context": 0.0, "w_lexical": 0.65,
+                                                    "w_context_lexical": 0.0}),
+    ("default, neighbour 0", {"neighbor": 0.0}),
+    ("default, neighbour 0.2", {"neighbor": 0.2}),
+    ("default, prefix 0", {"prefix": 0}),
+    ("default, prefix 6", {"prefix": 6}),
+    ("**default** (0.25 cos + 0.1 ctx + 0.25 lex + 0.4 ctx-lex, nb 0.4, prefix 5)", {}),
+]
+
+
+def quality(args) -> None:
+    from mercury_static.evaluate import load_eval_set, score_eval_set
+
+    data_dir = Path(args.data)
+    fb = load_eval_set(sorted((data_dir / "faithbench").glob("batch_*.json")))
+    sh = load_eval_set([data_dir / "summhay" / f"topic_{args.summhay}.json"])
+    print("| configuration | FB MRR | FB R@1 | FB R@3 | FB nDCG@5 | FB ext. MRR "
+          f"| {args.summhay} bullets P@5 | bullets MRR | bullets nDCG@5 | insights P@5 |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for name, options in CONFIGS:
+        f = {g.group: g for g in score_eval_set(fb, 5, options).groups}["ALL · span"]
+        s = {g.group.split(" · ")[-1]: g for g in score_eval_set(sh, 5, options).groups}
+        b, i = s["bullet"], s["insight"]
+        print(f"| {name} | {f.mrr:.3f} | {f.recall[1]:.3f} | {f.recall[3]:.3f} | {f.ndcg:.3f} | {f.ext_mrr:.3f} "
+              f"| {b.precision:.3f} | {b.mrr:.3f} | {b.ndcg:.3f} | {i.precision:.3f} |", flush=True)
+
+
+PAGE = """<!doctype html><meta charset="utf-8"><title>rank bench</title>"""
+
+BENCH = """async ({texts, query, repeat, options}) => {
+  const { rankSentences } = await import('./app/rank.js');
+  let seed = 1;
+  const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648) - 0.5;
+  const unit = () => { const v = new Float32Array(384); let n = 0;
+    for (let j = 0; j < 384; j++) { v[j] = rnd(); n += v[j] * v[j]; }
+    n = Math.sqrt(n); for (let j = 0; j < 384; j++) v[j] /= n; return v; };
+  const sentences = texts.map((text, index) => ({ index, text, vectors: [unit()] }));
+  const args = { queryVec: unit(), queryText: query, contextVec: unit(), contextText: query, sentences, options, k: 10 };
+  const times = [];
+  for (let i = 0; i <= repeat; i++) {
+    const t0 = performance.now();
+    rankSentences(args);
+    times.push(performance.now() - t0);
+  }
+  return times;
+}"""
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:
+        pass
+
+
+def latency(args) -> None:
+    from playwright.sync_api import sync_playwright
+
+    from mercury_static.read import read_records
+    from mercury_static.segment import split_sentences
+
+    rec = read_records([Path(args.data) / "summhay" / "topic_news1.json"])[0]
+    texts = [rec.source[s:e] for s, e in split_sentences(rec.source)][: args.sentences]
+    query = next(b["text"] for b in rec.gold["bullets"] if b["covered_insights"])
+    root = Path(tempfile.mkdtemp(prefix="rank-bench-"))
+    shutil.copytree(ROOT / "site_template" / "app", root / "app")
+    (root / "index.html").write_text(PAGE, encoding="utf-8")
+    handler = functools.partial(QuietHandler, directory=str(root))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(
+                executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"), headless=True,
+                args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                      "--disable-component-update", "--no-first-run"])
+            page = browser.new_page()
+            page.goto(f"http://127.0.0.1:{server.server_port}/index.html")
+            for name, options in (("default", {}), ("plain cosine", COSINE)):
+                times = page.evaluate(BENCH, {"texts": texts, "query": query, "repeat": args.repeat,
+                                              "options": options})
+                rest = sorted(times[1:])
+                print(f"{name}: {len(texts)} sentences: first call {times[0]:.1f} ms, then median "
+                      f"{statistics.median(rest):.1f} ms, p95 {rest[int(0.95 * (len(rest) - 1))]:.1f} ms")
+            browser.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("what", choices=["quality", "latency"])
+    parser.add_argument("--data", default=str(ROOT.parent / "shared" / "data"))
+    parser.add_argument("--summhay", default="news1")
+    parser.add_argument("--sentences", type=int, default=3500)
+    parser.add_argument("--repeat", type=int, default=30)
+    args = parser.parse_args()
+    quality(args) if args.what == "quality" else latency(args)
+
+
+if __name__ == "__main__":
+    main()

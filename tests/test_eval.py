@@ -1,0 +1,165 @@
+"""Gold extraction for Mercury dumps and SummHay topics, and the ``eval`` command end to end."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from mercury_static.evaluate import evaluate, overlapping, record_queries
+from mercury_static.read import read_records
+from mercury_static.segment import split_sentences
+
+from conftest import SHARED_DATA, TEST_CACHE
+
+SOURCE = ("The bridge opened in 1932. It cost 4 million dollars. Engineers used steel from Ohio. "
+          "The mayor cut the ribbon.")
+SUMMARY = "The bridge, opened in 1932, cost 5 million dollars. The governor cut the ribbon."
+
+
+def mercury_dump(path: Path) -> Path:
+    cost = SOURCE.index("It cost 4 million")
+    ribbon = SOURCE.index("The mayor")
+    data = {"samples": [{
+        "sample_id": 0, "source": SOURCE, "summary": SUMMARY, "metadata": {},
+        "annotations": [
+            # source span inside sentence 1
+            {"annot_id": 1, "annotator_name": "A", "label": ["Unwanted", "Unwanted.Intrinsic"], "note": "",
+             "summary_span": "5 million", "summary_start": SUMMARY.index("5 million"),
+             "summary_end": SUMMARY.index("5 million") + 9,
+             "source_span": "4 million", "source_start": cost + 8, "source_end": cost + 17},
+            # the same pair from a second annotator: one query
+            {"annot_id": 2, "annotator_name": "B", "label": ["Unwanted"], "note": "",
+             "summary_span": "5 million", "summary_start": SUMMARY.index("5 million"),
+             "summary_end": SUMMARY.index("5 million") + 9,
+             "source_span": "4 million", "source_start": cost + 8, "source_end": cost + 17},
+            # source span across sentences 2 and 3
+            {"annot_id": 3, "annotator_name": "A", "label": ["Unwanted"], "note": "",
+             "summary_span": "governor", "summary_start": SUMMARY.index("governor"),
+             "summary_end": SUMMARY.index("governor") + 8,
+             "source_span": SOURCE[ribbon - 10:ribbon + 9], "source_start": ribbon - 10, "source_end": ribbon + 9},
+            # no source span: not a query
+            {"annot_id": 4, "annotator_name": "A", "label": ["Benign"], "note": "",
+             "summary_span": "The bridge", "summary_start": 0, "summary_end": 10,
+             "source_span": None, "source_start": None, "source_end": None},
+        ]}]}
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+DOCS = [
+    "Solar panels got cheaper in 2023. Prices fell by a third.",
+    "Wind farms grew in the north sea. Ten new farms opened.",
+    "Solar prices fell sharply last year. Installers were busy.",
+]
+
+
+def summhay_topic(path: Path) -> Path:
+    data = {
+        "topic_id": "t1", "topic": "energy",
+        "documents": [{"document_id": f"d{i}", "document_text": t, "document_metadata": {},
+                       "insights_included": ins, "idx": i}
+                      for i, (t, ins) in enumerate(zip(DOCS, [["i1"], ["i2"], ["i1"]]))],
+        "subtopics": [{
+            "subtopic_id": "s1", "subtopic_name": "prices", "subtopic": "Energy prices", "query": "?",
+            "insights": [{"insight_id": "i1", "insight_name": "solar", "insight": "Solar panel prices fell."},
+                         {"insight_id": "i2", "insight_name": "wind", "insight": "Many wind farms opened."}],
+            "summaries": {"summary_subtopic_m1": ["Here are insights:", "- Solar got cheaper. [1][3]",
+                                                  "- Wind farms grew. [2]", "- Coal is back. [2]"],
+                          "summary_subtopic_m2": ["- Wind power grew fast."]},
+            "eval_summaries": {"summary_subtopic_m1": [
+                {"coverage": "FULL_COVERAGE", "bullet_id": 2, "insight_id": "i1"},
+                {"coverage": "PARTIAL_COVERAGE", "bullet_id": 3, "insight_id": "i2"},
+                {"coverage": "NO_COVERAGE", "bullet_id": "NA", "insight_id": "i2"}],
+                "summary_subtopic_m2": [{"coverage": "FULL_COVERAGE", "bullet_id": "1", "insight_id": "i2"}]},
+        }],
+    }
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def test_overlapping_spans():
+    spans = [(0, 5), (6, 10), (12, 20)]
+    assert overlapping(spans, 2, 3) == [0]
+    assert overlapping(spans, 4, 7) == [0, 1]
+    assert overlapping(spans, 10, 12) == []  # the gap between sentences
+    assert overlapping(spans, 7, 7) == [1]  # zero width: the sentence around it
+
+
+def test_mercury_gold(tmp_path):
+    [rec] = read_records([mercury_dump(tmp_path / "dump.json")])
+    spans = split_sentences(rec.source)
+    assert len(spans) == 4
+    queries = record_queries(rec, spans, "dump")
+    assert [(q.kind, q.text, sorted(q.relevant)) for q in queries] == [
+        ("span", "5 million", [1]), ("span", "5 million", [1]), ("span", "governor", [2, 3])]
+    assert queries[0].selection == (SUMMARY.index("5 million"), SUMMARY.index("5 million") + 9)
+    assert queries[0].group == "dump · span"
+
+
+def test_summhay_gold(tmp_path):
+    records = read_records([summhay_topic(tmp_path / "topic.json")])
+    rec = {r.id.split(":")[-1]: r for r in records}
+    spans = split_sentences(records[0].source)
+    doc_sentences = [[i for i, (s, e) in enumerate(spans) if sec.start <= s and e <= sec.end]
+                     for sec in records[0].source_sections]
+    assert [len(d) for d in doc_sentences] == [2, 2, 2]  # titles are separate sentences, outside sections
+    m1 = record_queries(rec["m1"], spans, "topic")
+    bullets = [q for q in m1 if q.kind == "bullet"]
+    # only the FULL_COVERAGE bullet; its evidence = all sentences of documents 1 and 3 (insight i1)
+    assert [(q.text, sorted(q.relevant)) for q in bullets] == [
+        ("- Solar got cheaper. [1][3]", doc_sentences[0] + doc_sentences[2])]
+    insights = [q for q in m1 if q.kind == "insight"]
+    assert [(q.text, sorted(q.relevant)) for q in insights] == [
+        ("Solar panel prices fell.", doc_sentences[0] + doc_sentences[2]),
+        ("Many wind farms opened.", doc_sentences[1])]
+    m2 = record_queries(rec["m2"], spans, "topic")
+    assert [(q.kind, sorted(q.relevant)) for q in m2 if q.kind == "bullet"] == [("bullet", doc_sentences[1])]
+
+
+def test_evaluate_end_to_end(tmp_path, exported_model):
+    dump = mercury_dump(tmp_path / "dump.json")
+    topic = summhay_topic(tmp_path / "topic.json")
+    report = evaluate([dump, topic], k=5, cache_dir=TEST_CACHE)
+    groups = {g.group: g for g in report.groups}
+    assert set(groups) == {"dump · span", "topic · bullet", "topic · insight"}
+    assert groups["dump · span"].queries == 2  # duplicate annotation counted once
+    assert groups["topic · bullet"].queries == 2  # one per summary method
+    assert groups["topic · insight"].queries == 2  # once per topic, not per summary method
+    # "4 million" / "5 million": the lexical + vector ranker finds the cost sentence first
+    for g in report.groups:
+        assert 0 < g.mrr <= 1 and 0 <= g.ndcg <= 1 and g.latency_ms_p50 >= 0
+        assert g.unrelated_shown is not None  # two distinct sources: the control ran
+    data = report.to_dict()
+    assert data["options"]["algorithm"] == "fused-v1" and set(data["groups"][0]["recall"]) == {"1", "3", "5"}
+
+
+def test_eval_cli(tmp_path, exported_model, monkeypatch):
+    from mercury_static.cli import app
+
+    monkeypatch.setenv("MERCURY_STATIC_CACHE", str(TEST_CACHE))
+    out = tmp_path / "report.json"
+    result = CliRunner().invoke(app, ["eval", str(mercury_dump(tmp_path / "dump.json")), "--report", str(out),
+                                      "--ranker-option", "neighbor=0"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert report["options"]["neighbor"] == 0 and report["groups"][0]["queries"] == 2
+    bad = CliRunner().invoke(app, ["eval", str(out), "--ranker-option", "nope=1"])
+    assert bad.exit_code == 2 and "nope" in bad.output
+
+
+@pytest.mark.shared_data
+def test_faithbench_beats_plain_cosine():
+    files = sorted((SHARED_DATA / "faithbench").glob("batch_*.json"))
+    if not files:
+        pytest.skip("../shared/data absent")
+    from mercury_static.evaluate import load_eval_set, score_eval_set
+
+    data = load_eval_set(files, cache_dir=TEST_CACHE)
+    fused = score_eval_set(data, 5, aggregate=False)
+    cosine = score_eval_set(data, 5, {"w_lexical": 0, "w_context": 0, "w_context_lexical": 0, "neighbor": 0},
+                            aggregate=False)
+    mrr = lambda r: sum(g.mrr * g.queries for g in r.groups) / sum(g.queries for g in r.groups)  # noqa: E731
+    assert mrr(fused) > mrr(cosine) + 0.05
