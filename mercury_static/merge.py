@@ -1,4 +1,4 @@
-"""Merge annotators' export files (and Mercury dumps) into one validated dataset (docs/merge.md).
+"""Merge annotators' export files (and Mercury dumps) into one validated dataset (see the README, "For coordinators").
 
 Each input file yields *versions*: one annotator's state of one record as that file saw it. Per
 (annotator, record) the newest version wins by the record's `updated_at`, so a deleted annotation stays
