@@ -1,0 +1,103 @@
+"""The ranker's formula on small hand-made texts (rank.py; rank.js is held to it by test_rank_parity)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from mercury_static.rank import DEFAULT_OPTIONS, Sentence, prepare_sentences, rank_sentences, tokenize
+
+DIM = 4
+COSINE = {"w_dense": 1.0, "w_context": 0.0, "w_lexical": 0.0, "w_context_lexical": 0.0, "neighbor": 0.0}
+LEXICAL = {**COSINE, "w_dense": 0.0, "w_lexical": 1.0, "prefix": 0}
+
+
+def unit(*xs) -> np.ndarray:
+    v = np.array(xs, dtype=np.float32)
+    return v / np.linalg.norm(v)
+
+
+def sents(*items) -> list[Sentence]:
+    """items: (text, [vectors]) pairs -> sentences 0..n-1."""
+    return [Sentence(i, t, np.array(v, np.float32).reshape(len(v), DIM)) for i, (t, v) in enumerate(items)]
+
+
+def test_tokenize():
+    assert tokenize("It cost $181,674,817 (1.5 bn), in 2023!") == ["it", "cost", "181674817", "15", "bn", "in", "2023"]
+    assert tokenize("Snake_case ÉCOLE naïve") == ["snake", "case", "école", "naïve"]
+    assert tokenize("Universities announced", 5) == ["unive", "annou"]
+    assert tokenize("𝒻𝒶𝓃𝒸𝓎𝓎 ok", 5) == ["𝒻𝒶𝓃𝒸𝓎", "ok"]  # code points, not UTF-16 units
+    assert tokenize("  ,.; ") == []
+
+
+def test_order_ties_and_k():
+    v = unit(1, 0, 0, 0)
+    text = sents(("a", [unit(0, 1, 0, 0)]), ("b", [v]), ("c", [v]), ("d", [unit(1, 1, 0, 0)]))
+    ranked = rank_sentences(v, "", text, COSINE, None)
+    assert [i for i, _ in ranked] == [1, 2, 3, 0]  # exact tie 1/2 broken by index
+    assert ranked[0][1] == pytest.approx(1.0) and ranked[2][1] == pytest.approx(math.sqrt(0.5))
+    assert rank_sentences(v, "", text, COSINE, 2) == ranked[:2]
+
+
+def test_long_sentence_takes_its_best_window():
+    q = unit(1, 0, 0, 0)
+    text = sents(("short", [unit(1, 1, 0, 0)]), ("long", [unit(0, 1, 0, 0), unit(1, 0.1, 0, 0)]),
+                 ("no rows", []))
+    ranked = dict(rank_sentences(q, "", text, COSINE))
+    assert ranked[1] == pytest.approx(float(unit(1, 0.1, 0, 0)[0]))
+    assert ranked[1] > ranked[0] > ranked[2] == 0.0
+
+
+def test_lexical_is_idf_weighted_coverage():
+    z = [unit(1, 0, 0, 0)]
+    text = sents(("the harbor opened", z), ("the harbor closed", z), ("the museum opened in 1932", z),
+                 ("the museum", z))
+    scores = dict(rank_sentences(None, "museum 1932", text, LEXICAL))
+    n = 4
+    idf = lambda df: math.log(1 + (n - df + 0.5) / (df + 0.5))  # noqa: E731
+    assert scores[2] == pytest.approx(1.0)  # every query token found
+    assert scores[3] == pytest.approx(idf(2) / (idf(2) + idf(1)))  # "museum" only (df 2) of museum + 1932
+    assert scores[0] == scores[1] == 0.0
+    # a token absent from the text still counts in the denominator: scores stay absolute
+    assert dict(rank_sentences(None, "museum 1932 zebra", text, LEXICAL))[2] < 1.0
+
+
+def test_context_weights_fall_back_when_absent():
+    q, c = unit(1, 0, 0, 0), unit(0, 1, 0, 0)
+    text = sents(("alpha beta", [unit(1, 0.2, 0, 0)]), ("gamma", [unit(0.2, 1, 0, 0)]), ("delta", [unit(0, 0, 1, 0)]))
+    opts = {"w_dense": 0.5, "w_context": 0.3, "w_lexical": 0.2, "w_context_lexical": 0.0, "neighbor": 0.0}
+    without = rank_sentences(q, "beta", text, opts)
+    same = rank_sentences(q, "beta", text, {**opts, "w_dense": 0.8, "w_context": 0.0})
+    assert [i for i, _ in without] == [i for i, _ in same]
+    assert [x for _, x in without] == pytest.approx([x for _, x in same])
+    with_ctx = dict(rank_sentences(q, "beta", text, opts, context_vec=c))
+    assert with_ctx[1] > dict(without)[1]  # the context pulls "gamma" up
+    # context text feeds the context-lexical term
+    lex = {**LEXICAL, "w_lexical": 0.5, "w_context_lexical": 0.5}
+    assert dict(rank_sentences(None, "beta", text, lex, context_text="gamma"))[1] == pytest.approx(0.5)
+    assert dict(rank_sentences(None, "beta", text, lex))[1] == 0.0
+
+
+def test_neighbour_smoothing():
+    q = unit(1, 0, 0, 0)
+    far = unit(0, 0, 0, 1)
+    text = sents(("a", [q]), ("b", [far]), ("c", [q]), ("d", [far]))
+    plain = dict(rank_sentences(q, "", text, COSINE))
+    smooth = dict(rank_sentences(q, "", text, {**COSINE, "neighbor": 0.5}))
+    assert smooth[1] == pytest.approx(0.5 * plain[1] + 0.5 * (plain[0] + plain[2]) / 2)
+    assert smooth[3] == pytest.approx(0.5 * plain[3] + 0.5 * (plain[2] + plain[3]) / 2)  # no next: itself
+    assert smooth[1] > smooth[3]
+
+
+def test_prepared_text_is_reusable_and_defaults_are_complete():
+    q = unit(1, 2, 3, 4)
+    text = sents(("one two", [unit(1, 0, 0, 0)]), ("two three", [unit(0, 1, 1, 0)]), ("four", [unit(1, 1, 1, 1)]))
+    prep = prepare_sentences(text)
+    for query in ("two", "four two", ""):
+        assert rank_sentences(q, query, text, prepared=prep) == rank_sentences(q, query, text)
+    assert {"w_dense", "w_context", "w_lexical", "w_context_lexical", "neighbor", "prefix", "min_score"} <= set(
+        DEFAULT_OPTIONS)
+    weights = [DEFAULT_OPTIONS[k] for k in ("w_dense", "w_context", "w_lexical", "w_context_lexical")]
+    assert sum(weights) == pytest.approx(1.0)
