@@ -36,6 +36,7 @@ MODEL_CACHE = ROOT / ".cache" / "test-models"
 RESULTS = ROOT / "benchmarks" / "RESULTS.md"
 SECTION = "## Lengthy texts and scale (bench_scale.py)"
 COMMAND = "HF_HUB_OFFLINE=1 /work/venv/bin/python benchmarks/bench_scale.py"
+DIM = 384
 
 
 # --- build in a child process -----------------------------------------------------------------------
@@ -118,19 +119,26 @@ def dedup_check(bundle: Path) -> dict:
 
 
 def measure_builds(records: int) -> dict:
+    import numpy as np
     from make_large import make_large
 
-    inputs = make_large(OUT / "large", records, SHARED)
+    from mercury_static.bundle import load_vectors
+
+    inputs = make_large(OUT / "large-input", records, SHARED)
     topic = SHARED / "summhay" / "topic_news1.json"
     runs = {"topic": timed_build("summhay-topic1", [topic]),
-            "slice": timed_build("summhay-slice", [OUT / "large" / "summhay-small.json"]),
+            "slice": timed_build("summhay-slice", [OUT / "large-input" / "summhay-small.json"]),
             "large": timed_build("large", inputs)}
     for run in runs.values():
         run["sizes"] = sizes(run["out"])
         run["dedup"] = dedup_check(run["out"])
-    same = [(runs["topic"]["out"] / "data" / f).read_bytes() == (runs["slice"]["out"] / "data" / f).read_bytes()
-            for f in ("texts-0000.json", "vectors-0000.bin")]
-    runs["haystack_shard_identical"] = all(same)
+    # The haystack is the first text of both bundles and longer than a text shard: shard 0 holds it alone.
+    topic_data, slice_data = runs["topic"]["out"] / "data", runs["slice"]["out"] / "data"
+    runs["haystack_text_identical"] = (topic_data / "texts-0000.json").read_bytes() == \
+        (slice_data / "texts-0000.json").read_bytes()
+    runs["haystack_vectors_bytes"] = [(d / "vectors-0000.bin").stat().st_size for d in (topic_data, slice_data)]
+    runs["haystack_vectors_max_diff"] = float(np.abs(load_vectors(topic_data.parent, 0, DIM)
+                                                     - load_vectors(slice_data.parent, 0, DIM)).max())
     return runs
 
 
@@ -329,10 +337,12 @@ def report(quant: dict | None, builds: dict | None, pages: dict | None) -> str:
             lines.append(f"| {b['name']} | {mb(s['records'])} | {mb(s['texts'])} | {mb(s['vectors'])} | "
                          f"{mb(s['total'])} | {d['distinct_chars'] / 1e6:.2f} M chars | "
                          f"{d['referenced_chars'] / 1e6:.1f} M chars | {'yes' if d['stored_once'] else 'NO'} |")
-        lines += ["", f"The haystack's text shard and vector shard are byte-identical in the 2-record slice and "
-                  f"the {builds['topic']['dedup']['records']}-record topic bundle: "
-                  f"{'yes' if builds['haystack_shard_identical'] else 'NO'} (size grows with distinct text, "
-                  "not with records). The 10k dataset: `benchmarks/make_large.py` (FaithBench samples "
+        vb = builds["haystack_vectors_bytes"]
+        lines += ["", f"The haystack's text shard is byte-identical in the 2-record slice and the "
+                  f"{builds['topic']['dedup']['records']}-record topic bundle: "
+                  f"{'yes' if builds['haystack_text_identical'] else 'NO'}; its vector shard: {vb[0]:,} vs "
+                  f"{vb[1]:,} bytes, max difference {builds['haystack_vectors_max_diff']:.1e} (batching "
+                  "neighbours differ) — size grows with distinct text, not with records. The 10k dataset: `benchmarks/make_large.py` (FaithBench samples "
                   "repeated with new ids, each variant's summary extended by a sentence of another summary, "
                   "plus the three SummHay topics as they are).", ""]
     if pages:

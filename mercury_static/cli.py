@@ -175,7 +175,9 @@ def eval_command(
     options = parse_ranker_options(ranker_option)
     with input_errors(), progress_steps() as step:
         result = evaluate(inputs, fmt, k, options, model_path=model, step=step)
-    print_report(result, RichConsole())
+    import sys
+
+    print_report(result, RichConsole() if sys.stdout.isatty() else RichConsole(width=170))
     if report:
         report.write_text(json.dumps(result.to_dict(), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
         console.print(f"wrote {report}", highlight=False)

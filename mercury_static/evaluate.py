@@ -343,3 +343,7 @@ def print_report(report: EvalReport, console) -> None:
                       "-" if g.unrelated_shown is None else f"{g.unrelated_shown:.1%}",
                       f"{g.latency_ms_p50:.2f}", f"{g.latency_ms_p95:.2f}")
     console.print(table)
+    console.print("R@n: share of queries with a relevant sentence in the top n. nothing: gold queries whose best "
+                  f"score is below min_score ({report.options.get('min_score')}); unrel.: the same queries against "
+                  "an unrelated source whose best score reaches it. ms: Python ranking time per query.",
+                  highlight=False)
