@@ -77,7 +77,7 @@ def update_results(markdown: str) -> None:
     start = text.find(SECTION)
     if start >= 0:
         end = text.find("\n## ", start + len(SECTION))
-        text = text[:start] + markdown + (text[end + 1:] if end >= 0 else "")
+        text = text[:start] + markdown + ("\n" + text[end + 1:] if end >= 0 else "")
     else:
         text = text.rstrip("\n") + "\n\n" + markdown
     RESULTS.write_text(text.rstrip("\n") + "\n", encoding="utf-8")
@@ -100,6 +100,7 @@ def main() -> None:
     console.print(f"{len(sentences)} distinct sentences from {n_texts} distinct texts, "
                   f"{np.mean(tokens):.1f} tokens on average (max {max(tokens)})")
 
+    import onnxruntime as ort
     import torch
     from sentence_transformers import SentenceTransformer
 
@@ -159,10 +160,10 @@ def main() -> None:
     md = "\n".join([
         SECTION, "",
         "```",
-        f"/work/venv/bin/python benchmarks/bench_build.py --data {args.data} --rounds {args.rounds}",
+        f"python benchmarks/bench_build.py --data {os.path.relpath(args.data, ROOT)} --rounds {args.rounds}",
         "```",
-        f"Machine: {os.cpu_count()} cores ({platform.machine()}), torch {torch.__version__} with "
-        f"{torch.get_num_threads()} threads, load average {load:.1f} at the end (shared machine: best of "
+        f"Machine: {os.cpu_count()} cores ({platform.machine()}), torch {torch.__version__}, onnxruntime "
+        f"{ort.__version__}, load average {load:.1f} at the end (shared machine: best of "
         f"{args.rounds} alternating rounds). Same distinct sentences for both engines.", "",
         "| measure | value |", "|---|---:|",
         *[f"| {k} | {v} |" for k, v in rows], "",

@@ -4,7 +4,7 @@
     /work/venv/bin/python benchmarks/bench_eval.py latency [--sentences 3500] [--repeat 30]
 
 quality: FaithBench (all batches) and one SummHay topic are indexed once (``evaluate.load_eval_set``: the
-build's split, embedding rows and int8 vectors; embeddings cached on disk), then every configuration in
+build's split, embedding rows and stored (float16) vectors; embeddings cached on disk), then every configuration in
 CONFIGS is scored on the same queries. Prints a Markdown table (the one in benchmarks/RESULTS.md).
 
 latency: headless Chromium loads ``site_template/app/rank.js`` from a loopback server and ranks the first

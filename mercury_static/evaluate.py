@@ -149,8 +149,11 @@ class CachedEmbedder:
         return hashlib.sha256(text.encode("utf-8")).digest()[:16]
 
     def embed(self, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> np.ndarray:
+        """Vectors of ``texts``; ``progress`` advances once per distinct text (cached ones at once)."""
         keys = [self.key(t) for t in texts]
         missing = list({k: t for k, t in zip(keys, texts) if k not in self.vectors}.items())
+        if progress is not None:
+            progress(len(set(keys)) - len(missing))
         if missing:
             new = self.embedder.embed([t for _, t in missing], progress=progress)
             self.vectors.update((k, v) for (k, _), v in zip(missing, new))
@@ -170,7 +173,7 @@ class CachedEmbedder:
 
 
 def index_texts(texts: Sequence[str], embedder, cached: CachedEmbedder,
-                progress: Callable[[int], None] | None = None) -> dict[str, IndexedText]:
+                step: Callable[[str, int], Callable[[int], None]]) -> dict[str, IndexedText]:
     """Split, window and embed each distinct text as ``build`` does; vectors as the bundle stores them."""
     from .segment import embedding_windows, split_sentences
 
@@ -181,7 +184,7 @@ def index_texts(texts: Sequence[str], embedder, cached: CachedEmbedder,
         rows = embedding_windows(t, spans, embedder.count_tokens, embedder.max_seq_length)
         plan.append((t, spans, rows))
     flat = [t[s:e] for t, _, rows in plan for _, s, e in rows]
-    vectors = stored_rows(cached.embed(flat, progress))
+    vectors = stored_rows(cached.embed(flat, step("Embedding sentences", len(set(flat)))))
     pos = 0
     for t, spans, rows in plan:
         per: list[list[np.ndarray]] = [[] for _ in spans]
@@ -238,7 +241,7 @@ def load_eval_set(paths: Sequence[Path], fmt: str = "auto", *, model_path: Path 
     cached = CachedEmbedder(embedder, cache_root(cache_dir) / "eval-embeddings" / f"{model.sha256[:16]}.npz")
     try:
         texts = [t for r in records for t in (r.source, r.summary)]
-        index = index_texts(texts, embedder, cached, step("Embedding sentences", 0))
+        index = index_texts(texts, embedder, cached, step)
         queries: list[tuple[Query, Record]] = []
         seen: set[tuple] = set()
         for r in records:
@@ -247,7 +250,8 @@ def load_eval_set(paths: Sequence[Path], fmt: str = "auto", *, model_path: Path 
                 if key not in seen:  # the same selection and evidence from two annotators: one query
                     seen.add(key)
                     queries.append((q, r))
-        qvecs = cached.embed([q.text for q, _ in queries], step("Embedding queries", len(queries)))
+        qtexts = [q.text for q, _ in queries]
+        qvecs = cached.embed(qtexts, step("Embedding queries", len(set(qtexts))))
     finally:
         cached.save()
     contexts = [context_vector(index[text_id(r.summary)], q.selection) if q.selection else (None, "")

@@ -1,6 +1,6 @@
 """The ranker's two implementations agree: Python (rank.py) and JavaScript (app/rank.js in Chromium).
 
-Fixtures: the demo bundle's real texts and dequantised vectors (every summary sentence ranks its
+Fixtures: the demo bundle's real texts and stored vectors (decoded as the page does) (every summary sentence ranks its
 source, with and without context, under several option sets), plus hand-made sentences for the
 tokenizer's edge cases and exact ties.
 """

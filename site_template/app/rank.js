@@ -9,7 +9,8 @@ export const DEFAULT_OPTIONS = Object.freeze({
   w_context_lexical: 0.4,
   neighbor: 0.4,
   prefix: 5,
-  min_score: 0.3,
+  min_score: 0.2,
+  grades: Object.freeze([0.3, 0.45]),
 });
 
 const DIGIT_SEP = /(?<=\d)[,.](?=\d)/g;
