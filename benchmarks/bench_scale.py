@@ -387,13 +387,21 @@ def report(quant: dict | None, builds: dict | None, pages: dict | None) -> str:
                   "the model's wasm memory; PSS adds its share of Chromium's shared pages).", "",
                   "| model | when | JS heap | DOM nodes | renderer private | renderer PSS | renderer RSS |",
                   "|---|---|---|---|---|---|---|"]
+        worst = max(m.get("private", 0) for m in la["memory"].values())
+        checks = [("long-source first paint ≤ 300 ms (wall p50)", p50(lg["first_paint_ms"]) <= 300),
+                  ("long-source selection → highlight ≤ 50 ms (precomputed p50)", p50(lg["select_pre_ms"]) <= 50),
+                  ("long-source selection → highlight ≤ 50 ms (model p50)", p50(lg["select_model_ms"]) <= 50),
+                  ("10k readable first record ≤ 1 s (wall p50)", p50(la["first_paint_ms"]) <= 1000),
+                  ("switching loads only the record's shards", not la["stray_requests"]),
+                  ("tab ≤ 300 MB by JS heap", max(m["js_heap_mb"] for m in la["memory"].values()) <= 300),
+                  ("tab ≤ 300 MB by renderer private memory", worst <= 300)]
         for label, mem in (("loaded", la["memory"]), ("blocked (data only)", la["memory_without_model"])):
             for when, m in mem.items():
                 when = when.replace("switches", f"{la['records_visited']} records").replace("GC", "forced GC")
                 lines.append(f"| {label} | {when} | {m['js_heap_mb']:.0f} MB | {m['dom_nodes']:,.0f} | "
                              f"{m.get('private', float('nan')):.0f} MB | "
                              f"{m.get('pss', float('nan')):.0f} MB | {m.get('rss', float('nan')):.0f} MB |")
-        lines.append("")
+        lines += ["", "Targets: " + "; ".join(f"{name}: {'met' if ok else 'MISSED'}" for name, ok in checks) + ".", ""]
     return "\n".join(lines)
 
 

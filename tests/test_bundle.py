@@ -44,7 +44,7 @@ def test_manifest_counts_match_the_data(demo_bundle):
 
 
 def test_stored_vectors_are_the_embedder_vectors(demo_bundle, embedder):
-    """The bundle's int8 rows decode to the Python embedding of each sentence (cosine ≥ 0.999)."""
+    """The bundle's float16 rows decode to the Python embedding of each sentence (cosine ≥ 0.999)."""
     bundle = load_bundle(demo_bundle)
     rec = bundle.records[0]
     t = rec.source_text

@@ -221,3 +221,13 @@ def test_bad_model_folder_is_one_line(tmp_path):
     with pytest.raises(ModelError) as err:
         ensure_model(tmp_path, cache_dir=tmp_path / "cache")
     assert "not a Hugging Face model folder" in str(err.value) and "\n" not in str(err.value)
+
+
+def test_missing_torch_is_explained(tmp_path, monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "torch", None)  # as if torch were not installed
+    with pytest.raises(ModelError) as err:
+        ensure_model(cache_dir=tmp_path)
+    assert "needs torch" in str(err.value)
+    assert not any((tmp_path / "models").iterdir())  # no half-written cache entry

@@ -96,7 +96,9 @@ def test_model_loaded_from_the_bundle_only(parity_page):
     foreign = [u for u in requests if not u.startswith((base, "blob:" + base.split("/sub/")[0]))]
     assert not foreign
     loaded = {u[len(base):] for u in requests if u.startswith(base)}
-    model = json.loads((page.evaluate("fetch('./manifest.json').then(r => r.text())")))["model"]["path"]
+    manifest = json.loads(page.evaluate("fetch('./manifest.json').then(r => r.text())"))
+    assert manifest["model"]["pooling"] == "mean"
+    model = manifest["model"]["path"]
     assert {f"{model}/onnx/model_quantized.onnx", f"{model}/tokenizer.json",
             "vendor/ort-wasm-simd-threaded.wasm"} <= loaded
 
