@@ -29,7 +29,7 @@ import numpy as np
 from . import metrics
 from .bundle import stored_rows, text_id
 from .rank import DEFAULT_OPTIONS, Sentence, prepare_sentences, rank_sentences
-from .records import Record
+from .records import InputError, Record
 
 RECALL_AT = (1, 3, 5)
 
@@ -250,6 +250,10 @@ def load_eval_set(paths: Sequence[Path], fmt: str = "auto", *, model_path: Path 
                 if key not in seen:  # the same selection and evidence from two annotators: one query
                     seen.add(key)
                     queries.append((q, r))
+        if not queries:
+            raise InputError(str(paths[0]) if paths else "-", None, None,
+                             "no gold queries (eval needs Mercury annotations with a source span, "
+                             "or SummHay topics with coverage judgments)")
         qtexts = [q.text for q, _ in queries]
         qvecs = cached.embed(qtexts, step("Embedding queries", len(set(qtexts))))
     finally:
@@ -274,6 +278,7 @@ def score_eval_set(data: EvalSet, k: int = 5, options: dict | None = None, *,
     opts = {**DEFAULT_OPTIONS, **(options or {})}
     step = step or (lambda description, total: lambda n: None)
     index, queries, qvecs = data.index, data.queries, data.vectors
+
     def ranker_input(sid: str):
         key = (sid, opts["prefix"])
         if key not in data.prepared:

@@ -34,13 +34,8 @@ def extended_reciprocal_rank(ranking: Sequence[int], relevant: Collection[int]) 
     return total / size
 
 
-def recall_at(ranking: Sequence[int], relevant: Collection[int], k: int) -> float:
-    """Share of the relevant items found in the top k."""
-    return sum(1 for item in ranking[:k] if item in relevant) / len(relevant)
-
-
 def hit_at(ranking: Sequence[int], relevant: Collection[int], k: int) -> float:
-    """1 when at least one relevant item is in the top k, else 0."""
+    """1 when at least one relevant item is in the top k, else 0 (the report's "recall@k" is its mean)."""
     return 1.0 if any(item in relevant for item in ranking[:k]) else 0.0
 
 

@@ -163,3 +163,15 @@ def test_faithbench_beats_plain_cosine():
                             aggregate=False)
     mrr = lambda r: sum(g.mrr * g.queries for g in r.groups) / sum(g.queries for g in r.groups)  # noqa: E731
     assert mrr(fused) > mrr(cosine) + 0.05
+
+
+def test_eval_without_gold_is_one_clear_error(tmp_path, exported_model, monkeypatch):
+    from mercury_static.cli import app
+
+    monkeypatch.setenv("MERCURY_STATIC_CACHE", str(TEST_CACHE))
+    plain = tmp_path / "plain.jsonl"
+    plain.write_text(json.dumps({"id": "a", "source": "One. Two.", "summary": "One."}) + "\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["eval", str(plain)])
+    assert result.exit_code == 2
+    assert "plain.jsonl" in result.output and "no gold queries" in result.output
+    assert "Traceback" not in result.output

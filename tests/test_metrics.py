@@ -25,12 +25,9 @@ def test_extended_reciprocal_rank():
     assert metrics.extended_reciprocal_rank([5, 1], {5, 9}) == 0.5
 
 
-def test_recall_precision_hit():
+def test_precision_and_hit():
     ranking = [4, 2, 9, 1, 3, 8]
     relevant = {2, 3, 7}
-    assert metrics.recall_at(ranking, relevant, 1) == 0.0
-    assert metrics.recall_at(ranking, relevant, 3) == pytest.approx(1 / 3)
-    assert metrics.recall_at(ranking, relevant, 5) == pytest.approx(2 / 3)
     assert metrics.precision_at(ranking, relevant, 5) == pytest.approx(2 / 5)
     assert metrics.precision_at([2], relevant, 5) == pytest.approx(1 / 5)
     assert metrics.hit_at(ranking, relevant, 1) == 0.0

@@ -132,3 +132,16 @@ def test_broken_model_fails_visibly(demo_bundle, serve_dir, browser, tmp_path_fa
     err = page.evaluate("window.embedTexts(['x']).then(() => 'resolved', (e) => String(e))")
     assert "model failed to load" in err
     ctx.close()
+
+
+def test_the_annotator_page_embeds_like_python(bundle_server, page, embedder):
+    """The real page's hook (`window.mercuryStatic.embed`) gives the Python vectors too."""
+    page.goto(bundle_server + "?annotator=parity")
+    page.wait_for_function("() => window.mercuryStatic && document.body.dataset.ready === 'true'",
+                           timeout=30_000)
+    got = np.array(page.evaluate("async (t) => (await mercuryStatic.embed(t)).map((v) => Array.from(v))",
+                                 TEXTS), dtype=np.float32)
+    ref = embedder.embed(TEXTS)
+    cosine = (got * ref).sum(axis=1) / np.linalg.norm(got, axis=1)
+    assert len(got) == len(TEXTS) >= 20
+    assert cosine.min() >= 0.9999, dict(zip(TEXTS, cosine.round(6)))
