@@ -61,12 +61,15 @@ def build(
     title: Optional[str] = typer.Option(None, help="Title shown in the page."),
     labels: Optional[Path] = typer.Option(None, help="Label tree, YAML or JSON."),
     guidelines: Optional[Path] = typer.Option(None, help="Annotator guidelines, Markdown or text."),
+    ranker_option: List[str] = typer.Option([], "--ranker-option", help="KEY=VALUE ranker option (repeatable; "
+                                            "stored in the manifest)."),
 ):
     """Build a static annotation bundle from dataset files."""
     from .build import BuildOptions, build as run_build
 
     options = BuildOptions(fmt=fmt, source_field=source_field, summary_field=summary_field, id_field=id_field,
-                           model=model, title=title, labels=labels, guidelines=guidelines)
+                           model=model, title=title, labels=labels, guidelines=guidelines,
+                           ranker=parse_ranker_options(ranker_option))
     with input_errors(), progress_steps() as step:
         manifest = run_build(inputs, out, options, step=step)
     c = manifest["counts"]

@@ -117,3 +117,19 @@ def test_build_refuses_to_replace_a_folder_that_is_not_a_bundle(tmp_path):
     assert result.exit_code == 2
     assert "not a mercury-static bundle" in result.output
     assert (tmp_path / "precious.txt").read_text() == "keep me"
+
+
+def test_ranker_options_are_bundle_options(tmp_path, exported_model, monkeypatch):
+    """`build --ranker-option` lands in the manifest (the page reads it); unknown keys are refused."""
+    from typer.testing import CliRunner
+    from mercury_static.cli import app
+    from conftest import TEST_CACHE
+
+    monkeypatch.setenv("MERCURY_STATIC_CACHE", str(TEST_CACHE))
+    data = tmp_path / "one.jsonl"
+    data.write_text(json.dumps({"id": "a", "source": "The cat sat on the mat.", "summary": "A dog sat."}))
+    ok = CliRunner().invoke(app, ["build", str(data), "-o", str(tmp_path / "b"), "--ranker-option", "min_score=0.5"])
+    assert ok.exit_code == 0, ok.output
+    assert json.loads((tmp_path / "b" / "manifest.json").read_text())["ranker"]["min_score"] == 0.5
+    bad = CliRunner().invoke(app, ["build", str(data), "-o", str(tmp_path / "c"), "--ranker-option", "bogus=1"])
+    assert bad.exit_code == 2 and "bogus" in bad.output
