@@ -9,8 +9,8 @@ CONFIGS is scored on the same queries. Prints a Markdown table (the one in bench
 
 latency: headless Chromium loads ``site_template/app/rank.js`` from a loopback server and ranks the first
 N sentences of the SummHay news1 haystack (real texts; random unit vectors, dim 384, which cost the same)
-with the default options (query vector, context vector and text, lexical terms, neighbours) and plain
-cosine. Reports ``prepareSentences`` (per text, done by the page in idle time), the first ranking, and
+with the default options (query vector, context vector and text, lexical terms, neighbours, position
+prior) and plain cosine. Reports ``prepareSentences`` (per text, done by the page in idle time), the first ranking, and
 the median / p95 of the following ones.
 """
 
@@ -29,7 +29,9 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 ROOT = Path(__file__).resolve().parent.parent
-COSINE = {"w_dense": 1.0, "w_context": 0.0, "w_lexical": 0.0, "w_context_lexical": 0.0, "neighbor": 0.0, "prefix": 0}
+COSINE = {"w_dense": 1.0, "w_context": 0.0, "w_lexical": 0.0, "w_context_lexical": 0.0, "neighbor": 0.0, "prefix": 0,
+          "position": 0.0}
+V1 = {"position": 0.0}  # fused-v1 = today's default without the position prior
 
 CONFIGS: list[tuple[str, dict]] = [
     ("plain cosine (baseline)", COSINE),
@@ -45,13 +47,19 @@ CONFIGS: list[tuple[str, dict]] = [
                         "prefix": 5}),
     ("same, prefix 5, neighbour 0.4", {**COSINE, "w_dense": 0.3, "w_context": 0.3, "w_lexical": 0.2,
                                        "w_context_lexical": 0.2, "prefix": 5, "neighbor": 0.4}),
-    ("default without context (page passes none)", {"w_dense": 0.35, "w_context": 0.0, "w_lexical": 0.65,
-                                                    "w_context_lexical": 0.0}),
-    ("default, neighbour 0", {"neighbor": 0.0}),
-    ("default, neighbour 0.2", {"neighbor": 0.2}),
-    ("default, prefix 0", {"prefix": 0}),
-    ("default, prefix 6", {"prefix": 6}),
-    ("**default** (0.25 cos + 0.1 ctx + 0.25 lex + 0.4 ctx-lex, nb 0.4, prefix 5)", {}),
+    ("fused-v1 without context (page passes none)", {**V1, "w_dense": 0.35, "w_context": 0.0, "w_lexical": 0.65,
+                                                     "w_context_lexical": 0.0}),
+    ("fused-v1, neighbour 0", {**V1, "neighbor": 0.0}),
+    ("fused-v1, neighbour 0.2", {**V1, "neighbor": 0.2}),
+    ("fused-v1, prefix 0", {**V1, "prefix": 0}),
+    ("fused-v1, prefix 6", {**V1, "prefix": 6}),
+    ("fused-v1 (0.25 cos + 0.1 ctx + 0.25 lex + 0.4 ctx-lex, nb 0.4, prefix 5)", V1),
+    ("fused-v1 × position prior 0.1", {"position": 0.1}),
+    ("fused-v1 × position prior 0.15", {"position": 0.15}),
+    ("fused-v1 × position prior 0.3", {"position": 0.3}),
+    ("fused-v1 × position prior 0.4", {"position": 0.4}),
+    ("fused-v2, neighbour 0.3", {"neighbor": 0.3}),
+    ("**default** fused-v2 (fused-v1 × position prior 0.2)", {}),
 ]
 
 
@@ -82,7 +90,8 @@ BENCH = """async ({texts, query, repeat, options}) => {
     for (let j = 0; j < 384; j++) { v[j] = rnd(); n += v[j] * v[j]; }
     n = Math.sqrt(n); for (let j = 0; j < 384; j++) v[j] /= n; return v; };
   const sentences = texts.map((text, index) => ({ index, text, vectors: [unit()] }));
-  const args = { queryVec: unit(), queryText: query, contextVec: unit(), contextText: query, sentences, options, k: 10 };
+  const args = { queryVec: unit(), queryText: query, contextVec: unit(), contextText: query, queryPosition: 0.4,
+                 sentences, options, k: 10 };
   const tp = performance.now();
   prepareSentences(sentences, options);  // the page does this in idle time when a record opens
   const times = [performance.now() - tp];

@@ -12,7 +12,8 @@ Queries (each ranks the sentences of the record's source):
   topic), relevant = the sentences of the documents that include it.
 
 The context of a summary selection is the summary sentence(s) it overlaps (text and mean vector), what
-the page passes as ``contextText`` / ``contextVec``.
+the page passes as ``contextText`` / ``contextVec``; its position (``queryPosition``) is the selection's
+midpoint as a share of the summary's length, passed only when the source is not sectioned (as the page does).
 """
 
 from __future__ import annotations
@@ -210,6 +211,13 @@ def context_vector(summary: IndexedText, selection: tuple[int, int]) -> tuple[np
 
 # ---------------------------------------------------------------- evaluation
 
+def query_position(q: Query, record: Record) -> float | None:
+    """The selection's midpoint as a share of its summary, or None (no selection, or a sectioned source)."""
+    if q.selection is None or record.source_sections is not None or not record.summary:
+        return None
+    return (q.selection[0] + q.selection[1]) / 2 / len(record.summary)
+
+
 def _group_name(record: Record) -> str:
     """The stem of the input file a record came from (origin is ``FILE:where`` or ``FILE[where]``)."""
     return Path(re.split(r"[:\[]", record.origin, maxsplit=1)[0]).stem if record.origin else "input"
@@ -292,9 +300,10 @@ def score_eval_set(data: EvalSet, k: int = 5, options: dict | None = None, *,
     for (q, r), qvec, (ctx_vec, ctx_text) in zip(queries, qvecs, data.contexts):
         sid = text_id(r.source)
         sents, prep = ranker_input(sid)
+        pos = query_position(q, r)
         t0 = time.perf_counter()
         ranked = rank_sentences(qvec, q.text, sents, opts, None, context_vec=ctx_vec, context_text=ctx_text,
-                                prepared=prep)
+                                query_position=pos, prepared=prep)
         ms = (time.perf_counter() - t0) * 1000
         order = [i for i, _ in ranked]
         row = {"rr": metrics.reciprocal_rank(order, q.relevant),
@@ -308,7 +317,7 @@ def score_eval_set(data: EvalSet, k: int = 5, options: dict | None = None, *,
             other = sources[(sources.index(sid) + len(sources) // 2) % len(sources)]
             o_sents, o_prep = ranker_input(other)
             o_top = rank_sentences(qvec, q.text, o_sents, opts, 1, context_vec=ctx_vec, context_text=ctx_text,
-                                   prepared=o_prep)
+                                   query_position=pos, prepared=o_prep)
             row["control_top"] = o_top[0][1] if o_top else 0.0
         per_group.setdefault(q.group, []).append(row)
         if aggregate:

@@ -13,12 +13,19 @@ scores are absolute and comparable across queries and texts):
     base_i  = weighted mean of the available terms (w_dense, w_context, w_lexical, w_context_lexical;
               without a context the context weights go to dense / lexical; without a query vector
               only the lexical terms count)
-    score_i = (1 - neighbor) * base_i + neighbor * (base_{i-1} + base_{i+1}) / 2
+    smooth_i = (1 - neighbor) * base_i + neighbor * (base_{i-1} + base_{i+1}) / 2
               (a missing neighbour counts as base_i)
+    score_i = smooth_i * (1 - position + position * (1 - |query_position - mid_i|))
+              only when the caller passes ``query_position`` (the selection's midpoint as a share of its
+              text's length, in [0, 1]); mid_i = the sentence's midpoint as a share of the ranked text,
+              from the cumulative code-point lengths of the sentences in their given order. The page and
+              ``eval`` pass it only when neither text is sectioned (a single document: evidence tends to
+              sit where the summary sentence sits; meaningless for a multi-document haystack). A factor,
+              not a term, so an unrelated text stays low and ``min_score`` keeps its meaning.
 
 Display options (not used in the score): ``min_score``, below which a sentence is not highlighted and a
 selection whose best sentence is below it shows "nothing related"; ``grades`` = [medium, strong] score
-thresholds of the highlight levels. Calibrated on ../shared/data (benchmarks/RESULTS.md): 0.2 hides 3% of
+thresholds of the highlight levels. Calibrated on ../shared/data (benchmarks/RESULTS.md): 0.2 hides 3.7% of
 FaithBench gold evidence while an unrelated source reaches it for 0.4% of the queries.
 
 Tokens: lower-cased runs of letters/digits, digit groups joined ("1,025" -> "1025"), cut to their first
@@ -35,12 +42,13 @@ from dataclasses import dataclass
 import numpy as np
 
 DEFAULT_OPTIONS: dict = {
-    "algorithm": "fused-v1",
+    "algorithm": "fused-v2",
     "w_dense": 0.25,
     "w_context": 0.1,
     "w_lexical": 0.25,
     "w_context_lexical": 0.4,
     "neighbor": 0.4,
+    "position": 0.2,
     "prefix": 5,
     "min_score": 0.2,
     "grades": [0.3, 0.45],
@@ -76,6 +84,7 @@ class PreparedText:
     postings: dict[str, np.ndarray]  # token -> positions of the sentences containing it
     prev_pos: np.ndarray  # position of sentence index-1, or the sentence itself
     next_pos: np.ndarray  # position of sentence index+1, or the sentence itself
+    mid: np.ndarray  # midpoint of each sentence as a share of the text (cumulative code-point lengths)
 
 
 def prepare_sentences(sentences: list[Sentence], options: dict | None = None) -> PreparedText:
@@ -94,8 +103,11 @@ def prepare_sentences(sentences: list[Sentence], options: dict | None = None) ->
     where = {int(i): p for p, i in enumerate(indices)}
     prev_pos = np.array([where.get(int(i) - 1, p) for p, i in enumerate(indices)], dtype=np.int64)
     next_pos = np.array([where.get(int(i) + 1, p) for p, i in enumerate(indices)], dtype=np.int64)
+    lengths = np.array([len(s.text) for s in sentences], dtype=np.float64)
+    total = float(lengths.sum())
+    mid = (np.cumsum(lengths) - lengths / 2.0) / total if total > 0 else np.full(len(sentences), 0.5)
     return PreparedText(indices, rows, row_pos, prefix,
-                        {t: np.array(v, dtype=np.int64) for t, v in postings.items()}, prev_pos, next_pos)
+                        {t: np.array(v, dtype=np.int64) for t, v in postings.items()}, prev_pos, next_pos, mid)
 
 
 def _max_cos(prep: PreparedText, vec, n: int) -> np.ndarray:
@@ -122,7 +134,8 @@ def _lexical(prep: PreparedText, text: str, n: int) -> np.ndarray:
 
 
 def score_sentences(query_vec, query_text: str, prep: PreparedText, options: dict | None = None,
-                    context_vec=None, context_text: str | None = None) -> np.ndarray:
+                    context_vec=None, context_text: str | None = None,
+                    query_position: float | None = None) -> np.ndarray:
     """Scores (float64) of the prepared sentences, in their prepared order."""
     opt = {**DEFAULT_OPTIONS, **(options or {})}
     n = len(prep.indices)
@@ -153,15 +166,19 @@ def score_sentences(query_vec, query_text: str, prep: PreparedText, options: dic
     nb = opt["neighbor"]
     if nb > 0 and n:
         base = (1.0 - nb) * base + nb * ((base[prep.prev_pos] + base[prep.next_pos]) / 2.0)
+    a = opt["position"]
+    if query_position is not None and a > 0 and n:
+        base = base * ((1.0 - a) + a * (1.0 - np.abs(float(query_position) - prep.mid)))
     return base
 
 
 def rank_sentences(query_vec, query_text: str, sentences: list[Sentence], options: dict | None = None,
                    k: int | None = None, *, context_vec=None, context_text: str | None = None,
+                   query_position: float | None = None,
                    prepared: PreparedText | None = None) -> list[tuple[int, float]]:
     """``[(index, score)]`` sorted by score desc then index asc, top k (all when k is None)."""
     prep = prepared if prepared is not None else prepare_sentences(sentences, options)
-    scores = score_sentences(query_vec, query_text or "", prep, options, context_vec, context_text)
+    scores = score_sentences(query_vec, query_text or "", prep, options, context_vec, context_text, query_position)
     order = np.lexsort((prep.indices, -scores))
     if k is not None:
         order = order[:k]

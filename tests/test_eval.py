@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from mercury_static.evaluate import evaluate, overlapping, record_queries
+from mercury_static.evaluate import evaluate, overlapping, query_position, record_queries
 from mercury_static.read import read_records
 from mercury_static.segment import split_sentences
 
@@ -97,6 +97,8 @@ def test_mercury_gold(tmp_path):
         ("span", "5 million", [1]), ("span", "5 million", [1]), ("span", "governor", [2, 3])]
     assert queries[0].selection == (SUMMARY.index("5 million"), SUMMARY.index("5 million") + 9)
     assert queries[0].group == "dump · span"
+    mid = SUMMARY.index("5 million") + 4.5
+    assert query_position(queries[0], rec) == pytest.approx(mid / len(SUMMARY))  # single document: a position
 
 
 def test_summhay_gold(tmp_path):
@@ -117,6 +119,7 @@ def test_summhay_gold(tmp_path):
         ("Many wind farms opened.", doc_sentences[1])]
     m2 = record_queries(rec["m2"], spans, "topic")
     assert [(q.kind, sorted(q.relevant)) for q in m2 if q.kind == "bullet"] == [("bullet", doc_sentences[1])]
+    assert [query_position(q, rec["m1"]) for q in m1] == [None] * len(m1)  # sectioned source: no position prior
 
 
 def test_evaluate_end_to_end(tmp_path, exported_model):
@@ -133,7 +136,7 @@ def test_evaluate_end_to_end(tmp_path, exported_model):
         assert 0 < g.mrr <= 1 and 0 <= g.ndcg <= 1 and g.latency_ms_p50 >= 0
         assert g.unrelated_shown is not None  # two distinct sources: the control ran
     data = report.to_dict()
-    assert data["options"]["algorithm"] == "fused-v1" and set(data["groups"][0]["recall"]) == {"1", "3", "5"}
+    assert data["options"]["algorithm"] == "fused-v2" and set(data["groups"][0]["recall"]) == {"1", "3", "5"}
 
 
 def test_eval_cli(tmp_path, exported_model, monkeypatch):

@@ -101,3 +101,17 @@ def test_prepared_text_is_reusable_and_defaults_are_complete():
         DEFAULT_OPTIONS)
     weights = [DEFAULT_OPTIONS[k] for k in ("w_dense", "w_context", "w_lexical", "w_context_lexical")]
     assert sum(weights) == pytest.approx(1.0)
+
+
+def test_position_prior_scales_by_distance_to_the_selection():
+    q = unit(1, 0, 0, 0)
+    # three equally similar sentences of lengths 2, 4, 2 code points (one astral): midpoints 1/8, 1/2, 7/8
+    text = sents(("ab", [q]), ("c🎉de", [q]), ("fg", [q]))
+    plain = dict(rank_sentences(q, "", text, COSINE))
+    assert plain == dict(rank_sentences(q, "", text, {**COSINE, "position": 0.5}))  # no position: no prior
+    near_end = rank_sentences(q, "", text, {**COSINE, "position": 0.5}, query_position=0.9)
+    assert [i for i, _ in near_end] == [2, 1, 0]
+    got = dict(near_end)
+    for i, mid in ((0, 1 / 8), (1, 1 / 2), (2, 7 / 8)):
+        assert got[i] == pytest.approx(plain[i] * (0.5 + 0.5 * (1 - abs(0.9 - mid))))
+    assert dict(rank_sentences(q, "", text, {**COSINE, "position": 0}, query_position=0.9)) == plain

@@ -1,8 +1,8 @@
 """The ranker's two implementations agree: Python (rank.py) and JavaScript (app/rank.js in Chromium).
 
 Fixtures: the demo bundle's real texts and stored vectors (decoded as the page does) (every summary sentence ranks its
-source, with and without context, under several option sets), plus hand-made sentences for the
-tokenizer's edge cases and exact ties.
+source, with and without context and position, under several option sets), plus hand-made sentences for the
+tokenizer's edge cases (non-BMP code points shift the position prior) and exact ties.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ OPTION_SETS = [
     {"w_lexical": 0, "w_context_lexical": 0, "neighbor": 0, "w_context": 0},  # plain cosine
     {"w_dense": 0, "w_context": 0},  # lexical only
     {"neighbor": 0.9, "prefix": 0},
+    {"position": 0.6},
 ]
 
 TOKEN_TEXTS = [
@@ -61,8 +62,10 @@ def _fixtures(demo_bundle) -> list[dict]:
             for options in OPTION_SETS:
                 cases.append({"sentences": source, "query_vec": query, "query_text": span,
                               "context_vec": ctx if j % 2 == 0 else None,
-                              "context_text": s.text if j % 2 == 0 else None, "options": options, "k": 5})
-            cases.append({"sentences": source, "query_vec": None, "query_text": s.text,
+                              "context_text": s.text if j % 2 == 0 else None,
+                              "query_position": (j + 0.5) / len(summary) if j % 3 else None,
+                              "options": options, "k": 5})
+            cases.append({"sentences": source, "query_vec": None, "query_text": s.text, "query_position": 0.3,
                           "context_vec": None, "context_text": None, "options": {}, "k": 5})
     # ties and tokenizer edge cases: duplicated sentences score exactly the same -> index order
     rng = np.random.default_rng(7)
@@ -74,7 +77,7 @@ def _fixtures(demo_bundle) -> list[dict]:
     for q in ["1,025 billion cafe\u0301 CAFÉ", "straße ÉCOLE 東京", "same sentence", "snake_case emoji"]:
         for options in OPTION_SETS:
             cases.append({"sentences": made, "query_vec": vecs[3], "query_text": q, "context_vec": None,
-                          "context_text": None, "options": options, "k": None})
+                          "context_text": None, "query_position": 0.55, "options": options, "k": None})
     return cases
 
 
@@ -92,7 +95,8 @@ def _js_input(cases: list[dict]) -> dict:
                        for s in lists[key]] for key in texts],
             "cases": [{"text": texts[id(c["sentences"])], "queryVec": _arr(c["query_vec"]),
                        "queryText": c["query_text"], "contextVec": _arr(c["context_vec"]),
-                       "contextText": c["context_text"], "options": c["options"], "k": c["k"]} for c in cases]}
+                       "contextText": c["context_text"], "queryPosition": c["query_position"],
+                       "options": c["options"], "k": c["k"]} for c in cases]}
 
 
 RUNNER = """async ({texts, cases}) => {
@@ -100,7 +104,8 @@ RUNNER = """async ({texts, cases}) => {
   const f32 = (v) => (v == null ? null : Float32Array.from(v));
   const lists = texts.map((t) => t.map((s) => ({index: s.index, text: s.text, vectors: s.vectors.map(f32)})));
   const out = cases.map((c) => mod.rankSentences({queryVec: f32(c.queryVec), queryText: c.queryText,
-    contextVec: f32(c.contextVec), contextText: c.contextText, sentences: lists[c.text], options: c.options, k: c.k}));
+    contextVec: f32(c.contextVec), contextText: c.contextText, queryPosition: c.queryPosition,
+    sentences: lists[c.text], options: c.options, k: c.k}));
   return {out, defaults: mod.DEFAULT_OPTIONS,
           tokens: ${TOKENS}.map((t) => [mod.tokenize(t), mod.tokenize(t, 5), mod.tokenize(t, 2)])};
 }"""
@@ -120,7 +125,8 @@ def test_python_and_js_rank_identically(demo_bundle, bundle_server, browser):
     assert len(js["out"]) == len(cases) > 40
     for n, (case, got) in enumerate(zip(cases, js["out"])):
         want = rank_sentences(case["query_vec"], case["query_text"], case["sentences"], case["options"], case["k"],
-                              context_vec=case["context_vec"], context_text=case["context_text"])
+                              context_vec=case["context_vec"], context_text=case["context_text"],
+                              query_position=case["query_position"])
         assert [r["index"] for r in got] == [i for i, _ in want], f"case {n}: {case['query_text']!r}"
         assert [r["score"] for r in got] == pytest.approx([s for _, s in want], abs=1e-9), f"case {n}"
 

@@ -49,8 +49,13 @@ export class Assistant {
     if (!rec || !vec) return;
     const target = other(query.side);
     const ctx = this._context(query, rec);
+    const from = rec[query.side];
+    const sectioned = (t) => Boolean(t.sections && t.sections.length);
+    // position prior (rank.js): only between two single-document texts
+    const queryPosition = sectioned(from) || sectioned(rec[target]) || !from.text.length
+      ? null : (query.start + query.end) / 2 / from.text.length;
     const ranked = rankSentences({
-      queryVec: vec, queryText: query.text, contextVec: ctx.vec, contextText: ctx.text,
+      queryVec: vec, queryText: query.text, contextVec: ctx.vec, contextText: ctx.text, queryPosition,
       sentences: rec[target].rankInput(), options: this.options, k: view.k,
     });
     const results = ranked.filter((r) => r.score >= view.minScore).slice(0, view.k);

@@ -55,7 +55,13 @@ export class Offsets {
 }
 
 const pad4 = (n) => String(n).padStart(4, '0');
-const SHARD_CACHE = 24; // shards kept in memory (records, texts and vectors together)
+// Shards kept per kind (records, texts, vectors), least recently used dropped first. Opening a record
+// touches one record shard and at most two text + two vector shards, and so does the prefetch of the
+// next one: 6 keeps both and a little more. The open record never needs a shard again once its texts
+// are built (TextView holds its own text and vectors).
+const SHARD_CACHE = 6;
+const TEXT_CACHE = 6; // TextViews (the open and the prefetched record's texts, and two more)
+const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
 
 async function fetchJson(url) {
   const res = await fetch(url);
@@ -90,10 +96,15 @@ export class TextView {
     this._rankInput = null;
   }
 
-  /** Fill `sentenceVectors` in place from the text's rows of its vector shard. */
+  /**
+   * Fill `sentenceVectors` in place from the text's rows of its vector shard: the rows are decoded
+   * into one Float32Array for the whole text, each sentence gets views into it.
+   */
   attachVectors(raw, vectorShard) {
+    const { dim } = vectorShard;
+    const all = vectorShard.rows(raw.row0, raw.rows.length);
     raw.rows.forEach(([i], r) => {
-      if (this.sentenceVectors[i]) this.sentenceVectors[i].push(vectorShard.row(raw.row0 + r));
+      if (this.sentenceVectors[i]) this.sentenceVectors[i].push(all.subarray(r * dim, (r + 1) * dim));
     });
     this.hasVectors = true;
     return true;
@@ -153,18 +164,45 @@ class VectorShard {
     const n = Math.floor(buffer.byteLength / (2 * dim));
     this.n = n;
     this.dim = dim;
-    const bytes = new Uint8Array(buffer, 0, 2 * n * dim);
-    this.h = new Uint16Array(n * dim);
-    for (let i = 0; i < this.h.length; i++) this.h[i] = bytes[2 * i] | (bytes[2 * i + 1] << 8); // LE on any host
+    if (LITTLE_ENDIAN) this.h = new Uint16Array(buffer, 0, n * dim); // the fetched bytes, no copy
+    else {
+      const bytes = new Uint8Array(buffer, 0, 2 * n * dim);
+      this.h = new Uint16Array(n * dim);
+      for (let i = 0; i < this.h.length; i++) this.h[i] = bytes[2 * i] | (bytes[2 * i + 1] << 8);
+    }
   }
 
-  row(r) {
-    const { dim } = this;
+  /** Rows [r0, r0 + count) as one float32 array (count * dim). */
+  rows(r0, count) {
     const table = halfTable();
-    const out = new Float32Array(dim);
-    const base = r * dim;
-    for (let j = 0; j < dim; j++) out[j] = table[this.h[base + j]];
+    const out = new Float32Array(count * this.dim);
+    const h = this.h.subarray(r0 * this.dim, (r0 + count) * this.dim);
+    for (let j = 0; j < out.length; j++) out[j] = table[h[j]];
     return out;
+  }
+}
+
+/** A Map that keeps the `limit` most recently used entries. */
+class Lru extends Map {
+  constructor(limit) {
+    super();
+    this.limit = limit;
+  }
+
+  get(key) {
+    const v = super.get(key);
+    if (v !== undefined) {
+      super.delete(key); // re-inserted: most recently used last
+      super.set(key, v);
+    }
+    return v;
+  }
+
+  set(key, value) {
+    super.delete(key);
+    super.set(key, value);
+    while (this.size > this.limit) this.delete(this.keys().next().value);
+    return this;
   }
 }
 
@@ -178,37 +216,38 @@ export class Bundle {
     this.recordShard = index.shard;
     this.position = new Map(this.ids.map((id, i) => [id, i]));
     this.dim = (manifest.vectors && manifest.vectors.dim) || (manifest.model && manifest.model.dim) || 384;
-    this._cache = new Map();
-    this._texts = new Map();
+    this._cache = { r: new Lru(SHARD_CACHE), t: new Lru(SHARD_CACHE), v: new Lru(SHARD_CACHE) };
+    this._texts = new Lru(TEXT_CACHE);
   }
 
   url(path) {
     return this.baseUrl + path;
   }
 
-  /** Cached promise of a shard; least recently used shards are dropped beyond SHARD_CACHE. */
-  _once(key, make) {
-    let p = this._cache.get(key);
-    if (p) this._cache.delete(key); // re-inserted below: most recently used last
-    else {
+  /** Cached promise of shard `n` of a kind ('r', 't', 'v'); per kind, the SHARD_CACHE most recently used. */
+  _once(kind, n, make) {
+    const cache = this._cache[kind];
+    let p = cache.get(n);
+    if (!p) {
       p = make();
-      p.catch(() => this._cache.delete(key)); // a failed fetch may be retried
+      p.catch(() => {
+        if (cache.get(n) === p) cache.delete(n); // a failed fetch may be retried
+      });
+      cache.set(n, p);
     }
-    this._cache.set(key, p);
-    if (this._cache.size > SHARD_CACHE) this._cache.delete(this._cache.keys().next().value);
     return p;
   }
 
   recordShardData(n) {
-    return this._once(`r${n}`, () => fetchJson(this.url(`data/records-${pad4(n)}.json`)));
+    return this._once('r', n, () => fetchJson(this.url(`data/records-${pad4(n)}.json`)));
   }
 
   textShardData(n) {
-    return this._once(`t${n}`, () => fetchJson(this.url(`data/texts-${pad4(n)}.json`)));
+    return this._once('t', n, () => fetchJson(this.url(`data/texts-${pad4(n)}.json`)));
   }
 
   vectorShard(n) {
-    return this._once(`v${n}`, async () => new VectorShard(await fetchBuffer(this.url(`data/vectors-${pad4(n)}.bin`)), this.dim));
+    return this._once('v', n, async () => new VectorShard(await fetchBuffer(this.url(`data/vectors-${pad4(n)}.bin`)), this.dim));
   }
 
   /** Shard of a text: from the record (source_shard/summary_shard) or manifest.text_shard. */
@@ -220,16 +259,26 @@ export class Bundle {
     throw new Error(`record ${rec.id}: no shard known for its ${side} text ${rec[side]}`);
   }
 
-  async text(textId, shard) {
-    if (this._texts.has(textId)) return this._texts.get(textId);
+  /** The TextView of a text (cached promise: a record and the prefetched next one share texts). */
+  text(textId, shard) {
+    let p = this._texts.get(textId);
+    if (!p) {
+      p = this._makeText(textId, shard);
+      p.catch(() => {
+        if (this._texts.get(textId) === p) this._texts.delete(textId);
+      });
+      this._texts.set(textId, p);
+    }
+    return p;
+  }
+
+  async _makeText(textId, shard) {
     const vectors = this.vectorShard(shard); // in parallel; the text paints without waiting for it
     const data = await this.textShardData(shard);
     const raw = data.texts.find((t) => t.id === textId);
     if (!raw) throw new Error(`text ${textId} missing from data/texts-${pad4(shard)}.json`);
     const view = new TextView(raw);
     view.vectorsReady = vectors.then((vs) => view.attachVectors(raw, vs), () => false); // page reads without
-    this._texts.set(textId, view);
-    if (this._texts.size > 64) this._texts.delete(this._texts.keys().next().value); // bounded cache
     return view;
   }
 

@@ -10,6 +10,7 @@ async function init(msg) {
   env.allowLocalModels = true;
   env.allowRemoteModels = false;
   env.useBrowserCache = false; // the HTTP cache suffices; a stale Cache Storage copy could hide a rebuilt model
+  env.useWasmCache = false; // else transformers.js keeps its own 14 MB copy of the .wasm for the page's lifetime
   // A path (e.g. '/bundle/models/'), not an http URL: v4 silently skips local files given a full URL.
   env.localModelPath = msg.modelsPath;
   const wasm = env.backends.onnx.wasm;

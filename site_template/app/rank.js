@@ -2,12 +2,13 @@
 // the formula is documented there). Scores are absolute: compare them with options.min_score.
 
 export const DEFAULT_OPTIONS = Object.freeze({
-  algorithm: 'fused-v1',
+  algorithm: 'fused-v2',
   w_dense: 0.25,
   w_context: 0.1,
   w_lexical: 0.25,
   w_context_lexical: 0.4,
   neighbor: 0.4,
+  position: 0.2,
   prefix: 5,
   min_score: 0.2,
   grades: Object.freeze([0.3, 0.45]),
@@ -45,15 +46,34 @@ export function prepareSentences(sentences, options) {
       list.push(p);
     }
   });
+  // midpoint of each sentence as a share of the text, from cumulative code-point lengths (as rank.py)
+  const lengths = sentences.map((s) => codePoints(s.text));
+  const total = lengths.reduce((a, b) => a + b, 0);
+  const mid = new Float64Array(n);
+  let run = 0;
+  for (let p = 0; p < n; p++) {
+    run += lengths[p];
+    mid[p] = total > 0 ? (run - lengths[p] / 2) / total : 0.5;
+  }
   const prev = new Int32Array(n);
   const next = new Int32Array(n);
   sentences.forEach((s, p) => {
     prev[p] = where.has(s.index - 1) ? where.get(s.index - 1) : p;
     next[p] = where.has(s.index + 1) ? where.get(s.index + 1) : p;
   });
-  const prep = { n, prefix, postings, prev, next };
+  const prep = { n, prefix, postings, prev, next, mid };
   cache.set(sentences, prep);
   return prep;
+}
+
+/** Length in code points (Python's len). */
+function codePoints(text) {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0xdc00 || c > 0xdfff || i === 0 || text.charCodeAt(i - 1) < 0xd800 || text.charCodeAt(i - 1) > 0xdbff) n++;
+  }
+  return n;
 }
 
 function maxCos(sentences, vec) {
@@ -89,11 +109,15 @@ function lexical(prep, text) {
  * Rank the sentences of a text against a selection.
  * @param {{queryVec: Float32Array|null, queryText: string, contextVec?: Float32Array|null,
  *          contextText?: string|null, sentences: {index:number,text:string,vectors:Float32Array[]}[],
- *          options?: object, k?: number}} args  contextVec/contextText: the sentence(s) around the
- *          selection (mean of their vectors, their text); options: manifest.ranker.
+ *          queryPosition?: number|null, options?: object, k?: number}} args  contextVec/contextText:
+ *          the sentence(s) around the selection (mean of their vectors, their text); queryPosition: the
+ *          selection's midpoint as a share of its text's length (pass it only when neither text is
+ *          sectioned); options: manifest.ranker.
  * @returns {{index:number, score:number}[]} sorted by score desc, ties by index asc, top k.
  */
-export function rankSentences({ queryVec, queryText, contextVec = null, contextText = null, sentences, options, k }) {
+export function rankSentences({
+  queryVec, queryText, contextVec = null, contextText = null, queryPosition = null, sentences, options, k,
+}) {
   const opt = { ...DEFAULT_OPTIONS, ...(options || {}) };
   const prep = prepareSentences(sentences, opt);
   const n = prep.n;
@@ -118,6 +142,10 @@ export function rankSentences({ queryVec, queryText, contextVec = null, contextT
     const smoothed = new Float64Array(n);
     for (let p = 0; p < n; p++) smoothed[p] = (1 - nb) * base[p] + nb * ((base[prep.prev[p]] + base[prep.next[p]]) / 2);
     base = smoothed;
+  }
+  const a = opt.position;
+  if (queryPosition != null && a > 0) {
+    for (let p = 0; p < n; p++) base[p] *= (1 - a) + a * (1 - Math.abs(queryPosition - prep.mid[p]));
   }
   const order = Array.from({ length: n }, (_, p) => p);
   order.sort((a, b) => base[b] - base[a] || sentences[a].index - sentences[b].index);

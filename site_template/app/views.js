@@ -61,48 +61,150 @@ export function mountTopbar(store, bundle) {
   });
 }
 
-/** The record list (built once; only status/current attributes change afterwards). */
+/**
+ * The record list, virtual: only the rows in view (plus a few) exist in the DOM, at a fixed row height
+ * (CSS `--row` of #record-list), so 10,000 records cost as little as 20. Two spacer items stand in for
+ * the rows above and below. Filter, status icons, the current-record highlight and arrow-key navigation
+ * work on the whole list; rows keep `data-record` / `data-status` / `aria-current`.
+ */
 export function mountRecordList(store, bundle, onPick) {
   const list = document.getElementById('record-list');
   const filter = document.getElementById('record-filter');
-  const items = bundle.ids.map((id, i) => {
+  const n = bundle.ids.length;
+  const rowH = parseFloat(getComputedStyle(list).getPropertyValue('--row')) || 28;
+  const OVERSCAN = 8;
+  const status = new Array(n).fill('todo');
+  let order = null; // record indices shown (filter on), or null: all records
+  let haystack = null; // lower-cased "id title" per record, built on the first filter
+  let current = -1;
+  const rows = new Map(); // record index -> li, the rendered window in order
+  const spacer = () => h('li', { class: 'rec-spacer', role: 'presentation', 'aria-hidden': 'true' });
+  const above = spacer();
+  const below = spacer();
+  list.replaceChildren(above, below);
+  const count = () => (order ? order.length : n);
+  const at = (pos) => (order ? order[pos] : pos);
+  const posOf = (i) => {
+    if (!order) return i;
+    let lo = 0;
+    let hi = order.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (order[mid] < i) lo = mid + 1;
+      else hi = mid;
+    }
+    return order[lo] === i ? lo : -1;
+  };
+
+  const paint = (li, i) => {
+    li.dataset.status = status[i];
+    li.firstChild.firstChild.title = STATUS_TEXT[status[i]];
+    if (i === current) li.setAttribute('aria-current', 'true');
+    else li.removeAttribute('aria-current');
+  };
+  const makeRow = (i) => {
     const title = bundle.titles[i];
-    const li = h('li', { 'data-record': id, 'data-status': 'todo' },
-      h('button', { type: 'button', class: 'rec', title: id },
-        h('span', { class: 'rec-status' }), h('span', { class: 'rec-title' }, title ? clip(title, 60) : id)));
+    const li = h('li', { 'data-record': bundle.ids[i] },
+      h('button', { type: 'button', class: 'rec', title: bundle.ids[i], tabindex: '-1' },
+        h('span', { class: 'rec-status' }), h('span', { class: 'rec-title' }, title ? clip(title, 60) : bundle.ids[i])));
+    paint(li, i);
     return li;
-  });
-  list.replaceChildren(...items);
+  };
+
+  /** Rows for the scrolled window; kept rows stay in place (a focused row keeps its focus). */
+  function render() {
+    const total = count();
+    const first = Math.max(0, Math.floor(list.scrollTop / rowH) - OVERSCAN);
+    const last = Math.min(total, Math.ceil((list.scrollTop + list.clientHeight) / rowH) + OVERSCAN);
+    const want = new Set();
+    for (let pos = first; pos < last; pos++) want.add(at(pos));
+    for (const [i, li] of rows) {
+      if (!want.has(i)) {
+        li.remove();
+        rows.delete(i);
+      }
+    }
+    let prev = above;
+    const next = new Map();
+    for (let pos = first; pos < last; pos++) {
+      const i = at(pos);
+      let li = rows.get(i);
+      if (!li) {
+        li = makeRow(i);
+        prev.after(li);
+      }
+      next.set(i, li);
+      prev = li;
+    }
+    rows.clear();
+    for (const [i, li] of next) rows.set(i, li);
+    above.style.height = `${first * rowH}px`;
+    below.style.height = `${(total - last) * rowH}px`;
+    list.dataset.total = String(total);
+  }
+
+  /** Scroll (if needed) so list position `pos` is in view, render, return its row. */
+  function reveal(pos) {
+    if (pos < 0 || pos >= count()) return null;
+    const top = pos * rowH;
+    if (top < list.scrollTop) list.scrollTop = top;
+    else if (top + rowH > list.scrollTop + list.clientHeight) list.scrollTop = top + rowH - list.clientHeight;
+    render();
+    return rows.get(at(pos)) || null;
+  }
+
+  list.addEventListener('scroll', render, { passive: true });
+  new ResizeObserver(render).observe(list);
   list.addEventListener('click', (ev) => {
     const li = ev.target.closest('li[data-record]');
     if (li) onPick(li.dataset.record);
   });
+  // Up/Down/PageUp/PageDown/Home/End move the focus through the whole list; Enter/Space open a record.
+  list.addEventListener('keydown', (ev) => {
+    const li = ev.target.closest('li[data-record]');
+    const pageRows = Math.max(1, Math.floor(list.clientHeight / rowH) - 1);
+    const step = { ArrowDown: 1, ArrowUp: -1, PageDown: pageRows, PageUp: -pageRows }[ev.key];
+    if (!li || !count() || (step === undefined && ev.key !== 'Home' && ev.key !== 'End')) return;
+    ev.preventDefault();
+    const pos = posOf(bundle.position.get(li.dataset.record));
+    const to = ev.key === 'Home' ? 0 : ev.key === 'End' ? count() - 1 : Math.max(0, Math.min(count() - 1, pos + step));
+    reveal(to)?.firstChild.focus();
+  });
+  // The list is one tab stop: Tab lands on the current record's row (Shift+Tab from a row stops on the list).
+  list.addEventListener('focusin', (ev) => {
+    if (ev.target !== list || list.contains(ev.relatedTarget)) return;
+    const pos = posOf(current);
+    reveal(pos < 0 ? 0 : pos)?.firstChild.focus();
+  });
+  list.tabIndex = 0;
   filter.addEventListener('input', () => {
     const q = filter.value.trim().toLowerCase();
-    bundle.ids.forEach((id, i) => {
-      const t = `${id} ${bundle.titles[i] || ''}`.toLowerCase();
-      items[i].hidden = Boolean(q) && !t.includes(q);
-    });
+    if (q && !haystack) haystack = bundle.ids.map((id, i) => `${id} ${bundle.titles[i] || ''}`.toLowerCase());
+    if (q) {
+      order = [];
+      for (let i = 0; i < n; i++) if (haystack[i].includes(q)) order.push(i);
+    } else order = null;
+    for (const li of rows.values()) li.remove();
+    rows.clear();
+    list.scrollTop = 0;
+    render(); // the new total height first, then scroll to the current record if it is shown
+    reveal(posOf(current));
   });
-  let shown = -1;
+  render(); // the spacers give the list its full height before any scrolling
   watch(store, (s) => [s.current.index], (s) => {
-    if (items[shown]) items[shown].removeAttribute('aria-current');
-    shown = s.current.index;
-    if (items[shown]) {
-      items[shown].setAttribute('aria-current', 'true');
-      items[shown].scrollIntoView({ block: 'nearest' });
-    }
+    const was = rows.get(current);
+    current = s.current.index;
+    if (was) paint(was, bundle.position.get(was.dataset.record));
+    const li = reveal(posOf(current));
+    if (li) paint(li, current);
   });
-  const statusCache = new Array(items.length).fill('todo');
   watch(store, (s) => [s.work], (s) => {
-    bundle.ids.forEach((id, i) => {
-      const st = recordStatus(s.work, id);
-      if (st !== statusCache[i]) {
-        statusCache[i] = st;
-        items[i].dataset.status = st;
-        items[i].querySelector('.rec-status').title = STATUS_TEXT[st];
-      }
-    });
+    status.fill('todo');
+    for (const id of Object.keys(s.work.records)) {
+      const i = bundle.position.get(id);
+      if (i !== undefined) status[i] = recordStatus(s.work, id);
+    }
+    for (const [i, li] of rows) paint(li, i);
   });
 }
 

@@ -1,0 +1,103 @@
+"""The virtual record list (issue 5): thousands of records, only the rows in view in the DOM."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+N = 2000
+TOPICS = ["tulips", "ferries", "chess", "bridges", "bakeries"]
+
+
+@pytest.fixture(scope="module")
+def many_bundle(build_bundle, tmp_path_factory):
+    """2,000 tiny records over 5 distinct sources and summaries (few texts to embed)."""
+    rows = [{"id": f"rec-{i:04d}", "title": f"Record {i} about {TOPICS[i % 5]}",
+             "source": f"This report is about {TOPICS[i % 5]}. It has two sentences.",
+             "summary": f"A note on {TOPICS[i % 5]}."} for i in range(N)]
+    path = tmp_path_factory.mktemp("many") / "many.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
+    return build_bundle([path], name="many")
+
+
+def rows(page) -> list[str]:
+    return page.locator("#record-list li[data-record]").evaluate_all("els => els.map(e => e.dataset.record)")
+
+
+def current_row_in_view(page) -> bool:
+    return page.evaluate("""() => { const li = document.querySelector('#record-list li[aria-current]');
+        if (!li) return false;
+        const r = li.getBoundingClientRect(), b = document.getElementById('record-list').getBoundingClientRect();
+        return r.top >= b.top - 1 && r.bottom <= b.bottom + 1; }""")
+
+
+def wait_current(page, rid: str) -> None:
+    page.wait_for_function("(id) => { const c = mercuryStatic.store.state.current; return c.id === id && c.record; }",
+                           arg=rid)
+
+
+def test_virtual_record_list(page, many_bundle, serve_dir):
+    page.route("**/models/**", lambda route: route.abort())
+    page.goto(serve_dir(many_bundle) + "?annotator=alice#record=rec-1500")
+    page.wait_for_selector("body[data-ready]")
+    wait_current(page, "rec-1500")
+    page.wait_for_selector('#record-list li[data-record="rec-1500"][aria-current="true"]')
+
+    # far fewer rows than records, the deep-linked record rendered, highlighted and scrolled into view
+    shown = rows(page)
+    assert 5 < len(shown) < 80
+    assert "rec-1500" in shown and current_row_in_view(page)
+    assert page.locator("#record-list li[aria-current]").count() == 1
+    assert page.evaluate("document.getElementsByTagName('*').length") < 1500
+    # the list scrolls over all records: its content is as tall as N rows
+    row_h = page.locator('#record-list li[data-record="rec-1500"]').evaluate("e => e.offsetHeight")
+    assert abs(page.evaluate("document.getElementById('record-list').scrollHeight") - N * row_h) < 2 * row_h
+
+    # status icons: submit moves to the next record; both rows show their state
+    page.keyboard.press("s")
+    wait_current(page, "rec-1501")
+    assert page.locator('#record-list li[data-record="rec-1500"]').get_attribute("data-status") == "submitted"
+    assert page.locator('#record-list li[data-record="rec-1501"]').get_attribute("aria-current") == "true"
+
+    # scrolling to the end renders the last rows, still only a window of them
+    page.evaluate("() => { const l = document.getElementById('record-list'); l.scrollTop = l.scrollHeight; }")
+    page.wait_for_selector('#record-list li[data-record="rec-1999"]')
+    assert len(rows(page)) < 80 and "rec-1500" not in rows(page)
+
+    # filter: 400 records match a topic; rows stay a window; a unique title shows one row, a click opens it
+    page.fill("#record-filter", "about chess")
+    page.wait_for_function("() => document.getElementById('record-list').dataset.total === '400'")
+    shown = rows(page)
+    assert 5 < len(shown) < 80 and all(int(r[4:]) % 5 == 2 for r in shown)
+    page.fill("#record-filter", "record 1232 ")
+    page.wait_for_function("() => document.getElementById('record-list').dataset.total === '1'")
+    assert rows(page) == ["rec-1232"]
+    page.locator('#record-list li[data-record="rec-1232"] button').click()
+    wait_current(page, "rec-1232")
+    assert page.locator('#record-list li[data-record="rec-1232"]').get_attribute("aria-current") == "true"
+
+    # keyboard: arrows walk the filtered list (beyond the rendered rows with End), Enter opens the focused one
+    page.fill("#record-filter", "about chess")
+    page.wait_for_function("() => document.getElementById('record-list').dataset.total === '400'")
+    assert current_row_in_view(page)  # rec-1232 is in the filter: kept in view
+    page.locator('#record-list li[data-record="rec-1232"] button').focus()
+    for _ in range(3):
+        page.keyboard.press("ArrowDown")
+    focused = page.evaluate("document.activeElement.closest('li').dataset.record")
+    assert focused == "rec-1247"
+    page.keyboard.press("End")
+    assert page.evaluate("document.activeElement.closest('li').dataset.record") == "rec-1997"
+    page.keyboard.press("Enter")
+    wait_current(page, "rec-1997")
+
+    # a deep link while filtered to something else: the record opens; clearing the filter shows its row
+    page.evaluate("() => { location.hash = '#record=rec-0043'; }")
+    wait_current(page, "rec-0043")
+    assert "rec-0043" not in rows(page)
+    page.fill("#record-filter", "")
+    page.wait_for_selector('#record-list li[data-record="rec-0043"][aria-current="true"]')
+    assert current_row_in_view(page) and len(rows(page)) < 80
+    assert page.locator('#record-list li[data-record="rec-0043"] .rec-title').text_content() == "Record 43 about bridges"
