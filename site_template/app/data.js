@@ -107,6 +107,7 @@ export class TextView {
       if (this.sentenceVectors[i]) this.sentenceVectors[i].push(all.subarray(r * dim, (r + 1) * dim));
     });
     this.hasVectors = true;
+    performance.mark('dbg-vectors');
     return true;
   }
 
@@ -275,9 +276,11 @@ export class Bundle {
   async _makeText(textId, shard) {
     const vectors = this.vectorShard(shard); // in parallel; the text paints without waiting for it
     const data = await this.textShardData(shard);
+    performance.mark('dbg-textshard' + shard);
     const raw = data.texts.find((t) => t.id === textId);
     if (!raw) throw new Error(`text ${textId} missing from data/texts-${pad4(shard)}.json`);
     const view = new TextView(raw);
+    performance.mark('dbg-textview' + shard);
     view.vectorsReady = vectors.then((vs) => view.attachVectors(raw, vs), () => false); // page reads without
     return view;
   }
@@ -287,6 +290,7 @@ export class Bundle {
     const pos = this.position.get(id);
     if (pos === undefined) throw new Error(`no record with id ${JSON.stringify(id)}`);
     const shard = await this.recordShardData(this.recordShard[pos]);
+    performance.mark('dbg-recshard');
     const rec = shard.records.find((r) => r.id === id);
     if (!rec) throw new Error(`record ${id} missing from its shard`);
     const [source, summary] = await Promise.all([

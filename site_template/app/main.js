@@ -68,6 +68,7 @@ function recordIdFromHash() {
 }
 
 async function main() {
+  performance.mark('dbg-main');
   let bundle;
   try {
     bundle = await openBundle('./');
@@ -76,11 +77,13 @@ async function main() {
     return;
   }
   const { manifest } = bundle;
+  performance.mark('dbg-opened');
   document.title = `${manifest.title || 'mercury-static'} · mercury-static`;
   const wanted = recordIdFromHash();
   const firstId = wanted && bundle.position.has(wanted) ? wanted : bundle.ids[0];
   if (firstId !== undefined) bundle.prefetch(firstId); // fetch while the page sets itself up
   const annotator = await resolveAnnotator();
+  performance.mark('dbg-annotator');
   const storage = new WorkStorage(manifest.bundle_id, annotator);
   const viewKey = `view:${manifest.bundle_id}`;
   const view = prefs.get(viewKey, { minScore: manifest.ranker?.min_score ?? 0.2 });
@@ -135,10 +138,12 @@ async function main() {
     if (rec !== shownRecord) {
       shownRecord = rec;
       assistant.reset();
+      performance.mark('dbg-render0');
       for (const side of SIDES) {
         if (rec) panes[side].render(rec[side]);
         else panes[side].scroller.replaceChildren(h('p', { class: 'muted loading' }, s.current.error ? '' : 'Loading…'));
       }
+      performance.mark('dbg-render1');
       document.body.dataset.record = rec ? rec.id : '';
       // Index the texts for ranking in idle time, so the first selection on a long text is fast too.
       if (rec && typeof ranker.prepareSentences === 'function') {
@@ -289,6 +294,7 @@ async function main() {
 
   // --- first record, then guidelines and the model -------------------------------------------------
   if (wanted && !bundle.position.has(wanted)) actions.message(`No record with id “${wanted}” in this bundle: showing the first one.`);
+  performance.mark('dbg-goto');
   await actions.goTo(firstId === undefined ? 0 : bundle.position.get(firstId));
   performance.mark('mercury-first-record');
   requestAnimationFrame(() => setTimeout(() => {
