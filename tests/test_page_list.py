@@ -101,3 +101,42 @@ def test_virtual_record_list(page, many_bundle, serve_dir):
     page.wait_for_selector('#record-list li[data-record="rec-0043"][aria-current="true"]')
     assert current_row_in_view(page) and len(rows(page)) < 80
     assert page.locator('#record-list li[data-record="rec-0043"] .rec-title').text_content() == "Record 43 about bridges"
+
+
+def test_shard_cache_keeps_only_recent_shards(page, build_bundle, tmp_path, serve_dir):
+    """Record shards are cached least-recently-used (a few per kind): switching back to a recent record
+    fetches nothing, to an old one fetches its shard again, and that record still opens and ranks."""
+    from mercury_static.bundle import ShardLimits
+
+    rows = [{"id": f"r{i:03d}", "source": f"The {TOPICS[i % 5]} report number {i % 7} is short. It ends here.",
+             "summary": f"A summary about {TOPICS[i % 5]}."} for i in range(40)]
+    path = tmp_path / "shards.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
+    bundle = build_bundle([path], name="shards", shards=ShardLimits(records=2, text_chars=200))
+    index = json.loads((bundle / "data" / "records.json").read_text())
+    assert max(index["shard"]) >= 15
+    fetched: list[str] = []
+    page.on("request", lambda r: fetched.append(r.url.rsplit("/", 1)[-1]) if "/data/" in r.url else None)
+    page.route("**/models/**", lambda route: route.abort())
+    page.goto(serve_dir(bundle) + "?annotator=alice")
+    page.wait_for_selector("body[data-ready]")
+
+    def visit(rid: str) -> list[str]:
+        fetched.clear()
+        page.evaluate("(id) => mercuryStatic.store.actions.goToId(id)", rid)
+        wait_current(page, rid)
+        page.wait_for_timeout(150)  # the prefetch of the next record
+        return [f for f in fetched if f.startswith("records-")]
+
+    for i in range(0, 40, 4):  # ten record shards (and the prefetched next ones)
+        visit(f"r{i:03d}")
+    assert visit("r036") == []  # recent: still cached
+    assert visit("r000") == [f"records-{index['shard'][0]:04d}.json"]  # evicted long ago: fetched again
+    # the re-fetched record is complete: its texts, vectors and the precomputed ranking work
+    page.evaluate("async () => { const r = mercuryStatic.store.state.current.record;"
+                  " await r.source.vectorsReady; await r.summary.vectorsReady; }")
+    s, e = page.evaluate("() => { const t = mercuryStatic.panes.summary.view.text; return [0, t.length]; }")
+    page.evaluate("""([s, e]) => { const p = mercuryStatic.panes.summary;
+        const sel = getSelection(); sel.removeAllRanges(); sel.addRange(p.rangeFor(s, e));
+        p.scroller.dispatchEvent(new MouseEvent('mouseup', {bubbles: true})); }""", [s, e])
+    page.wait_for_selector('#pane-source .s[data-rank="1"]')

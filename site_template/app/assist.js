@@ -73,6 +73,7 @@ export class Assistant {
     const query = { side, start, end, text: rec[side].text.slice(start, end) };
     this.timings = { precomputedMs: null, modelMs: null };
     this.modelAnswered = false;
+    this._model(query, seq, t0, rec); // first: the worker embeds while this thread ranks and paints
     const loaded = () => rec.source.hasVectors && rec.summary.hasVectors;
     if (loaded()) this._precomputed(query, rec, t0);
     else {
@@ -81,7 +82,6 @@ export class Assistant {
         if (seq === this.seq && !this.modelAnswered && loaded()) this._precomputed(query, rec, t0);
       });
     }
-    this._model(query, seq, t0, rec);
   }
 
   /** The sentences around the selection: their mean stored vector (null until loaded) and text. */

@@ -55,12 +55,14 @@ export class Offsets {
 }
 
 const pad4 = (n) => String(n).padStart(4, '0');
-// Shards kept per kind (records, texts, vectors), least recently used dropped first. Opening a record
-// touches one record shard and at most two text + two vector shards, and so does the prefetch of the
-// next one: 6 keeps both and a little more. The open record never needs a shard again once its texts
-// are built (TextView holds its own text and vectors).
-const SHARD_CACHE = 6;
-const TEXT_CACHE = 6; // TextViews (the open and the prefetched record's texts, and two more)
+// Shards kept per kind (records, texts, vectors), least recently used dropped first. A record needs one
+// record shard and one or two text + vector shards, and neighbouring records mostly share them: 4 per
+// kind keep the open record's, the prefetched next record's and one or two more. Eviction never breaks
+// the open record: its TextViews hold their own text and vectors (4 MB per 2,500 sentences), and a
+// shard still loading stays referenced by whoever awaits it. (Measured on the 10k-record bundle: 6 per
+// kind kept ~12 MB more after 25 record switches.)
+const SHARD_CACHE = 4;
+const TEXT_CACHE = 4; // TextViews: the open and the prefetched record's texts
 const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
 
 async function fetchJson(url) {
@@ -107,7 +109,6 @@ export class TextView {
       if (this.sentenceVectors[i]) this.sentenceVectors[i].push(all.subarray(r * dim, (r + 1) * dim));
     });
     this.hasVectors = true;
-    performance.mark('dbg-vectors');
     return true;
   }
 
@@ -143,20 +144,29 @@ export class TextView {
   }
 }
 
-/** float16 bit pattern -> float32 value, for all 65536 patterns (built on first use). */
+/** float16 bit pattern -> float32 value, for all 65536 patterns (built on first use, from the bits). */
 let HALF = null;
 function halfTable() {
   if (HALF) return HALF;
   HALF = new Float32Array(65536);
+  const bits = new Uint32Array(HALF.buffer);
   for (let h = 0; h < 65536; h++) {
-    const sign = h & 0x8000 ? -1 : 1;
+    const sign = (h & 0x8000) << 16;
     const exp = (h >> 10) & 0x1f;
     const frac = h & 0x3ff;
-    if (exp === 0) HALF[h] = sign * frac * 2 ** -24;
-    else if (exp === 31) HALF[h] = frac ? NaN : sign * Infinity;
-    else HALF[h] = sign * (1 + frac / 1024) * 2 ** (exp - 15);
+    if (exp === 0) HALF[h] = (sign ? -1 : 1) * frac * 2 ** -24; // zero and subnormals
+    else if (exp === 31) bits[h] = sign | 0x7f800000 | (frac << 13); // inf, NaN
+    else bits[h] = sign | ((exp + 112) << 23) | (frac << 13); // rebias 15 -> 127
   }
   return HALF;
+}
+
+/** Resolves after the next frame has painted (or after 100 ms in a tab that paints no frames). */
+function afterPaint() {
+  return new Promise((resolve) => {
+    requestAnimationFrame(() => setTimeout(resolve, 0));
+    setTimeout(resolve, 100);
+  });
 }
 
 /** One vector shard: float16 LE [n * dim] (manifest vectors.encoding "float16"); rows decoded on demand. */
@@ -276,12 +286,14 @@ export class Bundle {
   async _makeText(textId, shard) {
     const vectors = this.vectorShard(shard); // in parallel; the text paints without waiting for it
     const data = await this.textShardData(shard);
-    performance.mark('dbg-textshard' + shard);
     const raw = data.texts.find((t) => t.id === textId);
     if (!raw) throw new Error(`text ${textId} missing from data/texts-${pad4(shard)}.json`);
     const view = new TextView(raw);
-    performance.mark('dbg-textview' + shard);
-    view.vectorsReady = vectors.then((vs) => view.attachVectors(raw, vs), () => false); // page reads without
+    // The page reads without vectors: decode them after the text has painted.
+    view.vectorsReady = vectors.then(async (vs) => {
+      await afterPaint();
+      return view.attachVectors(raw, vs);
+    }, () => false);
     return view;
   }
 
@@ -290,7 +302,6 @@ export class Bundle {
     const pos = this.position.get(id);
     if (pos === undefined) throw new Error(`no record with id ${JSON.stringify(id)}`);
     const shard = await this.recordShardData(this.recordShard[pos]);
-    performance.mark('dbg-recshard');
     const rec = shard.records.find((r) => r.id === id);
     if (!rec) throw new Error(`record ${id} missing from its shard`);
     const [source, summary] = await Promise.all([

@@ -3,7 +3,7 @@
  * selection / keyboard / storage / hash events, paint the first record, then load the model lazily.
  */
 import { Assistant, makeLevelOf } from './assist.js';
-import { openBundle } from './data.js';
+import { firstRecordId, opening, recordIdFromHash } from './boot.js';
 import * as ranker from './rank.js';
 import { mountKeys, SHORTCUTS } from './keys.js';
 import { mountMarks } from './marks.js';
@@ -57,33 +57,19 @@ function assistInfo({ assist, view }) {
   return `no sentence above ${view.minScore.toFixed(2)}${best} · ${how}`;
 }
 
-function recordIdFromHash() {
-  const m = /(?:^#|&)record=([^&]*)/.exec(window.location.hash);
-  if (!m) return null;
-  try {
-    return decodeURIComponent(m[1]);
-  } catch {
-    return null;
-  }
-}
-
 async function main() {
-  performance.mark('dbg-main');
   let bundle;
   try {
-    bundle = await openBundle('./');
+    bundle = await opening; // boot.js opened it and requested the first record's data
   } catch (err) {
     fatal(`Cannot open this bundle: ${err.message}. Serve the folder over HTTP (mercury-static serve DIR).`);
     return;
   }
   const { manifest } = bundle;
-  performance.mark('dbg-opened');
   document.title = `${manifest.title || 'mercury-static'} · mercury-static`;
   const wanted = recordIdFromHash();
-  const firstId = wanted && bundle.position.has(wanted) ? wanted : bundle.ids[0];
-  if (firstId !== undefined) bundle.prefetch(firstId); // fetch while the page sets itself up
+  const firstId = firstRecordId(bundle);
   const annotator = await resolveAnnotator();
-  performance.mark('dbg-annotator');
   const storage = new WorkStorage(manifest.bundle_id, annotator);
   const viewKey = `view:${manifest.bundle_id}`;
   const view = prefs.get(viewKey, { minScore: manifest.ranker?.min_score ?? 0.2 });
@@ -95,6 +81,23 @@ async function main() {
 
   let embedder = null;
   const assistant = new Assistant(store, manifest, () => embedder);
+
+  window.mercuryStatic = {
+    store,
+    version: VERSION,
+    embed: async (texts) => {
+      if (!embedder) await loadModel();
+      return embedder.embed(texts);
+    },
+    timings: () => ({ ...assistant.timings }),
+    panes,
+  };
+
+  // The rest of the setup waits for the first record's shard: its texts are requested as soon as it
+  // arrives instead of after the setup (on a long source that is the critical path of the first paint).
+  if (firstId !== undefined) {
+    await bundle.recordShardData(bundle.recordShard[bundle.position.get(firstId)]).catch(() => null);
+  }
 
   // --- export / import -------------------------------------------------------------------------
   function exportNow() {
@@ -138,12 +141,10 @@ async function main() {
     if (rec !== shownRecord) {
       shownRecord = rec;
       assistant.reset();
-      performance.mark('dbg-render0');
       for (const side of SIDES) {
         if (rec) panes[side].render(rec[side]);
         else panes[side].scroller.replaceChildren(h('p', { class: 'muted loading' }, s.current.error ? '' : 'Loading…'));
       }
-      performance.mark('dbg-render1');
       document.body.dataset.record = rec ? rec.id : '';
       // Index the texts for ranking in idle time, so the first selection on a long text is fast too.
       if (rec && typeof ranker.prepareSentences === 'function') {
@@ -281,20 +282,8 @@ async function main() {
     if (id && id !== store.state.current.id) actions.goToId(id);
   });
 
-  window.mercuryStatic = {
-    store,
-    version: VERSION,
-    embed: async (texts) => {
-      if (!embedder) await loadModel();
-      return embedder.embed(texts);
-    },
-    timings: () => ({ ...assistant.timings }),
-    panes,
-  };
-
   // --- first record, then guidelines and the model -------------------------------------------------
   if (wanted && !bundle.position.has(wanted)) actions.message(`No record with id “${wanted}” in this bundle: showing the first one.`);
-  performance.mark('dbg-goto');
   await actions.goTo(firstId === undefined ? 0 : bundle.position.get(firstId));
   performance.mark('mercury-first-record');
   requestAnimationFrame(() => setTimeout(() => {

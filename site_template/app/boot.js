@@ -1,0 +1,30 @@
+/**
+ * Loaded by index.html ahead of the page's other modules (async: it runs as soon as it and data.js
+ * have arrived): opens the bundle and requests the first record's data — the deep-linked record, else
+ * the first one — while the rest of the page loads. main.js takes the opened bundle over.
+ */
+import { openBundle } from './data.js';
+
+/** The record id of a `#record=ID` deep link, or null. */
+export function recordIdFromHash() {
+  const m = /(?:^#|&)record=([^&]*)/.exec(window.location.hash);
+  if (!m) return null;
+  try {
+    return decodeURIComponent(m[1]);
+  } catch {
+    return null;
+  }
+}
+
+/** The record to open first: the deep-linked one when the bundle has it, else the first. */
+export function firstRecordId(bundle) {
+  const wanted = recordIdFromHash();
+  return wanted && bundle.position.has(wanted) ? wanted : bundle.ids[0];
+}
+
+/** The opened bundle (a data.js Bundle); main.js reports it when it cannot be opened. */
+export const opening = openBundle('./');
+opening.then((bundle) => {
+  const id = firstRecordId(bundle);
+  if (id !== undefined) bundle.prefetch(id);
+}, () => {});
