@@ -17,8 +17,6 @@ the median / p95 of the following ones.
 from __future__ import annotations
 
 import argparse
-import functools
-import http.server
 import os
 import shutil
 import statistics
@@ -104,16 +102,12 @@ BENCH = """async ({texts, query, repeat, options}) => {
 }"""
 
 
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args) -> None:
-        pass
-
-
 def latency(args) -> None:
     from playwright.sync_api import sync_playwright
 
     from mercury_static.read import read_records
     from mercury_static.segment import split_sentences
+    from mercury_static.serve import BundleServer
 
     rec = read_records([Path(args.data) / "summhay" / "topic_news1.json"])[0]
     texts = [rec.source[s:e] for s, e in split_sentences(rec.source)][: args.sentences]
@@ -121,8 +115,7 @@ def latency(args) -> None:
     root = Path(tempfile.mkdtemp(prefix="rank-bench-"))
     shutil.copytree(ROOT / "site_template" / "app", root / "app")
     (root / "index.html").write_text(PAGE, encoding="utf-8")
-    handler = functools.partial(QuietHandler, directory=str(root))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = BundleServer(root, "127.0.0.1", 0)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         with sync_playwright() as p:

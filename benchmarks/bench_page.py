@@ -17,9 +17,7 @@ Usage:  python benchmarks/bench_page.py [--records 60] [--runs 5] [--no-long]
 from __future__ import annotations
 
 import argparse
-import functools
 import glob
-import http.server
 import json
 import os
 import shutil
@@ -87,12 +85,10 @@ def build_cached(name: str, inputs: list[Path], rebuild: bool = False, **options
     return out
 
 
-def serve(directory: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
-    from mercury_static.serve import BundleHandler
+def serve(directory: Path):
+    from mercury_static.serve import BundleServer
 
-    handler = functools.partial(BundleHandler, directory=str(directory))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    server.daemon_threads = True
+    server = BundleServer(directory, "127.0.0.1", 0)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_port}/"
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import sys
 from pathlib import Path
 
 MIME_TYPES = {
@@ -34,10 +35,22 @@ class BundleHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-def make_server(directory: str | Path, host: str = "127.0.0.1", port: int = 8000) -> http.server.ThreadingHTTPServer:
-    """A threaded HTTP server for `directory` (port 0 picks a free port)."""
+class BundleServer(http.server.ThreadingHTTPServer):
+    """Threaded server that stays quiet when a browser drops a connection (an aborted fetch, a closed tab)."""
+
+    daemon_threads = True
+
+    def __init__(self, directory: str | Path, host: str, port: int):
+        super().__init__((host, port), functools.partial(BundleHandler, directory=str(directory)))
+
+    def handle_error(self, request, client_address):
+        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):
+            super().handle_error(request, client_address)
+
+
+def make_server(directory: str | Path, host: str = "127.0.0.1", port: int = 8000) -> BundleServer:
+    """A threaded HTTP server for a bundle folder (port 0 picks a free port)."""
     directory = Path(directory)
     if not (directory / "manifest.json").is_file():
         raise FileNotFoundError(f"{directory}: not a mercury-static bundle (no manifest.json)")
-    handler = functools.partial(BundleHandler, directory=str(directory))
-    return http.server.ThreadingHTTPServer((host, port), handler)
+    return BundleServer(directory, host, port)

@@ -64,15 +64,12 @@ def demo_bundle(build_bundle) -> Path:
 @pytest.fixture(scope="session")
 def serve_dir():
     """Serve any folder on a free loopback port: `serve_dir(path) -> base URL` (ends with '/')."""
-    from mercury_static.serve import BundleHandler
-    import functools
-    import http.server
+    from mercury_static.serve import BundleServer
 
     servers = []
 
     def _serve(directory: Path) -> str:
-        handler = functools.partial(BundleHandler, directory=str(directory))
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        server = BundleServer(directory, "127.0.0.1", 0)
         threading.Thread(target=server.serve_forever, daemon=True).start()
         servers.append(server)
         return f"http://127.0.0.1:{server.server_port}/"

@@ -9,7 +9,6 @@ import urllib.request
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from mercury_static.bundle import dequantize_rows, load_bundle, load_vectors, quantize_rows, text_id
 from mercury_static.segment import split_sentences
