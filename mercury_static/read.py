@@ -478,6 +478,7 @@ def _read_summhay(data, name: str, opts: _Options) -> Iterator[_Item]:
                       if e.get("coverage") in _COVERAGE_SCORE]
             metadata = {
                 **topic,
+                "title": f"{st.get('subtopic_name') or subtopic_id} · {short}",
                 "subtopic_id": subtopic_id,
                 "subtopic_name": st.get("subtopic_name"),
                 "subtopic": st.get("subtopic"),

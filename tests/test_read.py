@@ -224,8 +224,8 @@ def test_summhay_topic(here, caplog):
     assert all(r.source == rec.source and r.source_sections == rec.source_sections for r in recs)
     assert rec.summary == "Here are the insights:\n- Levees failed in May [1].\n- Rain doubled [3]."
     assert rec.metadata == {
-        "topic": "Rivers", "topic_id": "topic1", "subtopic_id": "st1", "subtopic_name": "floods",
-        "subtopic": "Flood risk", "query": "Flood risk?", "method": "oracle_model-x", "retriever": "oracle",
+        "topic": "Rivers", "topic_id": "topic1", "title": "floods · oracle_model-x", "subtopic_id": "st1",
+        "subtopic_name": "floods", "subtopic": "Flood risk", "query": "Flood risk?", "method": "oracle_model-x", "retriever": "oracle",
         "summarizer": "model-x", "coverage_score": 75.0,
         "coverage": summhay_topic()["subtopics"][0]["eval_summaries"]["summary_subtopic_oracle_model-x"]}
     assert rec.gold["insights"] == [
