@@ -19,7 +19,9 @@ from .bundle import FORMAT, VECTOR_ENCODING, VERSION, ShardLimits, StoredText, d
 from .records import InputError, Record
 
 ROOT = Path(__file__).resolve().parent.parent
-TEMPLATE_DIR = ROOT / "site_template"
+TEMPLATE_DIR = next(p for p in (Path(__file__).resolve().parent / "site_template", ROOT / "site_template")
+                    if (p / "index.html").is_file())
+"""The page template: inside an installed wheel, else the checkout's site_template/ (editable install)."""
 DEFAULT_LABELS: dict = {"Questionable": None, "Benign": None, "Unwanted": ["Intrinsic", "Extrinsic"]}
 RUNTIME_FILES = {
     "vendor/transformers.min.js": "@huggingface/transformers/dist/transformers.min.js",
