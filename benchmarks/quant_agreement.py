@@ -19,10 +19,23 @@ from pathlib import Path
 
 import numpy as np
 
-from mercury_static.bundle import dequantize_rows, quantize_rows
 from mercury_static.rank import Sentence, prepare_sentences, score_sentences
 from mercury_static.read import read_records
 from mercury_static.segment import embedding_windows, split_sentences
+
+def quantize_rows(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Symmetric int8 per row (the encoding measured against float16): (scales float32[n], int8[n, dim])."""
+    vectors = np.asarray(vectors, dtype=np.float32)
+    peak = np.abs(vectors).max(axis=1) if len(vectors) else np.zeros(0, np.float32)
+    scales = np.where(peak > 0, peak / 127.0, 1.0).astype(np.float32)
+    q = np.clip(np.rint(vectors / scales[:, None]), -127, 127).astype(np.int8)
+    return scales, q
+
+
+def dequantize_rows(scales: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Float32 rows back from `quantize_rows` output."""
+    return q.astype(np.float32) * scales[:, None].astype(np.float32)
+
 
 K = 5
 ENCODINGS = ("int8", "float16")

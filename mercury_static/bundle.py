@@ -39,22 +39,6 @@ def dumps(obj) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def quantize_rows(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Symmetric int8 per row: returns (scales float32[n], int8[n, dim]); row ≈ q * scale.
-
-    Not the bundle encoding (see VECTOR_ENCODING); kept to measure it against float16."""
-    vectors = np.asarray(vectors, dtype=np.float32)
-    peak = np.abs(vectors).max(axis=1) if len(vectors) else np.zeros(0, np.float32)
-    scales = np.where(peak > 0, peak / 127.0, 1.0).astype(np.float32)
-    q = np.clip(np.rint(vectors / scales[:, None]), -127, 127).astype(np.int8)
-    return scales, q
-
-
-def dequantize_rows(scales: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """Float32 rows back from `quantize_rows` output."""
-    return q.astype(np.float32) * scales[:, None].astype(np.float32)
-
-
 def encode_rows(vectors: np.ndarray) -> bytes:
     """Bytes of a vector shard: float16 little-endian, row after row."""
     return np.asarray(vectors, dtype=np.float32).astype("<f2").tobytes()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mercury_static.bundle import dequantize_rows, load_bundle, load_vectors, quantize_rows, text_id
+from mercury_static.bundle import load_bundle, load_vectors, text_id
 from mercury_static.segment import split_sentences
 
 from conftest import EXAMPLES
@@ -52,15 +52,6 @@ def test_stored_vectors_are_the_embedder_vectors(demo_bundle, embedder):
     cos = (rows * expected).sum(1) / np.linalg.norm(rows, axis=1)
     assert cos.min() >= 0.999
     assert [t.text[s:e] for s, e in t.sentences][0].strip()
-
-
-def test_quantize_round_trip():
-    v = np.random.default_rng(0).normal(size=(50, 384)).astype(np.float32)
-    v /= np.linalg.norm(v, axis=1, keepdims=True)
-    scales, q = quantize_rows(v)
-    back = dequantize_rows(scales, q)
-    assert q.dtype == np.int8 and np.abs(q).max() == 127
-    assert ((back * v).sum(1) / np.linalg.norm(back, axis=1)).min() > 0.9999
 
 
 def test_shared_texts_are_stored_once(build_bundle, tmp_path):
