@@ -92,9 +92,8 @@ class Bundle:
     records: list[BundleRecord] = field(default_factory=list)
 
     def record(self, record_id: str) -> BundleRecord | None:
-        if not hasattr(self, "_by_id"):
-            self._by_id = {r.id: r for r in self.records}
-        return self._by_id.get(record_id)
+        """The record with this id, or None."""
+        return next((r for r in self.records if r.id == record_id), None)
 
 
 def assign_text_shards(texts: list[StoredText], max_chars: int = ShardLimits.text_chars) -> int:
