@@ -27,9 +27,13 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 ROOT = Path(__file__).resolve().parent.parent
+NO_DAMPING = {"span_idf_mass": 0.0, "dense_idf_mass": 0.0}
 COSINE = {"w_dense": 1.0, "w_context": 0.0, "w_lexical": 0.0, "w_context_lexical": 0.0, "neighbor": 0.0, "prefix": 0,
-          "position": 0.0}
-V1 = {"position": 0.0}  # fused-v1 = today's default without the position prior
+          "position": 0.0, **NO_DAMPING}
+V1 = {"position": 0.0, **NO_DAMPING}  # fused-v1 = today's default without the position prior and the damping
+V2 = NO_DAMPING  # fused-v2 = today's default without the span damping
+# FaithBench halves (tune / held out) used since the second round: a gain counts if the held-out half shows it
+TUNE, HELD_OUT = ("batch_1", "batch_3", "batch_5", "batch_7"), ("batch_9", "batch_11", "batch_14", "batch_16")
 
 CONFIGS: list[tuple[str, dict]] = [
     ("plain cosine (baseline)", COSINE),
@@ -52,13 +56,24 @@ CONFIGS: list[tuple[str, dict]] = [
     ("fused-v1, prefix 0", {**V1, "prefix": 0}),
     ("fused-v1, prefix 6", {**V1, "prefix": 6}),
     ("fused-v1 (0.25 cos + 0.1 ctx + 0.25 lex + 0.4 ctx-lex, nb 0.4, prefix 5)", V1),
-    ("fused-v1 × position prior 0.1", {"position": 0.1}),
-    ("fused-v1 × position prior 0.15", {"position": 0.15}),
-    ("fused-v1 × position prior 0.3", {"position": 0.3}),
-    ("fused-v1 × position prior 0.4", {"position": 0.4}),
-    ("fused-v2, neighbour 0.3", {"neighbor": 0.3}),
-    ("**default** fused-v2 (fused-v1 × position prior 0.2)", {}),
+    ("fused-v1 × position prior 0.1", {**V2, "position": 0.1}),
+    ("fused-v1 × position prior 0.15", {**V2, "position": 0.15}),
+    ("fused-v1 × position prior 0.3", {**V2, "position": 0.3}),
+    ("fused-v1 × position prior 0.4", {**V2, "position": 0.4}),
+    ("fused-v2, neighbour 0.3", {**V2, "neighbor": 0.3}),
+    ("fused-v2 (fused-v1 × position prior 0.2)", V2),
+    ("fused-v2 + span lexical damped, span_idf_mass 10", {"dense_idf_mass": 0.0, "span_idf_mass": 10.0}),
+    ("fused-v2 + span lexical damped, span_idf_mass 20", {"dense_idf_mass": 0.0}),
+    ("fused-v2 + span lexical damped, span_idf_mass 30", {"dense_idf_mass": 0.0, "span_idf_mass": 30.0}),
+    ("fused-v2 + both span terms damped, 10 / 4", {"span_idf_mass": 10.0}),
+    ("fused-v2 + both span terms damped, 20 / 8", {"dense_idf_mass": 8.0}),
+    ("**default** fused-v3 (fused-v2 + both span terms damped, 20 / 4)", {}),
 ]
+
+
+def _mrr(groups: dict, batches: tuple[str, ...]) -> float:
+    rows = [groups[f"{b} · span"] for b in batches if f"{b} · span" in groups]
+    return sum(g.mrr * g.queries for g in rows) / max(1, sum(g.queries for g in rows))
 
 
 def quality(args) -> None:
@@ -67,14 +82,15 @@ def quality(args) -> None:
     data_dir = Path(args.data)
     fb = load_eval_set(sorted((data_dir / "faithbench").glob("batch_*.json")))
     sh = load_eval_set([data_dir / "summhay" / f"topic_{args.summhay}.json"])
-    print("| configuration | FB MRR | FB R@1 | FB R@3 | FB nDCG@5 | FB ext. MRR "
+    print("| configuration | FB MRR | FB tune / held-out MRR | FB R@1 | FB R@3 | FB nDCG@5 | FB ext. MRR "
           f"| {args.summhay} bullets P@5 | bullets MRR | bullets nDCG@5 | insights P@5 |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for name, options in CONFIGS:
-        f = {g.group: g for g in score_eval_set(fb, 5, options).groups}["ALL · span"]
+        groups = {g.group: g for g in score_eval_set(fb, 5, options).groups}
+        f = groups["ALL · span"]
         s = {g.group.split(" · ")[-1]: g for g in score_eval_set(sh, 5, options).groups}
         b, i = s["bullet"], s["insight"]
-        print(f"| {name} | {f.mrr:.3f} | {f.recall[1]:.3f} | {f.recall[3]:.3f} | {f.ndcg:.3f} | {f.ext_mrr:.3f} "
+        print(f"| {name} | {f.mrr:.3f} | {_mrr(groups, TUNE):.3f} / {_mrr(groups, HELD_OUT):.3f} | {f.recall[1]:.3f} | {f.recall[3]:.3f} | {f.ndcg:.3f} | {f.ext_mrr:.3f} "
               f"| {b.precision:.3f} | {b.mrr:.3f} | {b.ndcg:.3f} | {i.precision:.3f} |", flush=True)
 
 

@@ -196,21 +196,11 @@ def measure_large_page(browser, bundle: Path, runs: int) -> dict:
 
 
 def first_paints(browser, url: str, runs: int, record: str | None = None) -> tuple[list, list]:
-    """Cold loads in fresh contexts: navigation start -> mark `mercury-first-paint` (wall ms), and the
-    main thread's CPU ms until then (from a trace: robust to the shared machine's load)."""
-    from bench_page import main_thread_cpu, mark
+    """Cold loads: navigation start -> mark `mercury-first-paint` (wall ms, untraced), and the main thread's
+    CPU ms until then (from traced loads: robust to the shared machine's load)."""
+    from bench_page import cold_loads
 
-    wall, cpu = [], []
-    for _ in range(runs):
-        ctx = browser.new_context(viewport={"width": 1500, "height": 900})
-        page = ctx.new_page()
-        browser.start_tracing(page=page, categories=["devtools.timeline", "disabled-by-default-devtools.timeline",
-                                                       "blink.user_timing"])
-        page.goto(url + "?annotator=bench" + (f"#record={record}" if record else ""))
-        page.wait_for_selector("body[data-ready]", timeout=60_000)
-        wall.append(mark(page, "mercury-first-paint"))
-        cpu.append(main_thread_cpu(browser.stop_tracing(), "mercury-first-paint"))
-        ctx.close()
+    wall, cpu, _ = cold_loads(browser, url, runs, record)
     return wall, cpu
 
 

@@ -3,8 +3,8 @@
 The export (optimum, needs torch) runs once per machine and source model; the result lives in
 ``$MERCURY_STATIC_CACHE`` (default ``~/.cache/mercury-static``) under ``models/<key>``, where the key
 hashes the source model files and :data:`RECIPE_VERSION`. Quantisation is weight-only: every MatMul
-weight and the word-embedding table are stored as int8 with a per-channel float32 scale behind a
-``DequantizeLinear``; all arithmetic stays float32, so onnxruntime (Python) and onnxruntime-web give
+weight and the word-embedding table are stored as int8 with a per-channel float32 scale (see
+:func:`quantize_weights`); all arithmetic stays float32, so onnxruntime (Python) and onnxruntime-web give
 the same vectors when both set ``session.disable_quant_qdq=1``.
 """
 
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-RECIPE_VERSION = "wo-int8-v1"
+RECIPE_VERSION = "wo-int8-v2"
 META_FILE = "mercury_static_model.json"
 ONNX_REL = Path("onnx") / "model_quantized.onnx"
 DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
@@ -131,7 +131,13 @@ def _sha256(path: Path) -> str:
 
 
 def quantize_weights(model_in: Path, model_out: Path, vocab_size: int) -> None:
-    """Weight-only int8: MatMul weights and the word-embedding Gather table -> int8 + DequantizeLinear."""
+    """Weight-only int8 with float32 arithmetic.
+
+    MatMul weights: int8 + per-column scale behind a ``DequantizeLinear`` (folded to float32 when the
+    session loads). The word-embedding table (the largest tensor) stays int8 in memory: each lookup
+    gathers the int8 rows and their per-row scales and multiplies them (``Cast`` then ``Mul``, the same
+    float32 product the dequantisation computes), so only the looked-up rows are ever float32.
+    """
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 
@@ -155,7 +161,21 @@ def quantize_weights(model_in: Path, model_out: Path, vocab_size: int) -> None:
             return 0  # word embeddings: one scale per token row
         return None
 
-    new_nodes = []
+    def _gather_int8_rows(gather: onnx.NodeProto, name: str, k: int) -> None:
+        """Rewrite ``Gather(table, ids)`` as ``Cast(Gather(table_q, ids)) * Unsqueeze(Gather(scale, ids))``."""
+        ids, out, base = gather.input[1], gather.output[0], f"{name}_lookup{k}"
+        gather.input[0] = f"{name}_q"
+        gather.output[0] = f"{base}_q"
+        after[f"{base}_q"] = [
+            helper.make_node("Cast", [f"{base}_q"], [f"{base}_f"], name=f"{base}_cast", to=TensorProto.FLOAT),
+            helper.make_node("Gather", [f"{name}_scale", ids], [f"{base}_s"], name=f"{base}_scale"),
+            helper.make_node("Unsqueeze", [f"{base}_s", f"{base}_axes"], [f"{base}_s1"], name=f"{base}_unsqueeze"),
+            helper.make_node("Mul", [f"{base}_f", f"{base}_s1"], [out], name=f"{base}_mul"),
+        ]
+        graph.initializer.append(numpy_helper.from_array(np.array([-1], np.int64), f"{base}_axes"))
+
+    new_nodes: list[onnx.NodeProto] = []
+    after: dict[str, list[onnx.NodeProto]] = {}  # rewritten Gather output -> the nodes that follow it
     for name in list(inits):
         axis = axis_for(name)
         if axis is None:
@@ -168,16 +188,24 @@ def quantize_weights(model_in: Path, model_out: Path, vocab_size: int) -> None:
         graph.initializer.extend([
             numpy_helper.from_array(q, f"{name}_q"),
             numpy_helper.from_array(scale.astype(np.float32), f"{name}_scale"),
-            numpy_helper.from_array(np.zeros(scale.shape, np.int8), f"{name}_zp"),
         ])
+        if axis == 0:
+            for k, (gather, _) in enumerate(consumers[name]):
+                _gather_int8_rows(gather, name, k)
+            continue
+        graph.initializer.append(numpy_helper.from_array(np.zeros(scale.shape, np.int8), f"{name}_zp"))
         new_nodes.append(helper.make_node(
             "DequantizeLinear", [f"{name}_q", f"{name}_scale", f"{name}_zp"], [name],
             name=f"{name}_dequant", axis=axis,
         ))
     if not new_nodes:
         raise ModelError(f"{model_in}: no MatMul weight found to quantise (unsupported architecture?)")
-    # DequantizeLinear outputs keep the original initializer names; put them first (topological order).
-    nodes = new_nodes + list(graph.node)
+    # DequantizeLinear outputs keep the original initializer names: put them first (topological order);
+    # a rewritten lookup's nodes go right after its Gather.
+    nodes = list(new_nodes)
+    for node in graph.node:
+        nodes.append(node)
+        nodes.extend(after.get(node.output[0], []))
     del graph.node[:]
     graph.node.extend(nodes)
     for opset in model.opset_import:

@@ -12,7 +12,11 @@ scores are absolute and comparable across queries and texts):
     ctx_lexical_i = the same with the context text's tokens
     base_i  = weighted mean of the available terms (w_dense, w_context, w_lexical, w_context_lexical;
               without a context the context weights go to dense / lexical; without a query vector
-              only the lexical terms count)
+              only the lexical terms count). The span's own weights are damped when the selection
+              carries little information: with m = sum(idf(t) for t in Q) (the span's idf mass, the
+              lexical term's denominator), w_lexical * min(1, m / span_idf_mass) and
+              w_dense * min(1, m / dense_idf_mass) (0 turns a damping off). A short entity span
+              ("Widnes") then leans on its sentence, which is what the evidence paraphrases.
     smooth_i = (1 - neighbor) * base_i + neighbor * (base_{i-1} + base_{i+1}) / 2
               (a missing neighbour counts as base_i)
     score_i = smooth_i * (1 - position + position * (1 - |query_position - mid_i|))
@@ -42,11 +46,13 @@ from dataclasses import dataclass
 import numpy as np
 
 DEFAULT_OPTIONS: dict = {
-    "algorithm": "fused-v2",
+    "algorithm": "fused-v3",
     "w_dense": 0.25,
     "w_context": 0.1,
     "w_lexical": 0.25,
     "w_context_lexical": 0.4,
+    "span_idf_mass": 20.0,
+    "dense_idf_mass": 4.0,
     "neighbor": 0.4,
     "position": 0.2,
     "prefix": 5,
@@ -120,7 +126,8 @@ def _max_cos(prep: PreparedText, vec, n: int) -> np.ndarray:
     return out
 
 
-def _lexical(prep: PreparedText, text: str, n: int) -> np.ndarray:
+def _lexical(prep: PreparedText, text: str, n: int) -> tuple[np.ndarray, float]:
+    """(idf-weighted coverage of the text's tokens per sentence, the text's idf mass)."""
     out = np.zeros(n)
     total = 0.0
     for tok in dict.fromkeys(tokenize(text, prep.prefix)):
@@ -130,7 +137,11 @@ def _lexical(prep: PreparedText, text: str, n: int) -> np.ndarray:
         total += idf
         if hits is not None:
             out[hits] += idf
-    return out / total if total > 0 else out
+    return (out / total if total > 0 else out), total
+
+
+def _damping(mass: float, scale: float) -> float:
+    return min(1.0, mass / scale) if scale > 0 else 1.0
 
 
 def score_sentences(query_vec, query_text: str, prep: PreparedText, options: dict | None = None,
@@ -141,28 +152,23 @@ def score_sentences(query_vec, query_text: str, prep: PreparedText, options: dic
     n = len(prep.indices)
     has_ctx_vec = context_vec is not None
     has_ctx_text = bool(context_text)
-    terms: list[tuple[float, str]] = []
+    lexical, mass = _lexical(prep, query_text, n)
+    terms: list[tuple[float, np.ndarray | None]] = []
     if query_vec is not None:
-        terms.append((opt["w_dense"] + (0.0 if has_ctx_vec else opt["w_context"]), "dense"))
+        w = opt["w_dense"] * _damping(mass, opt["dense_idf_mass"]) + (0.0 if has_ctx_vec else opt["w_context"])
+        terms.append((w, _max_cos(prep, query_vec, n) if w > 0 else None))
         if has_ctx_vec:
-            terms.append((opt["w_context"], "context"))
-    terms.append((opt["w_lexical"] + (0.0 if has_ctx_text else opt["w_context_lexical"]), "lexical"))
+            terms.append((opt["w_context"], _max_cos(prep, context_vec, n) if opt["w_context"] > 0 else None))
+    terms.append((opt["w_lexical"] * _damping(mass, opt["span_idf_mass"])
+                  + (0.0 if has_ctx_text else opt["w_context_lexical"]), lexical))
     if has_ctx_text:
-        terms.append((opt["w_context_lexical"], "context_lexical"))
+        w = opt["w_context_lexical"]
+        terms.append((w, _lexical(prep, context_text, n)[0] if w > 0 else None))
     weight = sum(w for w, _ in terms if w > 0)
     base = np.zeros(n)
-    for w, term in terms:
-        if w <= 0:
-            continue
-        if term == "dense":
-            values = _max_cos(prep, query_vec, n)
-        elif term == "context":
-            values = _max_cos(prep, context_vec, n)
-        elif term == "lexical":
-            values = _lexical(prep, query_text, n)
-        else:
-            values = _lexical(prep, context_text, n)
-        base += (w / weight) * values
+    for w, values in terms:
+        if w > 0:
+            base += (w / weight) * values
     nb = opt["neighbor"]
     if nb > 0 and n:
         base = (1.0 - nb) * base + nb * ((base[prep.prev_pos] + base[prep.next_pos]) / 2.0)

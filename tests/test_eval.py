@@ -136,7 +136,7 @@ def test_evaluate_end_to_end(tmp_path, exported_model):
         assert 0 < g.mrr <= 1 and 0 <= g.ndcg <= 1 and g.latency_ms_p50 >= 0
         assert g.unrelated_shown is not None  # two distinct sources: the control ran
     data = report.to_dict()
-    assert data["options"]["algorithm"] == "fused-v2" and set(data["groups"][0]["recall"]) == {"1", "3", "5"}
+    assert data["options"]["algorithm"] == "fused-v3" and set(data["groups"][0]["recall"]) == {"1", "3", "5"}
 
 
 def test_eval_cli(tmp_path, exported_model, monkeypatch):
@@ -162,7 +162,8 @@ def test_faithbench_beats_plain_cosine():
 
     data = load_eval_set(files, cache_dir=TEST_CACHE)
     fused = score_eval_set(data, 5, aggregate=False)
-    cosine = score_eval_set(data, 5, {"w_lexical": 0, "w_context": 0, "w_context_lexical": 0, "neighbor": 0},
+    cosine = score_eval_set(data, 5, {"w_lexical": 0, "w_context": 0, "w_context_lexical": 0, "neighbor": 0,
+                                      "position": 0, "dense_idf_mass": 0},
                             aggregate=False)
     mrr = lambda r: sum(g.mrr * g.queries for g in r.groups) / sum(g.queries for g in r.groups)  # noqa: E731
     assert mrr(fused) > mrr(cosine) + 0.05

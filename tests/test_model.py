@@ -174,8 +174,16 @@ def test_weights_are_int8_behind_dequantize(exported_model):
     assert len(matmul_weights) == 36  # 6 layers x (Q, K, V, out, 2 FFN)
     assert not [n for n in model.graph.node if n.op_type == "MatMul" and n.input[1] in inits], \
         "a float MatMul weight was left unquantised"
-    word = next(n for n in dequant if "word_embeddings" in n.output[0])
-    assert inits[word.input[0]].dims == [30522, 384]
+    # the word-embedding table stays int8 in memory: its lookup gathers int8 rows and their row scales
+    lookup = next(n for n in model.graph.node if n.op_type == "Gather" and n.input[0] in inits
+                  and "word_embeddings" in n.input[0])
+    table = inits[lookup.input[0]]
+    assert table.data_type == TensorProto.INT8 and table.dims == [30522, 384]
+    consumers = {n.op_type: n for n in model.graph.node if lookup.output[0] in n.input}
+    assert set(consumers) == {"Cast"}
+    assert any(n.op_type == "Gather" and inits.get(n.input[0]) is not None and inits[n.input[0]].dims == [30522]
+               and n.input[1] == lookup.input[1] for n in model.graph.node)
+    assert not [t for t in inits.values() if t.data_type == TensorProto.FLOAT and t.dims == [30522, 384]]
     assert [o.name for o in model.graph.output] == ["last_hidden_state"]
     assert not [n for n in model.graph.node if n.op_type in ("MatMulInteger", "DynamicQuantizeLinear")]
 

@@ -128,10 +128,14 @@ def test_selection_ranks_evidence_first_with_the_model(page, bundle_server):
     page.wait_for_function("() => mercuryStatic.store.state.assist.kind === 'model'")
     top = ranked(page, "source")
     assert top[1] == "Guided tours will run every afternoon except Mondays."
-    assert len(top) == 5  # k = 5 by default; min score 0 shows all five
+    # k = 5 by default; min score 0 shows every sentence scoring >= 0 (4 or 5 of the 6: two unrelated
+    # sentences score about 0)
+    shown = state(page, "s.assist.results.length")
+    assert len(top) == shown and 4 <= shown <= 5
     # graded by absolute score, with the score on the element, best first
     scores = [float(page.locator(f'.s[data-side="source"][data-rank="{r}"]').get_attribute("data-score"))
-              for r in range(1, 6)]
+              for r in range(1, shown + 1)]
+    assert min(scores) >= 0
     assert scores == sorted(scores, reverse=True)
     levels = page.locator(".s[data-rank]").evaluate_all("els => els.map(e => e.dataset.level)")
     assert set(levels) <= {"1", "2", "3"}

@@ -10,7 +10,8 @@ import pytest
 from mercury_static.rank import DEFAULT_OPTIONS, Sentence, prepare_sentences, rank_sentences, tokenize
 
 DIM = 4
-COSINE = {"w_dense": 1.0, "w_context": 0.0, "w_lexical": 0.0, "w_context_lexical": 0.0, "neighbor": 0.0}
+COSINE = {"w_dense": 1.0, "w_context": 0.0, "w_lexical": 0.0, "w_context_lexical": 0.0, "neighbor": 0.0,
+          "span_idf_mass": 0, "dense_idf_mass": 0}
 LEXICAL = {**COSINE, "w_dense": 0.0, "w_lexical": 1.0, "prefix": 0}
 
 
@@ -67,7 +68,8 @@ def test_lexical_is_idf_weighted_coverage():
 def test_context_weights_fall_back_when_absent():
     q, c = unit(1, 0, 0, 0), unit(0, 1, 0, 0)
     text = sents(("alpha beta", [unit(1, 0.2, 0, 0)]), ("gamma", [unit(0.2, 1, 0, 0)]), ("delta", [unit(0, 0, 1, 0)]))
-    opts = {"w_dense": 0.5, "w_context": 0.3, "w_lexical": 0.2, "w_context_lexical": 0.0, "neighbor": 0.0}
+    opts = {"w_dense": 0.5, "w_context": 0.3, "w_lexical": 0.2, "w_context_lexical": 0.0, "neighbor": 0.0,
+            "span_idf_mass": 0, "dense_idf_mass": 0}
     without = rank_sentences(q, "beta", text, opts)
     same = rank_sentences(q, "beta", text, {**opts, "w_dense": 0.8, "w_context": 0.0})
     assert [i for i, _ in without] == [i for i, _ in same]
@@ -78,6 +80,28 @@ def test_context_weights_fall_back_when_absent():
     lex = {**LEXICAL, "w_lexical": 0.5, "w_context_lexical": 0.5}
     assert dict(rank_sentences(None, "beta", text, lex, context_text="gamma"))[1] == pytest.approx(0.5)
     assert dict(rank_sentences(None, "beta", text, lex))[1] == 0.0
+
+
+def test_span_weights_are_damped_by_the_span_idf_mass():
+    q, c = unit(1, 0, 0, 0), unit(0, 1, 0, 0)
+    text = sents(("alpha beta", [unit(1, 0.2, 0, 0)]), ("gamma beta", [unit(0.2, 1, 0, 0)]),
+                 ("delta", [unit(0, 0, 1, 0)]), ("alpha", [unit(1, 1, 1, 0)]))
+    base = {"w_dense": 0.3, "w_context": 0.2, "w_lexical": 0.3, "w_context_lexical": 0.2, "neighbor": 0.0,
+            "prefix": 0, "span_idf_mass": 0, "dense_idf_mass": 0}
+    mass = math.log(1 + (4 - 2 + 0.5) / (2 + 0.5))  # "beta": in 2 of the 4 sentences
+
+    def scores(query, opts):
+        return dict(rank_sentences(q, query, text, opts, context_vec=c, context_text="gamma"))
+
+    damped = scores("beta", {**base, "span_idf_mass": 4 * mass, "dense_idf_mass": 2 * mass})
+    by_hand = scores("beta", {**base, "w_lexical": 0.3 / 4, "w_dense": 0.3 / 2})
+    assert damped == pytest.approx(by_hand)
+    assert damped != pytest.approx(scores("beta", base))
+    # a span with enough idf mass is not damped
+    assert scores("beta", {**base, "span_idf_mass": mass, "dense_idf_mass": mass / 2}) == pytest.approx(scores("beta", base))
+    # a span without tokens leaves only the context terms
+    only_ctx = scores("—", {**base, "span_idf_mass": 1, "dense_idf_mass": 1})
+    assert only_ctx == pytest.approx(scores("—", {**base, "w_dense": 0, "w_lexical": 0}))
 
 
 def test_neighbour_smoothing():

@@ -19,7 +19,8 @@ pytestmark = pytest.mark.browser
 
 OPTION_SETS = [
     {},
-    {"w_lexical": 0, "w_context_lexical": 0, "neighbor": 0, "w_context": 0},  # plain cosine
+    {"w_lexical": 0, "w_context_lexical": 0, "neighbor": 0, "w_context": 0, "dense_idf_mass": 0},  # plain cosine
+    {"span_idf_mass": 60, "dense_idf_mass": 30},  # span damping on most of the demo's spans
     {"w_dense": 0, "w_context": 0},  # lexical only
     {"neighbor": 0.9, "prefix": 0},
     {"position": 0.6},

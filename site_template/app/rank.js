@@ -2,11 +2,13 @@
 // the formula is documented there). Scores are absolute: compare them with options.min_score.
 
 export const DEFAULT_OPTIONS = Object.freeze({
-  algorithm: 'fused-v2',
+  algorithm: 'fused-v3',
   w_dense: 0.25,
   w_context: 0.1,
   w_lexical: 0.25,
   w_context_lexical: 0.4,
+  span_idf_mass: 20,
+  dense_idf_mass: 4,
   neighbor: 0.4,
   position: 0.2,
   prefix: 5,
@@ -91,6 +93,7 @@ function maxCos(sentences, vec) {
   return out;
 }
 
+/** {values: idf-weighted coverage of the text's tokens per sentence, mass: the text's idf mass}. */
 function lexical(prep, text) {
   const out = new Float64Array(prep.n);
   let total = 0;
@@ -102,8 +105,10 @@ function lexical(prep, text) {
     if (hits) for (const p of hits) out[p] += idf;
   }
   if (total > 0) for (let p = 0; p < prep.n; p++) out[p] /= total;
-  return out;
+  return { values: out, mass: total };
 }
+
+const damping = (mass, scale) => (scale > 0 ? Math.min(1, mass / scale) : 1);
 
 /**
  * Rank the sentences of a text against a selection.
@@ -123,13 +128,16 @@ export function rankSentences({
   const n = prep.n;
   const hasCtxVec = contextVec != null;
   const hasCtxText = !!contextText;
+  const span = lexical(prep, queryText || '');
   const terms = [];
   if (queryVec) {
-    terms.push([opt.w_dense + (hasCtxVec ? 0 : opt.w_context), () => maxCos(sentences, queryVec)]);
+    terms.push([opt.w_dense * damping(span.mass, opt.dense_idf_mass) + (hasCtxVec ? 0 : opt.w_context),
+      () => maxCos(sentences, queryVec)]);
     if (hasCtxVec) terms.push([opt.w_context, () => maxCos(sentences, contextVec)]);
   }
-  terms.push([opt.w_lexical + (hasCtxText ? 0 : opt.w_context_lexical), () => lexical(prep, queryText || '')]);
-  if (hasCtxText) terms.push([opt.w_context_lexical, () => lexical(prep, contextText)]);
+  terms.push([opt.w_lexical * damping(span.mass, opt.span_idf_mass) + (hasCtxText ? 0 : opt.w_context_lexical),
+    () => span.values]);
+  if (hasCtxText) terms.push([opt.w_context_lexical, () => lexical(prep, contextText).values]);
   const weight = terms.reduce((a, [w]) => (w > 0 ? a + w : a), 0);
   let base = new Float64Array(n);
   for (const [w, values] of terms) {
