@@ -8,7 +8,7 @@ TORCH_INDEX ?=
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 
-.PHONY: install runtime demo test browser clean
+.PHONY: install runtime demo test browser wheel clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,5 +35,13 @@ browser: install
 test: install browser
 	HF_HUB_OFFLINE=1 $(PY) -m pytest -q
 
+# A wheel that builds bundles without this checkout: the page template and the browser runtime inside.
+wheel: install
+	mkdir -p mercury_static/runtime
+	cp build/node_modules/@huggingface/transformers/dist/transformers.min.js \
+	   build/node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.mjs \
+	   build/node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.wasm mercury_static/runtime/
+	$(PIP) wheel -q --no-deps --no-build-isolation -w dist .
+
 clean:
-	rm -rf $(VENV) build/node_modules demo-bundle .cache
+	rm -rf $(VENV) build/node_modules demo-bundle .cache mercury_static/runtime dist

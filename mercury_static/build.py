@@ -28,6 +28,8 @@ RUNTIME_FILES = {
     "vendor/ort-wasm-simd-threaded.mjs": "onnxruntime-web/dist/ort-wasm-simd-threaded.mjs",
     "vendor/ort-wasm-simd-threaded.wasm": "onnxruntime-web/dist/ort-wasm-simd-threaded.wasm",
 }
+PACKAGED_RUNTIME = Path(__file__).resolve().parent / "runtime"
+"""The browser runtime inside a wheel built by `make wheel` (the three files, flat)."""
 MODEL_FILES = ["config.json", "tokenizer.json", "tokenizer_config.json", "onnx/model_quantized.onnx"]
 
 Step = Callable[[str, int], Callable[[int], None]]
@@ -147,14 +149,17 @@ def bundle_id(records: list[dict], texts: list[StoredText], options: dict, model
     return h.hexdigest()[:20]
 
 
-def find_runtime() -> Path:
-    """node_modules holding the browser runtime (`npm ci --ignore-scripts` in build/)."""
-    candidates = [Path(os.environ["MERCURY_STATIC_RUNTIME"])] if os.environ.get("MERCURY_STATIC_RUNTIME") else []
-    candidates.append(ROOT / "build" / "node_modules")
-    for c in candidates:
-        if all((c / src).is_file() for src in RUNTIME_FILES.values()):
-            return c
-    raise InputError(str(candidates[-1]), None, None,
+def find_runtime() -> dict[str, Path]:
+    """Where each browser runtime file comes from: $MERCURY_STATIC_RUNTIME (a node_modules folder), the
+    wheel's runtime/ folder, else the checkout's build/node_modules (`npm ci --ignore-scripts` in build/)."""
+    env = os.environ.get("MERCURY_STATIC_RUNTIME")
+    layouts = [{dst: Path(env) / src for dst, src in RUNTIME_FILES.items()}] if env else []
+    layouts.append({dst: PACKAGED_RUNTIME / Path(dst).name for dst in RUNTIME_FILES})
+    layouts.append({dst: ROOT / "build" / "node_modules" / src for dst, src in RUNTIME_FILES.items()})
+    for files in layouts:
+        if all(path.is_file() for path in files.values()):
+            return files
+    raise InputError(str(env or ROOT / "build" / "node_modules"), None, None,
                      "browser runtime not found: run `npm ci --ignore-scripts --prefix build` in the "
                      "mercury-static checkout (or set MERCURY_STATIC_RUNTIME to a node_modules folder)")
 
@@ -168,7 +173,7 @@ def copy_tree(src: Path, dst: Path) -> None:
             target.write_bytes(path.read_bytes())
 
 
-def render_site(out: Path, manifest: dict, runtime: Path, model_dir: Path) -> None:
+def render_site(out: Path, manifest: dict, runtime: dict[str, Path], model_dir: Path) -> None:
     """index.html from the jinja2 template, the page's modules, the runtime and the model."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATE_DIR), autoescape=True,
                              keep_trailing_newline=True)
@@ -176,9 +181,9 @@ def render_site(out: Path, manifest: dict, runtime: Path, model_dir: Path) -> No
                                                  tool_version=__version__)
     (out / "index.html").write_text(html, encoding="utf-8")
     copy_tree(TEMPLATE_DIR / "app", out / "app")
-    for dst, src in RUNTIME_FILES.items():
+    for dst, src in runtime.items():
         (out / dst).parent.mkdir(parents=True, exist_ok=True)
-        (out / dst).write_bytes((runtime / src).read_bytes())
+        (out / dst).write_bytes(src.read_bytes())
     for name in MODEL_FILES:
         target = out / manifest["model"]["path"] / name
         target.parent.mkdir(parents=True, exist_ok=True)

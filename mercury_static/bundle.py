@@ -135,7 +135,8 @@ def write_data(out: Path, records: list[dict], texts: list[StoredText], vectors:
         rows = np.concatenate(shard_rows[i]) if shard_rows[i] else np.zeros((0, vectors.shape[1]), np.float32)
         (data / f"vectors-{i:04d}.bin").write_bytes(encode_rows(rows))
 
-    index = {"ids": [], "shard": [], "titles": []}
+    # text_shards: the page requests a record's texts alongside its record shard, not after it
+    index = {"ids": [], "shard": [], "titles": [], "text_shards": []}
     shard, batch, size = 0, [], 0
 
     def flush():
@@ -153,6 +154,7 @@ def write_data(out: Path, records: list[dict], texts: list[StoredText], vectors:
         index["ids"].append(rec["id"])
         index["shard"].append(shard)
         index["titles"].append(rec.get("title"))
+        index["text_shards"].append([rec["source_shard"], rec["summary_shard"]])
     if batch:
         flush()
     (data / "records.json").write_text(dumps(index), encoding="utf-8")

@@ -225,6 +225,7 @@ export class Bundle {
     this.ids = index.ids;
     this.titles = index.titles || [];
     this.recordShard = index.shard;
+    this.textShards = index.text_shards || []; // [source shard, summary shard] per record (older bundles: none)
     this.position = new Map(this.ids.map((id, i) => [id, i]));
     this.dim = (manifest.vectors && manifest.vectors.dim) || (manifest.model && manifest.model.dim) || 384;
     this._cache = { r: new Lru(SHARD_CACHE), t: new Lru(SHARD_CACHE), v: new Lru(SHARD_CACHE) };
@@ -303,6 +304,8 @@ export class Bundle {
   async record(id) {
     const pos = this.position.get(id);
     if (pos === undefined) throw new Error(`no record with id ${JSON.stringify(id)}`);
+    // the texts' shards load alongside the record's shard (one round trip instead of two)
+    for (const n of new Set(this.textShards[pos] || [])) this.textShardData(n).catch(() => {});
     const shard = await this.recordShardData(this.recordShard[pos]);
     const rec = shard.records.find((r) => r.id === id);
     if (!rec) throw new Error(`record ${id} missing from its shard`);
