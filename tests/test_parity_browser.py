@@ -145,3 +145,43 @@ def test_the_annotator_page_embeds_like_python(bundle_server, page, embedder):
     cosine = (got * ref).sum(axis=1) / np.linalg.norm(got, axis=1)
     assert len(got) == len(TEXTS) >= 20
     assert cosine.min() >= 0.9999, dict(zip(TEXTS, cosine.round(6)))
+
+
+def test_cls_pooling_model_end_to_end(build_bundle, serve_dir, browser, tmp_path_factory, embedder):
+    """A --model folder that pools the CLS token: Python matches sentence-transformers on that folder, the
+    bundle says so, and the page's vectors match Python's."""
+    import shutil
+
+    from sentence_transformers import SentenceTransformer
+
+    from conftest import TEST_CACHE
+    from mercury_static.embed import Embedder
+    from mercury_static.export import default_model_path, ensure_model
+
+    root = tmp_path_factory.mktemp("cls")
+    model_dir = root / "cls-minilm"
+    shutil.copytree(default_model_path(), model_dir)
+    pooling = json.loads((model_dir / "1_Pooling" / "config.json").read_text())
+    pooling.update(pooling_mode_cls_token=True, pooling_mode_mean_tokens=False)
+    (model_dir / "1_Pooling" / "config.json").write_text(json.dumps(pooling))
+    data = root / "pairs.jsonl"
+    data.write_text("\n".join(json.dumps({"id": f"r{i}", "source": TEXTS[i], "summary": TEXTS[i + 1]})
+                              for i in range(3)), encoding="utf-8")
+    out = build_bundle([data], name="cls", model=model_dir)
+    assert json.loads((out / "manifest.json").read_text())["model"]["pooling"] == "cls"
+
+    texts = TEXTS[:10]
+    ours = Embedder(ensure_model(model_dir, cache_dir=TEST_CACHE).dir).embed(texts)
+    reference = SentenceTransformer(str(model_dir), device="cpu").encode(texts, normalize_embeddings=True)
+    assert (ours * reference).sum(axis=1).min() >= 0.995  # int8 weights, as for the default model
+    assert (ours * embedder.embed(texts)).sum(axis=1).min() < 0.95  # CLS, not the mean of the tokens
+
+    (out / "embed-test.html").write_text(TEST_PAGE, encoding="utf-8")
+    ctx = browser.new_context()
+    page = ctx.new_page()
+    page.goto(serve_dir(out) + "embed-test.html")
+    page.wait_for_function("window.embedder !== undefined")
+    page.evaluate("window.embedder.ready")
+    got = np.array(page.evaluate("(t) => window.embedTexts(t)", texts), dtype=np.float32)
+    ctx.close()
+    assert (got * ours).sum(axis=1).min() >= 0.9999

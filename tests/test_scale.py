@@ -71,9 +71,11 @@ def test_small_shard_limits_load_every_record(build_bundle, tmp_path, embedder):
 
     index = json.loads((out / "data" / "records.json").read_text())
     assert index["ids"] == [r["id"] for r in rows]
-    for rid, shard in zip(index["ids"], index["shard"]):
+    for rid, shard, text_shards in zip(index["ids"], index["shard"], index["text_shards"]):
         shard_records = json.loads((out / "data" / f"records-{shard:04d}.json").read_text())["records"]
         assert len(shard_records) <= limits.records and rid in [r["id"] for r in shard_records]
+        rec = next(r for r in shard_records if r["id"] == rid)
+        assert text_shards == [rec["source_shard"], rec["summary_shard"]]  # texts load with the record
 
     texts = stored_texts(out)
     for shard in {s for s, _ in texts}:
