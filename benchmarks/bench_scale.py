@@ -384,7 +384,12 @@ def report(quant: dict | None, builds: dict | None, pages: dict | None) -> str:
                   "Chromium over a bare CDP pipe (Runtime only, `benchmarks/tab_memory.py`), as a user's tab runs; "
                   "their GC also collects the embedding worker, and the *memory-reducing GC* (V8's last-resort "
                   "flavour, which Chromium runs under memory pressure) also returns the heaps' free pages: what "
-                  "it leaves is live memory.", "",
+                  "it leaves is live memory. Most of the rest is the model's worker (blocked rows: the page "
+                  "without it): its wasm heap holds the MatMul weights as float32 (42 MB: "
+                  "`session.disable_quant_qdq`, which Python/browser parity needs, folds their int8 form) while "
+                  "the word-embedding table stays int8 (12 MB; as float32 it took 35 MB more: 257 → 222 MB at "
+                  "the first record, same tab otherwise). *After 25 records* without a GC includes garbage V8 "
+                  "has not collected yet.", "",
                   "| model | when | JS heap | DOM nodes | renderer private | renderer PSS | renderer RSS |",
                   "|---|---|---|---|---|---|---|"]
         worst = max(m.get("private", 0) for m in la["memory"].values())
