@@ -140,3 +140,31 @@ def test_shard_cache_keeps_only_recent_shards(page, build_bundle, tmp_path, serv
         const sel = getSelection(); sel.removeAllRanges(); sel.addRange(p.rangeFor(s, e));
         p.scroller.dispatchEvent(new MouseEvent('mouseup', {bubbles: true})); }""", [s, e])
     page.wait_for_selector('#pane-source .s[data-rank="1"]')
+
+
+def test_shared_source_shard_is_not_fetched_again(page, build_bundle, tmp_path, serve_dir):
+    """A record's texts are requested with its record shard (the index names their shards), but a source
+    shared by every record stays open: its shard is fetched once, however many records are visited."""
+    from mercury_static.bundle import ShardLimits
+
+    shared = " ".join(f"The {TOPICS[i % 5]} section {i} of the shared report." for i in range(12))
+    rows = [{"id": f"s{i:03d}", "source": shared, "summary": f"Summary {i} about {TOPICS[i % 5]} and more."}
+            for i in range(30)]
+    path = tmp_path / "shared.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
+    bundle = build_bundle([path], name="shared-source", shards=ShardLimits(records=2, text_chars=120))
+    index = json.loads((bundle / "data" / "records.json").read_text())
+    source_shard = index["text_shards"][0][0]
+    assert all(t[0] == source_shard for t in index["text_shards"]) and len({t[1] for t in index["text_shards"]}) > 8
+    fetched: list[str] = []
+    page.on("request", lambda r: fetched.append(r.url.rsplit("/", 1)[-1]) if "/data/" in r.url else None)
+    page.route("**/models/**", lambda route: route.abort())
+    page.goto(serve_dir(bundle) + "?annotator=alice")
+    page.wait_for_selector("body[data-ready]")
+    for i in range(0, 30, 3):
+        page.evaluate("(id) => mercuryStatic.store.actions.goToId(id)", f"s{i:03d}")
+        wait_current(page, f"s{i:03d}")
+        page.wait_for_timeout(100)
+    texts = [f for f in fetched if f.startswith("texts-")]
+    assert texts.count(f"texts-{source_shard:04d}.json") == 1
+    assert f"texts-{index['text_shards'][27][1]:04d}.json" in texts  # summaries: each one's own shard
