@@ -38,8 +38,9 @@ RESULTS = ROOT / "benchmarks" / "RESULTS.md"
 SECTION = "## Build and embedding throughput (bench_build.py)"
 console = Console()
 NOTES = """\
-Notes. Both engines do float32 math (the int8 weights are constant-folded to float32 at session start
-because of `session.disable_quant_qdq=1`, exactly as in the browser), so the gain comes from execution,
+Notes. Both engines do float32 math (the int8 MatMul weights are constant-folded to float32 at session
+start because of `session.disable_quant_qdq=1`, exactly as in the browser; the word-embedding rows are
+scaled to float32 as they are looked up), so the gain comes from execution,
 not from cheaper arithmetic: onnxruntime's MLAS kernels, batches of similar token length capped at
 512 padded tokens (+15-18 % over fixed batches of 32: they stay in cache), and two single-threaded
 workers sharing one session instead of intra-op threads (no spin-waiting on a busy machine). An
@@ -156,7 +157,7 @@ def main() -> None:
         ("bundle: records / texts / rows",
          f"{manifest['counts']['records']} / {manifest['counts']['texts']} / {manifest['counts']['rows']}"),
         ("bundle size total", f"{total / 1e6:.1f} MB"),
-        ("  data/ (records, texts, int8 vectors)", f"{sizes['data'] / 1e6:.2f} MB"),
+        ("  data/ (records, texts, float16 vectors)", f"{sizes['data'] / 1e6:.2f} MB"),
         ("  models/ (ONNX + tokenizer)", f"{sizes['models'] / 1e6:.1f} MB"),
         ("  vendor/ (transformers.js + onnxruntime-web wasm)", f"{sizes['vendor'] / 1e6:.1f} MB"),
     ]

@@ -77,8 +77,9 @@ def _fixtures(demo_bundle) -> list[dict]:
     made.append(Sentence(len(made), "No rows at all", np.zeros((0, dim), np.float32)))
     for q in ["1,025 billion cafe\u0301 CAFÉ", "straße ÉCOLE 東京", "same sentence", "snake_case emoji"]:
         for options in OPTION_SETS:
-            cases.append({"sentences": made, "query_vec": vecs[3], "query_text": q, "context_vec": None,
-                          "context_text": None, "query_position": 0.55, "options": options, "k": None})
+            for k in (None, 3):  # the whole order (a sort), a top k (insertion): ties broken alike
+                cases.append({"sentences": made, "query_vec": vecs[3], "query_text": q, "context_vec": None,
+                              "context_text": None, "query_position": 0.55, "options": options, "k": k})
     return cases
 
 
@@ -130,6 +131,30 @@ def test_python_and_js_rank_identically(demo_bundle, bundle_server, browser):
                               query_position=case["query_position"])
         assert [r["index"] for r in got] == [i for i, _ in want], f"case {n}: {case['query_text']!r}"
         assert [r["score"] for r in got] == pytest.approx([s for _, s in want], abs=1e-9), f"case {n}"
+
+
+def test_cached_cosines_follow_vectors_attached_later(bundle_server, browser):
+    """rank.js reuses a vector's cosines for the same sentences, but not once their vectors have arrived
+    (the model can answer before a text's vectors are loaded; they are attached in place)."""
+    page = browser.new_page()
+    try:
+        page.goto(bundle_server + "manifest.json")
+        got = page.evaluate("""async () => {
+          const { rankSentences } = await import('./app/rank.js');
+          const v = (...xs) => { const a = Float32Array.from(xs); const n = Math.hypot(...xs); return a.map((x) => x / n); };
+          const sentences = [0, 1, 2].map((index) => ({ index, text: `s${index}`, vectors: [] }));
+          const q = v(1, 0, 0);
+          const args = { queryVec: q, queryText: '', contextVec: q, contextText: '', sentences, k: 3, options: { neighbor: 0 } };
+          const before = rankSentences(args).map((r) => r.score);
+          sentences[0].vectors.push(v(0, 1, 0)); sentences[1].vectors.push(v(1, 0, 0)); sentences[2].vectors.push(v(1, 1, 0));
+          const after = rankSentences(args);
+          const fresh = rankSentences({ ...args, queryVec: Float32Array.from(q), contextVec: Float32Array.from(q) });
+          return { before, after, fresh };
+        }""")
+    finally:
+        page.close()
+    assert got["before"] == [0, 0, 0]
+    assert got["after"] == got["fresh"] and [r["index"] for r in got["after"]] == [1, 2, 0]
 
 
 def test_bundle_manifest_carries_the_ranker_options(demo_bundle):

@@ -78,7 +78,26 @@ function codePoints(text) {
   return n;
 }
 
+// The last cosines per text, by vector: a selection's context vector is ranked twice (instant answer,
+// then the model's), and the instant answer uses it as the query vector too. An entry is reused only
+// while the sentences hold the same number of rows (their vectors may be attached after a ranking).
+const cosCache = new WeakMap(); // sentences -> Map(vec -> {rows, values})
+
 function maxCos(sentences, vec) {
+  let rows = 0;
+  for (const s of sentences) rows += s.vectors.length;
+  let memo = cosCache.get(sentences);
+  if (!memo) cosCache.set(sentences, (memo = new Map()));
+  const hit = memo.get(vec);
+  if (hit && hit.rows === rows) return hit.values;
+  const out = computeMaxCos(sentences, vec);
+  memo.delete(vec);
+  memo.set(vec, { rows, values: out });
+  if (memo.size > 2) memo.delete(memo.keys().next().value);
+  return out;
+}
+
+function computeMaxCos(sentences, vec) {
   const out = new Float64Array(sentences.length);
   const dim = vec.length;
   for (let p = 0; p < sentences.length; p++) {
@@ -155,8 +174,18 @@ export function rankSentences({
   if (queryPosition != null && a > 0) {
     for (let p = 0; p < n; p++) base[p] *= (1 - a) + a * (1 - Math.abs(queryPosition - prep.mid[p]));
   }
-  const order = Array.from({ length: n }, (_, p) => p);
-  order.sort((a, b) => base[b] - base[a] || sentences[a].index - sentences[b].index);
-  const top = k == null ? order : order.slice(0, k);
+  const before = (a, b) => base[b] - base[a] || sentences[a].index - sentences[b].index;
+  let top;
+  if (k == null || k >= n) top = Array.from({ length: n }, (_, p) => p).sort(before);
+  else {
+    top = []; // the k best by insertion: no sort of the whole text for a top 5
+    for (let p = 0; p < n; p++) {
+      if (top.length === k && before(p, top[k - 1]) >= 0) continue;
+      if (top.length === k) top.pop();
+      let i = top.length;
+      top.push(p);
+      for (; i > 0 && before(top[i], top[i - 1]) < 0; i--) [top[i], top[i - 1]] = [top[i - 1], top[i]];
+    }
+  }
   return top.map((p) => ({ index: sentences[p].index, score: base[p] }));
 }
