@@ -47,7 +47,8 @@ workers sharing one session instead of intra-op threads (no spin-waiting on a bu
 onnxruntime profile puts ~88 % of the time in the MatMuls (FFN ~58 %), so little is left to take without
 changing the numbers. The wall-clock ratio depends on the machine's load (PyTorch with 2 threads
 degrades badly on a busy machine, so its best thread count is used); the per-CPU-second ratio is the
-load-independent figure. The build also embeds each distinct sentence once (not counted here).
+load-independent figure. The build also embeds each distinct sentence once (not counted here). The
+previous run, at load average 4.7: 169 vs 73 sentences/s, 2.30× wall clock and 1.73× per CPU-second.
 """
 
 
