@@ -181,11 +181,11 @@ def record_shown(page, record_id: str) -> None:
 def measure_large_page(browser, bundle: Path, runs: int) -> dict:
     """First readable record (cold), shard requests when switching records, tab memory."""
     import tab_memory
-    from bench_page import serve
+    from bench_page import cold_loads, serve
 
     index = json.loads((bundle / "data" / "records.json").read_text(encoding="utf-8"))
     server, url = serve(bundle)
-    first, first_cpu = first_paints(browser, url, runs)
+    first, first_cpu, _ = cold_loads(browser, url, runs)
     with_model = visit(browser, url, bundle, index, block_model=False)
     without_model = visit(browser, url, bundle, index, block_model=True)
     server.shutdown()
@@ -193,15 +193,6 @@ def measure_large_page(browser, bundle: Path, runs: int) -> dict:
             "memory": with_model["memory"], "memory_without_model": without_model["memory"],
             "memory_no_devtools": tab_memory.measure(bundle),  # the tab as a user's browser runs it
             "records_visited": len(with_model["switches"]) + 1}
-
-
-def first_paints(browser, url: str, runs: int, record: str | None = None) -> tuple[list, list]:
-    """Cold loads: navigation start -> mark `mercury-first-paint` (wall ms, untraced), and the main thread's
-    CPU ms until then (from traced loads: robust to the shared machine's load)."""
-    from bench_page import cold_loads
-
-    wall, cpu, _ = cold_loads(browser, url, runs, record)
-    return wall, cpu
 
 
 def tab_memory(cdp) -> dict:
@@ -264,7 +255,7 @@ def visit(browser, url: str, bundle: Path, index: dict, block_model: bool) -> di
 def measure_pages(builds: dict, runs: int) -> dict:
     from playwright.sync_api import sync_playwright
 
-    from bench_page import ARGS, open_page, refresh_page, selection_latencies, serve
+    from bench_page import ARGS, cold_loads, open_page, refresh_page, selection_latencies, serve
     from mercury_static.bundle import load_bundle
 
     for key in ("topic", "large"):
@@ -275,7 +266,7 @@ def measure_pages(builds: dict, runs: int) -> dict:
         topic = builds["topic"]["out"]
         longest = max(load_bundle(topic).records, key=lambda r: len(r.source))
         server, url = serve(topic)
-        first, first_cpu = first_paints(browser, url, runs, record=longest.id)
+        first, first_cpu, _ = cold_loads(browser, url, runs, record=longest.id)
         ctx, page = open_page(browser, url + f"?annotator=bench#record={longest.id}")
         pre, model = selection_latencies(page, topic, 0, long_side="source")
         ctx.close()

@@ -98,7 +98,7 @@ def main() -> None:
                 add(v, "long source: main-thread CPU", cpu)
                 first, cpu, _ = cold_loads(browser, urls[v, "faithbench"], 1)
                 add(v, "FaithBench: first record", first)
-                first, cpu = bench_scale.first_paints(browser, urls[v, "large"], 1)
+                first, cpu, _ = cold_loads(browser, urls[v, "large"], 1)
                 add(v, "10k: first record", first)
                 add(v, "10k: main-thread CPU", cpu)
         for v, ds in dirs.items():
