@@ -190,13 +190,67 @@ def render_site(out: Path, manifest: dict, runtime: dict[str, Path], model_dir: 
         target.write_bytes((model_dir / name).read_bytes())
 
 
-def prepare_output(out: Path) -> Path:
-    """A fresh temp folder beside `out`; refuses to replace a folder that is not a bundle."""
-    if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / "manifest.json").is_file())):
+MARKER = ".mercury-static-bundle"
+"""A file only `build` writes at a bundle's root: with a manifest of our format, it is what lets a later
+build replace the folder. A folder that merely holds a `manifest.json` (a web extension, a PWA) is not ours."""
+
+
+def is_bundle(folder: Path) -> bool:
+    """True for a folder this tool wrote: the marker file and a manifest of the bundle format."""
+    try:
+        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        marker = (folder / MARKER).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError, ValueError):
+        return False
+    return (isinstance(manifest, dict) and manifest.get("format") == FORMAT
+            and isinstance(manifest.get("version"), int) and marker.startswith(FORMAT))
+
+
+def check_output(out: Path, protected: list[Path]) -> None:
+    """Refuse an output folder that would delete or overwrite anything the tool did not write.
+
+    `out` must be new, empty or a bundle (`is_bundle`), and may not hold any file the build reads
+    (`protected`: inputs, labels, guidelines, model), since the old bundle is removed after the swap."""
+    target = out.resolve()
+    for path in protected:
+        p = Path(path).resolve()
+        if p == target or target in p.parents:
+            raise InputError(str(out), None, None,
+                             f"output folder contains the input {path}; choose another folder for -o")
+    if out.is_symlink() or (out.exists() and not out.is_dir()):
+        raise InputError(str(out), None, None, "output exists and is not a folder; choose a new folder for -o")
+    if out.is_dir() and any(out.iterdir()) and not is_bundle(out):
         raise InputError(str(out), None, None,
-                         "output exists and is not a mercury-static bundle; choose an empty or new folder")
+                         "output exists and is not a mercury-static bundle (no marker file "
+                         f"{MARKER}); choose an empty or new folder")
+    for parent in target.parents:
+        if parent.exists() and not parent.is_dir():
+            raise InputError(str(out), None, None, f"{parent} is a file, not a folder; choose another -o")
+
+
+def prepare_output(out: Path, protected: list[Path]) -> Path:
+    """A fresh temp folder beside `out`, after `check_output`."""
+    check_output(out, protected)
     out.parent.mkdir(parents=True, exist_ok=True)
     return Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+
+
+def swap_in(tmp: Path, out: Path) -> None:
+    """Replace `out` by the finished `tmp`: the old bundle is moved aside, and removed only once the new
+    one is in place (if the rename fails, the old bundle is put back)."""
+    if not out.exists():
+        tmp.rename(out)
+        return
+    check_output(out, [])  # the folder may have changed during the build
+    old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=out.parent))
+    old.rmdir()
+    out.rename(old)
+    try:
+        tmp.rename(out)
+    except OSError:
+        old.rename(out)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
 
 
 def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no_progress) -> dict:
@@ -212,7 +266,8 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
     labels, choices = load_labels(options.labels)
     guidelines = load_guidelines(options.guidelines)
     runtime = find_runtime()
-    tmp = prepare_output(out)
+    protected = [Path(p) for p in inputs] + [p for p in (options.labels, options.guidelines, options.model) if p]
+    tmp = prepare_output(out, protected)
     try:
         model = ensure_model(options.model, cache_dir=options.cache_dir)
         embedder = Embedder(model.dir)
@@ -242,9 +297,9 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
         (tmp / "manifest.json").write_text(json.dumps(manifest, sort_keys=True, indent=1, ensure_ascii=False),
                                            encoding="utf-8")
         render_site(tmp, manifest, runtime, model.dir)
-        if out.exists():
-            shutil.rmtree(out)
-        tmp.rename(out)
+        (tmp / MARKER).write_text(f"{FORMAT} {VERSION}\nWritten by mercury-static build; a later build "
+                                  "replaces this folder whole.\n", encoding="utf-8")
+        swap_in(tmp, out)
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)

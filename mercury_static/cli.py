@@ -33,8 +33,8 @@ def input_errors():
         yield
     except (InputError, ModelError) as e:
         fail(str(e).replace("[", r"\["))
-    except (FileNotFoundError, PermissionError, IsADirectoryError) as e:
-        fail((f"{e.filename}: {e.strerror}" if e.filename else str(e)).replace("[", r"\["))
+    except OSError as e:
+        fail((f"{e.filename}: {e.strerror}" if e.filename else f"{e.strerror or e}").replace("[", r"\["))
 
 
 @contextlib.contextmanager
