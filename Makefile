@@ -42,7 +42,7 @@ browser: install
 
 lint: install
 	$(VENV)/bin/ruff check .
-	build/node_modules/.bin/eslint --config build/eslint.config.mjs site_template/app tests/js
+	build/node_modules/.bin/eslint --max-warnings 0 --config build/eslint.config.mjs site_template/app tests/js
 
 # JavaScript unit tests of the page's pure modules (Node's own runner); rank.js is checked against rank.py.
 test-js: install
