@@ -48,11 +48,13 @@ lint: install
 test-js: install
 	PYTHON=$(abspath $(PY)) node --test tests/js/
 
+# Everything but the browser: the JS unit tests, then every Python test not marked `browser`.
 test-fast: install test-js
 	HF_HUB_OFFLINE=1 $(PY) -m pytest -q -m "not browser"
 
-test: install browser test-js
-	HF_HUB_OFFLINE=1 $(PY) -m pytest -q
+# The whole suite: the fast tests first, then the browser tests.
+test: test-fast browser
+	HF_HUB_OFFLINE=1 $(PY) -m pytest -q -m browser
 
 # A wheel that builds bundles without this checkout or torch: the page template, the browser runtime and the
 # default model inside.
