@@ -151,7 +151,7 @@ def merge(
     """Merge annotators' exports into one validated dataset and report agreement (exit 1: something skipped)."""
     from .bundle import load_bundle
     from .merge import FORMATS, merge_files, print_summary
-    from .safeio import dumps, write_file
+    from .safeio import check_writable, dumps, write_file
 
     if fmt not in FORMATS:
         fail(f"--format: {fmt!r} is not one of {', '.join(FORMATS)}")
@@ -159,6 +159,9 @@ def merge(
     with input_errors():
         if report is not None and Path(report).resolve() == Path(out).resolve():
             raise InputError(report, None, None, "--report and -o are the same file")
+        for path in (out, report):
+            if path is not None:
+                check_writable(path, protected)
         loaded = load_bundle(bundle)
         result = merge_files(exports, loaded, fmt, strict)
         write_file(out, result.output, protected)
@@ -182,9 +185,12 @@ def eval_command(
     import sys
 
     from .evaluate import evaluate, print_report
-    from .safeio import dumps, write_file
+    from .safeio import check_writable, dumps, write_file
 
     options = ranker_items(ranker_option)
+    if report:
+        with input_errors():
+            check_writable(report, list(inputs))
     with input_errors(), progress_steps() as step:
         result = evaluate(inputs, fmt, k, options, model_path=model, step=step)
     print_report(result, make_console() if sys.stdout.isatty() else make_console(width=170))

@@ -169,9 +169,10 @@ def json_kind(value) -> str:
     return "array" if isinstance(value, list) else "object"
 
 
-def write_file(path: str | Path, data: bytes, protected: list[Path] = ()) -> None:
-    """Write `data` to `path` whole or not at all (a temp file beside it, then a rename), never over a
-    file in `protected` (the command's inputs); InputError naming the path otherwise."""
+def check_writable(path: str | Path, protected: list[Path] = ()) -> None:
+    """InputError unless `path` can be written as a file without replacing one of `protected` (the
+    command's inputs, or a file inside an input folder). Called before the work, so a bad output path
+    costs nothing."""
     path = Path(path)
     target = path.resolve()
     for p in protected:
@@ -183,6 +184,13 @@ def write_file(path: str | Path, data: bytes, protected: list[Path] = ()) -> Non
     parent = next((p for p in target.parents if p.exists()), None)
     if parent is not None and not parent.is_dir():
         raise InputError(path, None, None, f"{parent} is a file, not a folder")
+
+
+def write_file(path: str | Path, data: bytes, protected: list[Path] = ()) -> None:
+    """Write `data` to `path` whole or not at all (a temp file beside it, then a rename), after
+    `check_writable`; InputError naming the path otherwise."""
+    check_writable(path, protected)
+    path = Path(path)
     tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
