@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import shutil
 import tempfile
@@ -14,10 +15,12 @@ from typing import Callable
 import jinja2
 import yaml
 
-from . import __version__
+from . import __version__, ranker_options, safeio
 from .bundle import FORMAT, VECTOR_ENCODING, VERSION, ShardLimits, StoredText, dumps, text_id, write_data
+from .formats import Manifest, ModelInfo
 from .records import InputError, Record
 
+log = logging.getLogger("mercury_static")
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE_DIR = next(p for p in (Path(__file__).resolve().parent / "site_template", ROOT / "site_template")
                     if (p / "index.html").is_file())
@@ -57,18 +60,59 @@ def _no_progress(description: str, total: int) -> Callable[[int], None]:
     return lambda n: None
 
 
+class _LabelLoader(yaml.SafeLoader):
+    """pyyaml's SafeLoader refusing a key given twice in one mapping (pyyaml keeps the last silently)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen: set = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            try:
+                if key in seen:
+                    raise _DuplicateLabel(key, key_node.start_mark)
+                seen.add(key)
+            except TypeError:  # an unhashable key: the walk below says what is wrong
+                pass
+        return super().construct_mapping(node, deep)
+
+
+class _DuplicateLabel(Exception):
+    def __init__(self, key, mark):
+        super().__init__(key)
+        self.key, self.mark = key, mark
+
+
+def _yaml_place(mark) -> str | None:
+    return f"line {mark.line + 1} column {mark.column + 1}" if mark is not None else None
+
+
+def read_label_tree(path: Path):
+    """The label tree of a YAML or JSON file (JSON is YAML); InputError keeps pyyaml's line and column."""
+    text = safeio.read_text(path, str(path), safeio.SMALL_LIMIT)
+    try:
+        return yaml.load(text, Loader=_LabelLoader)  # noqa: S506 (a SafeLoader subclass)
+    except _DuplicateLabel as e:
+        raise InputError(path, _yaml_place(e.mark), None, f"duplicate label {str(e.key)!r}") from None
+    except yaml.MarkedYAMLError as e:
+        mark = e.problem_mark or e.context_mark
+        what = " ".join(x for x in (e.context, e.problem) if x)
+        raise InputError(path, _yaml_place(mark), None, f"invalid YAML: {what}") from None
+    except yaml.YAMLError as e:
+        raise InputError(path, None, None, f"invalid YAML: {e}".splitlines()[0]) from None
+    except RecursionError:
+        raise InputError(path, None, None, "invalid labels: nested too deeply") from None
+
+
 def load_labels(path: Path | None) -> tuple[list[str], list[str]]:
     """Label tree (YAML/JSON) → (all dotted paths in display order, the leaves an annotator picks)."""
-    tree = DEFAULT_LABELS
-    if path is not None:
-        try:
-            tree = yaml.safe_load(Path(path).read_text(encoding="utf-8-sig"))
-        except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
-            raise InputError(path, None, None, f"cannot read labels: {e}".splitlines()[0]) from None
+    tree = DEFAULT_LABELS if path is None else read_label_tree(path)
     paths: list[str] = []
     leaves: list[str] = []
+    file = path or "labels"
 
-    def walk(node, prefix: str, where: str):
+    def walk(node, prefix: str, where: str, ancestors: tuple[int, ...]):
+        if id(node) in ancestors:
+            raise InputError(file, where, None, "the label tree refers to itself (a YAML alias cycle)")
         if isinstance(node, dict):
             items = node.items()
         elif isinstance(node, list):
@@ -76,24 +120,29 @@ def load_labels(path: Path | None) -> tuple[list[str], list[str]]:
             for item in node:
                 items.extend(item.items() if isinstance(item, dict) else [(item, None)])
         else:
-            raise InputError(path or "labels", where or "top level", None,
-                             "expected a mapping or a list of labels")
+            raise InputError(file, where or "top level", None, "expected a mapping or a list of labels")
         for name, children in items:
             if not isinstance(name, str) or not name.strip() or "." in name:
-                raise InputError(path or "labels", where or "top level", None,
+                raise InputError(file, where or "top level", None,
                                  f"invalid label name {name!r} (non-empty text without dots)")
             full = f"{prefix}.{name.strip()}" if prefix else name.strip()
             if full in paths:
-                raise InputError(path or "labels", where or "top level", None, f"duplicate label {full!r}")
+                raise InputError(file, where or "top level", None, f"duplicate label {full!r}")
             paths.append(full)
             if children in (None, [], {}):
                 leaves.append(full)
             else:
-                walk(children, full, f"under {full!r}")
+                walk(children, full, f"under {full!r}", ancestors + (id(node),))
 
-    walk(tree, "", "")
+    try:
+        walk(tree, "", "", ())
+    except RecursionError:
+        raise InputError(file, None, None, "invalid labels: nested too deeply") from None
+    bad = safeio.find_invalid(paths)
+    if bad is not None:
+        raise InputError(file, None, None, f"invalid label name: {bad[1]}")
     if not leaves:
-        raise InputError(path or "labels", None, None, "no labels defined")
+        raise InputError(file, None, None, "no labels defined")
     return paths, leaves
 
 
@@ -101,10 +150,7 @@ def load_guidelines(path: Path | None) -> dict | None:
     """Annotator guidelines: Markdown (.md) or plain text."""
     if path is None:
         return None
-    try:
-        text = Path(path).read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError(path, None, None, f"cannot read guidelines: {e}") from None
+    text = safeio.read_text(path, str(path), safeio.SMALL_LIMIT)
     fmt = "markdown" if Path(path).suffix.lower() in (".md", ".markdown") else "text"
     return {"format": fmt, "text": text.replace("\r\n", "\n")}
 
@@ -253,11 +299,26 @@ def swap_in(tmp: Path, out: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
+def known_label_priors(record: Record, labels: list[str]) -> list[dict]:
+    """The record's prior annotations whose labels are all in the bundle's label set; each other one is
+    a warning and is kept out of the page's suggestions (accepting it would export a label merge rejects)."""
+    known = set(labels)
+    kept = []
+    for a in record.prior_annotations:
+        bad = [x for x in a["label"] if x not in known]
+        if bad or not a["label"]:
+            log.warning("%s: record %s, annotation %s: label %r is not in the bundle's labels (%s); not offered "
+                        "as a suggestion", record.origin, record.id, a["id"], ".".join(bad[-1:]) or "",
+                        ", ".join(labels))
+        else:
+            kept.append(a)
+    return kept
+
+
 def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no_progress) -> dict:
     """Build a bundle from input files into `out`; returns the manifest."""
     from .embed import Embedder
     from .export import ensure_model
-    from .rank import DEFAULT_OPTIONS
     from .read import read_records
 
     out = Path(out)
@@ -265,6 +326,11 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
                            summary_field=options.summary_field, id_field=options.id_field)
     labels, choices = load_labels(options.labels)
     guidelines = load_guidelines(options.guidelines)
+    ranker = ranker_options.validate(options.ranker, "--ranker-option")
+    title = options.title or (Path(inputs[0]).stem if len(inputs) == 1 else "mercury-static")
+    safeio.check(title, "--title", None)
+    for r in records:
+        r.prior_annotations = known_label_priors(r, labels)
     runtime = find_runtime()
     protected = [Path(p) for p in inputs] + [p for p in (options.labels, options.guidelines, options.model) if p]
     tmp = prepare_output(out, protected)
@@ -275,27 +341,21 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
         rows = [t.text[s:e] for t in texts for _, s, e in t.rows]
         vectors = embedder.embed(rows, progress=step("Embedding sentences", len(rows)))
         shards = write_data(tmp, [record_json(r) for r in records], texts, vectors, options.shards)
-        ranker = {**DEFAULT_OPTIONS, **options.ranker}
         model_path = f"models/{model.name}"
         shaping = {"fmt": options.fmt, "source_field": options.source_field,
                    "summary_field": options.summary_field, "id_field": options.id_field,
                    "labels": labels, "guidelines": guidelines, "ranker": ranker}
-        title = options.title or (Path(inputs[0]).stem if len(inputs) == 1 else "mercury-static")
-        manifest = {
-            "format": FORMAT, "version": VERSION,
-            "bundle_id": bundle_id([record_json(r) for r in records], texts, shaping, model.sha256),
-            "tool_version": __version__, "title": title,
-            "model": {"name": model.name, "path": model_path, "dim": model.dim,
-                      "max_seq_length": model.max_seq_length, "pooling": model.pooling,
-                      "sha256": model.sha256},
-            "vectors": {"encoding": VECTOR_ENCODING, "dim": model.dim},
-            "counts": {"records": len(records), "texts": len(texts),
-                       "sentences": sum(len(t.sentences) for t in texts), "rows": len(rows)},
-            "shards": shards, "labels": labels, "label_choices": choices,
-            "guidelines": guidelines, "ranker": ranker,
-        }
-        (tmp / "manifest.json").write_text(json.dumps(manifest, sort_keys=True, indent=1, ensure_ascii=False),
-                                           encoding="utf-8")
+        manifest = Manifest(
+            bundle_id=bundle_id([record_json(r) for r in records], texts, shaping, model.sha256),
+            tool_version=__version__, title=title,
+            model=ModelInfo(name=model.name, path=model_path, dim=model.dim, max_seq_length=model.max_seq_length,
+                            pooling=model.pooling, sha256=model.sha256),
+            vectors={"encoding": VECTOR_ENCODING, "dim": model.dim},
+            counts={"records": len(records), "texts": len(texts),
+                    "sentences": sum(len(t.sentences) for t in texts), "rows": len(rows)},
+            shards=shards, labels=labels, label_choices=choices, guidelines=guidelines, ranker=ranker,
+            ranker_spec=ranker_options.spec_json(), id_field=options.id_field).to_json()
+        (tmp / "manifest.json").write_text(safeio.dumps(manifest, sort_keys=True, indent=1), encoding="utf-8")
         render_site(tmp, manifest, runtime, model.dir)
         (tmp / MARKER).write_text(f"{FORMAT} {VERSION}\nWritten by mercury-static build; a later build "
                                   "replaces this folder whole.\n", encoding="utf-8")

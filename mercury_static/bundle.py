@@ -13,8 +13,11 @@ from pathlib import Path
 
 import numpy as np
 
-FORMAT = "mercury-static/bundle"
-VERSION = 1
+from . import safeio
+from .formats import BUNDLE_FORMAT, BUNDLE_VERSION, Manifest
+from .records import InputError
+
+FORMAT, VERSION = BUNDLE_FORMAT, BUNDLE_VERSION
 VECTOR_ENCODING = "float16"
 """Stored row encoding (manifest ``vectors.encoding``). int8 with a per-row scale was measured against
 float32 ranking and missed the 98% top-5 agreement on SummHay haystacks (benchmarks/RESULTS.md)."""
@@ -36,7 +39,7 @@ def text_id(text: str) -> str:
 
 def dumps(obj) -> str:
     """Canonical JSON: sorted keys, no whitespace, UTF-8 kept (byte-identical rebuilds)."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 def encode_rows(vectors: np.ndarray) -> bytes:
@@ -161,25 +164,61 @@ def write_data(out: Path, records: list[dict], texts: list[StoredText], vectors:
     return {"records": shard, "texts": n_text_shards}
 
 
+BUNDLE_FILE_LIMIT = 4096 * safeio.MB
+
+
+def _read_json(path: Path, root: Path):
+    name = str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
+    try:
+        return safeio.loads(safeio.read_text(path, name, BUNDLE_FILE_LIMIT))
+    except json.JSONDecodeError as e:
+        raise InputError(name, f"line {e.lineno}", None, f"invalid JSON ({e.msg} at column {e.colno})") from None
+    except RecursionError:
+        raise InputError(name, None, None, "invalid JSON (nested too deeply)") from None
+
+
 def load_bundle(directory: str | Path) -> Bundle:
-    """Read a bundle's manifest, records and texts (not the vectors)."""
+    """Read a bundle's manifest, records and texts (not the vectors). Any fault is one InputError:
+    ``BUNDLE: cannot read the bundle: FILE: …``."""
     directory = Path(directory)
+    reading = ["manifest.json"]  # the file being read when a wrong structure surfaces as a KeyError
+    try:
+        return _load_bundle(directory, reading)
+    except InputError as e:
+        raise InputError(directory, None, None, f"cannot read the bundle: {e}") from None
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError) as e:
+        raise InputError(directory, None, None, f"cannot read the bundle: {reading[0]}: unexpected content "
+                         f"({type(e).__name__}: {str(e)[:80]})") from None
+
+
+def _load_bundle(directory: Path, reading: list[str]) -> Bundle:
     manifest_path = directory / "manifest.json"
-    if not manifest_path.is_file():
-        raise FileNotFoundError(f"{directory}: not a mercury-static bundle (no manifest.json)")
-    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    if not directory.is_dir():
+        raise InputError(directory, None, None, "not a folder")
+    if not manifest_path.exists():
+        raise InputError("manifest.json", None, None, "missing (not a mercury-static bundle)")
+    manifest = _read_json(manifest_path, directory)
+    info = Manifest.from_json(manifest, "manifest.json")
     data = directory / "data"
     texts: dict[str, StoredText] = {}
-    for i in range(manifest["shards"]["texts"]):
-        for t in json.loads((data / f"texts-{i:04d}.json").read_text(encoding="utf-8"))["texts"]:
+    for i in range(info.shards["texts"]):
+        reading[0] = f"data/texts-{i:04d}.json"
+        for t in _read_json(data / f"texts-{i:04d}.json", directory)["texts"]:
+            if not isinstance(t["text"], str) or not isinstance(t["id"], str):
+                raise TypeError("a text's id and text must be strings")
             texts[t["id"]] = StoredText(
                 id=t["id"], text=t["text"], sentences=[tuple(s) for s in t["sentences"]],
                 rows=[tuple(r) for r in t["rows"]],
                 sections=[tuple(s) for s in t["sections"]] if t["sections"] else None, shard=i, row0=t["row0"])
     bundle = Bundle(dir=directory, manifest=manifest)
-    for i in range(manifest["shards"]["records"]):
-        for r in json.loads((data / f"records-{i:04d}.json").read_text(encoding="utf-8"))["records"]:
-            src, summ = texts[r["source"]], texts[r["summary"]]
+    for i in range(info.shards["records"]):
+        reading[0] = f"data/records-{i:04d}.json"
+        for r in _read_json(data / f"records-{i:04d}.json", directory)["records"]:
+            if not isinstance(r["id"], str):
+                raise TypeError("a record id must be a string")
+            src, summ = texts.get(r["source"]), texts.get(r["summary"])
+            if src is None or summ is None:
+                raise KeyError(f"record {r['id']!r} names a text that no text shard holds")
             bundle.records.append(BundleRecord(
                 id=r["id"], title=r.get("title"), source=src.text, summary=summ.text,
                 metadata=r.get("metadata") or {}, prior_annotations=r.get("prior_annotations") or [],

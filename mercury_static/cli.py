@@ -3,25 +3,46 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 from pathlib import Path
 from typing import List, Optional
 
 import typer
-from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.text import Text
 
 from . import __version__
 from .records import InputError
+from .terminal import console as make_console, line
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_show_locals=False,
                   help="Semantic-assisted labeling of source/summary inconsistencies as a static web bundle.")
-console = Console(stderr=True)
+console = make_console(stderr=True)
+
+
+class _WarningLines(logging.Handler):
+    """The library's warnings (e.g. a prior annotation dropped) as one safe `warning:` line each."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        console.print(line(f"warning: {record.getMessage()}", "yellow"), soft_wrap=True)
+
+
+@app.callback()
+def _setup() -> None:
+    log = logging.getLogger("mercury_static")
+    if not any(isinstance(h, _WarningLines) for h in log.handlers):
+        log.addHandler(_WarningLines())
+        log.propagate = False
 
 
 def fail(message: str, code: int = 2):
     """Print one clear error line and exit (no traceback)."""
-    console.print(f"[bold red]error:[/] {message}", highlight=False, markup=True, soft_wrap=True)
+    console.print(Text.assemble(("error:", "bold red"), " ", line(message)), soft_wrap=True)
     raise typer.Exit(code)
+
+
+def say(message: str, style: str | None = None) -> None:
+    console.print(line(message, style), soft_wrap=True)
 
 
 @contextlib.contextmanager
@@ -32,9 +53,9 @@ def input_errors():
     try:
         yield
     except (InputError, ModelError) as e:
-        fail(str(e).replace("[", r"\["))
+        fail(str(e))
     except OSError as e:
-        fail((f"{e.filename}: {e.strerror}" if e.filename else f"{e.strerror or e}").replace("[", r"\["))
+        fail(f"{e.filename}: {e.strerror}" if e.filename else f"{e.strerror or e}")
 
 
 @contextlib.contextmanager
@@ -46,6 +67,14 @@ def progress_steps():
             task = progress.add_task(description, total=total)
             return lambda n: progress.advance(task, n)
         yield step
+
+
+def ranker_items(items: List[str]) -> dict:
+    """``--ranker-option KEY=VALUE`` items, typed and ranged by ranker_options (one line and exit 2 if bad)."""
+    from .ranker_options import parse_items
+
+    with input_errors():
+        return parse_items(items)
 
 
 @app.command()
@@ -69,13 +98,14 @@ def build(
 
     options = BuildOptions(fmt=fmt, source_field=source_field, summary_field=summary_field, id_field=id_field,
                            model=model, title=title, labels=labels, guidelines=guidelines,
-                           ranker=parse_ranker_options(ranker_option))
+                           ranker=ranker_items(ranker_option))
     with input_errors(), progress_steps() as step:
         manifest = run_build(inputs, out, options, step=step)
     c = manifest["counts"]
-    console.print(f"[green]built[/] {out}: {c['records']} records, {c['texts']} distinct texts, "
-                  f"{c['sentences']} sentences, bundle id {manifest['bundle_id']}", highlight=False)
-    console.print(f"preview: mercury-static serve {out}", highlight=False)
+    console.print(Text.assemble(("built", "green"), line(
+        f" {out}: {c['records']} records, {c['texts']} distinct texts, {c['sentences']} sentences, "
+        f"bundle id {manifest['bundle_id']}")), soft_wrap=True)
+    say(f"preview: mercury-static serve {out}")
 
 
 @app.command()
@@ -87,13 +117,14 @@ def serve(
     """Serve a bundle locally with the right MIME types."""
     from .serve import make_server
 
+    if not 0 <= port <= 65535:
+        fail(f"--port {port}: not a port number (0 to 65535; 0 picks a free one)")
     with input_errors():
         try:
             server = make_server(directory, host, port)
-        except OSError as e:
-            fail(f"{host}:{port}: {e.strerror or e}")
-    console.print(f"serving {directory} at http://{host}:{server.server_port}/  (Ctrl-C to stop)",
-                  highlight=False)
+        except (OSError, UnicodeError) as e:
+            fail(f"{host}:{port}: {getattr(e, 'strerror', None) or e}")
+    say(f"serving {directory} at http://{host}:{server.server_port}/  (Ctrl-C to stop)")
     try:
         server.serve_forever()
     except KeyboardInterrupt:
@@ -118,45 +149,27 @@ def merge(
     strict: bool = typer.Option(False, "--strict", help="Stop at the first problem (exit 2)."),
 ):
     """Merge annotators' exports into one validated dataset and report agreement (exit 1: something skipped)."""
-    import json
-
-    from rich.console import Console as RichConsole
-
     from .bundle import load_bundle
     from .merge import FORMATS, merge_files, print_summary
+    from .safeio import check_writable, dumps, write_file
 
     if fmt not in FORMATS:
         fail(f"--format: {fmt!r} is not one of {', '.join(FORMATS)}")
-    try:
-        loaded = load_bundle(bundle)
-    except (OSError, ValueError, KeyError) as e:
-        fail(f"{bundle}: cannot read the bundle: {e}".replace("[", r"\["))
+    protected = [*exports, bundle]
     with input_errors():
+        if report is not None and Path(report).resolve() == Path(out).resolve():
+            raise InputError(report, None, None, "--report and -o are the same file")
+        for path in (out, report):
+            if path is not None:
+                check_writable(path, protected)
+        loaded = load_bundle(bundle)
         result = merge_files(exports, loaded, fmt, strict)
-        out.write_bytes(result.output)
+        write_file(out, result.output, protected)
         if report:
-            report.write_text(json.dumps(result.report(), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    print_summary(result, RichConsole(), console)
-    console.print(f"wrote {out}" + (f" and {report}" if report else ""), highlight=False)
+            write_file(report, (dumps(result.report(), indent=1) + "\n").encode("utf-8"), protected)
+    print_summary(result, make_console(), console)
+    say(f"wrote {out}" + (f" and {report}" if report else ""))
     raise typer.Exit(result.exit_code)
-
-
-def parse_ranker_options(items: List[str]) -> dict:
-    """``key=value`` pairs (values parsed as JSON when possible) -> ranker options."""
-    import json
-
-    from .rank import DEFAULT_OPTIONS
-
-    out: dict = {}
-    for item in items:
-        key, sep, raw = item.partition("=")
-        if not sep or key not in DEFAULT_OPTIONS:
-            fail(f"--ranker-option {item!r}: expected KEY=VALUE with KEY one of {', '.join(DEFAULT_OPTIONS)}")
-        try:
-            out[key] = json.loads(raw)
-        except ValueError:
-            out[key] = raw
-    return out
 
 
 @app.command("eval")
@@ -169,18 +182,19 @@ def eval_command(
     model: Optional[Path] = typer.Option(None, help="Local Hugging Face sentence-embedding folder."),
 ):
     """Score the page's related-sentence ranking against gold evidence (MRR, recall, nDCG, latency)."""
-    import json
-
-    from rich.console import Console as RichConsole
-
-    from .evaluate import evaluate, print_report
-
-    options = parse_ranker_options(ranker_option)
-    with input_errors(), progress_steps() as step:
-        result = evaluate(inputs, fmt, k, options, model_path=model, step=step)
     import sys
 
-    print_report(result, RichConsole() if sys.stdout.isatty() else RichConsole(width=170))
+    from .evaluate import evaluate, print_report
+    from .safeio import check_writable, dumps, write_file
+
+    options = ranker_items(ranker_option)
     if report:
-        report.write_text(json.dumps(result.to_dict(), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-        console.print(f"wrote {report}", highlight=False)
+        with input_errors():
+            check_writable(report, list(inputs))
+    with input_errors(), progress_steps() as step:
+        result = evaluate(inputs, fmt, k, options, model_path=model, step=step)
+    print_report(result, make_console() if sys.stdout.isatty() else make_console(width=170))
+    if report:
+        with input_errors():
+            write_file(report, (dumps(result.to_dict(), indent=1) + "\n").encode("utf-8"), list(inputs))
+        say(f"wrote {report}")

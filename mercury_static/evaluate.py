@@ -27,9 +27,9 @@ from pathlib import Path
 
 import numpy as np
 
-from . import metrics
+from . import metrics, ranker_options
 from .bundle import stored_rows, text_id
-from .rank import DEFAULT_OPTIONS, Sentence, prepare_sentences, rank_sentences
+from .rank import Sentence, prepare_sentences, rank_sentences
 from .records import InputError, Record
 
 RECALL_AT = (1, 3, 5)
@@ -283,7 +283,7 @@ def score_eval_set(data: EvalSet, k: int = 5, options: dict | None = None, *,
                    step: Callable[[str, int], Callable[[int], None]] | None = None,
                    aggregate: bool = True) -> EvalReport:
     """Rank and score every query of ``data`` under ``options``."""
-    opts = {**DEFAULT_OPTIONS, **(options or {})}
+    opts = ranker_options.validate(options or {}, "--ranker-option")
     step = step or (lambda description, total: lambda n: None)
     index, queries, qvecs = data.index, data.queries, data.vectors
 

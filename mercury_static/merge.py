@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import hashlib
 import json
 from collections import defaultdict
 from collections.abc import Iterable
@@ -25,10 +24,12 @@ from rich.table import Table
 from rich.text import Text
 
 from .agreement import agreement_report
+from . import mercury, safeio
 from .bundle import Bundle, BundleRecord, load_bundle
+from .formats import EXPORT_FORMAT, MERGED_FORMAT, MERGED_VERSION, ExportHeader, MergedRecord
 from .records import InputError
+from .terminal import line
 
-EXPORT_FORMAT = "mercury-static/annotations"
 STATUSES = ("submitted", "discarded", "in_progress")
 FORMATS = ("mercury-static", "mercury", "jsonl")
 
@@ -77,7 +78,8 @@ class MergeResult:
 
     def report(self) -> dict:
         """The JSON report (`--report`)."""
-        return {"counts": vars(self.counts), "files": self.files,
+        return {"output": {"format": MERGED_FORMAT, "version": MERGED_VERSION}, "counts": vars(self.counts),
+                "files": self.files,
                 "problems": [str(p) for p in self.problems], "notes": self.notes, **self.agreement}
 
 
@@ -116,11 +118,6 @@ def _seconds(value: str) -> float | None:
     return moment.timestamp()
 
 
-def _label_prefixes(label: str) -> list[str]:
-    parts = label.split(".")
-    return [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
-
-
 class _Merger:
     """Reads input files into versions, collecting problems."""
 
@@ -128,6 +125,7 @@ class _Merger:
         self.strict = strict
         self.bundle_id = bundle.manifest["bundle_id"]
         self.labels = list(bundle.manifest["labels"])
+        self.id_field = bundle.manifest.get("id_field")
         self.known_labels = set(self.labels)
         self.by_id = {r.id: r for r in bundle.records}
         self.by_texts: dict[tuple[str, str], BundleRecord | None] = {}
@@ -140,6 +138,7 @@ class _Merger:
         self.versions: list[Version] = []
         self.clients: dict[str, set[str]] = defaultdict(set)
         self.clean_entries: dict[tuple[str, str, str], tuple[dict, list]] = {}
+        self.spellings: dict[str, set[str]] = defaultdict(set)
 
     def problem(self, file: Path, where: str | None, field_name: str | None, message: str,
                 annotations: int = 0) -> None:
@@ -152,22 +151,21 @@ class _Merger:
     # -- files -------------------------------------------------------------------------------------------
     def read(self, path: Path) -> None:
         try:
-            doc = json.loads(Path(path).read_bytes().decode("utf-8-sig"))
-        except OSError as e:
-            return self.problem(path, None, None, f"cannot read: {e.strerror or e}")
-        except UnicodeDecodeError as e:
-            return self.problem(path, f"byte {e.start}", None, "not UTF-8 text")
+            doc = safeio.loads(safeio.read_text(path, str(path), safeio.EXPORT_LIMIT))
+        except InputError as e:
+            return self.problem(path, e.where, e.field, e.message)
         except json.JSONDecodeError as e:
             return self.problem(path, f"line {e.lineno} column {e.colno}", None, f"invalid JSON: {e.msg}")
+        except RecursionError:
+            return self.problem(path, None, None, "invalid JSON: nested too deeply")
+        if isinstance(doc, dict):  # records and samples are checked one by one
+            bad = safeio.find_invalid(doc, skip=("records", "samples"))
+            if bad is not None:
+                return self.problem(path, None, bad[0], bad[1], self._count(doc.get("records", doc.get("samples"))))
         if isinstance(doc, dict) and "format" in doc:
-            if doc["format"] != EXPORT_FORMAT:
-                return self.problem(path, None, "format", f"{_short(str(doc['format']))!r} is not "
-                                    f"{EXPORT_FORMAT!r}")
             return self.read_export(path, doc)
-        if isinstance(doc, dict) and "samples" in doc:
-            return self.read_dump(path, doc["samples"])
-        if isinstance(doc, list):
-            return self.read_dump(path, doc)
+        if isinstance(doc, dict) and "samples" in doc or isinstance(doc, list):
+            return self.read_dump(path, mercury.samples(doc))
         self.problem(path, None, None, f"not an export file ({EXPORT_FORMAT}) nor a Mercury dump")
 
     @staticmethod
@@ -178,29 +176,28 @@ class _Merger:
                    if isinstance(e, dict) and isinstance(e.get("annotations"), list))
 
     def read_export(self, path: Path, doc: dict) -> None:
-        entries = doc.get("records")
-        total = self._count(entries)
+        total = self._count(doc.get("records"))
         self.counts.read += total
-        annotator, client = doc.get("annotator"), doc.get("client_id")
-        if doc.get("version") != 1:
-            return self.problem(path, None, "version", f"unsupported version {doc.get('version')!r} "
-                                "(this tool reads version 1)", total)
-        if doc.get("bundle_id") != self.bundle_id:
-            return self.problem(path, None, "bundle_id", f"{_short(str(doc.get('bundle_id')))!r} is another "
+        try:
+            header = ExportHeader.from_json(doc, str(path))
+        except InputError as e:
+            return self.problem(path, None, e.field, e.message, total)
+        if header.bundle_id != self.bundle_id:
+            return self.problem(path, None, "bundle_id", f"{_short(str(header.bundle_id))!r} is another "
                                 f"bundle (this bundle is {self.bundle_id!r})", total)
-        if not isinstance(annotator, str) or not annotator.strip():
-            return self.problem(path, None, "annotator", "missing or empty", total)
-        if client is not None and not isinstance(client, str):
-            return self.problem(path, None, "client_id", "expected a string", total)
-        exported_at = doc.get("exported_at")
-        if not isinstance(entries, list):
-            return self.problem(path, None, "records", "expected a list of records", total)
-        annotator = annotator.strip()
-        if client:
-            self.clients[annotator].add(client)
-        for i, entry in enumerate(entries):
-            self.read_export_record(path, i, entry, annotator, client,
-                                    exported_at if isinstance(exported_at, str) else "")
+        annotator = self.name(header.annotator)
+        if not annotator:
+            return self.problem(path, None, "annotator", "empty (only invisible characters)", total)
+        if header.client_id:
+            self.clients[annotator].add(header.client_id)
+        for i, entry in enumerate(header.records):
+            self.read_export_record(path, i, entry, annotator, header.client_id, header.exported_at)
+
+    def name(self, raw: str) -> str:
+        """The annotator's name as compared (mercury.normalize_name); spellings merged are noted."""
+        name = mercury.normalize_name(raw)
+        self.spellings[name].add(raw.strip())
+        return name
 
     def read_export_record(self, path: Path, index: int, entry, annotator: str, client: str | None,
                            exported_at: str) -> None:
@@ -209,6 +206,9 @@ class _Merger:
             return self.problem(path, where, None, "expected an object")
         anns = entry.get("annotations")
         n = len(anns) if isinstance(anns, list) else 0
+        bad = safeio.find_invalid(entry, skip=("annotations",))
+        if bad is not None:
+            return self.problem(path, where, bad[0], bad[1], n)
         record_id = entry.get("record_id")
         if not isinstance(record_id, str):
             return self.problem(path, where, "record_id", "missing or not a string", n)
@@ -236,6 +236,7 @@ class _Merger:
             kept, problems = [], len(self.problems)
             for j, a in enumerate(anns):
                 try:
+                    _check_json(a)
                     kept.append(self.export_annotation(a, record, annotator))
                 except _Reject as e:
                     ann_where = f"{where}, annotation {a['id']}" if isinstance(a, dict) and isinstance(
@@ -268,11 +269,15 @@ class _Merger:
     def match_sample(self, path: Path, index: int, sample: dict) -> tuple[BundleRecord | None, str]:
         """The bundle record of a dump sample, found as `build` names it (`id`, else `sample_id`, else the
         position; bare or prefixed with the file stem) with equal texts, else by its (source, summary)."""
-        raw = sample.get("id", sample.get("sample_id", index))
+        try:
+            raw = mercury.record_id(sample, index, self.dump_id_field(sample), str(path), None)
+        except InputError:
+            raw = None
         texts = (sample.get("source"), sample.get("summary"))
         if not all(t is None or isinstance(t, str) for t in texts):  # e.g. a list of documents
             texts = (object(), object())
-        found = [r for r in (self.by_id.get(str(raw)), self.by_id.get(f"{path.stem}:{raw}")) if r is not None]
+        found = [r for r in (self.by_id.get(raw), self.by_id.get(f"{path.stem}:{raw}")) if r is not None] \
+            if raw is not None else []
         for record in found:
             if texts in ((None, None), (record.source, record.summary)):
                 return record, ""
@@ -283,6 +288,10 @@ class _Merger:
             return None, "its source/summary differ from the bundle record's texts"
         return None, "unknown record id (not in the bundle, and no record has the same texts)"
 
+    def dump_id_field(self, sample: dict) -> str | None:
+        """The bundle's ``--id-field`` when this sample has it, else the default id fields."""
+        return self.id_field if self.id_field is not None and self.id_field in sample else None
+
     def read_sample(self, path: Path, index: int, sample) -> None:
         where = f"samples[{index}]"
         if not isinstance(sample, dict):
@@ -290,19 +299,24 @@ class _Merger:
         anns = sample.get("annotations", [])
         if not isinstance(anns, list):
             return self.problem(path, where, "annotations", "expected a list")
-        raw_id = sample.get("id", sample.get("sample_id"))
-        if raw_id is not None:
+        bad = safeio.find_invalid(sample, skip=("annotations",))
+        if bad is not None:
+            return self.problem(path, where, bad[0], bad[1], len(anns))
+        id_key = mercury.record_id_key(sample, self.dump_id_field(sample))
+        raw_id = sample.get(id_key) if id_key else None
+        if isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool):
             where = f"sample {raw_id}"
         record, why = self.match_sample(path, index, sample)
         if record is None:
-            return self.problem(path, where, "sample_id" if "sample_id" in sample else "id", why, len(anns))
+            return self.problem(path, where, id_key or "sample_id", why, len(anns))
         by_annotator: dict[str, list[tuple[float | None, dict]]] = defaultdict(list)
         for j, a in enumerate(anns):
             try:
+                _check_json(a)
                 ann = self.dump_annotation(a, record)
             except _Reject as e:
-                ann_where = f"{where}, annotation {a.get('annot_id', a.get('id'))}" if isinstance(a, dict) and (
-                    "annot_id" in a or "id" in a) else f"{where}, annotations[{j}]"
+                ann_id = mercury.annotation_id(a) if isinstance(a, dict) else None
+                ann_where = f"{where}, annotation {ann_id}" if ann_id else f"{where}, annotations[{j}]"
                 self.problem(path, ann_where, e.field, e.message, 1)
                 continue
             by_annotator[ann[1]["annotator"]].append(ann)
@@ -317,7 +331,7 @@ class _Merger:
             except _Reject as e:  # the annotations stay, as an undated version
                 self.problem(path, f"{where}, responses[{j}]", e.field, e.message)
                 continue
-            name = r["annotator"].strip()
+            name = self.name(r["annotator"])
             responded.add(name)
             self.versions.append(Version(name, record.id, r["status"], r.get("updated_at"), time,
                                          by_annotator.get(name, [])))
@@ -329,10 +343,11 @@ class _Merger:
         """A flat (FaithBench, v0.1) or nested (original Mercury / merge output) dump annotation."""
         if not isinstance(a, dict):
             raise _Reject(None, "expected an object")
-        names = [a.get(k) for k in ("annotator_name", "annotator", "annotator_id")]
-        annotator = next((x.strip() for x in names if isinstance(x, str) and x.strip()), None)
+        raw = next((a[k] for k in mercury.ANNOTATOR_KEYS if isinstance(a.get(k), str) and a[k].strip()), None)
+        annotator = mercury.annotator(a)
         if annotator is None:
             raise _Reject("annotator_name", "no annotator_name / annotator / annotator_id")
+        self.name(raw)
         if isinstance(a.get("summary"), dict):
             summary = self.span(a["summary"], record.summary, "summary")
             source = None if a.get("source") is None else self.span(a["source"], record.source, "source")
@@ -344,12 +359,8 @@ class _Merger:
                 source = None
             else:
                 source = self.span(dict(zip(("start", "end", "text"), parts)), record.source, "source_span")
-        raw_id = a.get("id", a.get("annot_id"))
-        if raw_id is None:  # the original Mercury dump has no ids: derive one from the content
-            content = json.dumps([record.id, annotator, a.get("label"), a.get("note"), summary, source],
-                                 sort_keys=True, ensure_ascii=False)
-            raw_id = "m" + hashlib.sha256(content.encode()).hexdigest()[:16]
-        return self.annotation(id=str(raw_id), annotator=annotator, label=a.get("label"), note=a.get("note"),
+        ann_id = mercury.annotation_id(a) or mercury.derived_id(record.id, annotator, a, summary, source)
+        return self.annotation(id=ann_id, annotator=annotator, label=a.get("label"), note=a.get("note"),
                                summary=summary, source=source, created_at=a.get("created_at"),
                                updated_at=a.get("updated_at"))
 
@@ -372,8 +383,7 @@ class _Merger:
 
     def annotation(self, *, id: str, annotator: str, label, note, summary: dict, source: dict | None,
                    created_at, updated_at) -> tuple[float | None, dict]:
-        if isinstance(label, str):
-            label = _label_prefixes(label)
+        label = mercury.label_path(label)
         if not isinstance(label, list) or not label:
             raise _Reject("label", "expected a non-empty list of labels")
         try:
@@ -436,6 +446,13 @@ class _Merger:
                     f"{winner.client_id}); {len(dropped)} annotation(s) only in older versions dropped")
         return annotations, responses
 
+    def name_notes(self) -> None:
+        for name, spellings in sorted(self.spellings.items()):
+            if len(spellings) > 1:
+                self.notes.insert(0, f"annotator names {', '.join(ascii(x) for x in sorted(spellings))} are one "
+                                     f"annotator {name!r} once Unicode-normalised (NFC, invisible characters "
+                                     "removed): merged")
+
     def client_notes(self) -> None:
         for annotator, clients in sorted(self.clients.items()):
             if len(clients) > 1:
@@ -457,6 +474,12 @@ class _Merger:
                               f"(e.g. record {record_id}, id {ident!r}: {', '.join(who)}); kept under each")
 
 
+def _check_json(value) -> None:
+    bad = safeio.find_invalid(value)
+    if bad is not None:
+        raise _Reject(bad[0] or None, bad[1])
+
+
 def _version_time(v: Version) -> tuple[bool, float]:
     return (v.time is not None, v.time or 0.0)
 
@@ -474,14 +497,14 @@ def _annotation_order(a: dict) -> tuple:
 def serialize(records: list[dict], fmt: str) -> bytes:
     """The output file: `mercury-static` (JSON list), `jsonl` (a record per line) or `mercury` (flat v0.1)."""
     if fmt == "mercury-static":  # a JSON list, one record per line
-        text = "[\n" + ",\n".join(json.dumps(r, ensure_ascii=False) for r in records) + "\n]\n"
+        text = "[\n" + ",\n".join(safeio.dumps(r) for r in records) + "\n]\n"
     elif fmt == "jsonl":
-        text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+        text = "".join(safeio.dumps(r) + "\n" for r in records)
     elif fmt == "mercury":
         samples = [{"sample_id": r["id"], "source": r["source"], "summary": r["summary"],
                     "annotations": [_flat(r["id"], a) for a in r["annotations"]], "metadata": r["metadata"]}
                    for r in records]
-        text = ('{"samples": [\n' + ",\n".join(json.dumps(r, ensure_ascii=False) for r in samples)
+        text = ('{"samples": [\n' + ",\n".join(safeio.dumps(r) for r in samples)
                 + "\n]}\n")
     else:
         raise ValueError(f"unknown output format {fmt!r} (one of {', '.join(FORMATS)})")
@@ -524,11 +547,12 @@ def merge_files(paths: Iterable[str | Path], bundle: Bundle | str | Path, fmt: s
         for path in paths:
             merger.read(Path(path))
         annotations, responses = merger.resolve()
-        records = [{"id": r.id, "source": r.source, "summary": r.summary, "metadata": r.metadata,
-                    "annotations": sorted(annotations.get(r.id, []), key=_annotation_order),
-                    "responses": sorted(responses.get(r.id, []), key=lambda x: x["annotator"])}
+        records = [MergedRecord(id=r.id, source=r.source, summary=r.summary, metadata=r.metadata,
+                                annotations=sorted(annotations.get(r.id, []), key=_annotation_order),
+                                responses=sorted(responses.get(r.id, []), key=lambda x: x["annotator"])).to_json()
                    for r in bundle.records]
         merger.client_notes()
+        merger.name_notes()
         merger.shared_id_note(records)
         return MergeResult(records=records, output=serialize(records, fmt), counts=merger.counts,
                            files=len(paths), problems=merger.problems, notes=merger.notes,
@@ -537,7 +561,7 @@ def merge_files(paths: Iterable[str | Path], bundle: Bundle | str | Path, fmt: s
 def _cell(value) -> Text:
     if value is None:
         return Text("–")
-    return Text(f"{value:.3f}" if isinstance(value, float) else str(value))
+    return line(f"{value:.3f}" if isinstance(value, float) else str(value))
 
 
 def _table(title: str, columns: list[str], rows: Iterable[Iterable]) -> Table:
@@ -552,9 +576,9 @@ def _table(title: str, columns: list[str], rows: Iterable[Iterable]) -> Table:
 def print_summary(result: MergeResult, out: Console, err: Console) -> None:
     """Problems and notes (one line each) on `err`; counts and agreement tables on `out`."""
     for problem in result.problems:
-        err.print(Text(f"skipped: {problem}"), soft_wrap=True)
+        err.print(line(f"skipped: {problem}"), soft_wrap=True)
     for note in result.notes:
-        err.print(Text(f"note: {note}"), soft_wrap=True)
+        err.print(line(f"note: {note}"), soft_wrap=True)
     c, a = result.counts, result.agreement
     out.print(Text(f"{result.files} file(s): {c.read} annotations read, {c.merged} merged, {c.duplicate} "
                    f"duplicate, {c.superseded} superseded by newer versions, {c.rejected} rejected"))

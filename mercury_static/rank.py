@@ -45,20 +45,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-DEFAULT_OPTIONS: dict = {
-    "algorithm": "fused-v3",
-    "w_dense": 0.25,
-    "w_context": 0.1,
-    "w_lexical": 0.25,
-    "w_context_lexical": 0.4,
-    "span_idf_mass": 20.0,
-    "dense_idf_mass": 4.0,
-    "neighbor": 0.4,
-    "position": 0.2,
-    "prefix": 5,
-    "min_score": 0.2,
-    "grades": [0.3, 0.45],
-}
+from .ranker_options import DEFAULT_OPTIONS  # the options' defaults, types and ranges
+
 
 _DIGIT_SEP = re.compile(r"(?<=\d)[,.](?=\d)")
 _TOKEN = re.compile(r"[^\W_]+")

@@ -31,6 +31,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import mercury, safeio
 from .records import InputError, Record, Section
 
 log = logging.getLogger("mercury_static")
@@ -85,21 +86,7 @@ def read_records(
 # ---------------------------------------------------------------- files and formats
 
 def _read_text(path: Path, name: str) -> str:
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(name, None, None, "file not found") from None
-    except IsADirectoryError:
-        raise InputError(name, None, None, "is a directory, not a file") from None
-    except OSError as e:
-        raise InputError(name, None, None, f"cannot read the file ({e.strerror})") from None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        offset = e.start + (3 if data.startswith(b"\xef\xbb\xbf") else 0)  # utf-8-sig counts after the BOM
-        line = data.count(b"\n", 0, offset) + 1
-        raise InputError(name, f"line {line}", None,
-                         f"not UTF-8 (byte 0x{data[offset]:02x} at byte offset {offset})") from None
+    text = safeio.read_text(path, name, safeio.INPUT_LIMIT)
     if not text.strip():
         raise InputError(name, None, None, "empty file")
     return text
@@ -123,17 +110,20 @@ def _read_file(path: Path, name: str, fmt: str, opts: _Options) -> Iterator[_Ite
         return
     kind = _json_kind(data) if fmt == "auto" else fmt
     if kind == "summhay":
+        safeio.check(data, name, None)
         yield from _read_summhay(data, name, opts)
     elif kind == "mercury":
         samples = data.get("samples") if isinstance(data, dict) else data
+        if isinstance(data, dict):
+            safeio.check(data, name, None, skip=("samples",))
         if not isinstance(samples, list):
             raise InputError(name, None, "samples", "expected a list of samples")
-        yield from _read_list(samples, name, opts, mercury=True)
+        yield from _read_list(samples, name, opts, is_dump=True)
     elif isinstance(data, list):
-        yield from _read_list(data, name, opts, mercury=False)
+        yield from _read_list(data, name, opts, is_dump=False)
     else:
         found = f"an object with keys: {', '.join(list(data)[:12])}" if isinstance(data, dict) \
-            else f"a {_kind(data)}"
+            else f"a {safeio.json_kind(data)}"
         raise InputError(name, None, None,
                          "expected a JSON list of records, a Mercury dump {\"samples\": [...]} or a "
                          f"SummHay topic (found {found})")
@@ -141,7 +131,7 @@ def _read_file(path: Path, name: str, fmt: str, opts: _Options) -> Iterator[_Ite
 
 def _parse_json(text: str, name: str, allow_jsonl: bool):
     try:
-        return json.loads(text)
+        return safeio.loads(text)
     except json.JSONDecodeError as e:
         if allow_jsonl and e.msg == "Extra data" and _first_line_is_object(text):
             return None
@@ -171,21 +161,6 @@ def _json_kind(data) -> str:
     return "json"
 
 
-def _kind(value) -> str:
-    """A JSON type name for messages."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
-
-
 def _read_csv(text: str, name: str, opts: _Options, delimiter: str) -> Iterator[_Item]:
     _allow_huge_csv_fields()
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
@@ -208,7 +183,7 @@ def _read_csv(text: str, name: str, opts: _Options, delimiter: str) -> Iterator[
             if len(row) != len(header):
                 raise InputError(name, where, None,
                                  f"{len(row)} values but the header has {len(header)} columns")
-            yield _make_item(dict(zip(header, row)), position, where, name, opts, mercury=False)
+            yield _make_item(dict(zip(header, row)), position, where, name, opts, is_dump=False)
             position += 1
     except csv.Error as e:
         raise InputError(name, f"line {reader.line_num}", None, f"invalid CSV ({e})") from None
@@ -233,50 +208,40 @@ def _read_jsonl(text: str, name: str, opts: _Options) -> Iterator[_Item]:
             continue
         where = f"line {lineno}"
         try:
-            obj = json.loads(line)
+            obj = safeio.loads(line)
         except json.JSONDecodeError as e:
             raise InputError(name, where, None, f"invalid JSON ({e.msg} at column {e.colno})") from None
         except RecursionError:
             raise InputError(name, where, None, "invalid JSON (nested too deeply)") from None
         if not isinstance(obj, dict):
-            raise InputError(name, where, None, f"expected a JSON object, got {_kind(obj)}")
-        yield _make_item(obj, position, where, name, opts, mercury=False)
+            raise InputError(name, where, None, f"expected a JSON object, got {safeio.json_kind(obj)}")
+        yield _make_item(obj, position, where, name, opts, is_dump=False)
         position += 1
 
 
-def _read_list(items: list, name: str, opts: _Options, mercury: bool) -> Iterator[_Item]:
+def _read_list(items: list, name: str, opts: _Options, is_dump: bool) -> Iterator[_Item]:
     if not items:
         raise InputError(name, None, None, "no records (empty list)")
     for i, obj in enumerate(items):
         where = f"record {i}"
         if not isinstance(obj, dict):
-            raise InputError(name, where, None, f"expected a JSON object, got {_kind(obj)}")
-        yield _make_item(obj, i, where, name, opts, mercury=mercury)
+            raise InputError(name, where, None, f"expected a JSON object, got {safeio.json_kind(obj)}")
+        yield _make_item(obj, i, where, name, opts, is_dump=is_dump)
 
 
 # ---------------------------------------------------------------- one record
 
 def _make_item(fields: dict, position: int, where: str, name: str, opts: _Options,
-               mercury: bool) -> _Item:
+               is_dump: bool) -> _Item:
+    safeio.check(fields, name, where)
     fields = dict(fields)
     names = ", ".join(fields) or "none"
+    id_key = mercury.record_id_key(fields, opts.id_field)
+    rec_id = mercury.record_id(fields, position, opts.id_field, name, where)
     nested = fields.pop("metadata", None) if isinstance(fields.get("metadata"), dict) else None
     nested = dict(nested) if nested else {}
-
-    if opts.id_field is not None:
-        id_key = opts.id_field
-        if id_key in fields:
-            raw_id = fields.pop(id_key)
-        elif id_key in nested:
-            raw_id = nested.pop(id_key)
-        else:
-            raise InputError(name, where, id_key, f"missing (fields: {names})")
-        rec_id = _id_text(raw_id, name, where, id_key)
-    elif "id" in fields or "sample_id" in fields:
-        id_key = "id" if "id" in fields else "sample_id"
-        rec_id = _id_text(fields.pop(id_key), name, where, id_key)
-    else:
-        id_key, rec_id = None, str(position)
+    if id_key is not None:
+        (fields if id_key in fields else nested).pop(id_key)
     if opts.qualify_ids and opts.id_field is None:
         rec_id = f"{Path(name).stem}:{rec_id}"
 
@@ -291,16 +256,16 @@ def _make_item(fields: dict, position: int, where: str, name: str, opts: _Option
         source = _text(raw_source, name, where, opts.source_field)
     else:
         raise InputError(name, where, opts.source_field,
-                         f"expected a string or a list of documents, got {_kind(raw_source)}")
+                         f"expected a string or a list of documents, got {safeio.json_kind(raw_source)}")
     summary = _text(fields.pop(opts.summary_field), name, where, opts.summary_field)
 
     prior: list[dict] = []
-    if mercury and "annotations" in fields:
+    if is_dump and "annotations" in fields:
         anns = fields.pop("annotations")
         if anns is not None and not isinstance(anns, list):
-            raise InputError(name, where, "annotations", f"expected a list, got {_kind(anns)}")
+            raise InputError(name, where, "annotations", f"expected a list, got {safeio.json_kind(anns)}")
         label = f"{name}: {where}"
-        prior = [p for k, a in enumerate(anns or []) if (p := _prior(a, k, source, summary, label))]
+        prior = [p for k, a in enumerate(anns or []) if (p := _prior(a, k, rec_id, source, summary, label))]
 
     metadata = {**nested, **fields}
     origin = f"{Path(name).name}:{where.split()[-1]}" if where.startswith("line") \
@@ -310,18 +275,9 @@ def _make_item(fields: dict, position: int, where: str, name: str, opts: _Option
     return _Item(record, where, id_key)
 
 
-def _id_text(value, name: str, where: str, key: str) -> str:
-    if isinstance(value, bool) or not isinstance(value, (str, int)):
-        raise InputError(name, where, key, f"expected a string or an integer id, got {_kind(value)}")
-    text = str(value).strip()
-    if not text:
-        raise InputError(name, where, key, "empty id")
-    return text
-
-
 def _text(value, name: str, where: str, key: str) -> str:
     if not isinstance(value, str):
-        raise InputError(name, where, key, f"expected a string, got {_kind(value)}")
+        raise InputError(name, where, key, f"expected a string, got {safeio.json_kind(value)}")
     if not value.strip():
         raise InputError(name, where, key, "empty text")
     return value
@@ -342,10 +298,10 @@ def _documents(items: list, name: str, where: str, key: str) -> list[tuple[str, 
             title, doc_id, text = doc.get("title"), doc.get("id"), doc["text"]
         else:
             raise InputError(name, where, key,
-                             f"{label}: expected a string or an object with 'text', got {_kind(doc)}")
+                             f"{label}: expected a string or an object with 'text', got {safeio.json_kind(doc)}")
         if not isinstance(text, str) or not text.strip():
             raise InputError(name, where, key, f"{label}: empty text" if isinstance(text, str)
-                             else f"{label}: expected a string text, got {_kind(text)}")
+                             else f"{label}: expected a string text, got {safeio.json_kind(text)}")
         title = " ".join(str(title).split()) if title not in (None, "") else f"Document {i + 1}"
         docs.append((title, str(doc_id) if doc_id is not None else str(i + 1), text))
     return docs
@@ -372,12 +328,13 @@ def join_documents(docs: list[tuple[str, str, str]]) -> tuple[str, list[Section]
     return "".join(parts), sections
 
 
-def _prior(a, k: int, source: str, summary: str, label: str) -> dict | None:
-    """A Mercury annotation in the export shape, or None (dropped, with a warning)."""
+def _prior(a, k: int, record_id: str, source: str, summary: str, label: str) -> dict | None:
+    """A Mercury annotation in the export shape, or None (dropped, with a warning). Its id, annotator and
+    label are what merge gives the same annotation (mercury.py)."""
     if not isinstance(a, dict):
         log.warning("%s: annotation %d: not an object, dropped", label, k)
         return None
-    ann_id = str(a.get("annot_id", a.get("id", k)))
+    ann_id = mercury.annotation_id(a) or f"annotations[{k}]"
     span = _locate(summary, a.get("summary_span"), a.get("summary_start"), a.get("summary_end"))
     if span is None:
         log.warning("%s: annotation %s: summary span %r not found in the summary, dropped",
@@ -393,19 +350,17 @@ def _prior(a, k: int, source: str, summary: str, label: str) -> dict | None:
                         label, ann_id)
         elif src[0] != a.get("source_start"):
             log.warning("%s: annotation %s: source offsets fixed to [%d, %d)", label, ann_id, *src)
-    raw_label = a.get("label")
-    labels = [raw_label] if isinstance(raw_label, str) else \
-        [str(x) for x in raw_label] if isinstance(raw_label, list) else []
     note = a.get("note")
-    annotator = a.get("annotator_name") or a.get("annotator_id") or a.get("annotator") or ""
+    annotator = mercury.annotator(a) or ""
+    summary_span = {"start": span[0], "end": span[1], "text": summary[span[0]:span[1]]}
+    source_span = None if src is None else {"start": src[0], "end": src[1], "text": source[src[0]:src[1]]}
     return {
-        "id": ann_id,
-        "label": labels,
+        "id": mercury.annotation_id(a) or mercury.derived_id(record_id, annotator, a, summary_span, source_span),
+        "label": [str(x) for x in mercury.label_path(a.get("label")) or []],
         "note": note if isinstance(note, str) else "",
-        "summary": {"start": span[0], "end": span[1], "text": summary[span[0]:span[1]]},
-        "source": None if src is None
-        else {"start": src[0], "end": src[1], "text": source[src[0]:src[1]]},
-        "annotator": str(annotator),
+        "summary": summary_span,
+        "source": source_span,
+        "annotator": annotator,
     }
 
 
@@ -438,14 +393,18 @@ def _read_summhay(data, name: str, opts: _Options) -> Iterator[_Item]:
     for i, doc in enumerate(data["documents"]):
         where = f"documents[{i}]"
         if not isinstance(doc, dict):
-            raise InputError(name, where, None, f"expected an object, got {_kind(doc)}")
-        doc_id = _id_text(doc.get("document_id", str(i)), name, where, "document_id")
+            raise InputError(name, where, None, f"expected an object, got {safeio.json_kind(doc)}")
+        doc_id = mercury.id_text(doc.get("document_id", str(i)), name, where, "document_id")
         text = _text(doc.get("document_text"), name, where, "document_text")
-        meta = doc.get("document_metadata")
+        meta = doc.get("document_metadata")  # SummHay writes [] for "none"
         origin = meta.get("article_source") if isinstance(meta, dict) else None
+        if origin is not None and not isinstance(origin, str):
+            raise InputError(name, where, "document_metadata.article_source",
+                             f"expected a string, got {safeio.json_kind(origin)}")
         docs.append((f"Document {i + 1}" + (f" ({origin})" if origin else ""), doc_id, text))
-        for insight_id in doc.get("insights_included") or []:
-            insight_docs.setdefault(str(insight_id), []).append(doc_id)
+        for k, insight_id in enumerate(_typed(doc, "insights_included", list, name, where) or []):
+            key = mercury.id_text(insight_id, name, where, f"insights_included[{k}]")
+            insight_docs.setdefault(key, []).append(doc_id)
     if not docs:
         raise InputError(name, None, "documents", "no documents")
     source, sections = join_documents(docs)
@@ -456,11 +415,19 @@ def _read_summhay(data, name: str, opts: _Options) -> Iterator[_Item]:
         where = f"subtopics[{j}]"
         if not isinstance(st, dict) or not isinstance(st.get("summaries"), dict):
             raise InputError(name, where, "summaries", "expected an object of method -> bullet list")
-        subtopic_id = _id_text(st.get("subtopic_id", str(j)), name, where, "subtopic_id")
-        insights = [{"id": str(ins.get("insight_id")), "name": ins.get("insight_name"),
-                     "text": ins.get("insight"), "documents": insight_docs.get(str(ins.get("insight_id")), [])}
-                    for ins in st.get("insights") or [] if isinstance(ins, dict)]
-        evals = st.get("eval_summaries") if isinstance(st.get("eval_summaries"), dict) else {}
+        subtopic_id = mercury.id_text(st.get("subtopic_id", str(j)), name, where, "subtopic_id")
+        for key in ("subtopic_name", "subtopic", "query"):
+            _typed(st, key, str, name, where)
+        insights = []
+        for k, ins in enumerate(_typed(st, "insights", list, name, where) or []):
+            iwhere = f"{where}.insights[{k}]"
+            if not isinstance(ins, dict):
+                raise InputError(name, iwhere, None, f"expected an object, got {safeio.json_kind(ins)}")
+            insight_id = mercury.id_text(ins.get("insight_id"), name, iwhere, "insight_id")
+            insights.append({"id": insight_id, "name": _typed(ins, "insight_name", str, name, iwhere),
+                             "text": _typed(ins, "insight", str, name, iwhere),
+                             "documents": insight_docs.get(insight_id, [])})
+        evals = _typed(st, "eval_summaries", dict, name, where) or {}
         for method, lines in st["summaries"].items():
             mwhere = f"{where}.summaries[{method!r}]"
             if isinstance(lines, str):
@@ -472,7 +439,7 @@ def _read_summhay(data, name: str, opts: _Options) -> Iterator[_Item]:
                 continue
             short = method.removeprefix("summary_subtopic_")
             retriever, _, summarizer = short.rpartition("_")
-            judgments = [e for e in evals.get(method) or [] if isinstance(e, dict)]
+            judgments = _judgments(evals.get(method), name, f"{where}.eval_summaries[{method!r}]")
             summary, bullets = _bullets(lines, judgments)
             scores = [_COVERAGE_SCORE[e["coverage"]] for e in judgments
                       if e.get("coverage") in _COVERAGE_SCORE]
@@ -497,6 +464,33 @@ def _read_summhay(data, name: str, opts: _Options) -> Iterator[_Item]:
             yield _Item(record, mwhere, "subtopic_id")
     if count == 0:
         raise InputError(name, None, "subtopics", "no summaries")
+
+
+def _typed(obj: dict, key: str, kind: type, name: str, where: str):
+    """obj[key] when it is absent, null or of `kind`; else InputError naming the field."""
+    value = obj.get(key)
+    if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
+        expected = {str: "a string", list: "a list", dict: "an object"}[kind]
+        raise InputError(name, where, key, f"expected {expected}, got {safeio.json_kind(value)}")
+    return value
+
+
+def _judgments(value, name: str, where: str) -> list[dict]:
+    """The coverage judgments of one summary: objects with a text `coverage` and a line `bullet_id`."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise InputError(name, where, None, f"expected a list of judgments, got {safeio.json_kind(value)}")
+    for k, e in enumerate(value):
+        if not isinstance(e, dict):
+            raise InputError(name, f"{where}[{k}]", None, f"expected an object, got {safeio.json_kind(e)}")
+        _typed(e, "coverage", str, name, f"{where}[{k}]")
+        if "insight_id" in e:
+            mercury.id_text(e["insight_id"], name, f"{where}[{k}]", "insight_id")
+        bullet = e.get("bullet_id")
+        if bullet is not None and (isinstance(bullet, bool) or not isinstance(bullet, (int, str))):
+            raise InputError(name, f"{where}[{k}]", "bullet_id", f"expected a line number, got {safeio.json_kind(bullet)}")
+    return value
 
 
 def _bullets(lines: list[str], judgments: list[dict]) -> tuple[str, list[dict]]:

@@ -1,0 +1,155 @@
+"""The three files other tools read, as typed dataclasses with their format names and versions:
+the bundle manifest (`Manifest`), the page's export file (`ExportHeader`; its records are validated one
+by one by merge, so one bad record skips only itself), and the merged dataset (`MergedRecord`).
+
+JSON Schemas of the same: docs/manifest.schema.json, docs/export.schema.json, docs/merged.schema.json
+(tests check real outputs against them). Every reader calls `check_format` first, so a file of another
+format or a newer version is refused with one line instead of being misread.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .records import InputError
+
+BUNDLE_FORMAT, BUNDLE_VERSION = "mercury-static/bundle", 1
+EXPORT_FORMAT, EXPORT_VERSION = "mercury-static/annotations", 1
+MERGED_FORMAT, MERGED_VERSION = "mercury-static/merged", 1
+"""The merged dataset is a JSON list (pandas, 🤗 datasets and Mercury tooling read it as is), so its format
+name and version are in the merge report (`--report`), not in the file."""
+
+
+def check_format(doc, file: str, name: str, version: int) -> None:
+    """InputError unless `doc` is an object with this `format` and `version`."""
+    if not isinstance(doc, dict):
+        raise InputError(file, None, None, f"not a {name} file (expected a JSON object)")
+    if doc.get("format") != name:
+        found = doc.get("format")
+        raise InputError(file, None, "format", f"{_short(found)} is not {name!r}" if found is not None
+                         else f"missing (expected {name!r})")
+    if doc.get("version") != version:
+        raise InputError(file, None, "version", f"unsupported version {_short(doc.get('version'))} of {name} "
+                         f"(this tool reads version {version})")
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 42 else text[:41] + "…"
+
+
+def _get(doc: dict, key: str, kind: type | tuple, file: str, optional: bool = False):
+    value = doc.get(key)
+    if value is None and optional:
+        return None
+    if not isinstance(value, kind) or isinstance(value, bool) and kind is not bool:
+        raise InputError(file, None, key, "missing" if value is None else f"unexpected value {_short(value)}")
+    return value
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """The embedding model in the bundle (`path` is relative to the bundle root)."""
+
+    name: str
+    path: str
+    dim: int
+    max_seq_length: int
+    pooling: str
+    sha256: str
+
+
+@dataclass
+class Manifest:
+    """manifest.json of a bundle (docs/DESIGN.md gives each field's meaning)."""
+
+    bundle_id: str
+    tool_version: str
+    title: str
+    model: ModelInfo
+    vectors: dict
+    counts: dict
+    shards: dict
+    labels: list[str]
+    label_choices: list[str]
+    guidelines: dict | None
+    ranker: dict
+    ranker_spec: list[dict] = field(default_factory=list)
+    id_field: str | None = None
+    format: str = BUNDLE_FORMAT
+    version: int = BUNDLE_VERSION
+
+    def to_json(self) -> dict:
+        out = {k: v for k, v in vars(self).items() if k != "model"}
+        out["model"] = dict(vars(self.model))
+        return out
+
+    @classmethod
+    def from_json(cls, doc, file: str) -> Manifest:
+        """The manifest, after checking format, version and the fields readers rely on."""
+        check_format(doc, file, BUNDLE_FORMAT, BUNDLE_VERSION)
+        model = _get(doc, "model", dict, file)
+        shards = _get(doc, "shards", dict, file)
+        for key in ("records", "texts"):
+            if not isinstance(shards.get(key), int) or isinstance(shards[key], bool) or shards[key] < 0:
+                raise InputError(file, None, f"shards.{key}", "expected a count")
+        labels = _get(doc, "labels", list, file)
+        if not labels or not all(isinstance(x, str) for x in labels):
+            raise InputError(file, None, "labels", "expected a non-empty list of label paths")
+        try:
+            info = ModelInfo(**{k: model[k] for k in ModelInfo.__dataclass_fields__})
+        except KeyError as e:
+            raise InputError(file, None, f"model.{e.args[0]}", "missing") from None
+        return cls(bundle_id=_get(doc, "bundle_id", str, file), tool_version=_get(doc, "tool_version", str, file),
+                   title=_get(doc, "title", str, file), model=info, vectors=_get(doc, "vectors", dict, file),
+                   counts=_get(doc, "counts", dict, file), shards=shards, labels=labels,
+                   label_choices=_get(doc, "label_choices", list, file),
+                   guidelines=_get(doc, "guidelines", dict, file, optional=True),
+                   ranker=_get(doc, "ranker", dict, file), ranker_spec=doc.get("ranker_spec") or [],
+                   id_field=_get(doc, "id_field", str, file, optional=True))
+
+
+@dataclass(frozen=True)
+class ExportHeader:
+    """The top of a page export file; `records` holds one entry per record the annotator touched
+    (`{record_id, status, updated_at, annotations}`, checked entry by entry by merge)."""
+
+    bundle_id: str
+    annotator: str
+    client_id: str | None
+    exported_at: str
+    records: list
+    title: str | None = None
+    tool_version: str | None = None
+
+    @classmethod
+    def from_json(cls, doc, file: str) -> ExportHeader:
+        check_format(doc, file, EXPORT_FORMAT, EXPORT_VERSION)
+        annotator = doc.get("annotator")
+        if not isinstance(annotator, str) or not annotator.strip():
+            raise InputError(file, None, "annotator", "missing or empty")
+        client = doc.get("client_id")
+        if client is not None and not isinstance(client, str):
+            raise InputError(file, None, "client_id", "expected a string")
+        records = doc.get("records")
+        if not isinstance(records, list):
+            raise InputError(file, None, "records", "expected a list of records")
+        exported_at = doc.get("exported_at")
+        return cls(bundle_id=doc.get("bundle_id"), annotator=annotator, client_id=client,
+                   exported_at=exported_at if isinstance(exported_at, str) else "", records=records,
+                   title=doc.get("title"), tool_version=doc.get("tool_version"))
+
+
+@dataclass
+class MergedRecord:
+    """One record of the merged dataset (`mercury-static` layout; annotations as in docs/merged.schema.json)."""
+
+    id: str
+    source: str
+    summary: str
+    metadata: dict
+    annotations: list[dict]
+    responses: list[dict]
+
+    def to_json(self) -> dict:
+        return dict(vars(self))

@@ -1,0 +1,143 @@
+"""Issue 11 §3: one Mercury parser for build and merge; the manifest, the export file and the merged output
+match their JSON Schemas in docs/ (checked on real outputs), and readers refuse unknown formats/versions."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+from schema_lite import errors
+
+SCHEMAS = {name: json.loads((REPO / "docs" / f"{name}.schema.json").read_text(encoding="utf-8"))
+           for name in ("manifest", "export", "merged")}
+SOURCE = "The Eiffel Tower is in Paris. It was completed in 1889."
+SUMMARY = "The Eiffel Tower, completed in 1899, stands in Rome."
+
+
+def flat(summary_span: str, **fields) -> dict:
+    start = SUMMARY.index(summary_span)
+    return {"summary_span": summary_span, "summary_start": start, "summary_end": start + len(summary_span),
+            **fields}
+
+
+DUMP_ANNOTATIONS = [
+    # the issue's example: id and annot_id, annotator and annotator_id, a dotted string label
+    flat("1899", id="x1", annot_id=7, annotator="alice", annotator_id="u9", label="Unwanted.Intrinsic",
+         source_span="1889", source_start=SOURCE.index("1889"), source_end=SOURCE.index("1889") + 4),
+    flat("Rome", annot_id=8, annotator_id="u9", label=["Unwanted", "Unwanted.Extrinsic"]),
+    flat("stands", annotator_name=unicodedata.normalize("NFD", "José") + "\u200b", label="Benign"),  # no id
+]
+
+
+@pytest.fixture(scope="module")
+def dump_and_bundle(build_bundle, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("formats")
+    dump = folder / "batch_1.json"
+    dump.write_text(json.dumps({"samples": [
+        {"sample_id": " s1 ", "source": SOURCE, "summary": SUMMARY, "annotations": DUMP_ANNOTATIONS},
+        {"sample_id": 2, "source": "Nothing happened today.", "summary": "Nothing happened.", "annotations": []},
+    ]}, ensure_ascii=False), encoding="utf-8")
+    return dump, build_bundle([dump], name="formats")
+
+
+def test_build_and_merge_read_one_dump_alike(dump_and_bundle):
+    from mercury_static.bundle import load_bundle
+    from mercury_static.merge import merge_files
+    from mercury_static.read import read_records
+
+    dump, bundle_dir = dump_and_bundle
+    read = read_records([dump])
+    merged = merge_files([dump], load_bundle(bundle_dir))
+    assert not merged.problems, merged.problems
+    assert [r.id for r in read] == [r["id"] for r in merged.records] == ["s1", "2"]
+
+    def triples(annotations):
+        return sorted((a["id"], a["annotator"], tuple(a["label"])) for a in annotations)
+
+    from_build = triples(read[0].prior_annotations)
+    from_merge = triples(merged.records[0]["annotations"])
+    assert from_build == from_merge
+    assert ("x1", "alice", ("Unwanted", "Unwanted.Intrinsic")) in from_build
+    assert ("8", "u9", ("Unwanted", "Unwanted.Extrinsic")) in from_build
+    derived = next(t for t in from_build if t[2] == ("Benign",))
+    assert derived[0].startswith("m") and derived[1] == "José"
+
+
+def test_the_manifest_matches_its_schema_and_dataclass(demo_bundle):
+    from mercury_static.formats import Manifest
+
+    manifest = json.loads((demo_bundle / "manifest.json").read_text(encoding="utf-8"))
+    assert errors(manifest, SCHEMAS["manifest"]) == []
+    assert Manifest.from_json(manifest, "manifest.json").to_json() == manifest
+    # the schema is not vacuous
+    assert sorted(errors({**manifest, "version": 2, "ranker": []}, SCHEMAS["manifest"])) == [
+        "$.ranker: expected object, got list", "$.version: expected 1"]
+
+
+def page_export(manifest: dict, ids: list[str], work: dict, tmp_path: Path) -> dict:
+    """The page's own export code (site_template/app/transfer.js) run under Node on `work`."""
+    if shutil.which("node") is None:
+        pytest.skip("node not installed")
+    script = tmp_path / "export.mjs"
+    script.write_text(
+        f"import {{ buildExport }} from {json.dumps((REPO / 'site_template/app/transfer.js').as_uri())};\n"
+        f"const args = {json.dumps({'manifest': manifest, 'ids': ids, 'work': work})};\n"
+        "console.log(JSON.stringify(buildExport({...args, annotator: 'alice', clientId: 'c1', "
+        "exportedAt: '2026-11-29T12:00:00.123Z'})));\n", encoding="utf-8")
+    done = subprocess.run(["node", str(script)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_a_page_export_and_its_merge_match_their_schemas(dump_and_bundle, tmp_path):
+    from mercury_static.bundle import load_bundle
+    from mercury_static.merge import merge_files
+
+    dump, bundle_dir = dump_and_bundle
+    bundle = load_bundle(bundle_dir)
+    start = SUMMARY.index("Rome")
+    note = {"id": "n1", "label": ["Unwanted", "Unwanted.Extrinsic"], "note": "city",
+            "summary": {"start": start, "end": start + 4, "text": "Rome"}, "source": None,
+            "created_at": "2026-11-29T09:00:00Z", "updated_at": "2026-11-29T10:00:00Z"}
+    work = {"records": {"s1": {"status": "submitted", "updated_at": "2026-11-29T10:00:00Z",
+                               "annotations": {"n1": note, "gone": {"id": "gone", "deleted": True}}},
+                        "2": {"status": "in_progress", "updated_at": "2026-11-29T10:01:00Z", "annotations": {}}}}
+    doc = page_export(bundle.manifest, [r.id for r in bundle.records], work, tmp_path)
+    assert errors(doc, SCHEMAS["export"]) == []
+    assert errors({**doc, "format": "x"}, SCHEMAS["export"]) == ["$.format: expected 'mercury-static/annotations'"]
+    path = tmp_path / "alice.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    result = merge_files([path, dump], bundle)
+    # alice's dated export supersedes her undated dump annotation of s1
+    assert not result.problems and (result.counts.merged, result.counts.superseded) == (3, 1)
+    merged = json.loads(result.output)
+    assert errors(merged, SCHEMAS["merged"]) == []
+    assert errors([{**merged[0], "extra": 1}], SCHEMAS["merged"]) == ["$[0]: unexpected key 'extra'"]
+    lines = merge_files([path, dump], bundle, fmt="jsonl").output.decode().splitlines()
+    assert errors([json.loads(x) for x in lines], SCHEMAS["merged"]) == []
+    assert result.report()["output"] == {"format": "mercury-static/merged", "version": 1}
+
+
+@pytest.mark.parametrize("change, words", [
+    ({"version": 99}, "field 'version': unsupported version 99 of mercury-static/bundle (this tool reads version 1)"),
+    ({"format": "mercury-static/bundle-v2"}, "field 'format': 'mercury-static/bundle-v2' is not"),
+    ({"format": None}, "field 'format': missing (expected 'mercury-static/bundle')"),
+])
+def test_the_bundle_reader_refuses_another_format_or_version(demo_bundle, tmp_path, change, words):
+    from mercury_static.bundle import load_bundle
+    from mercury_static.records import InputError
+
+    copy = tmp_path / "b"
+    shutil.copytree(demo_bundle, copy)
+    manifest = json.loads((copy / "manifest.json").read_text(encoding="utf-8"))
+    (copy / "manifest.json").write_text(json.dumps({**manifest, **change}), encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        load_bundle(copy)
+    assert str(caught.value) == f"{copy}: cannot read the bundle: manifest.json: {words}" or words in str(caught.value)
+    assert str(caught.value).startswith(f"{copy}: cannot read the bundle: manifest.json: ")
