@@ -43,10 +43,18 @@ export class Assistant {
     this.timings = { precomputedMs: null, modelMs: null };
   }
 
+  /** Whether `query` is still the draft's query span (a late answer after a save, clear or record change is dropped). */
+  _current(query, rec) {
+    const { current, draft } = this.store.state;
+    const span = draft[query.side];
+    return current.record === rec && draft.anchor === query.side && Boolean(span)
+      && span[0] === query.start && span[1] === query.end;
+  }
+
   _rank(vec, query, kind) {
     const { current, view } = this.store.state;
     const rec = current.record;
-    if (!rec || !vec) return;
+    if (!rec || !vec || !this._current(query, rec)) return;
     const target = other(query.side);
     const ctx = this._context(query, rec);
     const from = rec[query.side];
@@ -109,7 +117,7 @@ export class Assistant {
     const emb = this.getEmbedder();
     if (!emb || emb.status === 'failed') return;
     emb.embedLatest(query.text).then((v) => {
-      if (!v || seq !== this.seq || this.store.state.current.record !== rec) return;
+      if (!v || seq !== this.seq || !this._current(query, rec)) return;
       this.modelAnswered = true;
       this._rank(v, query, 'model');
       this.timings.modelMs = performance.now() - t0;

@@ -14,7 +14,7 @@ import { buildExport, downloadJson, exportFileName, parseImport } from './transf
 import { h, nowIso } from './util.js';
 import {
   mountAnnotations, mountBanners, mountDraft, mountOverlays, mountRecordInfo, mountRecordList,
-  mountSuggestions, mountTopbar,
+  mountSuggestions, mountToast, mountTopbar,
 } from './views.js';
 
 const VERSION = document.body.dataset.toolVersion || 'dev';
@@ -71,9 +71,13 @@ async function main() {
   const firstId = firstRecordId(bundle);
   const annotator = await resolveAnnotator();
   const storage = new WorkStorage(manifest.bundle_id, annotator);
+  const opened = await storage.open().catch((error) => ({ work: null, aside: [], error }));
   const viewKey = `view:${manifest.bundle_id}`;
   const view = prefs.get(viewKey, { minScore: manifest.ranker?.min_score ?? 0.2 });
-  const store = createAppStore({ bundle, annotator, clientId: clientId(), storage, view });
+  const store = createAppStore({ bundle, annotator, clientId: clientId(), storage, work: opened.work, aside: opened.aside, view });
+  if (opened.error) {
+    store.update({ ui: { ...store.state.ui, storageError: `This browser refuses to save (${opened.error.message || opened.error}): nothing you do here is saved. Export to keep your work.` } });
+  }
   const { actions } = store;
   const levelOf = makeLevelOf(manifest);
   const panes = Object.fromEntries(SIDES.map((side) => [side,
@@ -124,10 +128,11 @@ async function main() {
   // --- renderers -------------------------------------------------------------------------------
   mountTopbar(store, bundle);
   mountRecordInfo(store);
-  mountDraft(store, actions);
+  mountDraft(store, actions, { save: () => save(), clear: () => clear() });
   mountAnnotations(store, actions);
   mountSuggestions(store, actions);
   mountBanners(store, actions, exportNow);
+  mountToast(store, actions);
   mountOverlays(store, actions, manifest);
   document.getElementById('help-keys').replaceChildren(
     ...SHORTCUTS.map(([k, what]) => h('tr', {}, h('td', {}, h('kbd', {}, k)), h('td', {}, what))));
@@ -161,11 +166,11 @@ async function main() {
       matchCursor = -1;
       if (focused) focused.removeAttribute('data-focus');
       focused = null;
-      if (!rec) return;
       const target = s.assist.side;
+      for (const side of SIDES) document.getElementById(`assist-${side}`).textContent = rec && side === target ? assistInfo(s) : '';
+      if (!rec) return;
       for (const side of SIDES) {
         if (side !== target && panes[side].lit.length) panes[side].setHighlights([], levelOf);
-        document.getElementById(`assist-${side}`).textContent = side === target ? assistInfo(s) : '';
       }
       if (target) {
         panes[target].setHighlights(s.assist.results, levelOf);
@@ -222,12 +227,24 @@ async function main() {
   }
 
   // --- toolbar, keyboard --------------------------------------------------------------------------
-  const finish = (status) => {
+  const finish = (status) => actions.leaveDraft(status === 'submitted' ? 'submit' : 'discard', () => {
     actions.setStatus(status);
     if (store.state.current.index + 1 < bundle.ids.length) actions.next();
+  });
+  const navigate = (go) => actions.leaveDraft('navigate', go);
+  const next = () => navigate(() => actions.next());
+  const prev = () => navigate(() => actions.prev());
+  /** After a save from the form, focus returns to the summary (where `s` submits and the next span starts). */
+  const save = () => {
+    if (actions.saveDraft()) panes.summary.scroller.focus({ preventScroll: true });
+  };
+  const clear = () => {
+    if (!actions.requestClear()) return;
+    window.getSelection().removeAllRanges();
+    assistant.reset();
   };
   const clickActions = {
-    prev: () => actions.prev(), next: () => actions.next(), export: exportNow,
+    prev, next, export: exportNow,
     import: () => importInput.click(), help: () => actions.toggleHelp(), guidelines: () => actions.toggleGuidelines(),
     submit: () => finish('submitted'), discard: () => finish('discarded'), reopen: () => actions.setStatus('in_progress'),
   };
@@ -236,18 +253,21 @@ async function main() {
     if (b && clickActions[b.dataset.action] && !b.closest('#banners')) clickActions[b.dataset.action]();
   });
   mountKeys({
-    next: () => actions.next(), prev: () => actions.prev(),
+    next, prev,
     label: (i) => {
       const l = store.state.labelChoices[i];
       if (l) actions.toggleLabel(l);
     },
-    save: () => actions.saveDraft(), submit: () => finish('submitted'), discard: () => finish('discarded'),
-    clear: () => {
-      window.getSelection().removeAllRanges();
-      assistant.reset();
-      actions.clear();
-      actions.toggleGuidelines(false);
+    save, submit: () => finish('submitted'), discard: () => finish('discarded'),
+    escape: () => {
+      const { ui } = store.state;
+      if (ui.choice) actions.choose('stay');
+      else if (ui.help || ui.guidelines) {
+        actions.toggleHelp(false);
+        actions.toggleGuidelines(false);
+      } else clear();
     },
+    undo: () => actions.undo(),
     nextMatch: () => jumpMatch(1), prevMatch: () => jumpMatch(-1),
     guidelines: () => actions.toggleGuidelines(), help: () => actions.toggleHelp(),
   });
@@ -279,7 +299,7 @@ async function main() {
   });
   window.addEventListener('hashchange', () => {
     const id = recordIdFromHash();
-    if (id && id !== store.state.current.id) actions.goToId(id);
+    if (id && id !== store.state.current.id) navigate(() => actions.goToId(id));
   });
 
   // --- first record, then guidelines and the model -------------------------------------------------
@@ -288,7 +308,7 @@ async function main() {
   performance.mark('mercury-first-record');
   requestAnimationFrame(() => setTimeout(() => {
     performance.mark('mercury-first-paint');
-    mountRecordList(store, bundle, (id) => actions.goToId(id)); // after the first paint (10k records)
+    mountRecordList(store, bundle, (id) => navigate(() => actions.goToId(id))); // after the first paint (10k records)
   }, 0));
   document.body.dataset.ready = 'true';
   const seenKey = `guidelines-seen:${manifest.bundle_id}`;
