@@ -348,28 +348,30 @@ def test_undo_delete_edit_submit_and_discard(page, bundle_server):
 
 # ------------------------------------------------------------------------------ assistance state
 
-def test_a_late_model_answer_lights_nothing_after_clear_and_the_header_follows_the_record(page, bundle_server):
+def test_a_late_model_answer_lights_nothing_after_save_and_the_header_follows_the_record(page, bundle_server):
     open_page(page, bundle_server, "harbor-lighthouse")
     page.wait_for_function("() => mercuryStatic.store.state.model.status === 'ready'", timeout=60_000)
-    # keep the model's worker busy, so the selection's answer arrives after the clear
+    # keep the model's worker busy, so the selection's answer arrives after the save
     page.evaluate("() => { window.busy = mercuryStatic.embed(Array.from({length: 48}, (_, i) =>"
                   " ('a long sentence number ' + i + ' ').repeat(20))); }")
     select(page, "summary", "every afternoon except Mondays")
     assert state(page, "s.assist.kind") == "precomputed"
-    page.keyboard.press("Escape")
+    page.keyboard.press("2")
+    page.keyboard.press("Enter")
+    assert len(own_annotations(page, "harbor-lighthouse")) == 1
     page.evaluate("() => window.busy")
     page.wait_for_timeout(500)
     assert state(page, "s.assist.side") is None
     assert page.locator(".s[data-rank]").count() == 0
     assert page.locator("#assist-source").inner_text() == ""
-    # the header clears on a record change too
+    # a click on a source sentence without a query span makes no draft
+    page.locator('.s[data-side="source"]').first.click()
+    assert state(page, "s.draft.source") is None
+    # the header clears on a record change
     select(page, "summary", "every afternoon except Mondays")
     assert page.locator("#assist-source").inner_text() != ""
-    page.keyboard.press("Escape")
     page.keyboard.press("n")
+    page.locator('#draft-choice [data-choice="keep"]').click()
     page.wait_for_function("() => mercuryStatic.store.state.current.record?.id !== 'harbor-lighthouse'"
                            " && mercuryStatic.store.state.current.record")
     assert page.locator("#assist-source").inner_text() == ""
-    # a click on a sentence without a query span makes no draft
-    page.locator('.s[data-side="source"]').first.click()
-    assert state(page, "s.draft.source") is None
