@@ -375,3 +375,53 @@ def test_a_late_model_answer_lights_nothing_after_save_and_the_header_follows_th
     page.wait_for_function("() => mercuryStatic.store.state.current.record?.id !== 'harbor-lighthouse'"
                            " && mercuryStatic.store.state.current.record")
     assert page.locator("#assist-source").inner_text() == ""
+
+
+# ------------------------------------------------------------------------------ a rebuilt bundle
+
+@pytest.fixture(scope="module")
+def two_builds(build_bundle, tmp_path_factory):
+    """Two builds of one titled bundle (the second with one summary changed), served from one origin."""
+    import shutil
+
+    from conftest import EXAMPLES
+
+    rows = [json.loads(line) for line in (EXAMPLES / "demo.jsonl").read_text(encoding="utf-8").splitlines() if line]
+    d = tmp_path_factory.mktemp("rebuilt")
+    (d / "v1.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows[:3]), encoding="utf-8")
+    rows[1] = {**rows[1], "summary": "A different summary now. " + rows[1]["summary"]}
+    (d / "v2.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows[:3]), encoding="utf-8")
+    root = tmp_path_factory.mktemp("site")
+    for name in ("v1", "v2"):
+        shutil.copytree(build_bundle([d / f"{name}.jsonl"], name=name, title="Same title",
+                                     labels=EXAMPLES / "labels.yaml"), root / name)
+    return root, [r["id"] for r in rows[:3]], rows[1]["summary"]
+
+
+def test_work_under_an_earlier_build_is_offered_and_checked_against_the_texts(page, two_builds, serve_dir):
+    block_model(page)
+    root, ids, _ = two_builds
+    base = serve_dir(root)
+    open_page(page, base + "v1/", ids[0])
+    first = state(page, "s.current.record.summary.text").split(" ")[1]
+    annotate(page, first, "1")
+    page.keyboard.press("s")
+    page.wait_for_function("(id) => mercuryStatic.store.state.current.record?.id === id", arg=ids[1])
+    annotate(page, state(page, "s.current.record.summary.text").split(" ")[0], "2")  # its text changes in v2
+    wait_saved(page)
+    open_page(page, base + "v2/", ids[0])
+    offer = page.locator("[data-earlier]")
+    offer.wait_for()
+    assert "earlier build" in offer.inner_text() and "2 records" in offer.inner_text()
+    assert own_annotations(page, ids[0]) == []
+    offer.locator('[data-action="import-earlier"]').click()
+    page.wait_for_selector("#message")
+    assert "1 did not match" in page.locator("#message").inner_text()
+    [a] = own_annotations(page, ids[0])
+    assert a["summary"]["text"] == first and record_status(page, ids[0]) == "submitted"
+    assert own_annotations(page, ids[1]) == []
+    wait_saved(page)
+    page.reload()
+    page.wait_for_selector(READY)
+    assert page.locator("[data-earlier]").count() == 0  # answered: not offered again
+    assert len(own_annotations(page, ids[0])) == 1

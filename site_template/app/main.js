@@ -10,7 +10,7 @@ import { mountMarks } from './marks.js';
 import { clientId, prefs, WorkStorage } from './storage.js';
 import { createAppStore, SIDES } from './store.js';
 import { TextPane } from './textpane.js';
-import { buildExport, downloadJson, exportFileName, parseImport } from './transfer.js';
+import { buildExport, checkAgainstBundle, downloadJson, exportFileName, parseImport } from './transfer.js';
 import { h, nowIso } from './util.js';
 import {
   mountAnnotations, mountBanners, mountDraft, mountOverlays, mountRecordInfo, mountRecordList,
@@ -117,13 +117,38 @@ async function main() {
     importInput.value = '';
     if (!file) return;
     try {
-      const res = parseImport(await file.text(), { manifest, ids: bundle.ids, annotator });
+      const parsed = parseImport(await file.text(), { manifest, ids: bundle.ids, annotator });
+      const res = await checkAgainstBundle(parsed.work, bundle);
       actions.importWork(res.work);
-      actions.message(`Imported ${res.annotations} annotation${res.annotations === 1 ? '' : 's'} on ${res.records} record${res.records === 1 ? '' : 's'} from ${file.name}; newer work in this browser was kept.${res.skipped ? ` ${res.skipped} unusable entries skipped.` : ''}`);
+      const skipped = parsed.skipped + res.skipped;
+      actions.message(`Imported ${res.annotations} annotation${res.annotations === 1 ? '' : 's'} on ${res.records} record${res.records === 1 ? '' : 's'} from ${file.name}; newer work in this browser was kept.${skipped ? ` ${skipped} unusable entries skipped.` : ''}`);
     } catch (err) {
       actions.message(err.message);
     }
   });
+
+  /**
+   * Work saved here under an earlier build of this bundle (same title, another bundle id): offered for
+   * import, through the export format and checked against this bundle's texts like an export file.
+   */
+  async function offerEarlier() {
+    const found = await storage.earlierBundles(manifest.bundle_id, manifest.title, annotator).catch(() => []);
+    if (!found.length) return;
+    const importEarlier = async ({ bundleId, work }) => {
+      const at = nowIso();
+      const file = buildExport({ manifest, ids: Object.keys(work.records), annotator, clientId: store.state.clientId, work, exportedAt: at });
+      const parsed = parseImport(JSON.stringify(file), { manifest, ids: bundle.ids, annotator });
+      const res = await checkAgainstBundle(parsed.work, bundle);
+      actions.importWork(res.work);
+      prefs.set(`earlier-done:${manifest.bundle_id}:${bundleId}`, at);
+      const skipped = parsed.skipped + res.skipped;
+      actions.message(`Imported ${res.annotations} annotation${res.annotations === 1 ? '' : 's'} on ${res.records} record${res.records === 1 ? '' : 's'} from the earlier build.${skipped ? ` ${skipped} did not match this bundle's texts and were left out (they stay in the earlier build's storage).` : ''}`);
+    };
+    const later = ({ bundleId }) => prefs.set(`earlier-done:${manifest.bundle_id}:${bundleId}`, nowIso());
+    actions.offerEarlier(found.map((f) => ({
+      bundleId: f.bundleId, records: Object.keys(f.work.records).length, accept: () => importEarlier(f), decline: () => later(f),
+    })));
+  }
 
   // --- renderers -------------------------------------------------------------------------------
   mountTopbar(store, bundle);
@@ -311,6 +336,7 @@ async function main() {
     mountRecordList(store, bundle, (id) => navigate(() => actions.goToId(id))); // after the first paint (10k records)
   }, 0));
   document.body.dataset.ready = 'true';
+  offerEarlier();
   const seenKey = `guidelines-seen:${manifest.bundle_id}`;
   if (manifest.guidelines && manifest.guidelines.text && !prefs.get(seenKey)) {
     actions.toggleGuidelines(true);

@@ -368,6 +368,23 @@ export class WorkStorage {
     });
   }
 
+  /**
+   * Work of this annotator on other bundles with the same title (the coordinator rebuilt the bundle):
+   * [{bundleId, work}]. Bundle titles are remembered per browser as bundles are opened.
+   */
+  async earlierBundles(bundleId, title, annotator) {
+    const known = dict(prefs.get('bundles', null));
+    if (known[bundleId] !== title) prefs.set('bundles', withKey(known, bundleId, title));
+    const out = [];
+    if (!this.db || !title) return out;
+    for (const id of Object.keys(known)) {
+      if (id === bundleId || known[id] !== title || prefs.get(`earlier-done:${bundleId}:${id}`)) continue;
+      const { work } = readWork(await readEntries(this.db, `${PREFIX}:${id}:${annotator}`));
+      if (Object.keys(work.records).length) out.push({ bundleId: id, work });
+    }
+    return out;
+  }
+
   /** Call `cb(work)` with the entries another tab wrote under this key. Returns an unsubscribe function. */
   watch(cb) {
     if (!this.channel) return () => {};

@@ -119,6 +119,7 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
     ui: {
       help: false, guidelines: false, storageError: null, message: null, hover: null,
       save: { state: 'idle', seq: 0 }, choice: null, confirmClear: false, draftMessage: null, toast: null, aside,
+      earlier: [],
     },
   });
   const get = () => store.state;
@@ -439,6 +440,16 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
     },
     dismissAside() {
       setUi({ aside: [] });
+    },
+    /** Offer work of earlier builds of this bundle: [{bundleId, records, accept(), decline()}]. */
+    offerEarlier(offers) {
+      setUi({ earlier: offers });
+    },
+    answerEarlier(bundleId, accept) {
+      const offer = get().ui.earlier.find((o) => o.bundleId === bundleId);
+      if (!offer) return null;
+      setUi({ earlier: get().ui.earlier.filter((o) => o !== offer) });
+      return accept ? offer.accept() : offer.decline();
     },
 
     /** Another tab (or the stored entry a write merged with) holds work: merge it into ours. */

@@ -110,3 +110,41 @@ export function parseImport(text, { manifest, ids, annotator }) {
   }
   return { work: { records, drafts: dict(), last_export_at: null }, records: Object.keys(records).length, annotations: count, skipped };
 }
+
+/**
+ * Check imported work against this bundle's texts and labels, as `mercury-static merge` does: an
+ * annotation whose offsets are out of range, whose quoted text differs from the text at its offsets, or
+ * whose label is unknown is dropped (counted in `skipped`). Returns {work, records, annotations, skipped}.
+ */
+export async function checkAgainstBundle(work, bundle) {
+  const labels = new Set(bundle.manifest.labels || []);
+  const fits = (view, span) => {
+    if (!span) return true;
+    const o = view.offsets;
+    return span.start >= 0 && span.start < span.end && span.end <= o.toCp(view.text.length)
+      && view.text.slice(o.to16(span.start), o.to16(span.end)) === span.text;
+  };
+  const records = dict();
+  let skipped = 0;
+  let count = 0;
+  for (const id of Object.keys(work.records)) {
+    let rec;
+    try {
+      rec = await bundle.record(id);
+    } catch {
+      skipped += 1;
+      continue;
+    }
+    const entry = work.records[id];
+    const annotations = dict();
+    for (const aid of Object.keys(entry.annotations)) {
+      const a = entry.annotations[aid];
+      if (fits(rec.summary, a.summary) && fits(rec.source, a.source) && a.label.every((l) => labels.has(l))) {
+        annotations[aid] = a;
+        count += 1;
+      } else skipped += 1;
+    }
+    records[id] = { ...entry, annotations };
+  }
+  return { work: { ...work, records }, records: Object.keys(records).length, annotations: count, skipped };
+}

@@ -398,9 +398,10 @@ export function mountSuggestions(store, actions) {
 /** Banners: storage full, messages, export reminder. */
 export function mountBanners(store, actions, exportNow) {
   const box = document.getElementById('banners');
-  watch(store, (s) => [s.ui.storageError, s.ui.message, s.work, s.model.status, s.ui.aside], (s) => {
+  watch(store, (s) => [s.ui.storageError, s.ui.message, s.work, s.model.status, s.ui.aside, s.ui.earlier], (s) => {
     const out = [];
     if (s.ui.aside.length) out.push(asideBanner(s.ui.aside, actions));
+    for (const offer of s.ui.earlier) out.push(earlierBanner(offer, actions));
     if (s.ui.storageError) {
       const b = h('button', { type: 'button', 'data-action': 'export' }, 'Export now');
       b.addEventListener('click', exportNow);
@@ -444,6 +445,17 @@ function asideBanner(aside, actions) {
     `Saved work in this browser could not be read as it is (${problems.length} problem${problems.length === 1 ? '' : 's'}: ${clip(problems.join('; '), 160)}). `
     + 'It is kept aside, untouched; what could be read is here and your work continues on a fresh key. ',
     download, ' ', x);
+}
+
+/** Work saved under an earlier build of this bundle (same title): import it or not. */
+function earlierBanner(offer, actions) {
+  const yes = h('button', { type: 'button', 'data-action': 'import-earlier', class: 'primary' }, 'Import it');
+  yes.addEventListener('click', () => actions.answerEarlier(offer.bundleId, true));
+  const no = h('button', { type: 'button', 'data-action': 'decline-earlier' }, 'No, leave it');
+  no.addEventListener('click', () => actions.answerEarlier(offer.bundleId, false));
+  return h('div', { class: 'banner warn', role: 'status', 'data-earlier': offer.bundleId },
+    `This browser holds your work on ${offer.records} record${offer.records === 1 ? '' : 's'} of an earlier build of this bundle (same title, bundle ${offer.bundleId}). `
+    + 'Import it? Annotations are checked against the current texts; what does not match is left out. ', yes, ' ', no);
 }
 
 /** The notice of the last undoable change (delete, edit, submit, discard) with "Undo" (also Ctrl+Z). */
