@@ -144,14 +144,14 @@ def test_selection_ranks_evidence_first_with_the_model(page, bundle_server):
     page.wait_for_function("() => mercuryStatic.store.state.assist.kind === 'model'")
     top = ranked(page, "source")
     assert top[1] == "Guided tours will run every afternoon except Mondays."
-    # k = 5 by default; min score 0 shows every sentence scoring >= 0 (4 or 5 of the 6: two unrelated
-    # sentences score about 0)
+    # k = 5 by default; min score 0 shows the best two and, beyond them, only sentences within 0.15 of the
+    # best (a 6-sentence source no longer lights nearly everything)
     shown = state(page, "s.assist.results.length")
-    assert len(top) == shown and 4 <= shown <= 5
+    assert len(top) == shown and 2 <= shown <= 3
     # graded by absolute score, with the score on the element, best first
     scores = [float(page.locator(f'.s[data-side="source"][data-rank="{r}"]').get_attribute("data-score"))
               for r in range(1, shown + 1)]
-    assert min(scores) >= 0
+    assert min(scores) >= 0 and all(x >= scores[0] - 0.15 for x in scores[2:])
     assert scores == sorted(scores, reverse=True)
     levels = page.locator(".s[data-rank]").evaluate_all("els => els.map(e => e.dataset.level)")
     assert set(levels) <= {"1", "2", "3"}

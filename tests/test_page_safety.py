@@ -425,3 +425,43 @@ def test_work_under_an_earlier_build_is_offered_and_checked_against_the_texts(pa
     page.wait_for_selector(READY)
     assert page.locator("[data-earlier]").count() == 0  # answered: not offered again
     assert len(own_annotations(page, ids[0])) == 1
+
+
+def test_paired_sentence_label_colours_and_a_short_source_lights_only_the_related(page, bundle_server):
+    open_page(page, bundle_server, "urban-bees")
+    page.wait_for_function("() => mercuryStatic.store.state.model.status === 'ready'", timeout=60_000)
+    summary = state(page, "s.current.record.summary.text")
+    sents = state(page, "s.current.record.summary.sentences")
+    n_source = state(page, "s.current.record.source.sentences.length")
+    lit = []
+    for s, e in sents:
+        select(page, "summary", summary[s:e].strip())
+        page.wait_for_function("() => mercuryStatic.store.state.assist.kind === 'model'")
+        scores = state(page, "s.assist.results.map(r => r.score)")
+        assert all(x >= scores[0] - 0.15 for x in scores[2:])
+        lit.append(len(scores))
+        page.keyboard.press("Escape")
+    assert max(lit) <= 3 < n_source  # top 5 of 6 lit nearly everything
+    # the paired sentence: solid border and a "paired" tag, unlike the best match's outline
+    select(page, "summary", summary[sents[0][0]:sents[0][1]].strip())
+    page.wait_for_function("() => mercuryStatic.store.state.assist.kind === 'model'")
+    second = page.locator('.s[data-side="source"][data-rank="2"]')
+    second.click()
+    paired = page.locator('.s[data-side="source"][data-paired="first"]')
+    assert paired.count() == 1 and paired.get_attribute("data-rank") == "2"
+    assert paired.evaluate("e => getComputedStyle(e).outlineStyle") == "solid"
+    assert paired.evaluate("e => getComputedStyle(e, '::before').content") == '"paired"'
+    best = page.locator('.s[data-side="source"][data-rank="1"]')
+    assert best.evaluate("e => getComputedStyle(e).outlineStyle") == "none"
+    # saved annotations are coloured by label, with a legend
+    page.keyboard.press("1")
+    page.keyboard.press("Enter")
+    annotate(page, summary[sents[1][0]:sents[1][1]].strip().split(" ")[0], "2")
+    items = page.locator("#annotations li[data-annotation]")
+    colours = items.evaluate_all("els => els.map(e => getComputedStyle(e).borderLeftColor)")
+    assert len(set(colours)) == 2
+    assert page.evaluate("() => ['ms-label-0', 'ms-label-1'].map(n => CSS.highlights.get(n)?.size)") == [2, 1]
+    legend = page.locator("#label-legend")
+    choices = state(page, "s.labelChoices")
+    assert [t.strip() for t in legend.locator(".legend-item").all_inner_texts()] == choices
+    assert page.locator('.s[data-paired]').count() == 0  # saved: nothing is paired any more

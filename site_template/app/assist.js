@@ -27,6 +27,13 @@ export function makeLevelOf(manifest) {
   return (score) => (score >= g[1] ? 3 : score >= g[0] ? 2 : 1);
 }
 
+/**
+ * Beyond the best two, only sentences within this score of the best one are lit (as well as top k and
+ * the minimum score): on a 6-sentence source top 5 lit nearly everything. The second stays lit: on the
+ * precomputed answer the selection's own sentence can outscore the evidence.
+ */
+export const LIT_GAP = 0.15;
+
 export class Assistant {
   /**
    * @param store the app store
@@ -66,7 +73,8 @@ export class Assistant {
       queryVec: vec, queryText: query.text, contextVec: ctx.vec, contextText: ctx.text, queryPosition,
       sentences: rec[target].rankInput(), options: this.options, k: view.k,
     });
-    const results = ranked.filter((r) => r.score >= view.minScore).slice(0, view.k);
+    const near = ranked.length ? ranked[0].score - LIT_GAP : 0;
+    const results = ranked.filter((r, i) => r.score >= view.minScore && (i < 2 || r.score >= near)).slice(0, view.k);
     this.last = { query, vec, kind };
     const best = ranked.length ? ranked[0].score : null;
     this.store.actions.setAssist({ side: target, results, kind, query, best });

@@ -7,6 +7,7 @@ import { firstRecordId, opening, recordIdFromHash } from './boot.js';
 import * as ranker from './rank.js';
 import { mountKeys, SHORTCUTS } from './keys.js';
 import { mountMarks } from './marks.js';
+import { mountPairing } from './pairing.js';
 import { clientId, prefs, WorkStorage } from './storage.js';
 import { createAppStore, SIDES } from './store.js';
 import { TextPane } from './textpane.js';
@@ -206,7 +207,13 @@ async function main() {
     }
   });
   const refreshMarks = mountMarks(store, panes);
-  for (const side of SIDES) panes[side].onMaterialize = refreshMarks; // marks hold ranges into replaced nodes
+  const refreshPairing = mountPairing(store, panes);
+  for (const side of SIDES) {
+    panes[side].onMaterialize = () => { // marks hold ranges into replaced nodes
+      refreshMarks();
+      refreshPairing();
+    };
+  }
 
   // --- selection and clicks in the panes --------------------------------------------------------
   function onSelectionDone() {

@@ -4,6 +4,7 @@
  * textContent / text nodes only.
  */
 import { renderGuidelines } from './markdown.js';
+import { LABEL_COLOURS, labelColour } from './pairing.js';
 import { liveAnnotations, recordStatus, unexportedCount } from './store.js';
 import { clip, h } from './util.js';
 
@@ -340,12 +341,13 @@ export function mountAnnotations(store, actions) {
   box.addEventListener('mouseleave', () => actions.hover(null));
   watch(store, (s) => [s.work, s.current.id, s.draft.editingId], (s) => {
     const anns = liveAnnotations(s.work.records[s.current.id]);
+    const choices = s.labelChoices;
     const items = anns.map((a) => {
       const edit = h('button', { type: 'button', 'data-action': 'edit' }, 'Edit');
       edit.addEventListener('click', () => actions.editAnnotation(a.id));
       const del = h('button', { type: 'button', 'data-action': 'delete' }, 'Delete');
       del.addEventListener('click', () => actions.deleteAnnotation(a.id));
-      return h('li', { 'data-annotation': a.id, class: a.id === s.draft.editingId ? 'editing' : '' },
+      return h('li', { 'data-annotation': a.id, class: a.id === s.draft.editingId ? 'editing' : '', 'data-colour': String(labelColour(a.label, choices)) },
         h('div', { class: 'chips' }, a.label.map((l) => h('span', { class: 'chip' }, l))),
         h('div', { class: 'ann-span' }, h('b', {}, 'Summary: '), h('q', {}, clip(a.summary?.text || '', 160))),
         h('div', { class: 'ann-span' }, h('b', {}, 'Source: '),
@@ -353,7 +355,9 @@ export function mountAnnotations(store, actions) {
         a.note ? h('div', { class: 'ann-note' }, a.note) : null,
         h('div', { class: 'row' }, edit, del));
     });
-    box.replaceChildren(h('h3', {}, `Your annotations (${anns.length})`),
+    // the legend of the label colours in the texts
+    const legend = h('p', { class: 'legend', id: 'label-legend' }, choices.map((l, i) => h('span', { class: 'legend-item', 'data-colour': String(i % LABEL_COLOURS) }, l)));
+    box.replaceChildren(h('h3', {}, `Your annotations (${anns.length})`), anns.length ? legend : null,
       anns.length ? h('ol', { class: 'ann-list' }, items)
         : h('p', { class: 'muted' }, 'None yet. Submitting without annotations means the summary is consistent.'));
   });
