@@ -5,7 +5,8 @@
 import { Assistant, makeLevelOf } from './assist.js';
 import { firstRecordId, opening, recordIdFromHash } from './boot.js';
 import * as ranker from './rank.js';
-import { mountKeys, SHORTCUTS } from './keys.js';
+import { mountKeys, SHORTCUTS, trapFocus } from './keys.js';
+import { KeyboardSelection } from './keysel.js';
 import { mountMarks } from './marks.js';
 import { mountPairing } from './pairing.js';
 import { clientId, prefs, WorkStorage } from './storage.js';
@@ -35,9 +36,9 @@ function resolveAnnotator() {
   if (saved) return Promise.resolve(saved);
   const dialog = document.getElementById('annotator-dialog');
   const form = dialog.querySelector('form');
-  const input = dialog.querySelector('input');
   dialog.hidden = false;
-  input.focus();
+  const release = trapFocus(form);
+  const input = dialog.querySelector('input');
   return new Promise((resolve) => {
     form.addEventListener('submit', (ev) => {
       ev.preventDefault();
@@ -45,6 +46,7 @@ function resolveAnnotator() {
       if (!name) return;
       prefs.set('annotator', name);
       dialog.hidden = true;
+      release();
       resolve(name);
     });
   });
@@ -206,6 +208,18 @@ async function main() {
       }
     }
   });
+  // dialogs keep the focus while open and give it back when closed
+  const traps = { help: null, guidelines: null };
+  store.subscribe((s) => {
+    for (const [name, el] of [['help', document.querySelector('#overlay-help .dialog')], ['guidelines', document.getElementById('guidelines')]]) {
+      if (s.ui[name] && !traps[name]) traps[name] = trapFocus(el);
+      else if (!s.ui[name] && traps[name]) {
+        const release = traps[name];
+        traps[name] = null;
+        release();
+      }
+    }
+  });
   const refreshMarks = mountMarks(store, panes);
   const refreshPairing = mountPairing(store, panes);
   for (const side of SIDES) {
@@ -216,6 +230,9 @@ async function main() {
   }
 
   // --- selection and clicks in the panes --------------------------------------------------------
+  const keysel = new KeyboardSelection(panes, (side) => store.state.draft[side], (side, s, e) => {
+    if (actions.select(side, s, e) === 'anchor') assistant.run(side, s, e);
+  });
   function onSelectionDone() {
     const sel = window.getSelection();
     if (!sel.rangeCount || sel.isCollapsed || !store.state.current.record) return;
@@ -226,6 +243,7 @@ async function main() {
     if (!span) return;
     const cur = store.state.draft[side];
     if (cur && cur[0] === span[0] && cur[1] === span[1]) return;
+    keysel.moved(side, span[1]);
     if (actions.select(side, span[0], span[1]) === 'anchor') assistant.run(side, span[0], span[1]);
   }
   for (const side of SIDES) {
@@ -256,6 +274,19 @@ async function main() {
     focused = pane.sentenceEl(order[matchCursor]);
     focused.dataset.focus = 'true';
     pane.scrollToSentence(order[matchCursor], true);
+  }
+
+  /** Pair the match under the cursor (`.` / `,`), else the best match, with the span. */
+  function pairMatch() {
+    const { side, results } = store.state.assist;
+    if (!side || !results.length) return;
+    const order = results.map((r) => r.index).sort((a, b) => a - b);
+    actions.pairSentence(side, matchCursor >= 0 ? order[matchCursor] : results[0].index);
+  }
+
+  /** Focus a pane's text (keyboard selection then works in it). */
+  function focusPane(side) {
+    panes[side].scroller.focus({ preventScroll: true });
   }
 
   // --- toolbar, keyboard --------------------------------------------------------------------------
@@ -300,6 +331,20 @@ async function main() {
       } else clear();
     },
     undo: () => actions.undo(),
+    step: (side, unit, dir, extend) => {
+      const target = side || 'summary';
+      if (!store.state.current.record) return;
+      focusPane(target);
+      keysel.step(target, unit, dir, extend);
+    },
+    otherPane: (side) => focusPane(side === 'source' ? 'summary' : 'source'),
+    pairMatch,
+    noSource: () => {
+      const { anchor } = store.state.draft;
+      if (anchor) actions.clearSpan(anchor === 'summary' ? 'source' : 'summary');
+    },
+    note: () => document.getElementById('draft-note').focus(),
+    modal: () => store.state.ui.help || store.state.ui.guidelines,
     nextMatch: () => jumpMatch(1), prevMatch: () => jumpMatch(-1),
     guidelines: () => actions.toggleGuidelines(), help: () => actions.toggleHelp(),
   });
