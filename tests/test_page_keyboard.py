@@ -119,9 +119,11 @@ def test_no_source_span_and_sentences_from_the_keyboard(page, bundle_server):
     page.keyboard.press("x")  # …then "no source span"
     assert state(page, "s.draft.source") is None
     page.keyboard.press("1")
-    page.keyboard.press("Enter")
+    page.keyboard.press("c")
+    page.keyboard.type("not in the source")
+    page.keyboard.press("Control+Enter")  # still saves
     [a] = own_annotations(page, "bakery-coop")
-    assert a["source"] is None
+    assert a["source"] is None and a["note"] == "not in the source"
 
 
 def test_focus_is_trapped_in_dialogs_and_returned(page, bundle_server):

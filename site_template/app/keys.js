@@ -44,7 +44,8 @@ export function trapFocus(container) {
   (focusables()[0] || container).focus();
   return () => {
     document.removeEventListener('keydown', onKey, true);
-    if (back && back.isConnected && typeof back.focus === 'function') back.focus({ preventScroll: true });
+    if (back && back !== document.body && back.isConnected && typeof back.focus === 'function') back.focus({ preventScroll: true });
+    else if (container.contains(document.activeElement)) document.activeElement.blur(); // back to the page
   };
 }
 
@@ -73,7 +74,8 @@ export function mountKeys(handlers) {
     if (handlers.modal() && ev.key !== '?' && ev.key !== 'g') return; // a dialog is open: Tab and its buttons only
     const pane = ev.target instanceof Element ? ev.target.closest('.scroller[id^="pane-"]') : null;
     if (ARROWS[ev.key] && !ev.ctrlKey && !ev.metaKey && !ev.altKey) {
-      if (pane || ev.target === document.body || ev.target === document.documentElement) {
+      // in a pane: that pane; elsewhere (the page, a button) the summary; lists and panels keep their arrows
+      if (pane || !(ev.target instanceof Element) || !ev.target.closest('#record-list, .guidelines, .overlay, [role=listbox]')) {
         ev.preventDefault();
         handlers.step(pane ? pane.id.slice(5) : null, ...ARROWS[ev.key], ev.shiftKey);
       }
