@@ -86,6 +86,12 @@ def test_draft_survives_reload_and_leaving_the_record(page, bundle_server):
     draft = state(page, "s.draft")
     assert (tuple(draft["summary"]), tuple(draft["source"]), draft["note"]) == (s, src, "half done")
     assert page.locator("#draft-note").input_value() == "half done"
+    page.wait_for_function("() => mercuryStatic.store.state.assist.side === 'source'")  # its assistance too
+    # a deep link to another record stops the same way; "stay" keeps the address on this record
+    page.evaluate("() => { location.hash = '#record=council-vote'; }")
+    page.locator('#draft-choice [data-choice="stay"]').click()
+    assert state(page, "s.current.id") == "harbor-lighthouse"
+    assert page.evaluate("() => location.hash") == "#record=harbor-lighthouse"
     assert "3.2 million euros" in page.locator('#draft [data-span="summary"]').inner_text()
     # n with it: the choice; "keep it for later" moves on, and coming back restores it
     page.keyboard.press("n")

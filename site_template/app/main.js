@@ -179,6 +179,9 @@ async function main() {
         else panes[side].scroller.replaceChildren(h('p', { class: 'muted loading' }, s.current.error ? '' : 'Loading…'));
       }
       document.body.dataset.record = rec ? rec.id : '';
+      // a restored draft gets its assistance back, as if just selected
+      const d = s.draft;
+      if (rec && d.anchor && d[d.anchor]) queueMicrotask(() => assistant.run(d.anchor, d[d.anchor][0], d[d.anchor][1]));
       // Index the texts for ranking in idle time, so the first selection on a long text is fast too.
       if (rec && typeof ranker.prepareSentences === 'function') {
         const idle = window.requestIdleCallback || ((fn) => setTimeout(fn, 200));
@@ -376,7 +379,10 @@ async function main() {
   });
   window.addEventListener('hashchange', () => {
     const id = recordIdFromHash();
-    if (id && id !== store.state.current.id) navigate(() => actions.goToId(id));
+    if (!id || id === store.state.current.id) return;
+    // the address shows the open record until the draft lets the page leave it
+    window.history.replaceState(null, '', `${window.location.pathname}${window.location.search}#record=${encodeURIComponent(store.state.current.id)}`);
+    navigate(() => actions.goToId(id));
   });
 
   // --- first record, then guidelines and the model -------------------------------------------------
