@@ -21,7 +21,7 @@
  */
 
 export const PREFIX = 'mercury-static:v1';
-export const DB_NAME = 'mercury-static';
+const DB_NAME = 'mercury-static';
 const STORE = 'entries';
 const STATUSES = ['submitted', 'discarded', 'in_progress'];
 
@@ -150,7 +150,7 @@ function readAnnotation(id, a, problems, where) {
 }
 
 /** One stored record entry (its readable annotations), or null when it is not a record entry at all. */
-export function readRecord(id, e, problems) {
+function readRecord(id, e, problems) {
   const where = `record ${JSON.stringify(id)}`;
   if (!isObj(e) || !(e.status === undefined || e.status === null || STATUSES.includes(e.status))
     || !isTime(e.status_at) || !isTime(e.updated_at) || !(e.annotations === undefined || isObj(e.annotations))) {
@@ -168,7 +168,7 @@ export function readRecord(id, e, problems) {
 }
 
 /** One stored draft, or null. */
-export function readDraft(id, d, problems) {
+function readDraft(id, d, problems) {
   const ok = isObj(d) && isTime(d.updated_at) && [d.summary, d.source].every((s) => s === null || s === undefined || isUtf16Span(s))
     && Array.isArray(d.labels) && d.labels.every((l) => typeof l === 'string') && typeof d.note === 'string'
     && (d.anchor === null || d.anchor === undefined || d.anchor === 'summary' || d.anchor === 'source')
@@ -184,7 +184,7 @@ export function readDraft(id, d, problems) {
 }
 
 /** Work of an older page version: one JSON value. Returns {work, problems} (work null: unreadable). */
-export function readLegacy(raw) {
+function readLegacy(raw) {
   const problems = [];
   let w;
   try {
@@ -213,7 +213,7 @@ const done = (req) => new Promise((resolve, reject) => {
   req.onerror = () => reject(req.error);
 });
 
-export function openDb(idb = window.indexedDB) {
+function openDb(idb = window.indexedDB) {
   return new Promise((resolve, reject) => {
     if (!idb) {
       reject(new Error('IndexedDB is unavailable'));
@@ -226,8 +226,6 @@ export function openDb(idb = window.indexedDB) {
     req.onblocked = () => reject(new Error('the storage is blocked by another tab of an older version'));
   });
 }
-
-const KINDS = { r: 'records', d: 'drafts' };
 
 /** Every stored entry of `key`: [{kind, id, value}]. */
 async function readEntries(db, key) {
@@ -256,7 +254,7 @@ function readWork(entries) {
 }
 
 /** The entries that turn `work` into what is stored (a fresh key's first write). */
-export function entriesOf(work) {
+function entriesOf(work) {
   const out = [];
   for (const id of Object.keys(work.records)) out.push({ kind: 'r', id, value: work.records[id] });
   for (const id of Object.keys(work.drafts)) out.push({ kind: 'd', id, value: work.drafts[id] });
