@@ -27,6 +27,13 @@ export function makeLevelOf(manifest) {
   return (score) => (score >= g[1] ? 3 : score >= g[0] ? 2 : 1);
 }
 
+/**
+ * Beyond the best two, only sentences within this score of the best one are lit (as well as top k and
+ * the minimum score): on a 6-sentence source top 5 lit nearly everything. The second stays lit: on the
+ * precomputed answer the selection's own sentence can outscore the evidence.
+ */
+export const LIT_GAP = 0.15;
+
 export class Assistant {
   /**
    * @param store the app store
@@ -43,10 +50,18 @@ export class Assistant {
     this.timings = { precomputedMs: null, modelMs: null };
   }
 
+  /** Whether `query` is still the draft's query span (a late answer after a save, clear or record change is dropped). */
+  _current(query, rec) {
+    const { current, draft } = this.store.state;
+    const span = draft[query.side];
+    return current.record === rec && draft.anchor === query.side && Boolean(span)
+      && span[0] === query.start && span[1] === query.end;
+  }
+
   _rank(vec, query, kind) {
     const { current, view } = this.store.state;
     const rec = current.record;
-    if (!rec || !vec) return;
+    if (!rec || !vec || !this._current(query, rec)) return;
     const target = other(query.side);
     const ctx = this._context(query, rec);
     const from = rec[query.side];
@@ -58,7 +73,8 @@ export class Assistant {
       queryVec: vec, queryText: query.text, contextVec: ctx.vec, contextText: ctx.text, queryPosition,
       sentences: rec[target].rankInput(), options: this.options, k: view.k,
     });
-    const results = ranked.filter((r) => r.score >= view.minScore).slice(0, view.k);
+    const near = ranked.length ? ranked[0].score - LIT_GAP : 0;
+    const results = ranked.filter((r, i) => r.score >= view.minScore && (i < 2 || r.score >= near)).slice(0, view.k);
     this.last = { query, vec, kind };
     const best = ranked.length ? ranked[0].score : null;
     this.store.actions.setAssist({ side: target, results, kind, query, best });
@@ -109,7 +125,7 @@ export class Assistant {
     const emb = this.getEmbedder();
     if (!emb || emb.status === 'failed') return;
     emb.embedLatest(query.text).then((v) => {
-      if (!v || seq !== this.seq || this.store.state.current.record !== rec) return;
+      if (!v || seq !== this.seq || !this._current(query, rec)) return;
       this.modelAnswered = true;
       this._rank(v, query, 'model');
       this.timings.modelMs = performance.now() - t0;

@@ -1,29 +1,88 @@
-/** Keyboard shortcuts (ignored while typing in a field, except Esc and Ctrl+Enter). */
+/**
+ * Keyboard shortcuts. While typing in a field only Esc (leaves the field), Enter in the note (saves;
+ * Shift+Enter is a newline) and Ctrl+Enter act: letters and digits are text there.
+ */
 
 export const SHORTCUTS = [
   ['n / j', 'next record'], ['p / k', 'previous record'], ['1 … 9', 'toggle label 1 … 9'],
-  ['Enter', 'save the annotation'], ['s', 'submit the record (and go to the next)'],
-  ['d', 'discard the record (and go to the next)'], ['Esc', 'clear selection, highlights, overlays'],
-  ['. / ,', 'next / previous highlighted match'], ['g', 'guidelines'], ['?', 'this help'],
+  ['Enter', 'save the annotation (in the note too; Shift+Enter: new line; Ctrl+Enter also saves)'],
+  ['s', 'submit the record (and go to the next); a finished draft is saved first'],
+  ['d', 'discard the record (and go to the next)'],
+  ['Esc', 'leave a field; close an overlay; clear the draft (twice when it has a label or a note)'],
+  ['Ctrl+Z', 'undo the last delete, edit, submit or discard (while its notice shows)'],
+  ['→ / ←', 'select the next / previous word (in the focused pane, else the summary)'],
+  ['↓ / ↑', 'select the next / previous sentence'],
+  ['Shift + arrows', 'extend / shrink the selection by a word or a sentence'],
+  ['o', 'move to the other pane (select the source span there)'],
+  ['. / ,', 'next / previous highlighted match'], ['l', 'pair the current match (else the best) with the span'],
+  ['x', 'no source span (not supported by the source)'], ['c', 'write a note'],
+  ['g', 'guidelines'], ['?', 'this help'], ['Tab', 'move between controls; in a dialog it stays in the dialog'],
 ];
 
+const ARROWS = { ArrowRight: ['word', 1], ArrowLeft: ['word', -1], ArrowDown: ['sentence', 1], ArrowUp: ['sentence', -1] };
+
+const FOCUSABLE = 'button, [href], input:not([type=hidden]), select, textarea, [tabindex]:not([tabindex="-1"])';
+
 /**
- * @param handlers {next, prev, label(i), save, submit, discard, clear, nextMatch, prevMatch, guidelines, help}
+ * Keep Tab inside `container` (a dialog) and focus its first control; the returned function releases
+ * it and gives the focus back to where it was.
+ */
+export function trapFocus(container) {
+  const back = document.activeElement;
+  const focusables = () => [...container.querySelectorAll(FOCUSABLE)].filter((el) => !el.disabled && el.getClientRects().length);
+  const onKey = (ev) => {
+    if (ev.key !== 'Tab') return;
+    const f = focusables();
+    if (!f.length) return;
+    const at = f.indexOf(document.activeElement);
+    if (at < 0 || (ev.shiftKey && at === 0) || (!ev.shiftKey && at === f.length - 1)) {
+      ev.preventDefault();
+      (ev.shiftKey ? f[f.length - 1] : f[0]).focus();
+    }
+  };
+  document.addEventListener('keydown', onKey, true);
+  (focusables()[0] || container).focus();
+  return () => {
+    document.removeEventListener('keydown', onKey, true);
+    if (back && back !== document.body && back.isConnected && typeof back.focus === 'function') back.focus({ preventScroll: true });
+    else if (container.contains(document.activeElement)) document.activeElement.blur(); // back to the page
+  };
+}
+
+/**
+ * @param handlers {next, prev, label(i), save, submit, discard, escape, undo, nextMatch, prevMatch,
+ *   pairMatch, noSource, note, otherPane, step(side | null, unit, dir, extend), modal() -> bool,
+ *   guidelines, help}
  */
 export function mountKeys(handlers) {
   document.addEventListener('keydown', (ev) => {
+    if (ev.defaultPrevented) return;
     const field = ev.target instanceof Element
       && ev.target.closest('input:not([type=checkbox]):not([type=range]), textarea, select, [contenteditable]');
     if (ev.key === 'Escape') {
-      if (field) ev.target.blur();
-      handlers.clear();
+      if (field) ev.target.blur(); // leaving a field is all Esc does there
+      else handlers.escape();
       return;
     }
     if (field) {
-      if (ev.key === 'Enter' && (ev.ctrlKey || ev.metaKey) && ev.target.id === 'draft-note') {
+      if (ev.key === 'Enter' && ev.target.id === 'draft-note' && !ev.shiftKey && !ev.isComposing) {
         ev.preventDefault();
         handlers.save();
       }
+      return;
+    }
+    if (handlers.modal() && ev.key !== '?' && ev.key !== 'g') return; // a dialog is open: Tab and its buttons only
+    const pane = ev.target instanceof Element ? ev.target.closest('.scroller[id^="pane-"]') : null;
+    if (ARROWS[ev.key] && !ev.ctrlKey && !ev.metaKey && !ev.altKey) {
+      // in a pane: that pane; elsewhere (the page, a button) the summary; lists and panels keep their arrows
+      if (pane || !(ev.target instanceof Element) || !ev.target.closest('#record-list, .guidelines, .overlay, [role=listbox]')) {
+        ev.preventDefault();
+        handlers.step(pane ? pane.id.slice(5) : null, ...ARROWS[ev.key], ev.shiftKey);
+      }
+      return;
+    }
+    if ((ev.ctrlKey || ev.metaKey) && !ev.altKey && !ev.shiftKey && ev.key.toLowerCase() === 'z') {
+      if (handlers.undo()) ev.preventDefault();
       return;
     }
     if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
@@ -31,6 +90,7 @@ export function mountKeys(handlers) {
       n: handlers.next, j: handlers.next, p: handlers.prev, k: handlers.prev,
       Enter: handlers.save, s: handlers.submit, d: handlers.discard,
       '.': handlers.nextMatch, ',': handlers.prevMatch, g: handlers.guidelines, '?': handlers.help,
+      l: handlers.pairMatch, x: handlers.noSource, c: handlers.note, o: () => handlers.otherPane(pane ? pane.id.slice(5) : null),
     };
     let fn = map[ev.key];
     if (!fn && /^[1-9]$/.test(ev.key)) fn = () => handlers.label(Number(ev.key) - 1);

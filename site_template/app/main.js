@@ -5,16 +5,18 @@
 import { Assistant, makeLevelOf } from './assist.js';
 import { firstRecordId, opening, recordIdFromHash } from './boot.js';
 import * as ranker from './rank.js';
-import { mountKeys, SHORTCUTS } from './keys.js';
+import { mountKeys, SHORTCUTS, trapFocus } from './keys.js';
+import { KeyboardSelection } from './keysel.js';
 import { mountMarks } from './marks.js';
+import { mountPairing } from './pairing.js';
 import { clientId, prefs, WorkStorage } from './storage.js';
 import { createAppStore, SIDES } from './store.js';
 import { TextPane } from './textpane.js';
-import { buildExport, downloadJson, exportFileName, parseImport } from './transfer.js';
+import { buildExport, checkAgainstBundle, downloadJson, exportFileName, parseImport } from './transfer.js';
 import { h, nowIso } from './util.js';
 import {
   mountAnnotations, mountBanners, mountDraft, mountOverlays, mountRecordInfo, mountRecordList,
-  mountSuggestions, mountTopbar,
+  mountSuggestions, mountToast, mountTopbar,
 } from './views.js';
 
 const VERSION = document.body.dataset.toolVersion || 'dev';
@@ -34,9 +36,9 @@ function resolveAnnotator() {
   if (saved) return Promise.resolve(saved);
   const dialog = document.getElementById('annotator-dialog');
   const form = dialog.querySelector('form');
-  const input = dialog.querySelector('input');
   dialog.hidden = false;
-  input.focus();
+  const release = trapFocus(form);
+  const input = dialog.querySelector('input');
   return new Promise((resolve) => {
     form.addEventListener('submit', (ev) => {
       ev.preventDefault();
@@ -44,6 +46,7 @@ function resolveAnnotator() {
       if (!name) return;
       prefs.set('annotator', name);
       dialog.hidden = true;
+      release();
       resolve(name);
     });
   });
@@ -71,9 +74,13 @@ async function main() {
   const firstId = firstRecordId(bundle);
   const annotator = await resolveAnnotator();
   const storage = new WorkStorage(manifest.bundle_id, annotator);
+  const opened = await storage.open().catch((error) => ({ work: null, aside: [], error }));
   const viewKey = `view:${manifest.bundle_id}`;
   const view = prefs.get(viewKey, { minScore: manifest.ranker?.min_score ?? 0.2 });
-  const store = createAppStore({ bundle, annotator, clientId: clientId(), storage, view });
+  const store = createAppStore({ bundle, annotator, clientId: clientId(), storage, work: opened.work, aside: opened.aside, view });
+  if (opened.error) {
+    store.update({ ui: { ...store.state.ui, storageError: `This browser refuses to save (${opened.error.message || opened.error}): nothing you do here is saved. Export to keep your work.` } });
+  }
   const { actions } = store;
   const levelOf = makeLevelOf(manifest);
   const panes = Object.fromEntries(SIDES.map((side) => [side,
@@ -113,21 +120,47 @@ async function main() {
     importInput.value = '';
     if (!file) return;
     try {
-      const res = parseImport(await file.text(), { manifest, ids: bundle.ids, annotator });
+      const parsed = parseImport(await file.text(), { manifest, ids: bundle.ids, annotator });
+      const res = await checkAgainstBundle(parsed.work, bundle);
       actions.importWork(res.work);
-      actions.message(`Imported ${res.annotations} annotation${res.annotations === 1 ? '' : 's'} on ${res.records} record${res.records === 1 ? '' : 's'} from ${file.name}; newer work in this browser was kept.${res.skipped ? ` ${res.skipped} unusable entries skipped.` : ''}`);
+      const skipped = parsed.skipped + res.skipped;
+      actions.message(`Imported ${res.annotations} annotation${res.annotations === 1 ? '' : 's'} on ${res.records} record${res.records === 1 ? '' : 's'} from ${file.name}; newer work in this browser was kept.${skipped ? ` ${skipped} unusable entries skipped.` : ''}`);
     } catch (err) {
       actions.message(err.message);
     }
   });
 
+  /**
+   * Work saved here under an earlier build of this bundle (same title, another bundle id): offered for
+   * import, through the export format and checked against this bundle's texts like an export file.
+   */
+  async function offerEarlier() {
+    const found = await storage.earlierBundles(manifest.bundle_id, manifest.title, annotator).catch(() => []);
+    if (!found.length) return;
+    const importEarlier = async ({ bundleId, work }) => {
+      const at = nowIso();
+      const file = buildExport({ manifest, ids: Object.keys(work.records), annotator, clientId: store.state.clientId, work, exportedAt: at });
+      const parsed = parseImport(JSON.stringify(file), { manifest, ids: bundle.ids, annotator });
+      const res = await checkAgainstBundle(parsed.work, bundle);
+      actions.importWork(res.work);
+      prefs.set(`earlier-done:${manifest.bundle_id}:${bundleId}`, at);
+      const skipped = parsed.skipped + res.skipped;
+      actions.message(`Imported ${res.annotations} annotation${res.annotations === 1 ? '' : 's'} on ${res.records} record${res.records === 1 ? '' : 's'} from the earlier build.${skipped ? ` ${skipped} did not match this bundle's texts and were left out (they stay in the earlier build's storage).` : ''}`);
+    };
+    const later = ({ bundleId }) => prefs.set(`earlier-done:${manifest.bundle_id}:${bundleId}`, nowIso());
+    actions.offerEarlier(found.map((f) => ({
+      bundleId: f.bundleId, records: Object.keys(f.work.records).length, accept: () => importEarlier(f), decline: () => later(f),
+    })));
+  }
+
   // --- renderers -------------------------------------------------------------------------------
   mountTopbar(store, bundle);
   mountRecordInfo(store);
-  mountDraft(store, actions);
+  mountDraft(store, actions, { save: () => save(), clear: () => clear() });
   mountAnnotations(store, actions);
   mountSuggestions(store, actions);
   mountBanners(store, actions, exportNow);
+  mountToast(store, actions);
   mountOverlays(store, actions, manifest);
   document.getElementById('help-keys').replaceChildren(
     ...SHORTCUTS.map(([k, what]) => h('tr', {}, h('td', {}, h('kbd', {}, k)), h('td', {}, what))));
@@ -146,6 +179,9 @@ async function main() {
         else panes[side].scroller.replaceChildren(h('p', { class: 'muted loading' }, s.current.error ? '' : 'Loading…'));
       }
       document.body.dataset.record = rec ? rec.id : '';
+      // a restored draft gets its assistance back, as if just selected
+      const d = s.draft;
+      if (rec && d.anchor && d[d.anchor]) queueMicrotask(() => assistant.run(d.anchor, d[d.anchor][0], d[d.anchor][1]));
       // Index the texts for ranking in idle time, so the first selection on a long text is fast too.
       if (rec && typeof ranker.prepareSentences === 'function') {
         const idle = window.requestIdleCallback || ((fn) => setTimeout(fn, 200));
@@ -161,11 +197,11 @@ async function main() {
       matchCursor = -1;
       if (focused) focused.removeAttribute('data-focus');
       focused = null;
-      if (!rec) return;
       const target = s.assist.side;
+      for (const side of SIDES) document.getElementById(`assist-${side}`).textContent = rec && side === target ? assistInfo(s) : '';
+      if (!rec) return;
       for (const side of SIDES) {
         if (side !== target && panes[side].lit.length) panes[side].setHighlights([], levelOf);
-        document.getElementById(`assist-${side}`).textContent = side === target ? assistInfo(s) : '';
       }
       if (target) {
         panes[target].setHighlights(s.assist.results, levelOf);
@@ -175,10 +211,31 @@ async function main() {
       }
     }
   });
+  // dialogs keep the focus while open and give it back when closed
+  const traps = { help: null, guidelines: null };
+  store.subscribe((s) => {
+    for (const [name, el] of [['help', document.querySelector('#overlay-help .dialog')], ['guidelines', document.getElementById('guidelines')]]) {
+      if (s.ui[name] && !traps[name]) traps[name] = trapFocus(el);
+      else if (!s.ui[name] && traps[name]) {
+        const release = traps[name];
+        traps[name] = null;
+        release();
+      }
+    }
+  });
   const refreshMarks = mountMarks(store, panes);
-  for (const side of SIDES) panes[side].onMaterialize = refreshMarks; // marks hold ranges into replaced nodes
+  const refreshPairing = mountPairing(store, panes);
+  for (const side of SIDES) {
+    panes[side].onMaterialize = () => { // marks hold ranges into replaced nodes
+      refreshMarks();
+      refreshPairing();
+    };
+  }
 
   // --- selection and clicks in the panes --------------------------------------------------------
+  const keysel = new KeyboardSelection(panes, (side) => store.state.draft[side], (side, s, e) => {
+    if (actions.select(side, s, e) === 'anchor') assistant.run(side, s, e);
+  });
   function onSelectionDone() {
     const sel = window.getSelection();
     if (!sel.rangeCount || sel.isCollapsed || !store.state.current.record) return;
@@ -189,6 +246,7 @@ async function main() {
     if (!span) return;
     const cur = store.state.draft[side];
     if (cur && cur[0] === span[0] && cur[1] === span[1]) return;
+    keysel.moved(side, span[1]);
     if (actions.select(side, span[0], span[1]) === 'anchor') assistant.run(side, span[0], span[1]);
   }
   for (const side of SIDES) {
@@ -221,13 +279,38 @@ async function main() {
     pane.scrollToSentence(order[matchCursor], true);
   }
 
+  /** Pair the match under the cursor (`.` / `,`), else the best match, with the span. */
+  function pairMatch() {
+    const { side, results } = store.state.assist;
+    if (!side || !results.length) return;
+    const order = results.map((r) => r.index).sort((a, b) => a - b);
+    actions.pairSentence(side, matchCursor >= 0 ? order[matchCursor] : results[0].index);
+  }
+
+  /** Focus a pane's text (keyboard selection then works in it). */
+  function focusPane(side) {
+    panes[side].scroller.focus({ preventScroll: true });
+  }
+
   // --- toolbar, keyboard --------------------------------------------------------------------------
-  const finish = (status) => {
+  const finish = (status) => actions.leaveDraft(status === 'submitted' ? 'submit' : 'discard', () => {
     actions.setStatus(status);
     if (store.state.current.index + 1 < bundle.ids.length) actions.next();
+  });
+  const navigate = (go) => actions.leaveDraft('navigate', go);
+  const next = () => navigate(() => actions.next());
+  const prev = () => navigate(() => actions.prev());
+  /** After a save from the form, focus returns to the summary (where `s` submits and the next span starts). */
+  const save = () => {
+    if (actions.saveDraft()) panes.summary.scroller.focus({ preventScroll: true });
+  };
+  const clear = () => {
+    if (!actions.requestClear()) return;
+    window.getSelection().removeAllRanges();
+    assistant.reset();
   };
   const clickActions = {
-    prev: () => actions.prev(), next: () => actions.next(), export: exportNow,
+    prev, next, export: exportNow,
     import: () => importInput.click(), help: () => actions.toggleHelp(), guidelines: () => actions.toggleGuidelines(),
     submit: () => finish('submitted'), discard: () => finish('discarded'), reopen: () => actions.setStatus('in_progress'),
   };
@@ -236,18 +319,35 @@ async function main() {
     if (b && clickActions[b.dataset.action] && !b.closest('#banners')) clickActions[b.dataset.action]();
   });
   mountKeys({
-    next: () => actions.next(), prev: () => actions.prev(),
+    next, prev,
     label: (i) => {
       const l = store.state.labelChoices[i];
       if (l) actions.toggleLabel(l);
     },
-    save: () => actions.saveDraft(), submit: () => finish('submitted'), discard: () => finish('discarded'),
-    clear: () => {
-      window.getSelection().removeAllRanges();
-      assistant.reset();
-      actions.clear();
-      actions.toggleGuidelines(false);
+    save, submit: () => finish('submitted'), discard: () => finish('discarded'),
+    escape: () => {
+      const { ui } = store.state;
+      if (ui.choice) actions.choose('stay');
+      else if (ui.help || ui.guidelines) {
+        actions.toggleHelp(false);
+        actions.toggleGuidelines(false);
+      } else clear();
     },
+    undo: () => actions.undo(),
+    step: (side, unit, dir, extend) => {
+      const target = side || 'summary';
+      if (!store.state.current.record) return;
+      focusPane(target);
+      keysel.step(target, unit, dir, extend);
+    },
+    otherPane: (side) => focusPane(side === 'source' ? 'summary' : 'source'),
+    pairMatch,
+    noSource: () => {
+      const { anchor } = store.state.draft;
+      if (anchor) actions.clearSpan(anchor === 'summary' ? 'source' : 'summary');
+    },
+    note: () => document.getElementById('draft-note').focus(),
+    modal: () => store.state.ui.help || store.state.ui.guidelines,
     nextMatch: () => jumpMatch(1), prevMatch: () => jumpMatch(-1),
     guidelines: () => actions.toggleGuidelines(), help: () => actions.toggleHelp(),
   });
@@ -279,7 +379,10 @@ async function main() {
   });
   window.addEventListener('hashchange', () => {
     const id = recordIdFromHash();
-    if (id && id !== store.state.current.id) actions.goToId(id);
+    if (!id || id === store.state.current.id) return;
+    // the address shows the open record until the draft lets the page leave it
+    window.history.replaceState(null, '', `${window.location.pathname}${window.location.search}#record=${encodeURIComponent(store.state.current.id)}`);
+    navigate(() => actions.goToId(id));
   });
 
   // --- first record, then guidelines and the model -------------------------------------------------
@@ -288,9 +391,10 @@ async function main() {
   performance.mark('mercury-first-record');
   requestAnimationFrame(() => setTimeout(() => {
     performance.mark('mercury-first-paint');
-    mountRecordList(store, bundle, (id) => actions.goToId(id)); // after the first paint (10k records)
+    mountRecordList(store, bundle, (id) => navigate(() => actions.goToId(id))); // after the first paint (10k records)
   }, 0));
   document.body.dataset.ready = 'true';
+  offerEarlier();
   const seenKey = `guidelines-seen:${manifest.bundle_id}`;
   if (manifest.guidelines && manifest.guidelines.text && !prefs.get(seenKey)) {
     actions.toggleGuidelines(true);

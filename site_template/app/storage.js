@@ -1,16 +1,48 @@
 /**
- * Persistence of an annotator's work in localStorage, one key per (bundle id, annotator).
+ * Persistence of an annotator's work in IndexedDB, one entry per record, per draft and one for the
+ * export time, under a work key per (bundle id, annotator).
+ *
+ * Why IndexedDB: Chromium commits localStorage to disk in batches seconds later (a killed browser lost
+ * the last changes), and rewriting one JSON value per change cost 16–30 ms at 2,000 annotations. A
+ * `durability: "strict"` transaction is on disk when it completes, and a change writes one small entry.
+ * The page says "saved" only after that completion.
  *
  * Work shape: {records: {RECORD_ID: {status, status_at, updated_at, annotations: {ID: annotation}}},
- * last_export_at}. A deleted annotation stays as a tombstone {id, deleted: true, updated_at} so that
- * merging never resurrects it. Every write first merges with what is stored (newest status per record,
- * newest version per annotation), so two tabs never overwrite each other's newer work.
+ * drafts: {RECORD_ID: draft}, last_export_at}; every map has no prototype (`__proto__` and
+ * `constructor` are ids like any other). A deleted annotation stays as a tombstone {id, deleted: true,
+ * updated_at} so that merging never resurrects it. Every write merges with the stored entry inside its
+ * transaction (newest status, newest version of each annotation, newest draft), so two tabs never
+ * overwrite each other's newer work; the merged entries are broadcast to the other tabs.
+ *
+ * What cannot be read is never overwritten: a work key holding an unreadable entry is kept aside as it
+ * is, the readable part is carried to a fresh key (`KEY#2`, `#3`, …) and the caller is told (with the raw
+ * value, for a download). Work of older versions of the page (one localStorage JSON value) is read the
+ * same way and carried over.
  */
 
 export const PREFIX = 'mercury-static:v1';
+const DB_NAME = 'mercury-static';
+const STORE = 'entries';
+const STATUSES = ['submitted', 'discarded', 'in_progress'];
+
+/** A map without prototype, filled from `obj`'s own entries. */
+export function dict(obj = null) {
+  const d = Object.create(null);
+  if (obj) for (const k of Object.keys(obj)) d[k] = obj[k];
+  return d;
+}
+
+/** A copy of `map` with `key` set to `value`. */
+export function withKey(map, key, value) {
+  const d = dict(map);
+  d[key] = value;
+  return d;
+}
+
+export const hasOwn = (obj, key) => Boolean(obj) && Object.prototype.hasOwnProperty.call(obj, key);
 
 export function emptyWork() {
-  return { records: {}, last_export_at: null };
+  return { records: dict(), drafts: dict(), last_export_at: null };
 }
 
 const newer = (a, b) => ((a || '') >= (b || '') ? a : b);
@@ -20,8 +52,9 @@ export function mergeRecord(a, b) {
   if (!a) return b;
   if (!b) return a;
   const statusFrom = (a.status_at || '') >= (b.status_at || '') ? a : b;
-  const annotations = { ...a.annotations };
-  for (const [id, ann] of Object.entries(b.annotations || {})) {
+  const annotations = dict(a.annotations);
+  for (const id of Object.keys(b.annotations || {})) {
+    const ann = b.annotations[id];
     const mine = annotations[id];
     if (!mine || (ann.updated_at || '') > (mine.updated_at || '')) annotations[id] = ann;
   }
@@ -33,72 +66,350 @@ export function mergeRecord(a, b) {
   };
 }
 
+/** The newer of two drafts. */
+export function mergeDraft(a, b) {
+  if (!a) return b;
+  if (!b) return a;
+  return (b.updated_at || '') > (a.updated_at || '') ? b : a;
+}
+
+/** Whether merging `b` into `a` changes anything (cheap: times and ids, no serialisation). */
+function recordAdds(a, b) {
+  if (!a) return true;
+  if ((b.status_at || '') > (a.status_at || '')) return true;
+  for (const id of Object.keys(b.annotations || {})) {
+    const mine = a.annotations[id];
+    if (!mine || (b.annotations[id].updated_at || '') > (mine.updated_at || '')) return true;
+  }
+  return false;
+}
+
 /** Merge two works; the result holds the newest of everything. Returns `a` itself when b adds nothing. */
 export function mergeWork(a, b) {
   if (!b) return a;
-  let changed = false;
-  const records = { ...a.records };
-  for (const [id, rec] of Object.entries(b.records || {})) {
-    const merged = mergeRecord(records[id], rec);
-    if (JSON.stringify(merged) !== JSON.stringify(records[id])) {
-      records[id] = merged;
-      changed = true;
-    }
+  let records = a.records;
+  let drafts = a.drafts;
+  for (const id of Object.keys(b.records || {})) {
+    const mine = hasOwn(a.records, id) ? a.records[id] : null;
+    if (!recordAdds(mine, b.records[id])) continue;
+    if (records === a.records) records = dict(a.records);
+    records[id] = mergeRecord(mine, b.records[id]);
+  }
+  for (const id of Object.keys(b.drafts || {})) {
+    const mine = hasOwn(a.drafts, id) ? a.drafts[id] : null;
+    if (mergeDraft(mine, b.drafts[id]) === mine) continue;
+    if (drafts === a.drafts) drafts = dict(a.drafts);
+    drafts[id] = b.drafts[id];
   }
   const last = newer(a.last_export_at, b.last_export_at);
-  if (!changed && last === a.last_export_at) return a;
-  return { records, last_export_at: last };
+  if (records === a.records && drafts === a.drafts && last === a.last_export_at) return a;
+  return { records, drafts, last_export_at: last };
 }
 
-function parseWork(raw) {
-  if (!raw) return null;
-  try {
-    const w = JSON.parse(raw);
-    return w && typeof w === 'object' && w.records ? w : null;
-  } catch {
+// --- reading what is stored (never trusted) ---------------------------------------------------------
+
+const isObj = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isTime = (v) => v === null || v === undefined || typeof v === 'string';
+const isSpan = (s) => isObj(s) && Number.isInteger(s.start) && Number.isInteger(s.end) && s.start >= 0
+  && s.start < s.end && typeof s.text === 'string';
+const isUtf16Span = (s) => Array.isArray(s) && s.length === 2 && Number.isInteger(s[0]) && Number.isInteger(s[1]) && s[0] <= s[1];
+
+/** ["Unwanted", "Unwanted.Intrinsic"] from "Unwanted.Intrinsic" (the path form of a label string). */
+export function labelPath(label) {
+  const parts = label.split('.');
+  return parts.map((_, i) => parts.slice(0, i + 1).join('.'));
+}
+
+/**
+ * One stored annotation, or null when it cannot be read. `problems` collects what was not as expected
+ * (a string label is read as its path; it still counts, so the stored value is kept aside).
+ */
+function readAnnotation(id, a, problems, where) {
+  if (!isObj(a) || typeof a.id !== 'string' || a.id !== id || !isTime(a.updated_at)) {
+    problems.push(`${where}: annotation ${JSON.stringify(id)}: not an annotation`);
     return null;
   }
+  if (a.deleted === true) return { id, deleted: true, updated_at: a.updated_at || '' };
+  let { label } = a;
+  if (typeof label === 'string' && label) {
+    problems.push(`${where}: annotation ${JSON.stringify(id)}: field 'label': a string, read as its path`);
+    label = labelPath(label);
+  }
+  if (!Array.isArray(label) || !label.length || !label.every((l) => typeof l === 'string')
+    || !isSpan(a.summary) || !(a.source === null || a.source === undefined || isSpan(a.source))
+    || !isTime(a.created_at) || (a.note !== undefined && a.note !== null && typeof a.note !== 'string')) {
+    problems.push(`${where}: annotation ${JSON.stringify(id)}: unreadable fields`);
+    return null;
+  }
+  return {
+    id, label: [...label], note: a.note || '',
+    summary: { start: a.summary.start, end: a.summary.end, text: a.summary.text },
+    source: a.source ? { start: a.source.start, end: a.source.end, text: a.source.text } : null,
+    created_at: a.created_at || a.updated_at || '', updated_at: a.updated_at || '',
+  };
+}
+
+/** One stored record entry (its readable annotations), or null when it is not a record entry at all. */
+function readRecord(id, e, problems) {
+  const where = `record ${JSON.stringify(id)}`;
+  if (!isObj(e) || !(e.status === undefined || e.status === null || STATUSES.includes(e.status))
+    || !isTime(e.status_at) || !isTime(e.updated_at) || !(e.annotations === undefined || isObj(e.annotations))) {
+    problems.push(`${where}: not a record entry`);
+    return null;
+  }
+  const annotations = dict();
+  for (const aid of Object.keys(e.annotations || {})) {
+    const a = readAnnotation(aid, e.annotations[aid], problems, where);
+    if (a) annotations[aid] = a;
+  }
+  return {
+    status: e.status || 'in_progress', status_at: e.status_at || null, updated_at: e.updated_at || null, annotations,
+  };
+}
+
+/** One stored draft, or null. */
+function readDraft(id, d, problems) {
+  const ok = isObj(d) && isTime(d.updated_at) && [d.summary, d.source].every((s) => s === null || s === undefined || isUtf16Span(s))
+    && Array.isArray(d.labels) && d.labels.every((l) => typeof l === 'string') && typeof d.note === 'string'
+    && (d.anchor === null || d.anchor === undefined || d.anchor === 'summary' || d.anchor === 'source')
+    && (d.editingId === null || d.editingId === undefined || typeof d.editingId === 'string');
+  if (!ok) {
+    problems.push(`draft of record ${JSON.stringify(id)}: unreadable`);
+    return null;
+  }
+  return {
+    anchor: d.anchor || null, summary: d.summary || null, source: d.source || null, labels: [...d.labels],
+    note: d.note, editingId: d.editingId || null, updated_at: d.updated_at || '',
+  };
+}
+
+/** Work of an older page version: one JSON value. Returns {work, problems} (work null: unreadable). */
+function readLegacy(raw) {
+  const problems = [];
+  let w;
+  try {
+    w = JSON.parse(raw);
+  } catch (err) {
+    return { work: null, problems: [`invalid JSON (${err.message})`] };
+  }
+  if (!isObj(w) || !isObj(w.records) || !isTime(w.last_export_at)) return { work: null, problems: ['not a saved work (no records)'] };
+  const work = emptyWork();
+  for (const id of Object.keys(w.records)) {
+    const r = readRecord(id, w.records[id], problems);
+    if (r) work.records[id] = r;
+  }
+  work.last_export_at = w.last_export_at || null;
+  return { work, problems };
 }
 
 export function isQuotaError(err) {
-  return err && (err.name === 'QuotaExceededError' || err.name === 'NS_ERROR_DOM_QUOTA_REACHED' || err.code === 22);
+  return Boolean(err) && (err.name === 'QuotaExceededError' || err.name === 'NS_ERROR_DOM_QUOTA_REACHED' || err.code === 22);
+}
+
+// --- IndexedDB --------------------------------------------------------------------------------------
+
+const done = (req) => new Promise((resolve, reject) => {
+  req.onsuccess = () => resolve(req.result);
+  req.onerror = () => reject(req.error);
+});
+
+function openDb(idb = window.indexedDB) {
+  return new Promise((resolve, reject) => {
+    if (!idb) {
+      reject(new Error('IndexedDB is unavailable'));
+      return;
+    }
+    const req = idb.open(DB_NAME, 1);
+    req.onupgradeneeded = () => req.result.createObjectStore(STORE);
+    req.onsuccess = () => resolve(req.result);
+    req.onerror = () => reject(req.error);
+    req.onblocked = () => reject(new Error('the storage is blocked by another tab of an older version'));
+  });
+}
+
+/** Every stored entry of `key`: [{kind, id, value}]. */
+async function readEntries(db, key) {
+  const os = db.transaction(STORE, 'readonly').objectStore(STORE);
+  const range = IDBKeyRange.bound([key], [key, []]);
+  const [keys, values] = await Promise.all([done(os.getAllKeys(range)), done(os.getAll(range))]);
+  return keys.map((k, i) => ({ kind: k[1], id: k[2], value: values[i] }));
+}
+
+/** Work from stored entries: {work, problems}. */
+function readWork(entries) {
+  const work = emptyWork();
+  const problems = [];
+  for (const { kind, id, value } of entries) {
+    if (kind === 'r') {
+      const r = readRecord(id, value, problems);
+      if (r) work.records[id] = r;
+    } else if (kind === 'd') {
+      const d = readDraft(id, value, problems);
+      if (d) work.drafts[id] = d;
+    } else if (kind === 'm' && isObj(value) && isTime(value.last_export_at)) {
+      work.last_export_at = value.last_export_at || null;
+    } else problems.push(`entry ${JSON.stringify([kind, id])}: unknown`);
+  }
+  return { work, problems };
+}
+
+/** The entries that turn `work` into what is stored (a fresh key's first write). */
+function entriesOf(work) {
+  const out = [];
+  for (const id of Object.keys(work.records)) out.push({ kind: 'r', id, value: work.records[id] });
+  for (const id of Object.keys(work.drafts)) out.push({ kind: 'd', id, value: work.drafts[id] });
+  if (work.last_export_at) out.push({ kind: 'm', id: 'meta', value: { last_export_at: work.last_export_at } });
+  return out;
 }
 
 /** Storage of one annotator's work on one bundle. */
 export class WorkStorage {
-  constructor(bundleId, annotator, ls = window.localStorage) {
-    this.key = `${PREFIX}:${bundleId}:${annotator}`;
+  constructor(bundleId, annotator, { idb = window.indexedDB, ls = window.localStorage } = {}) {
+    this.base = `${PREFIX}:${bundleId}:${annotator}`;
+    this.key = this.base;
+    this.idb = idb;
     this.ls = ls;
-  }
-
-  load() {
-    return parseWork(this.ls.getItem(this.key)) || emptyWork();
+    this.db = null;
+    this.channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel(PREFIX) : null;
   }
 
   /**
-   * Merge `work` with the stored copy and write the result.
-   * Returns {work: merged, error: null | Error} (error set when the browser refused the write).
+   * Read the work. Returns {work, aside: [{where, problems, raw}]}: `aside` lists stored values that
+   * could not be read as they are; they are left untouched and this storage writes to a fresh key.
    */
-  save(work) {
-    const merged = mergeWork(work, parseWork(this.ls.getItem(this.key)));
+  async open() {
+    this.db = await openDb(this.idb);
+    const aside = [];
+    let work = null;
+    for (let n = 1; ; n++) {
+      const key = n === 1 ? this.base : `${this.base}#${n}`;
+      const entries = await readEntries(this.db, key);
+      const read = readWork(entries);
+      if (!read.problems.length) {
+        this.key = key;
+        work = entries.length ? read.work : null;
+        break;
+      }
+      aside.push({ where: `IndexedDB ${DB_NAME}, key ${key}`, problems: read.problems,
+        raw: JSON.stringify(entries.map((e) => [e.kind, e.id, e.value])), salvaged: read.work });
+    }
+    work = work || emptyWork();
+    const carried = aside.reduce((w, a) => mergeWork(w, a.salvaged), emptyWork());
+    let legacy = null;
+    const raw = this._legacyRaw();
+    if (raw !== null) {
+      legacy = readLegacy(raw);
+      if (legacy.problems.length) aside.push({ where: `localStorage ${this.base}`, problems: legacy.problems, raw, salvaged: null });
+    }
+    const add = mergeWork(mergeWork(emptyWork(), carried), legacy?.work || null);
+    const merged = mergeWork(work, add);
+    if (merged !== work) await this.write(entriesOf(add));
+    if (raw !== null && legacy.work && !legacy.problems.length) this.ls.removeItem(this.base); // carried over, durably
+    for (const a of aside) delete a.salvaged;
+    return { work: merged, aside };
+  }
+
+  _legacyRaw() {
     try {
-      this.ls.setItem(this.key, JSON.stringify(merged));
-      return { work: merged, error: null };
-    } catch (err) {
-      return { work: merged, error: err };
+      return this.ls ? this.ls.getItem(this.base) : null;
+    } catch {
+      return null;
     }
   }
 
-  /** Call `cb(work)` whenever another tab writes this key. Returns an unsubscribe function. */
-  watch(cb) {
-    const handler = (ev) => {
-      if (ev.key !== this.key || ev.storageArea !== this.ls) return;
-      const w = parseWork(ev.newValue);
-      if (w) cb(w);
-    };
-    window.addEventListener('storage', handler);
-    return () => window.removeEventListener('storage', handler);
+  /**
+   * Write changed entries ([{kind: 'r'|'d'|'m', id, value}]), each merged with the stored one, in one
+   * durable transaction. Resolves with the merged entries once they are on disk.
+   */
+  write(changes) {
+    const db = this.db;
+    return new Promise((resolve, reject) => {
+      if (!db) {
+        reject(new Error('storage not open'));
+        return;
+      }
+      let tx;
+      try {
+        tx = db.transaction(STORE, 'readwrite', { durability: 'strict' });
+      } catch (err) {
+        reject(err);
+        return;
+      }
+      const os = tx.objectStore(STORE);
+      const out = [];
+      for (const c of changes) {
+        const k = [this.key, c.kind, c.id];
+        const req = os.get(k);
+        req.onsuccess = () => {
+          const problems = [];
+          let value = c.value;
+          if (req.result !== undefined && c.kind !== 'm') {
+            const stored = c.kind === 'r' ? readRecord(c.id, req.result, problems) : readDraft(c.id, req.result, problems);
+            if (problems.length) {
+              // written by something else since we opened: leave it, say so
+              tx.abort();
+              return;
+            }
+            value = c.kind === 'r' ? mergeRecord(stored, c.value) : mergeDraft(stored, c.value);
+          } else if (c.kind === 'm' && req.result) {
+            value = { last_export_at: newer(c.value.last_export_at, req.result.last_export_at) };
+          }
+          os.put(value, k);
+          out.push({ kind: c.kind, id: c.id, value });
+        };
+      }
+      tx.oncomplete = () => {
+        if (this.channel) this.channel.postMessage({ key: this.key, changes: out });
+        resolve(out);
+      };
+      tx.onabort = () => reject(tx.error || new Error('an entry in storage cannot be read: not overwritten'));
+    });
   }
+
+  /**
+   * Work of this annotator on other bundles with the same title (the coordinator rebuilt the bundle):
+   * [{bundleId, work}]. Bundle titles are remembered per browser as bundles are opened.
+   */
+  async earlierBundles(bundleId, title, annotator) {
+    const known = dict(prefs.get('bundles', null));
+    if (known[bundleId] !== title) prefs.set('bundles', withKey(known, bundleId, title));
+    const out = [];
+    if (!this.db || !title) return out;
+    for (const id of Object.keys(known)) {
+      if (id === bundleId || known[id] !== title || prefs.get(`earlier-done:${bundleId}:${id}`)) continue;
+      const { work } = readWork(await readEntries(this.db, `${PREFIX}:${id}:${annotator}`));
+      if (Object.keys(work.records).length) out.push({ bundleId: id, work });
+    }
+    return out;
+  }
+
+  /** Call `cb(work)` with the entries another tab wrote under this key. Returns an unsubscribe function. */
+  watch(cb) {
+    if (!this.channel) return () => {};
+    const handler = (ev) => {
+      const msg = ev.data;
+      if (!msg || msg.key !== this.key || !Array.isArray(msg.changes)) return;
+      cb(applyEntries(emptyWork(), msg.changes));
+    };
+    this.channel.addEventListener('message', handler);
+    return () => this.channel.removeEventListener('message', handler);
+  }
+}
+
+/** `work` with stored entries applied over it (as read: unreadable entries are ignored). */
+export function applyEntries(work, entries) {
+  const problems = [];
+  const out = { records: dict(work.records), drafts: dict(work.drafts), last_export_at: work.last_export_at };
+  for (const { kind, id, value } of entries) {
+    if (kind === 'r') {
+      const r = readRecord(id, value, problems);
+      if (r) out.records[id] = r;
+    } else if (kind === 'd') {
+      const d = readDraft(id, value, problems);
+      if (d) out.drafts[id] = d;
+    } else if (kind === 'm' && isObj(value)) out.last_export_at = newer(out.last_export_at, value.last_export_at);
+  }
+  return out;
 }
 
 /** Small per-browser settings (annotator name, client id, seen flags, view options). */

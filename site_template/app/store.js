@@ -6,7 +6,9 @@
  * `draft` (the annotation being made: UTF-16 spans per side, labels, note), `assist` (related-sentence
  * highlights), `view` (k, min score), `model` (in-browser model status), `ui` (overlays, messages).
  */
-import { isQuotaError, mergeWork } from './storage.js';
+import {
+  applyEntries, dict, emptyWork, hasOwn, isQuotaError, mergeDraft, mergeWork, withKey,
+} from './storage.js';
 import { nowIso, uuid } from './util.js';
 
 export const SIDES = ['source', 'summary'];
@@ -33,6 +35,10 @@ export function createStore(initial) {
 }
 
 export const emptyDraft = () => ({ anchor: null, summary: null, source: null, labels: [], note: '', editingId: null });
+/** A draft holds work once it has a span, a label or a note. */
+export const draftHasWork = (d) => Boolean(d.summary || d.source || d.labels.length || d.note);
+/** A draft can be saved as an annotation: a summary span and a label. */
+export const draftComplete = (d) => Boolean(d.summary && d.labels.length);
 export const emptyAssist = () => ({ side: null, results: [], kind: null, query: null, best: null });
 
 /** Every label path prefix of the chosen labels, in manifest order: ["Unwanted", "Unwanted.Intrinsic"]. */
@@ -59,7 +65,7 @@ export function chosenLabels(label, choices) {
 export function liveAnnotations(entry) {
   if (!entry) return [];
   return Object.values(entry.annotations || {})
-    .filter((a) => !a.deleted)
+    .filter((a) => a && !a.deleted)
     .sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0));
 }
 
@@ -68,6 +74,7 @@ export function unexportedCount(work) {
   const since = work.last_export_at || '';
   let n = 0;
   for (const rec of Object.values(work.records)) {
+    if (!rec) continue;
     if ((rec.status_at || '') > since) n += 1;
     for (const a of Object.values(rec.annotations || {})) if ((a.updated_at || '') > since) n += 1;
   }
@@ -76,58 +83,116 @@ export function unexportedCount(work) {
 
 /** Status of a record for lists and progress: 'todo' when untouched. */
 export function recordStatus(work, id) {
-  const e = work.records[id];
+  const e = hasOwn(work.records, id) ? work.records[id] : null;
   if (!e) return 'todo';
   return e.status || 'in_progress';
 }
 
+/** The draft as stored: its fields and the time of the change. */
+const storedDraft = (d) => ({
+  anchor: d.anchor, summary: d.summary, source: d.source, labels: [...d.labels], note: d.note,
+  editingId: d.editingId, updated_at: nowIso(),
+});
+
 /**
  * Build the application store.
- * deps: {bundle (data.js Bundle), annotator, clientId, storage (WorkStorage)}.
+ * deps: {bundle (data.js Bundle), annotator, clientId, storage (an opened WorkStorage), work (what it
+ * read), aside (what it could not read), view}.
  */
-export function createAppStore({ bundle, annotator, clientId, storage, view }) {
+export function createAppStore({ bundle, annotator, clientId, storage, work, aside = [], view }) {
   const m = bundle.manifest;
   const labelOrder = m.labels || [];
   const labelChoices = m.label_choices
     || labelOrder.filter((l) => !labelOrder.some((o) => o.startsWith(`${l}.`)));
+  const loaded = work || emptyWork();
   const store = createStore({
     annotator,
     clientId,
     labelChoices,
     current: { index: -1, id: null, record: null, loading: false, error: null },
-    work: storage.load(),
+    work: { records: loaded.records, last_export_at: loaded.last_export_at },
+    drafts: loaded.drafts || dict(),
     draft: emptyDraft(),
     assist: emptyAssist(),
     view: { k: 5, minScore: 0.2, ...view },
     model: { status: 'idle', message: '' },
-    ui: { help: false, guidelines: false, storageError: null, message: null, hover: null },
+    ui: {
+      help: false, guidelines: false, storageError: null, message: null, hover: null,
+      save: { state: 'idle', seq: 0 }, choice: null, confirmClear: false, draftMessage: null, toast: null, aside,
+      earlier: [],
+    },
   });
   const get = () => store.state;
   let loadSeq = 0;
+  let pending = 0;
+  let saveSeq = 0;
 
   function setUi(part) {
     store.update({ ui: { ...get().ui, ...part } }, 'ui');
   }
 
-  function persist(work, reason) {
-    const { work: merged, error } = storage.save(work);
-    store.update({ work: merged }, reason);
-    let storageError = null;
-    if (error) {
-      storageError = isQuotaError(error)
+  /** Write changed entries durably; the page says "saved" only when every pending write is on disk. */
+  function persist(changes) {
+    pending += 1;
+    const seq = ++saveSeq;
+    if (get().ui.save.state !== 'saving') setUi({ save: { state: 'saving', seq: get().ui.save.seq } });
+    storage.write(changes).then((merged) => {
+      pending -= 1;
+      const theirs = applyEntries(emptyWork(), merged); // the stored entry may hold another tab's newer work
+      actions.mergeExternal(theirs);
+      if (!pending) setUi({ save: { state: 'saved', seq, at: nowIso() }, storageError: null });
+    }, (error) => {
+      pending -= 1;
+      const storageError = isQuotaError(error)
         ? 'Browser storage is full: your latest changes are NOT saved in this browser. Export now to keep them.'
-        : `This browser refuses to save (${error.name || error}): your latest changes are NOT saved here. Export now to keep them.`;
-    }
-    if (storageError !== get().ui.storageError) setUi({ storageError });
+        : `This browser refuses to save (${error.name || error.message || error}): your latest changes are NOT saved here. Export now to keep them.`;
+      setUi({ save: { state: 'failed', seq }, storageError });
+    });
   }
 
-  /** Apply fn(entry) -> entry to the open record's work entry, stamp it, save. */
+  const entryOf = (w, id) => (hasOwn(w.records, id) ? w.records[id] : null);
+
+  /** Apply fn(entry) -> entry to a record's work entry, stamp it, save. */
   function changeRecord(id, fn, reason) {
     const w = get().work;
-    const entry = w.records[id] || { status: 'in_progress', status_at: null, updated_at: null, annotations: {} };
-    const next = fn({ ...entry, annotations: { ...entry.annotations } });
+    const entry = entryOf(w, id) || { status: 'in_progress', status_at: null, updated_at: null, annotations: dict() };
+    const next = fn({ ...entry, annotations: dict(entry.annotations) });
     next.updated_at = nowIso();
-    persist({ ...w, records: { ...w.records, [id]: next } }, reason);
+    store.update({ work: { ...w, records: withKey(w.records, id, next) } }, reason);
+    persist([{ kind: 'r', id, value: next }]);
+  }
+
+  /** Set the draft of the open record and keep it in storage (a draft is work). */
+  function setDraft(draft, extra = {}, reason = 'draft') {
+    const id = get().current.id;
+    const ui = get().ui;
+    const uiPart = ui.confirmClear || ui.draftMessage ? { ui: { ...ui, confirmClear: false, draftMessage: null } } : {};
+    if (!id) {
+      store.update({ draft, ...extra, ...uiPart }, reason);
+      return;
+    }
+    const value = storedDraft(draft);
+    store.update({ draft, drafts: withKey(get().drafts, id, value), ...extra, ...uiPart }, reason);
+    persist([{ kind: 'd', id, value }]);
+  }
+
+  /** The stored draft of a record, with spans checked against its texts. */
+  function restoreDraft(id, rec) {
+    const d = hasOwn(get().drafts, id) ? get().drafts[id] : null;
+    if (!d) return emptyDraft();
+    const fits = (side) => !d[side] || d[side][1] <= rec[side].text.length;
+    const editing = d.editingId && entryOf(get().work, id)?.annotations[d.editingId];
+    return {
+      anchor: d.anchor, summary: fits('summary') ? d.summary : null, source: fits('source') ? d.source : null,
+      labels: d.labels.filter((l) => labelChoices.includes(l)), note: d.note,
+      editingId: editing && !editing.deleted ? d.editingId : null,
+    };
+  }
+
+  /** An undoable change: remember the record entry before it, show a toast. */
+  function undoable(text, id, extra = {}) {
+    const before = entryOf(get().work, id);
+    return () => setUi({ toast: { text, id, before, at: Date.now(), ...extra } });
   }
 
   const actions = {
@@ -140,12 +205,12 @@ export function createAppStore({ bundle, annotator, clientId, storage, view }) {
       const seq = ++loadSeq;
       store.update({
         current: { index, id, record: null, loading: true, error: null },
-        draft: emptyDraft(), assist: emptyAssist(),
+        draft: emptyDraft(), assist: emptyAssist(), ui: { ...get().ui, choice: null, confirmClear: false, draftMessage: null },
       }, 'navigate');
       try {
         const record = await bundle.record(id);
         if (seq !== loadSeq) return;
-        store.update({ current: { index, id, record, loading: false, error: null } }, 'record');
+        store.update({ current: { index, id, record, loading: false, error: null }, draft: restoreDraft(id, record) }, 'record');
         if (index + 1 < ids.length) bundle.prefetch(ids[index + 1]);
       } catch (err) {
         if (seq !== loadSeq) return;
@@ -168,6 +233,29 @@ export function createAppStore({ bundle, annotator, clientId, storage, view }) {
     },
 
     /**
+     * Before leaving the draft (submit, discard, another record): save it when complete, run `go` when
+     * there is nothing to keep, otherwise stop with an inline choice (see `choose`). `what` names the
+     * step for the choice: 'submit' | 'discard' | 'navigate'.
+     */
+    leaveDraft(what, go) {
+      const d = get().draft;
+      if (!get().current.record || !draftHasWork(d)) return go();
+      if (draftComplete(d) && actions.saveDraft()) return go();
+      setUi({ choice: { what, go } });
+      return null;
+    },
+    /** The inline choice: 'keep' (the draft stays stored for later), 'discard' (thrown away) or 'stay'. */
+    choose(option) {
+      const { choice } = get().ui;
+      if (!choice) return;
+      setUi({ choice: null });
+      if (option === 'stay') return;
+      if (option === 'discard') actions.clear();
+      else if (choice.what !== 'navigate') return; // a finished record keeps no draft: only navigation keeps one
+      choice.go();
+    },
+
+    /**
      * A text selection (UTF-16 span) in a pane. Returns 'anchor' when it is the query span (the caller
      * then ranks the other pane) or 'pair' when it sets/trims the span paired with the anchor.
      */
@@ -176,33 +264,46 @@ export function createAppStore({ bundle, annotator, clientId, storage, view }) {
       const role = d.anchor && d.anchor !== side && (get().assist.side === side || d.editingId) ? 'pair' : 'anchor';
       const draft = { ...d, [side]: [start, end] };
       if (role === 'anchor') draft.anchor = side;
-      store.update({ draft }, 'draft');
+      setDraft(draft);
       return role;
     },
     /** Click on a highlighted sentence: it becomes the span paired with the anchor. */
     pairSentence(side, index) {
-      const rec = get().current.record;
-      if (!rec) return;
+      const { current: { record: rec }, draft: d, assist } = get();
+      if (!rec || !d.anchor || d.anchor === side || assist.side !== side) return;
       const [s, e] = rec[side].sentences[index];
-      store.update({ draft: { ...get().draft, [side]: [s, e] } }, 'draft');
+      setDraft({ ...d, [side]: [s, e] });
     },
     clearSpan(side) {
       const d = get().draft;
-      store.update({ draft: { ...d, [side]: null, anchor: d.anchor === side ? null : d.anchor } }, 'draft');
+      setDraft({ ...d, [side]: null, anchor: d.anchor === side ? null : d.anchor });
     },
-    /** Esc: drop the draft, the highlights and any overlay. */
+    /** Drop the draft and the highlights. */
     clear() {
-      store.update({ draft: emptyDraft(), assist: emptyAssist() }, 'clear');
+      setDraft(emptyDraft(), { assist: emptyAssist() }, 'clear');
       const ui = get().ui;
-      if (ui.help || ui.message) setUi({ help: false, message: null });
+      if (ui.help || ui.message || ui.confirmClear) setUi({ help: false, message: null, confirmClear: false });
+    },
+    /**
+     * Esc or "Clear": a draft with a label or a note is cleared only on a second request (the first
+     * says so in the draft card); a bare selection is cleared at once. Returns whether it was cleared.
+     */
+    requestClear() {
+      const { draft: d, ui } = get();
+      if ((d.labels.length || d.note) && !ui.confirmClear) {
+        setUi({ confirmClear: true });
+        return false;
+      }
+      actions.clear();
+      return true;
     },
     toggleLabel(label) {
       const d = get().draft;
       const labels = d.labels.includes(label) ? d.labels.filter((l) => l !== label) : [...d.labels, label];
-      store.update({ draft: { ...d, labels } }, 'draft');
+      setDraft({ ...d, labels });
     },
     setNote(note) {
-      store.update({ draft: { ...get().draft, note } }, 'draft-note');
+      setDraft({ ...get().draft, note }, {}, 'draft-note');
     },
 
     /** Save the draft as a new annotation or over the one being edited. Returns the id or null. */
@@ -211,11 +312,11 @@ export function createAppStore({ bundle, annotator, clientId, storage, view }) {
       const rec = current.record;
       if (!rec) return null;
       if (!d.summary) {
-        setUi({ message: 'Select a span in the summary first.' });
+        setUi({ draftMessage: 'Select a span in the summary first.' });
         return null;
       }
       if (!d.labels.length) {
-        setUi({ message: 'Pick at least one label (keys 1–9).' });
+        setUi({ draftMessage: 'Pick at least one label (keys 1–9).' });
         return null;
       }
       const span = (side) => {
@@ -226,6 +327,7 @@ export function createAppStore({ bundle, annotator, clientId, storage, view }) {
       };
       const at = nowIso();
       const id = d.editingId || uuid();
+      const toast = d.editingId ? undoable('Annotation edited.', rec.id, { annotation: id }) : null;
       changeRecord(rec.id, (entry) => {
         const old = entry.annotations[id];
         entry.annotations[id] = {
@@ -235,33 +337,32 @@ export function createAppStore({ bundle, annotator, clientId, storage, view }) {
         };
         return entry;
       }, 'annotation');
-      store.update({ draft: emptyDraft(), assist: emptyAssist() }, 'draft');
-      setUi({ message: null });
+      setDraft(emptyDraft(), { assist: emptyAssist() });
+      if (toast) toast();
       return id;
     },
     /** Load an annotation into the draft for editing. */
     editAnnotation(id) {
       const { current, work } = get();
       const rec = current.record;
-      const a = work.records[current.id]?.annotations?.[id];
+      const a = entryOf(work, current.id)?.annotations[id];
       if (!rec || !a || a.deleted) return;
       const toSpan = (side) => (a[side] ? [rec[side].offsets.to16(a[side].start), rec[side].offsets.to16(a[side].end)] : null);
-      store.update({
-        draft: {
-          anchor: 'summary', summary: toSpan('summary'), source: toSpan('source'),
-          labels: chosenLabels(a.label, labelChoices), note: a.note || '', editingId: id,
-        },
-        assist: emptyAssist(),
-      }, 'draft');
+      setDraft({
+        anchor: 'summary', summary: toSpan('summary'), source: toSpan('source'),
+        labels: chosenLabels(a.label, labelChoices), note: a.note || '', editingId: id,
+      }, { assist: emptyAssist() });
     },
     deleteAnnotation(id) {
       const { current } = get();
+      const toast = undoable('Annotation deleted.', current.id, { annotation: id });
       changeRecord(current.id, (entry) => {
         entry.annotations[id] = { id, deleted: true, updated_at: nowIso() };
         return entry;
       }, 'annotation');
-      if (get().draft.editingId === id) store.update({ draft: emptyDraft() }, 'draft');
+      if (get().draft.editingId === id) setDraft(emptyDraft());
       if (get().ui.hover === id) setUi({ hover: null });
+      toast();
     },
     /** Copy a prior (input) annotation into the annotator's own. */
     acceptPrior(index) {
@@ -284,7 +385,36 @@ export function createAppStore({ bundle, annotator, clientId, storage, view }) {
     setStatus(status) {
       const { current } = get();
       if (!current.id) return;
+      const toast = status === 'in_progress' ? null
+        : undoable(status === 'submitted' ? 'Record submitted.' : 'Record discarded.', current.id, { index: current.index });
       changeRecord(current.id, (entry) => ({ ...entry, status, status_at: nowIso() }), 'status');
+      if (toast) toast();
+    },
+    /**
+     * Undo the change the toast names (one annotation, or the record's status) as it was before,
+     * written as a new change (newest wins everywhere, so the undo reaches storage, tabs and exports).
+     */
+    undo() {
+      const t = get().ui.toast;
+      if (!t) return false;
+      setUi({ toast: null });
+      const { before } = t;
+      changeRecord(t.id, (entry) => {
+        const at = nowIso();
+        if (t.annotation) {
+          const old = before && hasOwn(before.annotations, t.annotation) ? before.annotations[t.annotation] : null;
+          entry.annotations[t.annotation] = old ? { ...old, updated_at: at } : { id: t.annotation, deleted: true, updated_at: at };
+        } else {
+          entry.status = before?.status || 'in_progress';
+          entry.status_at = at;
+        }
+        return entry;
+      }, 'undo');
+      if (t.index !== undefined && t.index !== get().current.index) actions.goTo(t.index);
+      return true;
+    },
+    dismissToast() {
+      if (get().ui.toast) setUi({ toast: null });
     },
 
     setAssist(assist) {
@@ -308,23 +438,45 @@ export function createAppStore({ bundle, annotator, clientId, storage, view }) {
     message(text) {
       setUi({ message: text });
     },
-
-    /** Another tab wrote: merge its work into ours (newest wins per record status / annotation). */
-    mergeExternal(work) {
-      const mine = get().work;
-      if (mergeWork(work, mine) !== work) {
-        persist(mergeWork(mine, work), 'external'); // we hold newer work than the stored copy: write the union
-        return;
-      }
-      const merged = mergeWork(mine, work);
-      if (merged !== mine) store.update({ work: merged }, 'external');
+    dismissAside() {
+      setUi({ aside: [] });
     },
-    /** Merge imported work, then save. Older imported data never replaces newer local data. */
-    importWork(work) {
-      persist(mergeWork(get().work, work), 'import');
+    /** Offer work of earlier builds of this bundle: [{bundleId, records, accept(), decline()}]. */
+    offerEarlier(offers) {
+      setUi({ earlier: offers });
+    },
+    answerEarlier(bundleId, accept) {
+      const offer = get().ui.earlier.find((o) => o.bundleId === bundleId);
+      if (!offer) return null;
+      setUi({ earlier: get().ui.earlier.filter((o) => o !== offer) });
+      return accept ? offer.accept() : offer.decline();
+    },
+
+    /** Another tab (or the stored entry a write merged with) holds work: merge it into ours. */
+    mergeExternal(theirs) {
+      const { work, drafts } = get();
+      const merged = mergeWork(work, { records: theirs.records, last_export_at: theirs.last_export_at });
+      let nextDrafts = drafts;
+      for (const id of Object.keys(theirs.drafts || {})) {
+        const mine = hasOwn(drafts, id) ? drafts[id] : null;
+        if (mergeDraft(mine, theirs.drafts[id]) !== mine) nextDrafts = withKey(nextDrafts, id, theirs.drafts[id]);
+      }
+      if (merged !== work || nextDrafts !== drafts) {
+        store.update({ work: { records: merged.records, last_export_at: merged.last_export_at }, drafts: nextDrafts }, 'external');
+      }
+    },
+    /** Merge imported work, then save the records it changes. Older imported data never replaces newer local data. */
+    importWork(imported) {
+      const w = get().work;
+      const merged = mergeWork(w, imported);
+      if (merged === w) return;
+      store.update({ work: { records: merged.records, last_export_at: merged.last_export_at } }, 'import');
+      const changed = Object.keys(merged.records).filter((id) => merged.records[id] !== w.records[id]);
+      persist(changed.map((id) => ({ kind: 'r', id, value: merged.records[id] })));
     },
     markExported(at) {
-      persist({ ...get().work, last_export_at: at }, 'export');
+      store.update({ work: { ...get().work, last_export_at: at } }, 'export');
+      persist([{ kind: 'm', id: 'meta', value: { last_export_at: at } }]);
     },
   };
   store.actions = actions;

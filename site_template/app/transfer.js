@@ -2,6 +2,7 @@
  * Export (the contract with `mercury-static merge`, see docs/DESIGN.md) and import of annotations.
  * Offsets in files are Python code points; the work in storage already holds them that way.
  */
+import { dict, labelPath } from './storage.js';
 import { liveAnnotations } from './store.js';
 
 export const EXPORT_FORMAT = 'mercury-static/annotations';
@@ -79,7 +80,7 @@ export function parseImport(text, { manifest, ids, annotator }) {
     throw new Error(`This export is ${JSON.stringify(data.annotator)}'s work; you are ${JSON.stringify(annotator)}. Open the page with ?annotator=${encodeURIComponent(data.annotator)} to import it: nothing was imported.`);
   }
   const known = new Set(ids);
-  const records = {};
+  const records = dict(); // record ids such as `__proto__` are plain keys here
   let skipped = 0;
   let count = 0;
   for (const r of data.records) {
@@ -87,14 +88,15 @@ export function parseImport(text, { manifest, ids, annotator }) {
       skipped += 1;
       continue;
     }
-    const annotations = {};
-    for (const a of r.annotations || []) {
-      if (!a || typeof a.id !== 'string' || !Array.isArray(a.label) || !isSpan(a.summary) || (a.source && !isSpan(a.source))) {
+    const annotations = dict();
+    for (const a of Array.isArray(r.annotations) ? r.annotations : []) {
+      const label = a && typeof a.label === 'string' && a.label ? labelPath(a.label) : a?.label;
+      if (!a || typeof a.id !== 'string' || !Array.isArray(label) || !label.length || !isSpan(a.summary) || (a.source && !isSpan(a.source))) {
         skipped += 1;
         continue;
       }
       annotations[a.id] = {
-        id: a.id, label: a.label.map(String), note: String(a.note || ''),
+        id: a.id, label: label.map(String), note: String(a.note || ''),
         summary: { start: a.summary.start, end: a.summary.end, text: a.summary.text },
         source: a.source ? { start: a.source.start, end: a.source.end, text: a.source.text } : null,
         created_at: String(a.created_at || r.updated_at || ''), updated_at: String(a.updated_at || r.updated_at || ''),
@@ -106,5 +108,43 @@ export function parseImport(text, { manifest, ids, annotator }) {
       status: r.status, status_at: String(r.updated_at || ''), updated_at: String(r.updated_at || ''), annotations,
     };
   }
-  return { work: { records, last_export_at: null }, records: Object.keys(records).length, annotations: count, skipped };
+  return { work: { records, drafts: dict(), last_export_at: null }, records: Object.keys(records).length, annotations: count, skipped };
+}
+
+/**
+ * Check imported work against this bundle's texts and labels, as `mercury-static merge` does: an
+ * annotation whose offsets are out of range, whose quoted text differs from the text at its offsets, or
+ * whose label is unknown is dropped (counted in `skipped`). Returns {work, records, annotations, skipped}.
+ */
+export async function checkAgainstBundle(work, bundle) {
+  const labels = new Set(bundle.manifest.labels || []);
+  const fits = (view, span) => {
+    if (!span) return true;
+    const o = view.offsets;
+    return span.start >= 0 && span.start < span.end && span.end <= o.toCp(view.text.length)
+      && view.text.slice(o.to16(span.start), o.to16(span.end)) === span.text;
+  };
+  const records = dict();
+  let skipped = 0;
+  let count = 0;
+  for (const id of Object.keys(work.records)) {
+    let rec;
+    try {
+      rec = await bundle.record(id);
+    } catch {
+      skipped += 1;
+      continue;
+    }
+    const entry = work.records[id];
+    const annotations = dict();
+    for (const aid of Object.keys(entry.annotations)) {
+      const a = entry.annotations[aid];
+      if (fits(rec.summary, a.summary) && fits(rec.source, a.source) && a.label.every((l) => labels.has(l))) {
+        annotations[aid] = a;
+        count += 1;
+      } else skipped += 1;
+    }
+    records[id] = { ...entry, annotations };
+  }
+  return { work: { ...work, records }, records: Object.keys(records).length, annotations: count, skipped };
 }

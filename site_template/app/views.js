@@ -4,6 +4,7 @@
  * textContent / text nodes only.
  */
 import { renderGuidelines } from './markdown.js';
+import { LABEL_COLOURS, labelColour } from './pairing.js';
 import { liveAnnotations, recordStatus, unexportedCount } from './store.js';
 import { clip, h } from './util.js';
 
@@ -234,8 +235,34 @@ export function mountRecordInfo(store) {
   });
 }
 
-/** The annotation form: spans of the draft, label choices (numbered), note, save/cancel. */
-export function mountDraft(store, actions) {
+const CHOICE_TEXT = {
+  navigate: ['This draft is not finished (it needs a summary span and a label).', 'Keep it for later and go', 'Throw it away and go'],
+  submit: ['This draft is not finished: submit it without this annotation?', null, 'Throw it away and submit'],
+  discard: ['This draft is not finished: discard the record?', null, 'Throw it away and discard'],
+};
+
+/** The inline choice before leaving an unfinished draft: keep / throw away / stay (focused, Esc = stay). */
+function choiceView(choice, actions) {
+  const [text, keep, discard] = CHOICE_TEXT[choice.what];
+  const button = (label, option, cls = '') => {
+    const b = h('button', { type: 'button', 'data-choice': option, class: cls }, label);
+    b.addEventListener('click', () => actions.choose(option));
+    return b;
+  };
+  return h('div', { class: 'draft-choice', id: 'draft-choice', role: 'alertdialog', 'aria-label': 'unfinished draft' },
+    h('p', {}, text), h('div', { class: 'row' },
+      button('Stay (Esc)', 'stay', 'primary'), keep ? button(keep, 'keep') : null, button(discard, 'discard')));
+}
+
+const SAVE_TEXT = { idle: '', saving: 'saving…', saved: 'saved in this browser', failed: 'NOT saved' };
+
+/**
+ * The annotation form: spans of the draft, label choices (numbered), note, save/clear, and its inline
+ * messages: what is missing, the second step of a clear, the choice before leaving an unfinished
+ * draft, and whether the last change is on disk ("saved" only once it is).
+ * handlers: {save, clear} (main.js: they also move the focus and the selection).
+ */
+export function mountDraft(store, actions, handlers) {
   const box = document.getElementById('draft');
   const choices = store.state.labelChoices;
   const note = h('textarea', { id: 'draft-note', rows: '2', placeholder: 'Note (optional)' });
@@ -249,13 +276,36 @@ export function mountDraft(store, actions) {
   const spans = { summary: spanView('summary'), source: spanView('source') };
   const title = h('h3', {});
   const save = h('button', { type: 'button', 'data-action': 'save-annotation', class: 'primary' }, 'Save annotation (Enter)');
-  save.addEventListener('click', () => actions.saveDraft());
+  save.addEventListener('click', handlers.save);
   const cancel = h('button', { type: 'button', 'data-action': 'cancel-annotation' }, 'Clear (Esc)');
-  cancel.addEventListener('click', () => actions.clear());
+  cancel.addEventListener('click', handlers.clear);
   const noSource = h('button', { type: 'button', 'data-action': 'no-source', class: 'link' }, 'no source span');
   noSource.addEventListener('click', () => actions.clearSpan('source'));
+  const said = h('p', { class: 'draft-message', id: 'draft-message', role: 'status', hidden: true });
+  const choiceBox = h('div', { class: 'draft-choice-box' });
+  const saveState = h('p', { class: 'save-state', id: 'save-state', 'aria-live': 'polite' });
   box.replaceChildren(title, spans.summary, spans.source,
-    h('div', { class: 'labels' }, labelInputs.map((l) => l.row)), note, h('div', { class: 'row' }, save, cancel));
+    h('div', { class: 'labels' }, labelInputs.map((l) => l.row)), note, said, choiceBox,
+    h('div', { class: 'row' }, save, cancel), saveState);
+
+  watch(store, (s) => [s.ui.draftMessage, s.ui.confirmClear, s.ui.choice], (s) => {
+    const text = s.ui.draftMessage
+      || (s.ui.confirmClear ? 'This draft has a label or a note: press Esc (or Clear) again to throw it away.' : '');
+    said.textContent = text;
+    said.hidden = !text;
+    if (!s.ui.choice) {
+      choiceBox.replaceChildren();
+      return;
+    }
+    const view = choiceView(s.ui.choice, actions);
+    choiceBox.replaceChildren(view);
+    view.querySelector('button').focus();
+  });
+  watch(store, (s) => [s.ui.save], (s) => {
+    saveState.dataset.state = s.ui.save.state;
+    saveState.dataset.seq = String(s.ui.save.seq);
+    saveState.textContent = SAVE_TEXT[s.ui.save.state] || '';
+  });
 
   watch(store, (s) => [s.draft, s.current.record], (s) => {
     const d = s.draft;
@@ -291,12 +341,13 @@ export function mountAnnotations(store, actions) {
   box.addEventListener('mouseleave', () => actions.hover(null));
   watch(store, (s) => [s.work, s.current.id, s.draft.editingId], (s) => {
     const anns = liveAnnotations(s.work.records[s.current.id]);
+    const choices = s.labelChoices;
     const items = anns.map((a) => {
       const edit = h('button', { type: 'button', 'data-action': 'edit' }, 'Edit');
       edit.addEventListener('click', () => actions.editAnnotation(a.id));
       const del = h('button', { type: 'button', 'data-action': 'delete' }, 'Delete');
       del.addEventListener('click', () => actions.deleteAnnotation(a.id));
-      return h('li', { 'data-annotation': a.id, class: a.id === s.draft.editingId ? 'editing' : '' },
+      return h('li', { 'data-annotation': a.id, class: a.id === s.draft.editingId ? 'editing' : '', 'data-colour': String(labelColour(a.label, choices)) },
         h('div', { class: 'chips' }, a.label.map((l) => h('span', { class: 'chip' }, l))),
         h('div', { class: 'ann-span' }, h('b', {}, 'Summary: '), h('q', {}, clip(a.summary?.text || '', 160))),
         h('div', { class: 'ann-span' }, h('b', {}, 'Source: '),
@@ -304,7 +355,9 @@ export function mountAnnotations(store, actions) {
         a.note ? h('div', { class: 'ann-note' }, a.note) : null,
         h('div', { class: 'row' }, edit, del));
     });
-    box.replaceChildren(h('h3', {}, `Your annotations (${anns.length})`),
+    // the legend of the label colours in the texts
+    const legend = h('p', { class: 'legend', id: 'label-legend' }, choices.map((l, i) => h('span', { class: 'legend-item', 'data-colour': String(i % LABEL_COLOURS) }, l)));
+    box.replaceChildren(h('h3', {}, `Your annotations (${anns.length})`), anns.length ? legend : null,
       anns.length ? h('ol', { class: 'ann-list' }, items)
         : h('p', { class: 'muted' }, 'None yet. Submitting without annotations means the summary is consistent.'));
   });
@@ -349,8 +402,10 @@ export function mountSuggestions(store, actions) {
 /** Banners: storage full, messages, export reminder. */
 export function mountBanners(store, actions, exportNow) {
   const box = document.getElementById('banners');
-  watch(store, (s) => [s.ui.storageError, s.ui.message, s.work, s.model.status], (s) => {
+  watch(store, (s) => [s.ui.storageError, s.ui.message, s.work, s.model.status, s.ui.aside, s.ui.earlier], (s) => {
     const out = [];
+    if (s.ui.aside.length) out.push(asideBanner(s.ui.aside, actions));
+    for (const offer of s.ui.earlier) out.push(earlierBanner(offer, actions));
     if (s.ui.storageError) {
       const b = h('button', { type: 'button', 'data-action': 'export' }, 'Export now');
       b.addEventListener('click', exportNow);
@@ -369,6 +424,63 @@ export function mountBanners(store, actions, exportNow) {
         `${n} changes are only in this browser. Export them to a file regularly (they are safe here, but a cleared browser loses them).`, ' ', b));
     }
     box.replaceChildren(...out);
+  });
+}
+
+/**
+ * Stored work that could not be read: it is kept as it was (never overwritten), the page works on a
+ * fresh key with what was readable; the raw value can be downloaded for the coordinator.
+ */
+function asideBanner(aside, actions) {
+  const download = h('button', { type: 'button', 'data-action': 'download-raw' }, 'Download it raw');
+  download.addEventListener('click', () => {
+    const raw = aside.map((a) => `# ${a.where}\n# ${a.problems.join('\n# ')}\n${a.raw}\n`).join('\n');
+    const url = URL.createObjectURL(new Blob([raw], { type: 'text/plain' }));
+    const a = h('a', { href: url, download: `unreadable-saved-work-${new Date().toISOString().replace(/[-:]/g, '').slice(0, 15)}.txt`, hidden: true });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  });
+  const x = h('button', { type: 'button', class: 'link', 'aria-label': 'dismiss' }, '×');
+  x.addEventListener('click', () => actions.dismissAside());
+  const problems = aside.flatMap((a) => a.problems);
+  return h('div', { class: 'banner error', role: 'alert', id: 'storage-aside' },
+    `Saved work in this browser could not be read as it is (${problems.length} problem${problems.length === 1 ? '' : 's'}: ${clip(problems.join('; '), 160)}). `
+    + 'It is kept aside, untouched; what could be read is here and your work continues on a fresh key. ',
+    download, ' ', x);
+}
+
+/** Work saved under an earlier build of this bundle (same title): import it or not. */
+function earlierBanner(offer, actions) {
+  const yes = h('button', { type: 'button', 'data-action': 'import-earlier', class: 'primary' }, 'Import it');
+  yes.addEventListener('click', () => actions.answerEarlier(offer.bundleId, true));
+  const no = h('button', { type: 'button', 'data-action': 'decline-earlier' }, 'No, leave it');
+  no.addEventListener('click', () => actions.answerEarlier(offer.bundleId, false));
+  return h('div', { class: 'banner warn', role: 'status', 'data-earlier': offer.bundleId },
+    `This browser holds your work on ${offer.records} record${offer.records === 1 ? '' : 's'} of an earlier build of this bundle (same title, bundle ${offer.bundleId}). `
+    + 'Import it? Annotations are checked against the current texts; what does not match is left out. ', yes, ' ', no);
+}
+
+/** The notice of the last undoable change (delete, edit, submit, discard) with "Undo" (also Ctrl+Z). */
+export function mountToast(store, actions) {
+  const box = document.getElementById('toast');
+  let timer = null;
+  watch(store, (s) => [s.ui.toast], (s) => {
+    clearTimeout(timer);
+    const t = s.ui.toast;
+    if (!t) {
+      box.replaceChildren();
+      box.hidden = true;
+      return;
+    }
+    const undo = h('button', { type: 'button', 'data-action': 'undo' }, 'Undo');
+    undo.addEventListener('click', () => actions.undo());
+    box.replaceChildren(h('span', {}, t.text, ' '), undo, h('span', { class: 'muted' }, ' Ctrl+Z'));
+    box.hidden = false;
+    timer = setTimeout(() => {
+      if (store.state.ui.toast === t) actions.dismissToast();
+    }, 12_000);
   });
 }
 

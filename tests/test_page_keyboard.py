@@ -1,0 +1,164 @@
+"""A whole record annotated with the keyboard only (issue 10 §2): select in either pane by word and
+sentence, the assistance as for a mouse selection, pair the match, label, note (Enter saves, Shift+Enter
+is a newline), focus back in the summary, `s` submits; focus visible and trapped in dialogs.
+
+Real Chromium and the real demo bundle; no mouse event is sent (the page counts them).
+"""
+
+from __future__ import annotations
+
+import pytest
+from test_page import READY, block_model, own_annotations, state
+
+pytestmark = pytest.mark.browser
+
+COUNT_MOUSE = """() => { window.mouseEvents = 0;
+    for (const t of ['mousedown', 'mouseup', 'pointerdown', 'pointerup'])
+        document.addEventListener(t, () => { window.mouseEvents += 1; }, true); }"""
+
+
+def selected(page, side: str) -> str:
+    return page.evaluate("(side) => { const d = mercuryStatic.store.state.draft[side];"
+                         " return d ? mercuryStatic.panes[side].view.text.slice(d[0], d[1]) : null; }", side)
+
+
+def press_until(page, key: str, done, limit: int = 60):
+    for _ in range(limit):
+        page.keyboard.press(key)
+        if done():
+            return
+    raise AssertionError(f"{key} x{limit} never got there")
+
+
+def active(page) -> str:
+    return page.evaluate("() => document.activeElement.id || document.activeElement.tagName")
+
+
+def test_a_whole_record_with_the_keyboard_only(page, bundle_server):
+    block_model(page)
+    page.goto(bundle_server + "?annotator=kim#record=harbor-lighthouse")
+    page.wait_for_selector(READY)
+    page.evaluate(COUNT_MOUSE)
+    assert page.locator("#guidelines").is_visible()
+    assert page.evaluate("() => document.getElementById('guidelines').contains(document.activeElement)")
+    page.keyboard.press("Escape")
+    assert not page.locator("#guidelines").is_visible()
+
+    # summary: a word at a time, then extend by two words
+    press_until(page, "ArrowRight", lambda: selected(page, "summary") == "3.2")
+    assert active(page) == "pane-summary"
+    assert page.evaluate("() => getComputedStyle(document.activeElement).outlineStyle") == "solid"  # visible focus
+    page.keyboard.press("Shift+ArrowRight")
+    page.keyboard.press("Shift+ArrowRight")
+    assert selected(page, "summary") == "3.2 million euros"
+    page.keyboard.press("Shift+ArrowLeft")  # shrink, then grow again
+    assert selected(page, "summary") == "3.2 million"
+    page.keyboard.press("Shift+ArrowRight")
+    page.wait_for_function("() => { const a = mercuryStatic.store.state.assist;"
+                           " return a.kind && a.query.text === '3.2 million euros'; }")  # assistance ran on it
+    assert page.evaluate("() => getSelection().toString()") == "3.2 million euros"  # the page's selection
+
+    # the lit matches: move to the evidence and pair it
+    evidence = "The project cost 2.3 million euros"
+    press_until(page, ".", lambda: page.evaluate(
+        "(t) => document.querySelector('.s[data-focus]')?.textContent.startsWith(t)", evidence), limit=6)
+    page.keyboard.press("l")
+    assert selected(page, "source").startswith(evidence)
+    # trim it in the source pane, from the keyboard
+    page.keyboard.press("o")
+    assert active(page) == "pane-source"
+    press_until(page, "ArrowRight", lambda: selected(page, "source") == "2.3")
+    page.keyboard.press("Shift+ArrowRight")
+    page.keyboard.press("Shift+ArrowRight")
+    assert selected(page, "source") == "2.3 million euros"
+    assert selected(page, "summary") == "3.2 million euros"  # still the anchor
+
+    # label, note (Shift+Enter is a newline), Enter saves
+    page.keyboard.press("3")
+    page.keyboard.press("c")
+    assert active(page) == "draft-note"
+    page.keyboard.type("wrong amount")
+    page.keyboard.press("Shift+Enter")
+    page.keyboard.type("2.3 in the source")
+    page.keyboard.press("Enter")
+    [a] = own_annotations(page, "harbor-lighthouse")
+    assert (a["summary"]["text"], a["source"]["text"]) == ("3.2 million euros", "2.3 million euros")
+    assert a["label"] == ["Unwanted", "Unwanted.Intrinsic"] and a["note"] == "wrong amount\n2.3 in the source"
+    assert active(page) == "pane-summary"  # focus back in the summary
+
+    # the next selection starts after the last one
+    page.keyboard.press("ArrowRight")
+    d = state(page, "s.draft.summary")
+    assert d[0] >= a["summary"]["end"]
+    page.keyboard.press("Escape")  # a bare selection clears at once
+    assert state(page, "s.draft.summary") is None
+
+    # after saving, s submits
+    page.keyboard.press("s")
+    page.wait_for_function("() => mercuryStatic.store.state.current.id !== 'harbor-lighthouse'")
+    assert page.evaluate("() => mercuryStatic.store.state.work.records['harbor-lighthouse'].status") == "submitted"
+    assert page.evaluate("() => window.mouseEvents") == 0
+
+
+def test_no_source_span_and_sentences_from_the_keyboard(page, bundle_server):
+    block_model(page)
+    page.goto(bundle_server + "?annotator=kim#record=bakery-coop")
+    page.wait_for_selector(READY)
+    page.keyboard.press("Escape")
+    page.keyboard.press("ArrowDown")  # the first sentence
+    first = state(page, "s.current.record.summary.sentences[0]")
+    assert state(page, "s.draft.summary") == first
+    page.keyboard.press("Shift+ArrowDown")
+    second = state(page, "s.current.record.summary.sentences[1]")
+    assert state(page, "s.draft.summary") == [first[0], second[1]]
+    page.keyboard.press("Shift+ArrowUp")
+    assert state(page, "s.draft.summary") == first
+    page.wait_for_function("() => mercuryStatic.store.state.assist.side === 'source'")
+    page.keyboard.press("l")  # pair the best match…
+    assert state(page, "s.draft.source") is not None
+    page.keyboard.press("x")  # …then "no source span"
+    assert state(page, "s.draft.source") is None
+    page.keyboard.press("1")
+    page.keyboard.press("c")
+    page.keyboard.type("not in the source")
+    page.keyboard.press("Control+Enter")  # still saves
+    [a] = own_annotations(page, "bakery-coop")
+    assert a["source"] is None and a["note"] == "not in the source"
+
+
+def test_focus_is_trapped_in_dialogs_and_returned(page, bundle_server):
+    block_model(page)
+    page.goto(bundle_server + "?annotator=kim#record=harbor-lighthouse")
+    page.wait_for_selector(READY)
+    page.keyboard.press("Escape")
+    page.keyboard.press("ArrowRight")
+    assert active(page) == "pane-summary"
+    page.keyboard.press("?")
+    assert page.locator("#overlay-help").is_visible()
+    inside = "() => document.querySelector('#overlay-help .dialog').contains(document.activeElement)"
+    for key in ("Tab", "Tab", "Tab", "Shift+Tab", "Shift+Tab", "Shift+Tab", "Shift+Tab"):
+        page.keyboard.press(key)
+        assert page.evaluate(inside), key
+    page.keyboard.press("n")  # shortcuts do not act behind a dialog
+    assert state(page, "s.current.id") == "harbor-lighthouse"
+    page.keyboard.press("Escape")
+    assert not page.locator("#overlay-help").is_visible()
+    assert active(page) == "pane-summary"
+    # the guidelines panel too
+    page.keyboard.press("g")
+    assert page.evaluate("() => document.getElementById('guidelines').contains(document.activeElement)")
+    for _ in range(4):
+        page.keyboard.press("Tab")
+        assert page.evaluate("() => document.getElementById('guidelines').contains(document.activeElement)")
+    page.keyboard.press("Escape")
+    assert active(page) == "pane-summary"
+
+
+def test_the_name_dialog_keeps_the_focus(page, bundle_server):
+    block_model(page)
+    page.goto(bundle_server)
+    page.locator("#annotator-dialog").wait_for()
+    assert active(page) != "BODY"
+    for _ in range(3):
+        page.keyboard.press("Tab")
+        assert page.evaluate("() => document.getElementById('annotator-dialog').contains(document.activeElement)")
