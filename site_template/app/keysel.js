@@ -91,7 +91,7 @@ export class KeyboardSelection {
     if (!view) return;
     const find = unit === 'word' ? (p, d) => this._word(side, p, d) : (p, d) => this._sentence(side, p, d);
     const cur = this.getSpan(side);
-    let span = null;
+    let span;
     if (extend && cur) {
       if (dir > 0) {
         const w = find(cur[1], 1);

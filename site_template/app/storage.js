@@ -280,7 +280,7 @@ export class WorkStorage {
   async open() {
     this.db = await openDb(this.idb);
     const aside = [];
-    let work = null;
+    let work;
     for (let n = 1; ; n++) {
       const key = n === 1 ? this.base : `${this.base}#${n}`;
       const entries = await readEntries(this.db, key);
