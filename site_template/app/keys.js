@@ -4,11 +4,13 @@ export const SHORTCUTS = [
   ['n / j', 'next record'], ['p / k', 'previous record'], ['1 … 9', 'toggle label 1 … 9'],
   ['Enter', 'save the annotation'], ['s', 'submit the record (and go to the next)'],
   ['d', 'discard the record (and go to the next)'], ['Esc', 'clear selection, highlights, overlays'],
-  ['. / ,', 'next / previous highlighted match'], ['g', 'guidelines'], ['?', 'this help'],
+  ['. / ,', 'next / previous highlighted match'], ['t', 'next record still to do'],
+  ['[ / ]', 'show / hide the record list / the annotation panel'], ['g', 'guidelines'], ['?', 'this help'],
 ];
 
 /**
- * @param handlers {next, prev, label(i), save, submit, discard, clear, nextMatch, prevMatch, guidelines, help}
+ * @param handlers {next, prev, label(i), save, submit, discard, clear, nextMatch, prevMatch, guidelines, help,
+ *   nextTodo, toggleList, toggleSide}
  */
 export function mountKeys(handlers) {
   document.addEventListener('keydown', (ev) => {
@@ -31,6 +33,7 @@ export function mountKeys(handlers) {
       n: handlers.next, j: handlers.next, p: handlers.prev, k: handlers.prev,
       Enter: handlers.save, s: handlers.submit, d: handlers.discard,
       '.': handlers.nextMatch, ',': handlers.prevMatch, g: handlers.guidelines, '?': handlers.help,
+      t: handlers.nextTodo, '[': handlers.toggleList, ']': handlers.toggleSide,
     };
     let fn = map[ev.key];
     if (!fn && /^[1-9]$/.test(ev.key)) fn = () => handlers.label(Number(ev.key) - 1);

@@ -6,15 +6,17 @@ import { Assistant, makeLevelOf } from './assist.js';
 import { firstRecordId, opening, recordIdFromHash } from './boot.js';
 import * as ranker from './rank.js';
 import { mountKeys, SHORTCUTS } from './keys.js';
+import { mountLayout } from './layout.js';
 import { mountMarks } from './marks.js';
+import { nextTodoIndex } from './nav.js';
 import { clientId, prefs, WorkStorage } from './storage.js';
-import { createAppStore, SIDES } from './store.js';
+import { createAppStore, SIDES, unexportedCount } from './store.js';
 import { TextPane } from './textpane.js';
 import { buildExport, downloadJson, exportFileName, parseImport } from './transfer.js';
 import { h, nowIso } from './util.js';
 import {
-  mountAnnotations, mountBanners, mountDraft, mountOverlays, mountRecordInfo, mountRecordList,
-  mountSuggestions, mountTopbar,
+  mountAllDone, mountAnnotations, mountBanners, mountDraft, mountFinish, mountOverlays, mountRecordInfo,
+  mountRecordList, mountSuggestions, mountTopbar, renderSaveStatus,
 } from './views.js';
 
 const VERSION = document.body.dataset.toolVersion || 'dev';
@@ -68,13 +70,16 @@ async function main() {
   const { manifest } = bundle;
   document.title = `${manifest.title || 'mercury-static'} · mercury-static`;
   const wanted = recordIdFromHash();
-  const firstId = firstRecordId(bundle);
+  let firstId = firstRecordId(bundle);
   const annotator = await resolveAnnotator();
   const storage = new WorkStorage(manifest.bundle_id, annotator);
   const viewKey = `view:${manifest.bundle_id}`;
   const view = prefs.get(viewKey, { minScore: manifest.ranker?.min_score ?? 0.2 });
   const store = createAppStore({ bundle, annotator, clientId: clientId(), storage, view });
   const { actions } = store;
+  // Without a deep link, open the first record still to do (boot.js could only prefetch the first one).
+  const todoAtStart = bundle.ids.length ? nextTodoIndex(bundle.ids, store.state.work) : -1;
+  if (!(wanted && bundle.position.has(wanted)) && todoAtStart > 0) firstId = bundle.ids[todoAtStart];
   const levelOf = makeLevelOf(manifest);
   const panes = Object.fromEntries(SIDES.map((side) => [side,
     new TextPane(document.getElementById(`pane-${side}`), document.getElementById(`mm-${side}`), side)]));
@@ -114,7 +119,11 @@ async function main() {
     if (!file) return;
     try {
       const res = parseImport(await file.text(), { manifest, ids: bundle.ids, annotator });
+      // With nothing unexported here, all the work after the import is in that file: it is exported
+      // (re-importing a file just exported does not report its content as unexported changes).
+      const clean = unexportedCount(store.state.work) === 0;
       actions.importWork(res.work);
+      if (clean && res.exportedAt && res.exportedAt > (store.state.work.last_export_at || '')) actions.markExported(res.exportedAt);
       actions.message(`Imported ${res.annotations} annotation${res.annotations === 1 ? '' : 's'} on ${res.records} record${res.records === 1 ? '' : 's'} from ${file.name}; newer work in this browser was kept.${res.skipped ? ` ${res.skipped} unusable entries skipped.` : ''}`);
     } catch (err) {
       actions.message(err.message);
@@ -129,6 +138,17 @@ async function main() {
   mountSuggestions(store, actions);
   mountBanners(store, actions, exportNow);
   mountOverlays(store, actions, manifest);
+  mountFinish(store);
+  const closeAllDone = () => store.update({ ui: { ...store.state.ui, allDone: false } }, 'ui');
+  mountAllDone(store, bundle, exportNow, closeAllDone);
+  const layout = mountLayout(store);
+  // The "saved" indicator. Until storage reports when a change is durable, a change is shown as saved
+  // once the store holds it after storage.save returned without an error.
+  const saveStatus = document.getElementById('save-status');
+  store.subscribe((s, prev, reason) => {
+    if (s.ui.storageError && s.ui.storageError !== prev.ui.storageError) renderSaveStatus(saveStatus, { state: 'error', message: s.ui.storageError });
+    else if (s.work !== prev.work && reason !== 'external' && reason !== 'export' && !s.ui.storageError) renderSaveStatus(saveStatus, { state: 'saved', at: nowIso() });
+  });
   document.getElementById('help-keys').replaceChildren(
     ...SHORTCUTS.map(([k, what]) => h('tr', {}, h('td', {}, h('kbd', {}, k)), h('td', {}, what))));
 
@@ -222,14 +242,21 @@ async function main() {
   }
 
   // --- toolbar, keyboard --------------------------------------------------------------------------
+  /** Go to the next record still to do after the open one; when none is left, show "all done". */
+  const nextTodo = () => {
+    const i = bundle.ids.length ? nextTodoIndex(bundle.ids, store.state.work, Math.max(0, store.state.current.index), true) : -1;
+    if (i < 0) store.update({ ui: { ...store.state.ui, allDone: true } }, 'ui');
+    else if (i !== store.state.current.index) actions.goTo(i);
+  };
   const finish = (status) => {
     actions.setStatus(status);
-    if (store.state.current.index + 1 < bundle.ids.length) actions.next();
+    nextTodo();
   };
   const clickActions = {
-    prev: () => actions.prev(), next: () => actions.next(), export: exportNow,
+    prev: () => actions.prev(), next: () => actions.next(), export: exportNow, 'next-todo': nextTodo,
     import: () => importInput.click(), help: () => actions.toggleHelp(), guidelines: () => actions.toggleGuidelines(),
     submit: () => finish('submitted'), discard: () => finish('discarded'), reopen: () => actions.setStatus('in_progress'),
+    'toggle-list': () => layout.toggle('list'), 'toggle-side': () => layout.toggle('side'),
   };
   document.addEventListener('click', (ev) => {
     const b = ev.target.closest('button[data-action]');
@@ -247,7 +274,9 @@ async function main() {
       assistant.reset();
       actions.clear();
       actions.toggleGuidelines(false);
+      if (store.state.ui.allDone) closeAllDone();
     },
+    nextTodo, toggleList: () => layout.toggle('list'), toggleSide: () => layout.toggle('side'),
     nextMatch: () => jumpMatch(1), prevMatch: () => jumpMatch(-1),
     guidelines: () => actions.toggleGuidelines(), help: () => actions.toggleHelp(),
   });
@@ -288,8 +317,12 @@ async function main() {
   performance.mark('mercury-first-record');
   requestAnimationFrame(() => setTimeout(() => {
     performance.mark('mercury-first-paint');
-    mountRecordList(store, bundle, (id) => actions.goToId(id)); // after the first paint (10k records)
+    mountRecordList(store, bundle, (id) => { // after the first paint (10k records)
+      layout.closeDrawer();
+      actions.goToId(id);
+    });
   }, 0));
+  if (todoAtStart < 0 && !wanted) store.update({ ui: { ...store.state.ui, allDone: true } }, 'ui');
   document.body.dataset.ready = 'true';
   const seenKey = `guidelines-seen:${manifest.bundle_id}`;
   if (manifest.guidelines && manifest.guidelines.text && !prefs.get(seenKey)) {

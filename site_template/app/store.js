@@ -100,7 +100,7 @@ export function createAppStore({ bundle, annotator, clientId, storage, view }) {
     assist: emptyAssist(),
     view: { k: 5, minScore: 0.2, ...view },
     model: { status: 'idle', message: '' },
-    ui: { help: false, guidelines: false, storageError: null, message: null, hover: null },
+    ui: { help: false, guidelines: false, storageError: null, message: null, draftMessage: null, hover: null, allDone: false },
   });
   const get = () => store.state;
   let loadSeq = 0;
@@ -211,11 +211,11 @@ export function createAppStore({ bundle, annotator, clientId, storage, view }) {
       const rec = current.record;
       if (!rec) return null;
       if (!d.summary) {
-        setUi({ message: 'Select a span in the summary first.' });
+        setUi({ draftMessage: 'Select a span in the summary first.' });
         return null;
       }
       if (!d.labels.length) {
-        setUi({ message: 'Pick at least one label (keys 1–9).' });
+        setUi({ draftMessage: 'Pick at least one label (keys 1–9).' });
         return null;
       }
       const span = (side) => {
@@ -236,7 +236,7 @@ export function createAppStore({ bundle, annotator, clientId, storage, view }) {
         return entry;
       }, 'annotation');
       store.update({ draft: emptyDraft(), assist: emptyAssist() }, 'draft');
-      setUi({ message: null });
+      setUi({ message: null, draftMessage: null });
       return id;
     },
     /** Load an annotation into the draft for editing. */
