@@ -9,6 +9,7 @@ import { mountKeys, SHORTCUTS } from './keys.js';
 import { mountLayout } from './layout.js';
 import { mountMarks } from './marks.js';
 import { nextTodoIndex } from './nav.js';
+import { mountScrollMemory } from './scrollmemory.js';
 import { clientId, prefs, WorkStorage } from './storage.js';
 import { createAppStore, SIDES, unexportedCount } from './store.js';
 import { TextPane } from './textpane.js';
@@ -152,6 +153,7 @@ async function main() {
   document.getElementById('help-keys').replaceChildren(
     ...SHORTCUTS.map(([k, what]) => h('tr', {}, h('td', {}, h('kbd', {}, k)), h('td', {}, what))));
 
+  const scrollMemory = mountScrollMemory(manifest.bundle_id, panes, SIDES);
   let shownRecord = null;
   let shownAssist = null;
   let matchCursor = -1;
@@ -161,10 +163,13 @@ async function main() {
     if (rec !== shownRecord) {
       shownRecord = rec;
       assistant.reset();
+      scrollMemory.leave();
       for (const side of SIDES) {
-        if (rec) panes[side].render(rec[side]);
+        // summary bullets' [N] link to the source's documents
+        if (rec) panes[side].render(rec[side], { cites: side === 'summary' ? rec.source.sections?.length || 0 : 0 });
         else panes[side].scroller.replaceChildren(h('p', { class: 'muted loading' }, s.current.error ? '' : 'Loading…'));
       }
+      if (rec) scrollMemory.restore(rec.id);
       document.body.dataset.record = rec ? rec.id : '';
       // Index the texts for ranking in idle time, so the first selection on a long text is fast too.
       if (rec && typeof ranker.prepareSentences === 'function') {
@@ -186,6 +191,7 @@ async function main() {
       for (const side of SIDES) {
         if (side !== target && panes[side].lit.length) panes[side].setHighlights([], levelOf);
         document.getElementById(`assist-${side}`).textContent = side === target ? assistInfo(s) : '';
+        showMatch(side, -1);
       }
       if (target) {
         panes[target].setHighlights(s.assist.results, levelOf);
@@ -215,6 +221,11 @@ async function main() {
     const scroller = panes[side].scroller;
     scroller.addEventListener('mouseup', onSelectionDone);
     scroller.addEventListener('click', (ev) => {
+      const cite = ev.target.closest('.cite');
+      if (cite && window.getSelection().isCollapsed) {
+        panes[SIDES.find((sd) => sd !== side)].scrollToDoc(Number(cite.dataset.doc));
+        return;
+      }
       const el = ev.target.closest('.s[data-rank]');
       if (!el || !window.getSelection().isCollapsed) return;
       actions.pairSentence(side, Number(el.dataset.sentence));
@@ -228,6 +239,24 @@ async function main() {
     if (ev.shiftKey || ev.key === 'Shift') onSelectionDone();
   });
 
+  /**
+   * The pane header's match counter: "match 2 of 5 · document 72" after a jump (`pos` in text order),
+   * "5 matches · best in document 11" before one, nothing without matches.
+   */
+  function showMatch(side, pos) {
+    const el = document.getElementById(`match-${side}`);
+    const { side: target, results } = store.state.assist;
+    if (side !== target || !results.length) {
+      el.textContent = '';
+      return;
+    }
+    const order = results.map((r) => r.index).sort((a, b) => a - b);
+    const i = pos < 0 ? results[0].index : order[pos];
+    const doc = panes[side].docOf(i);
+    const where = doc ? ` · ${pos < 0 ? 'best in ' : ''}document ${doc}` : '';
+    el.textContent = pos < 0 ? `${results.length} match${results.length === 1 ? '' : 'es'}${where}` : `match ${pos + 1} of ${order.length}${where}`;
+  }
+
   /** Jump to the next (+1) or previous (-1) highlighted sentence in text order. */
   function jumpMatch(dir) {
     const { side, results } = store.state.assist;
@@ -239,6 +268,7 @@ async function main() {
     focused = pane.sentenceEl(order[matchCursor]);
     focused.dataset.focus = 'true';
     pane.scrollToSentence(order[matchCursor], true);
+    showMatch(side, matchCursor);
   }
 
   // --- toolbar, keyboard --------------------------------------------------------------------------
