@@ -31,14 +31,19 @@ def open_at(context, base, size, record="0", annotator="alice"):
 
 
 def topbar_lines(page) -> int:
-    """Distinct line boxes of the top bar's visible children (1 when it keeps one line)."""
-    return page.evaluate("""() => {
-        const tops = [...document.querySelector('.topbar').children]
-            .filter(e => e.offsetParent !== null && e.getBoundingClientRect().height > 0)
-            .map(e => { const r = e.getBoundingClientRect(); return r.top + r.height / 2; });
+    """Distinct line boxes of the top bar's visible children (1 when it keeps one line); fails when one
+    of them is pushed out of the window instead."""
+    r = page.evaluate("""() => {
+        const kids = [...document.querySelector('.topbar').children]
+            .filter(e => e.offsetParent !== null && e.getBoundingClientRect().height > 0);
+        const tops = kids.map(e => { const r = e.getBoundingClientRect(); return r.top + r.height / 2; });
         const lines = [];
         for (const t of tops.sort((a, b) => a - b)) if (!lines.length || t - lines[lines.length - 1] > 8) lines.push(t);
-        return lines.length; }""")
+        const out = kids.filter(e => { const r = e.getBoundingClientRect(); return r.left < 0 || r.right > innerWidth + 0.5; })
+            .map(e => e.className || e.dataset.action);
+        return {lines: lines.length, out}; }""")
+    assert not r["out"], f"outside the window: {r['out']}"
+    return r["lines"]
 
 
 def inside_viewport(page, selector) -> bool:
@@ -48,7 +53,7 @@ def inside_viewport(page, selector) -> bool:
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_topbar_one_line_and_footer_visible(context, fb_bundle, serve_dir, size):
-    page = open_at(context, serve_dir(fb_bundle), size)
+    page = open_at(context, serve_dir(fb_bundle), size, annotator="alice-marie-the-second")
     # the longest forms of the slots whose text changes
     page.evaluate("() => mercuryStatic.store.actions.setModel({status: 'failed', message: 'no wasm'})")
     page.evaluate("""() => { const el = document.getElementById('unexported');
@@ -83,6 +88,10 @@ def test_validation_message_in_the_draft_card_not_a_banner(context, fb_bundle, s
     assert page.evaluate("() => document.getElementById('pane-source').getBoundingClientRect().top") == top
     page.keyboard.press("1")  # the message was about the draft as it was: picking a label clears it
     assert msg.inner_text() == ""
+    # other messages (an import's result) float over the texts: the panes stay put
+    page.evaluate("() => mercuryStatic.store.actions.message('Imported 3 annotations on 2 records from alice.json.')")
+    assert page.locator("#banners #message").is_visible()
+    assert page.evaluate("() => document.getElementById('pane-source').getBoundingClientRect().top") == top
     assert not page.errors
 
 

@@ -23,7 +23,7 @@ const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
 export function renderSaveStatus(el, { state, at = null, message = '' }) {
   el.dataset.state = state;
   const time = at ? new Date(at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' }) : '';
-  el.textContent = { idle: '', saving: 'saving…', saved: `saved ${time}`, error: 'NOT saved' }[state] ?? '';
+  el.textContent = { idle: '', saving: 'saving…', saved: 'saved', error: 'NOT saved' }[state] ?? '';
   el.title = message || (state === 'saved' ? `Your last change is saved in this browser (${time}).` : '');
 }
 
