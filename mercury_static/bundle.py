@@ -108,7 +108,7 @@ def assign_text_shards(texts: list[StoredText], max_chars: int = ShardLimits.tex
     return shard + 1 if texts else 0
 
 
-ROW_TITLE_CHARS = 80  # a row of the record list shows about 30; the rest is for the filter
+ROW_TITLE_CHARS = 60  # a row of the record list shows about 30; the rest serves the filter
 TAG_CHARS = 40  # metadata values up to this length are matched by the page's record filter
 
 
