@@ -7,7 +7,7 @@
 const WIDE = window.matchMedia('(min-width: 1200px)');
 
 /** Effective visibility of the list and side panel for a `layout` slice. */
-export function shown(layout, wide = WIDE.matches) {
+function shown(layout, wide = WIDE.matches) {
   return {
     list: layout.list ?? wide,
     side: layout.side ?? true,

@@ -454,6 +454,7 @@ export class TextPane {
   scrollToSentence(i, force = false) {
     const el = this.sentenceEl(i);
     if (!el) return;
+    this._pin = null; // the page scrolls elsewhere: a restored position is not held any longer
     const box = this.scroller.getBoundingClientRect();
     const r = el.getBoundingClientRect();
     if (!force && r.top >= box.top && r.bottom <= box.bottom) return;
@@ -479,6 +480,7 @@ export class TextPane {
   scrollToDoc(n) {
     const b = this.docBlocks[n - 1];
     if (!b) return false;
+    this._pin = null;
     this._materialize(b);
     this.scroller.scrollTop += b.el.getBoundingClientRect().top - this.scroller.getBoundingClientRect().top;
     return true;
