@@ -120,4 +120,12 @@ def test_1024_lists_collapse_texts_keep_60_percent(context, fb_bundle, serve_dir
     page.keyboard.press("]")
     assert page.locator("#side").is_visible()
     assert inside_viewport(page, '.finish [data-action="submit"]')
+    # hidden again, it opens when a draft starts (its form shows the labels and messages)
+    page.keyboard.press("]")
+    assert not page.locator("#side").is_visible()
+    page.evaluate("""() => { const p = mercuryStatic.panes.summary;
+        const sel = getSelection(); sel.removeAllRanges(); sel.addRange(p.rangeFor(4, 20));
+        p.scroller.dispatchEvent(new MouseEvent('mouseup', {bubbles: true})); }""")
+    page.wait_for_function("() => mercuryStatic.store.state.draft.summary")
+    assert page.locator("#draft").is_visible()
     assert not page.errors
