@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import SHARED_DATA
+from mercury_static.bundle import load_bundle
 from page_fixtures import faithbench_dump
 
 pytestmark = pytest.mark.browser
@@ -128,4 +130,25 @@ def test_1024_lists_collapse_texts_keep_60_percent(context, fb_bundle, serve_dir
         p.scroller.dispatchEvent(new MouseEvent('mouseup', {bubbles: true})); }""")
     page.wait_for_function("() => mercuryStatic.store.state.draft.summary")
     assert page.locator("#draft").is_visible()
+    assert not page.errors
+
+
+@pytest.mark.shared_data
+def test_real_faithbench_batch(context, build_bundle, serve_dir):
+    """The real batch the issue was found on: readable rows, one-line top bar, Submit in view at 1440×900."""
+    path = SHARED_DATA / "faithbench" / "batch_1.json"
+    if not path.exists():
+        pytest.skip("../shared/data/faithbench is absent")
+    bundle = build_bundle([path], name="batch1")
+    page = open_at(context, serve_dir(bundle), (1440, 900), record=None)
+    page.wait_for_selector("#record-list li[data-record]")
+    titles = page.locator("#record-list li[data-record] .rec-title").evaluate_all("els => els.map(e => e.textContent)")
+    assert titles and not any(t.strip().isdigit() for t in titles)
+    assert topbar_lines(page) == 1
+    # the record with the most suggestions: the footer stays in view
+    rec = max(load_bundle(bundle).records, key=lambda r: len(r.prior_annotations))
+    page.evaluate("(id) => { location.hash = 'record=' + encodeURIComponent(id); }", rec.id)
+    page.wait_for_function("(id) => mercuryStatic.store.state.current.record?.id === id", arg=rec.id)
+    assert page.locator("#suggestions li").count() == len(rec.prior_annotations) > 0
+    assert inside_viewport(page, '.finish [data-action="submit"]')
     assert not page.errors
