@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from conftest import SHARED_DATA
 from mercury_static.bundle import load_bundle
 from page_fixtures import faithbench_dump
 
 pytestmark = pytest.mark.browser
 
 SIZES = [(1440, 900), (1280, 720), (1024, 768)]
+SHARED_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 
 
 @pytest.fixture(scope="module")
