@@ -111,6 +111,30 @@ def assign_text_shards(texts: list[StoredText], max_chars: int = ShardLimits.tex
     return shard + 1 if texts else 0
 
 
+ROW_TITLE_CHARS = 60  # a row of the record list shows about 30; the rest serves the filter
+TAG_CHARS = 40  # metadata values up to this length are matched by the page's record filter
+
+
+def row_title(summary: str) -> str:
+    """Title of a record list row for a record without one: the start of its summary (FaithBench ids are
+    "0" … "49", which tell an annotator nothing)."""
+    words = " ".join(summary.split())
+    return words if len(words) <= ROW_TITLE_CHARS else words[:ROW_TITLE_CHARS - 1].rstrip() + "…"
+
+
+def row_tags(metadata: dict | None) -> list[str]:
+    """The short metadata values of a record (`model-a`, `cnn`, `3`) the page's filter matches, in order,
+    once each: long texts and nested values would make the index as large as the shards."""
+    tags: list[str] = []
+    for key, value in (metadata or {}).items():
+        if key == "title" or isinstance(value, (dict, list)) or value is None:
+            continue
+        text = str(value).lower() if isinstance(value, bool) else str(value)
+        if 0 < len(text) <= TAG_CHARS and text not in tags:
+            tags.append(text)
+    return tags
+
+
 def write_data(out: Path, records: list[dict], texts: list[StoredText], vectors: np.ndarray,
                limits: ShardLimits = ShardLimits()) -> dict:
     """Write data/ (record index and shards, text shards, vector shards); return shard counts.
@@ -139,7 +163,7 @@ def write_data(out: Path, records: list[dict], texts: list[StoredText], vectors:
         (data / f"vectors-{i:04d}.bin").write_bytes(encode_rows(rows))
 
     # text_shards: the page requests a record's texts alongside its record shard, not after it
-    index = {"ids": [], "shard": [], "titles": [], "text_shards": []}
+    index = {"ids": [], "shard": [], "titles": [], "tags": [], "text_shards": []}
     shard, batch, size = 0, [], 0
 
     def flush():
@@ -156,7 +180,8 @@ def write_data(out: Path, records: list[dict], texts: list[StoredText], vectors:
         size += encoded
         index["ids"].append(rec["id"])
         index["shard"].append(shard)
-        index["titles"].append(rec.get("title"))
+        index["titles"].append(rec.get("title") or row_title(by_id[rec["summary"]].text))
+        index["tags"].append(row_tags(rec.get("metadata")))
         index["text_shards"].append([rec["source_shard"], rec["summary_shard"]])
     if batch:
         flush()

@@ -469,5 +469,5 @@ def test_paired_sentence_label_colours_and_a_short_source_lights_only_the_relate
     assert page.evaluate("() => ['ms-label-0', 'ms-label-1'].map(n => CSS.highlights.get(n)?.size)") == [2, 1]
     legend = page.locator("#label-legend")
     choices = state(page, "s.labelChoices")
-    assert [t.strip() for t in legend.locator(".legend-item").all_inner_texts()] == choices
+    assert [t.strip() for t in legend.locator(".legend-item").all_inner_texts()] == [c.replace(".", " › ") for c in choices]
     assert page.locator('.s[data-paired]').count() == 0  # saved: nothing is paired any more

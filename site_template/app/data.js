@@ -223,7 +223,8 @@ export class Bundle {
     this.baseUrl = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`;
     this.manifest = manifest;
     this.ids = index.ids;
-    this.titles = index.titles || [];
+    this.titles = index.titles || []; // row titles: the record's title, else the start of its summary
+    this.tags = index.tags || []; // short metadata values per record (the record filter matches them)
     this.recordShard = index.shard;
     this.textShards = index.text_shards || []; // [source shard, summary shard] per record
     this.position = new Map(this.ids.map((id, i) => [id, i]));

@@ -16,6 +16,7 @@ export const SHORTCUTS = [
   ['o', 'move to the other pane (select the source span there)'],
   ['. / ,', 'next / previous highlighted match'], ['l', 'pair the current match (else the best) with the span'],
   ['x', 'no source span (not supported by the source)'], ['c', 'write a note'],
+  ['t', 'next record still to do'], ['[ / ]', 'show / hide the record list / the annotation panel'],
   ['g', 'guidelines'], ['?', 'this help'], ['Tab', 'move between controls; in a dialog it stays in the dialog'],
 ];
 
@@ -52,7 +53,7 @@ export function trapFocus(container) {
 /**
  * @param handlers {next, prev, label(i), save, submit, discard, escape, undo, nextMatch, prevMatch,
  *   pairMatch, noSource, note, otherPane, step(side | null, unit, dir, extend), modal() -> bool,
- *   guidelines, help}
+ *   guidelines, help, nextTodo, toggleList, toggleSide}
  */
 export function mountKeys(handlers) {
   document.addEventListener('keydown', (ev) => {
@@ -91,6 +92,7 @@ export function mountKeys(handlers) {
       Enter: handlers.save, s: handlers.submit, d: handlers.discard,
       '.': handlers.nextMatch, ',': handlers.prevMatch, g: handlers.guidelines, '?': handlers.help,
       l: handlers.pairMatch, x: handlers.noSource, c: handlers.note, o: () => handlers.otherPane(pane ? pane.id.slice(5) : null),
+      t: handlers.nextTodo, '[': handlers.toggleList, ']': handlers.toggleSide,
     };
     let fn = map[ev.key];
     if (!fn && /^[1-9]$/.test(ev.key)) fn = () => handlers.label(Number(ev.key) - 1);

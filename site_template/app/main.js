@@ -7,16 +7,19 @@ import { firstRecordId, opening, recordIdFromHash } from './boot.js';
 import * as ranker from './rank.js';
 import { mountKeys, SHORTCUTS, trapFocus } from './keys.js';
 import { KeyboardSelection } from './keysel.js';
+import { mountLayout } from './layout.js';
 import { mountMarks } from './marks.js';
+import { nextTodoIndex } from './nav.js';
 import { mountPairing } from './pairing.js';
+import { mountScrollMemory } from './scrollmemory.js';
 import { clientId, prefs, WorkStorage } from './storage.js';
-import { createAppStore, SIDES } from './store.js';
+import { createAppStore, SIDES, unexportedCount } from './store.js';
 import { TextPane } from './textpane.js';
 import { buildExport, checkAgainstBundle, downloadJson, exportFileName, parseImport } from './transfer.js';
 import { h, nowIso } from './util.js';
 import {
-  mountAnnotations, mountBanners, mountDraft, mountOverlays, mountRecordInfo, mountRecordList,
-  mountSuggestions, mountToast, mountTopbar,
+  mountAllDone, mountAnnotations, mountBanners, mountDraft, mountFinish, mountOverlays, mountRecordInfo,
+  mountRecordList, mountSuggestions, mountToast, mountTopbar, renderSaveStatus,
 } from './views.js';
 
 const VERSION = document.body.dataset.toolVersion || 'dev';
@@ -71,7 +74,7 @@ async function main() {
   const { manifest } = bundle;
   document.title = `${manifest.title || 'mercury-static'} · mercury-static`;
   const wanted = recordIdFromHash();
-  const firstId = firstRecordId(bundle);
+  let firstId = firstRecordId(bundle);
   const annotator = await resolveAnnotator();
   const storage = new WorkStorage(manifest.bundle_id, annotator);
   const opened = await storage.open().catch((error) => ({ work: null, aside: [], error }));
@@ -82,6 +85,9 @@ async function main() {
     store.update({ ui: { ...store.state.ui, storageError: `This browser refuses to save (${opened.error.message || opened.error}): nothing you do here is saved. Export to keep your work.` } });
   }
   const { actions } = store;
+  // Without a deep link, open the first record still to do (boot.js could only prefetch the first one).
+  const todoAtStart = bundle.ids.length ? nextTodoIndex(bundle.ids, store.state.work) : -1;
+  if (!(wanted && bundle.position.has(wanted)) && todoAtStart > 0) firstId = bundle.ids[todoAtStart];
   const levelOf = makeLevelOf(manifest);
   const panes = Object.fromEntries(SIDES.map((side) => [side,
     new TextPane(document.getElementById(`pane-${side}`), document.getElementById(`mm-${side}`), side)]));
@@ -122,7 +128,11 @@ async function main() {
     try {
       const parsed = parseImport(await file.text(), { manifest, ids: bundle.ids, annotator });
       const res = await checkAgainstBundle(parsed.work, bundle);
+      // With nothing unexported here, all the work after the import is in that file: it is exported
+      // (re-importing a file just exported does not report its content as unexported changes).
+      const clean = unexportedCount(store.state.work) === 0;
       actions.importWork(res.work);
+      if (clean && !res.skipped && parsed.exportedAt && parsed.exportedAt > (store.state.work.last_export_at || '')) actions.markExported(parsed.exportedAt);
       const skipped = parsed.skipped + res.skipped;
       actions.message(`Imported ${res.annotations} annotation${res.annotations === 1 ? '' : 's'} on ${res.records} record${res.records === 1 ? '' : 's'} from ${file.name}; newer work in this browser was kept.${skipped ? ` ${skipped} unusable entries skipped.` : ''}`);
     } catch (err) {
@@ -162,9 +172,21 @@ async function main() {
   mountBanners(store, actions, exportNow);
   mountToast(store, actions);
   mountOverlays(store, actions, manifest);
+  mountFinish(store);
+  const closeAllDone = () => store.update({ ui: { ...store.state.ui, allDone: false } }, 'ui');
+  mountAllDone(store, bundle, exportNow, closeAllDone);
+  const layout = mountLayout(store);
+  // The "saved" indicator of the top bar: "saved" only once storage says the change is on disk.
+  const saveStatus = document.getElementById('save-status');
+  store.subscribe((s, prev) => {
+    if (s.ui.save === prev.ui.save && s.ui.storageError === prev.ui.storageError) return;
+    if (s.ui.storageError) renderSaveStatus(saveStatus, { state: 'error', message: s.ui.storageError });
+    else renderSaveStatus(saveStatus, { state: s.ui.save.state === 'failed' ? 'error' : s.ui.save.state, at: s.ui.save.at });
+  });
   document.getElementById('help-keys').replaceChildren(
     ...SHORTCUTS.map(([k, what]) => h('tr', {}, h('td', {}, h('kbd', {}, k)), h('td', {}, what))));
 
+  const scrollMemory = mountScrollMemory(manifest.bundle_id, panes, SIDES);
   let shownRecord = null;
   let shownAssist = null;
   let matchCursor = -1;
@@ -174,10 +196,13 @@ async function main() {
     if (rec !== shownRecord) {
       shownRecord = rec;
       assistant.reset();
+      scrollMemory.leave();
       for (const side of SIDES) {
-        if (rec) panes[side].render(rec[side]);
+        // summary bullets' [N] link to the source's documents
+        if (rec) panes[side].render(rec[side], { cites: side === 'summary' ? rec.source.sections?.length || 0 : 0 });
         else panes[side].scroller.replaceChildren(h('p', { class: 'muted loading' }, s.current.error ? '' : 'Loading…'));
       }
+      if (rec) scrollMemory.restore(rec.id);
       document.body.dataset.record = rec ? rec.id : '';
       // a restored draft gets its assistance back, as if just selected
       const d = s.draft;
@@ -202,6 +227,7 @@ async function main() {
       if (!rec) return;
       for (const side of SIDES) {
         if (side !== target && panes[side].lit.length) panes[side].setHighlights([], levelOf);
+        showMatch(side, -1);
       }
       if (target) {
         panes[target].setHighlights(s.assist.results, levelOf);
@@ -253,6 +279,11 @@ async function main() {
     const scroller = panes[side].scroller;
     scroller.addEventListener('mouseup', onSelectionDone);
     scroller.addEventListener('click', (ev) => {
+      const cite = ev.target.closest('.cite');
+      if (cite && window.getSelection().isCollapsed) {
+        panes[SIDES.find((sd) => sd !== side)].scrollToDoc(Number(cite.dataset.doc));
+        return;
+      }
       const el = ev.target.closest('.s[data-rank]');
       if (!el || !window.getSelection().isCollapsed) return;
       actions.pairSentence(side, Number(el.dataset.sentence));
@@ -266,6 +297,24 @@ async function main() {
     if (ev.shiftKey || ev.key === 'Shift') onSelectionDone();
   });
 
+  /**
+   * The pane header's match counter: "match 2 of 5 · document 72" after a jump (`pos` in text order),
+   * "5 matches · best in document 11" before one, nothing without matches.
+   */
+  function showMatch(side, pos) {
+    const el = document.getElementById(`match-${side}`);
+    const { side: target, results } = store.state.assist;
+    if (side !== target || !results.length) {
+      el.textContent = '';
+      return;
+    }
+    const order = results.map((r) => r.index).sort((a, b) => a - b);
+    const i = pos < 0 ? results[0].index : order[pos];
+    const doc = panes[side].docOf(i);
+    const where = doc ? ` · ${pos < 0 ? 'best in ' : ''}document ${doc}` : '';
+    el.textContent = pos < 0 ? `${results.length} match${results.length === 1 ? '' : 'es'}${where}` : `match ${pos + 1} of ${order.length}${where}`;
+  }
+
   /** Jump to the next (+1) or previous (-1) highlighted sentence in text order. */
   function jumpMatch(dir) {
     const { side, results } = store.state.assist;
@@ -277,6 +326,7 @@ async function main() {
     focused = pane.sentenceEl(order[matchCursor]);
     focused.dataset.focus = 'true';
     pane.scrollToSentence(order[matchCursor], true);
+    showMatch(side, matchCursor);
   }
 
   /** Pair the match under the cursor (`.` / `,`), else the best match, with the span. */
@@ -293,13 +343,20 @@ async function main() {
   }
 
   // --- toolbar, keyboard --------------------------------------------------------------------------
+  /** The next record still to do after the open one; when none is left, show "all done". */
+  const goNextTodo = () => {
+    const i = bundle.ids.length ? nextTodoIndex(bundle.ids, store.state.work, Math.max(0, store.state.current.index), true) : -1;
+    if (i < 0) store.update({ ui: { ...store.state.ui, allDone: true } }, 'ui');
+    else if (i !== store.state.current.index) actions.goTo(i);
+  };
   const finish = (status) => actions.leaveDraft(status === 'submitted' ? 'submit' : 'discard', () => {
     actions.setStatus(status);
-    if (store.state.current.index + 1 < bundle.ids.length) actions.next();
+    goNextTodo();
   });
   const navigate = (go) => actions.leaveDraft('navigate', go);
   const next = () => navigate(() => actions.next());
   const prev = () => navigate(() => actions.prev());
+  const nextTodo = () => navigate(goNextTodo);
   /** After a save from the form, focus returns to the summary (where `s` submits and the next span starts). */
   const save = () => {
     if (actions.saveDraft()) panes.summary.scroller.focus({ preventScroll: true });
@@ -310,9 +367,10 @@ async function main() {
     assistant.reset();
   };
   const clickActions = {
-    prev, next, export: exportNow,
+    prev, next, export: exportNow, 'next-todo': nextTodo,
     import: () => importInput.click(), help: () => actions.toggleHelp(), guidelines: () => actions.toggleGuidelines(),
     submit: () => finish('submitted'), discard: () => finish('discarded'), reopen: () => actions.setStatus('in_progress'),
+    'toggle-list': () => layout.toggle('list'), 'toggle-side': () => layout.toggle('side'),
   };
   document.addEventListener('click', (ev) => {
     const b = ev.target.closest('button[data-action]');
@@ -331,7 +389,8 @@ async function main() {
       else if (ui.help || ui.guidelines) {
         actions.toggleHelp(false);
         actions.toggleGuidelines(false);
-      } else clear();
+      } else if (ui.allDone) closeAllDone();
+      else clear();
     },
     undo: () => actions.undo(),
     step: (side, unit, dir, extend) => {
@@ -348,6 +407,7 @@ async function main() {
     },
     note: () => document.getElementById('draft-note').focus(),
     modal: () => store.state.ui.help || store.state.ui.guidelines,
+    nextTodo, toggleList: () => layout.toggle('list'), toggleSide: () => layout.toggle('side'),
     nextMatch: () => jumpMatch(1), prevMatch: () => jumpMatch(-1),
     guidelines: () => actions.toggleGuidelines(), help: () => actions.toggleHelp(),
   });
@@ -391,8 +451,12 @@ async function main() {
   performance.mark('mercury-first-record');
   requestAnimationFrame(() => setTimeout(() => {
     performance.mark('mercury-first-paint');
-    mountRecordList(store, bundle, (id) => navigate(() => actions.goToId(id))); // after the first paint (10k records)
+    mountRecordList(store, bundle, (id) => { // after the first paint (10k records)
+      layout.closeDrawer();
+      navigate(() => actions.goToId(id));
+    });
   }, 0));
+  if (todoAtStart < 0 && !wanted) store.update({ ui: { ...store.state.ui, allDone: true } }, 'ui');
   document.body.dataset.ready = 'true';
   offerEarlier();
   const seenKey = `guidelines-seen:${manifest.bundle_id}`;

@@ -119,7 +119,7 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
     ui: {
       help: false, guidelines: false, storageError: null, message: null, hover: null,
       save: { state: 'idle', seq: 0 }, choice: null, confirmClear: false, draftMessage: null, toast: null, aside,
-      earlier: [],
+      earlier: [], allDone: false,
     },
   });
   const get = () => store.state;

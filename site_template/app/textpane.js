@@ -7,13 +7,21 @@
  * so a 3,500-sentence source paints like a short one and never re-renders.
  *
  * Offsets here are UTF-16 indices into the text (data.js converts to/from code points). Bidi controls
- * and invisible characters are wrapped in inert, visible marker elements.
+ * and invisible characters are wrapped in inert, visible marker elements; `[N]` citations of the other
+ * text's documents (SummHay bullets) are wrapped in link elements around their own text.
+ *
+ * The minimap is placed from the real layout: once every block is materialized, each block's true
+ * height is measured in idle time and becomes its intrinsic size (content-visibility then estimates
+ * nothing), and the marks are redrawn; a width change (ResizeObserver) measures again.
  */
 
 import { CONTROL, controlMarker } from './util.js';
 
+const CITE = /\[(\d{1,4})\]/g; // a citation of document N of the other text
+
 const BLOCK_SENTENCES = 40; // sentences per layout block (blocks break only at newlines)
 const FIRST_SENTENCES = 80; // materialized at once, before the first paint
+const PIN_FRAMES = 12; // frames (at least) a restored scroll position is held while the text lays out
 const idle = window.requestIdleCallback || ((fn) => setTimeout(() => fn({ timeRemaining: () => 8 }), 16));
 
 export class TextPane {
@@ -34,11 +42,29 @@ export class TextPane {
     this.lit = [];
     this.results = [];
     this.onMaterialize = null; // callback(block) after a block got its sentence elements
+    this.cites = 0; // documents of the other text that `[N]` may cite
+    this._levelOf = null;
+    this._width = 0;
+    new ResizeObserver(() => {
+      const w = this.scroller.clientWidth;
+      if (w === this._width) return;
+      this._width = w;
+      if (this.root && this.root.dataset.complete) this._measure(this.view);
+      else this._redrawMinimap();
+    }).observe(this.scroller);
+    const unpin = () => {
+      this._pin = null; // the reader scrolls: a restored position is not held any longer
+    };
+    for (const type of ['wheel', 'pointerdown', 'keydown', 'touchstart']) this.scroller.addEventListener(type, unpin, { passive: true });
   }
 
-  /** Build the DOM of `view` (a data.js TextView), replacing the previous text. */
-  render(view) {
+  /**
+   * Build the DOM of `view` (a data.js TextView), replacing the previous text.
+   * @param {{cites?: number}} options  cites: how many documents `[N]` citations may link to
+   */
+  render(view, { cites = 0 } = {}) {
     this.view = view;
+    this.cites = cites;
     this.sentenceEls = new Array(view.sentences.length);
     this.sentBlock = new Int32Array(view.sentences.length);
     this.lit = [];
@@ -73,8 +99,10 @@ export class TextPane {
     let block = null;
     let pos = 0;
     let sinceBreak = 0;
+    this.docBlocks = []; // the block opening each section, in order (citations link to them)
     const open = (section = null, titled = false) => {
       block = { el: this._blockEl(root, section, titled, blocks.length), items: [], start: pos, sentences: 0, done: false };
+      if (section) this.docBlocks.push(block);
       blocks.push(block);
       sinceBreak = 0;
     };
@@ -135,7 +163,7 @@ export class TextPane {
       div.dataset.doc = section.docId ?? '';
       const label = document.createElement('div');
       label.className = 'doc-title';
-      label.dataset.label = titleInText ? `document ${section.docId ?? ''}` : section.title || section.docId || 'Document';
+      label.dataset.label = section.title || (section.docId ? `document ${section.docId}` : 'Document');
       div.append(label);
     }
     root.append(div);
@@ -172,7 +200,7 @@ export class TextPane {
       frag.append(el);
       this.sentenceEls[it[3]] = el;
     }
-    for (const n of b.nodes) (n.parentNode.classList?.contains('ctl') ? n.parentNode : n).remove();
+    for (const n of b.nodes) (n.parentNode.matches?.('.ctl, .cite') ? n.parentNode : n).remove();
     b.nodes = nodes;
     b.starts = starts;
     b.el.append(frag);
@@ -193,7 +221,43 @@ export class TextPane {
         next += 1;
       }
       if (next < this.index.length) idle(step);
-      else this.root.dataset.complete = 'true';
+      else {
+        this.root.dataset.complete = 'true';
+        this._measure(view);
+      }
+    };
+    idle(step);
+  }
+
+  /**
+   * Measure every block's real height in idle time (each one laid out alone: no long task) and make it
+   * the block's intrinsic size, then redraw the minimap from the now real layout.
+   */
+  _measure(view) {
+    const token = {};
+    this._measuring = token;
+    delete this.root.dataset.measured;
+    let next = 0;
+    const step = (deadline) => {
+      if (this.view !== view || this._measuring !== token) return;
+      const keep = this.topSentence(); // blocks above the view change height: the view must not move
+      while (next < this.index.length && deadline.timeRemaining() > 2) {
+        const el = this.index[next].el;
+        el.style.contentVisibility = 'visible';
+        const cs = getComputedStyle(el);
+        const box = parseFloat(cs.paddingTop) + parseFloat(cs.paddingBottom) + parseFloat(cs.borderTopWidth) + parseFloat(cs.borderBottomWidth);
+        const h = el.getBoundingClientRect().height - box; // the intrinsic size is the content box's
+        el.style.containIntrinsicSize = `auto ${Math.round(h)}px`;
+        el.style.contentVisibility = '';
+        next += 1;
+      }
+      if (this._pin) this._placeTop(this._pin.i, this._pin.above);
+      else if (keep) this._placeTop(keep[0], keep[1]);
+      if (next < this.index.length) idle(step);
+      else {
+        this.root.dataset.measured = 'true';
+        this._redrawMinimap();
+      }
     };
     idle(step);
   }
@@ -204,28 +268,55 @@ export class TextPane {
     return this.sentenceEls[i];
   }
 
-  /** Append text[start:end] to parent as text nodes, control characters as inert marker elements. */
+  /**
+   * Append text[start:end] to parent as text nodes, control characters as inert marker elements and
+   * `[N]` citations (1 <= N <= this.cites) as link elements around their text.
+   */
   _text(parent, start, end, reg) {
     if (end <= start) return;
     const text = this.view.text;
-    const chunk = text.slice(start, end);
-    CONTROL.lastIndex = 0;
-    let last = 0;
-    let m;
     const add = (into, a, b) => {
       const node = document.createTextNode(text.slice(a, b));
       into.append(node);
       reg.nodes.push(node);
       reg.starts.push(a);
     };
-    while ((m = CONTROL.exec(chunk))) {
-      if (m.index > last) add(parent, start + last, start + m.index);
-      const mark = controlMarker(chunk.charCodeAt(m.index));
-      add(mark, start + m.index, start + m.index + 1);
-      parent.append(mark);
-      last = m.index + 1;
+    const plain = (a, b) => {
+      const chunk = text.slice(a, b);
+      CONTROL.lastIndex = 0;
+      let last = 0;
+      let m;
+      while ((m = CONTROL.exec(chunk))) {
+        if (m.index > last) add(parent, a + last, a + m.index);
+        const mark = controlMarker(chunk.charCodeAt(m.index));
+        add(mark, a + m.index, a + m.index + 1);
+        parent.append(mark);
+        last = m.index + 1;
+      }
+      if (last < chunk.length) add(parent, a + last, b);
+    };
+    if (!this.cites) {
+      plain(start, end);
+      return;
     }
-    if (last < chunk.length) add(parent, start + last, end);
+    const chunk = text.slice(start, end);
+    CITE.lastIndex = 0;
+    let last = 0;
+    let m;
+    while ((m = CITE.exec(chunk))) {
+      const n = Number(m[1]);
+      if (n < 1 || n > this.cites) continue;
+      if (m.index > last) plain(start + last, start + m.index);
+      const link = document.createElement('span');
+      link.className = 'cite';
+      link.dataset.doc = String(n);
+      link.setAttribute('role', 'link');
+      link.title = `go to document ${n} of the source`;
+      add(link, start + m.index, start + m.index + m[0].length);
+      parent.append(link);
+      last = m.index + m[0].length;
+    }
+    if (last < chunk.length) plain(start + last, end);
   }
 
   /** Start offset of a text node of this pane, or null. */
@@ -331,7 +422,13 @@ export class TextPane {
       el.dataset.level = String(levelOf(r.score));
       this.lit.push(el);
     });
+    this._levelOf = levelOf;
     this._drawMinimap(levelOf);
+  }
+
+  /** Redraw the marks (the layout changed: measured blocks, another width). */
+  _redrawMinimap() {
+    if (this._levelOf && this.results.length) this._drawMinimap(this._levelOf);
   }
 
   /** Scrollbar markers: one per highlighted sentence, placed where it is in the scrolled content. */
@@ -357,10 +454,76 @@ export class TextPane {
   scrollToSentence(i, force = false) {
     const el = this.sentenceEl(i);
     if (!el) return;
+    this._pin = null; // the page scrolls elsewhere: a restored position is not held any longer
     const box = this.scroller.getBoundingClientRect();
     const r = el.getBoundingClientRect();
     if (!force && r.top >= box.top && r.bottom <= box.bottom) return;
     this.scroller.scrollTop += r.top - box.top - this.scroller.clientHeight / 3;
+  }
+
+  /** 1-based number of the document (section) holding sentence i, or null (no sections). */
+  docOf(i) {
+    const b = this.blocks[this.sentBlock[i]];
+    if (!b || !this.docBlocks.length) return null;
+    let lo = 0;
+    let hi = this.docBlocks.length - 1;
+    if (this.docBlocks[0].start > b.start) return null;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.docBlocks[mid].start <= b.start) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo + 1;
+  }
+
+  /** Scroll so document n (1-based) starts at the top of the pane; false when there is no such one. */
+  scrollToDoc(n) {
+    const b = this.docBlocks[n - 1];
+    if (!b) return false;
+    this._pin = null;
+    this._materialize(b);
+    this.scroller.scrollTop += b.el.getBoundingClientRect().top - this.scroller.getBoundingClientRect().top;
+    return true;
+  }
+
+  /** [sentence index, pixels above the pane's top] of the first sentence in view (scroll memory). */
+  topSentence() {
+    const n = this.view ? this.view.sentences.length : 0;
+    if (!n) return null;
+    const top = this.scroller.getBoundingClientRect().top + 1; // a sentence starting at the top is in view
+    let lo = 0;
+    let hi = n - 1;
+    while (lo < hi) { // the last sentence starting above the pane's top
+      const mid = (lo + hi + 1) >> 1;
+      if (this.sentenceEl(mid).getBoundingClientRect().top <= top) lo = mid;
+      else hi = mid - 1;
+    }
+    return [lo, Math.round(top - 1 - this.sentenceEl(lo).getBoundingClientRect().top)];
+  }
+
+  /**
+   * Scroll so sentence i starts `above` pixels above the pane's top (restores topSentence()). Blocks
+   * coming into view are laid out in the next frames and measured later, which may move it: it is held
+   * until the text is measured, unless the reader scrolls first.
+   */
+  scrollToTop(i, above = 0) {
+    if (!this._placeTop(i, above)) return;
+    const pin = { i, above, frames: PIN_FRAMES, view: this.view };
+    this._pin = pin;
+    const again = () => {
+      if (this._pin !== pin || this.view !== pin.view) return;
+      this._placeTop(i, above);
+      if (--pin.frames > 0 || !this.root.dataset.measured) requestAnimationFrame(again);
+      else this._pin = null;
+    };
+    requestAnimationFrame(again);
+  }
+
+  _placeTop(i, above) {
+    const el = this.sentenceEl(i);
+    if (!el) return false;
+    this.scroller.scrollTop += el.getBoundingClientRect().top - this.scroller.getBoundingClientRect().top + above;
+    return true;
   }
 
   /** Scroll so UTF-16 position `pos` is visible. */

@@ -108,7 +108,8 @@ export function parseImport(text, { manifest, ids, annotator }) {
       status: r.status, status_at: String(r.updated_at || ''), updated_at: String(r.updated_at || ''), annotations,
     };
   }
-  return { work: { records, drafts: dict(), last_export_at: null }, records: Object.keys(records).length, annotations: count, skipped };
+  const exportedAt = typeof data.exported_at === 'string' ? data.exported_at : null;
+  return { work: { records, drafts: dict(), last_export_at: null }, records: Object.keys(records).length, annotations: count, skipped, exportedAt };
 }
 
 /**

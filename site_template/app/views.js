@@ -5,10 +5,28 @@
  */
 import { renderGuidelines } from './markdown.js';
 import { LABEL_COLOURS, labelColour } from './pairing.js';
+import { statusCounts } from './nav.js';
 import { liveAnnotations, recordStatus, unexportedCount } from './store.js';
 import { clip, h } from './util.js';
 
 const STATUS_TEXT = { todo: 'to do', in_progress: 'in progress', submitted: 'submitted', discarded: 'discarded' };
+
+/** A label path as annotators read it, in the guidelines' form: "Unwanted.Intrinsic" -> "Unwanted › Intrinsic". */
+export const labelText = (label) => label.split('.').join(' › ');
+/** The most specific labels of a stored path list (["Unwanted", "Unwanted.Intrinsic"] -> the second). */
+const leafLabels = (labels) => labels.filter((l) => !labels.some((o) => o.startsWith(`${l}.`)));
+const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/**
+ * The "saved" indicator: `{state: 'idle'|'saving'|'saved'|'error', at?: ISO time, message?}`. Whoever
+ * knows a change is durable calls it (storage decides; this only draws).
+ */
+export function renderSaveStatus(el, { state, at = null, message = '' }) {
+  el.dataset.state = state;
+  const time = at ? new Date(at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' }) : '';
+  el.textContent = { idle: '', saving: 'saving…', saved: 'saved', error: 'NOT saved' }[state] ?? '';
+  el.title = message || (state === 'saved' ? `Your last change is saved in this browser (${time}).` : '');
+}
 
 /** Run `draw(state)` now and whenever one of `pick(state)`'s values changes identity. */
 function watch(store, pick, draw) {
@@ -28,7 +46,6 @@ export function mountTopbar(store, bundle) {
   const pos = document.getElementById('rec-pos');
   const fill = document.getElementById('progress-fill');
   const ptext = document.getElementById('progress-text');
-  const pdetail = document.getElementById('progress-detail');
   const unexp = document.getElementById('unexported');
   const model = document.getElementById('model-status');
   document.getElementById('annotator').textContent = store.state.annotator;
@@ -37,18 +54,13 @@ export function mountTopbar(store, bundle) {
     pos.textContent = total ? `${s.current.index + 1} / ${total}` : '0 / 0';
   });
   watch(store, (s) => [s.work], (s) => {
-    const counts = { submitted: 0, discarded: 0, in_progress: 0 };
-    for (const id of Object.keys(s.work.records)) {
-      if (bundle.position.has(id)) counts[recordStatus(s.work, id)] += 1;
-    }
-    const done = counts.submitted + counts.discarded;
-    fill.style.width = `${total ? (100 * done) / total : 0}%`;
-    ptext.textContent = `${done} / ${total} done`;
-    ptext.title = `${counts.submitted} submitted · ${counts.discarded} discarded · ${counts.in_progress} in progress · ${total - done - counts.in_progress} to do`;
-    pdetail.textContent = `✓${counts.submitted} ✗${counts.discarded} …${counts.in_progress}`;
-    pdetail.title = ptext.title;
+    const c = statusCounts(bundle.ids, bundle.position, s.work);
+    fill.style.width = `${total ? (100 * c.done) / total : 0}%`;
+    ptext.textContent = `${c.done} / ${total} done`;
+    ptext.parentElement.title = `${c.submitted} submitted · ${c.discarded} discarded · ${c.in_progress} in progress · ${c.todo} to do`;
     const n = unexportedCount(s.work);
-    unexp.textContent = n ? `${n} unexported change${n === 1 ? '' : 's'}` : 'all exported';
+    unexp.textContent = n ? plural(n, 'unexported change') : 'all exported';
+    unexp.title = n ? `${plural(n, 'change')} not yet in an export file: press Export` : 'Everything is in an export file';
     unexp.dataset.count = String(n);
   });
   watch(store, (s) => [s.model], (s) => {
@@ -58,7 +70,7 @@ export function mountTopbar(store, bundle) {
     };
     model.dataset.status = s.model.status;
     model.textContent = text[s.model.status] || s.model.status;
-    model.title = s.model.message || '';
+    model.title = [model.textContent, s.model.message].filter(Boolean).join(': ');
   });
 }
 
@@ -67,16 +79,23 @@ export function mountTopbar(store, bundle) {
  * (CSS `--row` of #record-list), so 10,000 records cost as little as 20. Two spacer items stand in for
  * the rows above and below. Filter, status icons, the current-record highlight and arrow-key navigation
  * work on the whole list; rows keep `data-record` / `data-status` / `aria-current`.
+ *
+ * The filter: every word typed must occur in the record's id, row title, a short metadata value
+ * (bundle.tags) or its status in words; the status buttons (with their counts, the list's legend)
+ * narrow it to one status. ArrowDown moves from the filter into the list, Enter opens the first match.
  */
 export function mountRecordList(store, bundle, onPick) {
   const list = document.getElementById('record-list');
   const filter = document.getElementById('record-filter');
+  const statusBox = document.getElementById('status-filter');
   const n = bundle.ids.length;
   const rowH = parseFloat(getComputedStyle(list).getPropertyValue('--row')) || 28;
   const OVERSCAN = 8;
   const status = new Array(n).fill('todo');
   let order = null; // record indices shown (filter on), or null: all records
-  let haystack = null; // lower-cased "id title" per record, built on the first filter
+  let haystack = null; // lower-cased "id title tags" per record, built on the first filter
+  let words = []; // the filter's words, lower-cased
+  let onlyStatus = null; // a STATUS_TEXT key, or null: any status
   let current = -1;
   const rows = new Map(); // record index -> li, the rendered window in order
   const spacer = () => h('li', { class: 'rec-spacer', role: 'presentation', 'aria-hidden': 'true' });
@@ -103,11 +122,20 @@ export function mountRecordList(store, bundle, onPick) {
     if (i === current) li.setAttribute('aria-current', 'true');
     else li.removeAttribute('aria-current');
   };
+  /** A row title: ids alone when untitled; a "head · tail" title keeps its tail (the part that differs). */
+  const titleEl = (i) => {
+    const title = bundle.titles[i] || bundle.ids[i];
+    const cut = title.lastIndexOf(' · ');
+    return cut > 0
+      ? h('span', { class: 'rec-title' }, h('span', { class: 'rec-head' }, title.slice(0, cut)),
+        h('span', { class: 'rec-tail' }, title.slice(cut)))
+      : h('span', { class: 'rec-title' }, h('span', { class: 'rec-head' }, title));
+  };
   const makeRow = (i) => {
     const title = bundle.titles[i];
     const li = h('li', { 'data-record': bundle.ids[i] },
-      h('button', { type: 'button', class: 'rec', title: bundle.ids[i], tabindex: '-1' },
-        h('span', { class: 'rec-status' }), h('span', { class: 'rec-title' }, title ? clip(title, 60) : bundle.ids[i])));
+      h('button', { type: 'button', class: 'rec', title: title ? `${bundle.ids[i]}: ${title}` : bundle.ids[i], tabindex: '-1' },
+        h('span', { class: 'rec-status' }), titleEl(i)));
     paint(li, i);
     return li;
   };
@@ -154,6 +182,30 @@ export function mountRecordList(store, bundle, onPick) {
     return rows.get(at(pos)) || null;
   }
 
+  /** Recompute the shown records (after typing, a status button, or a status change while filtered). */
+  function refilter(keepScroll) {
+    if (words.length && !haystack) {
+      haystack = bundle.ids.map((id, i) => `${id} ${bundle.titles[i] || ''} ${(bundle.tags[i] || []).join(' ')}`.toLowerCase());
+    }
+    if (words.length || onlyStatus) {
+      order = [];
+      for (let i = 0; i < n; i++) {
+        if (onlyStatus && status[i] !== onlyStatus) continue;
+        const st = STATUS_TEXT[status[i]];
+        if (words.every((w) => haystack[i].includes(w) || st.includes(w))) order.push(i);
+      }
+    } else order = null;
+    const top = list.scrollTop;
+    for (const li of rows.values()) li.remove();
+    rows.clear();
+    list.scrollTop = 0;
+    render(); // the new total height first, then scroll to the current record if it is shown
+    if (keepScroll) {
+      list.scrollTop = top;
+      render();
+    } else reveal(posOf(current));
+  }
+
   list.addEventListener('scroll', render, { passive: true });
   new ResizeObserver(render).observe(list);
   list.addEventListener('click', (ev) => {
@@ -168,6 +220,10 @@ export function mountRecordList(store, bundle, onPick) {
     if (!li || !count() || (step === undefined && ev.key !== 'Home' && ev.key !== 'End')) return;
     ev.preventDefault();
     const pos = posOf(bundle.position.get(li.dataset.record));
+    if (ev.key === 'ArrowUp' && pos === 0) {
+      filter.focus(); // back up into the filter box
+      return;
+    }
     const to = ev.key === 'Home' ? 0 : ev.key === 'End' ? count() - 1 : Math.max(0, Math.min(count() - 1, pos + step));
     reveal(to)?.firstChild.focus();
   });
@@ -179,18 +235,29 @@ export function mountRecordList(store, bundle, onPick) {
   });
   list.tabIndex = 0;
   filter.addEventListener('input', () => {
-    const q = filter.value.trim().toLowerCase();
-    if (q && !haystack) haystack = bundle.ids.map((id, i) => `${id} ${bundle.titles[i] || ''}`.toLowerCase());
-    if (q) {
-      order = [];
-      for (let i = 0; i < n; i++) if (haystack[i].includes(q)) order.push(i);
-    } else order = null;
-    for (const li of rows.values()) li.remove();
-    rows.clear();
-    list.scrollTop = 0;
-    render(); // the new total height first, then scroll to the current record if it is shown
-    reveal(posOf(current));
+    words = filter.value.toLowerCase().split(/\s+/).filter(Boolean);
+    refilter(false);
   });
+  filter.addEventListener('keydown', (ev) => {
+    if ((ev.key !== 'ArrowDown' && ev.key !== 'Enter') || !count()) return;
+    ev.preventDefault();
+    if (ev.key === 'Enter') onPick(bundle.ids[at(0)]);
+    else {
+      list.scrollTop = 0;
+      reveal(0)?.firstChild.focus();
+    }
+  });
+  const statusButtons = Object.entries(STATUS_TEXT).map(([key, text]) => {
+    const b = h('button', { type: 'button', 'data-status': key, 'aria-pressed': 'false', title: `show only the records ${text}` },
+      h('span', { class: 'rec-status' }), h('span', { class: 'status-name' }, text), h('span', { class: 'status-count' }));
+    b.addEventListener('click', () => {
+      onlyStatus = onlyStatus === key ? null : key;
+      for (const o of statusButtons) o.setAttribute('aria-pressed', String(o.dataset.status === onlyStatus));
+      refilter(false);
+    });
+    return b;
+  });
+  statusBox.replaceChildren(...statusButtons);
   render(); // the spacers give the list its full height before any scrolling
   watch(store, (s) => [s.current.index], (s) => {
     const was = rows.get(current);
@@ -205,7 +272,10 @@ export function mountRecordList(store, bundle, onPick) {
       const i = bundle.position.get(id);
       if (i !== undefined) status[i] = recordStatus(s.work, id);
     }
-    for (const [i, li] of rows) paint(li, i);
+    const c = statusCounts(bundle.ids, bundle.position, s.work);
+    for (const b of statusButtons) b.lastChild.textContent = String(c[b.dataset.status]);
+    if (order) refilter(true);
+    else for (const [i, li] of rows) paint(li, i);
   });
 }
 
@@ -270,7 +340,7 @@ export function mountDraft(store, actions, handlers) {
   const labelInputs = choices.map((label, i) => {
     const input = h('input', { type: 'checkbox', value: label, 'data-label': label });
     input.addEventListener('change', () => actions.toggleLabel(label));
-    return { label, input, row: h('label', { class: 'label-choice' }, input, h('kbd', {}, i < 9 ? String(i + 1) : ''), ` ${label}`) };
+    return { label, input, row: h('label', { class: 'label-choice' }, input, h('kbd', {}, i < 9 ? String(i + 1) : ''), ` ${labelText(label)}`) };
   });
   const spanView = (side) => h('div', { class: 'draft-span', 'data-span': side });
   const spans = { summary: spanView('summary'), source: spanView('source') };
@@ -319,10 +389,11 @@ export function mountDraft(store, actions, handlers) {
           h('q', {}, clip(rec[side].text.slice(d[side][0], d[side][1]), 200)),
           ...(side === 'source' ? [' ', noSource] : []));
       } else {
-        el.replaceChildren(h('span', { class: 'span-name' }, `${name}: `),
-          h('span', { class: 'muted' }, side === 'summary'
-            ? 'select text in the summary'
-            : 'none — not supported by the source (select or click a highlighted source sentence)'));
+        // Nothing decided yet: say what to do, not what saving now would mean.
+        const hint = side === 'summary' ? 'select text in the summary'
+          : d.summary ? 'select it, or click a lit sentence (saving without one means “not supported by the source”)'
+            : 'after the summary span: select it, or click a lit sentence';
+        el.replaceChildren(h('span', { class: 'span-name' }, `${name}: `), h('span', { class: 'muted' }, hint));
       }
     }
     for (const l of labelInputs) l.input.checked = d.labels.includes(l.label);
@@ -348,7 +419,7 @@ export function mountAnnotations(store, actions) {
       const del = h('button', { type: 'button', 'data-action': 'delete' }, 'Delete');
       del.addEventListener('click', () => actions.deleteAnnotation(a.id));
       return h('li', { 'data-annotation': a.id, class: a.id === s.draft.editingId ? 'editing' : '', 'data-colour': String(labelColour(a.label, choices)) },
-        h('div', { class: 'chips' }, a.label.map((l) => h('span', { class: 'chip' }, l))),
+        h('div', { class: 'chips' }, leafLabels(a.label).map((l) => h('span', { class: 'chip', title: l }, labelText(l)))),
         h('div', { class: 'ann-span' }, h('b', {}, 'Summary: '), h('q', {}, clip(a.summary?.text || '', 160))),
         h('div', { class: 'ann-span' }, h('b', {}, 'Source: '),
           a.source ? h('q', {}, clip(a.source.text, 160)) : h('span', { class: 'muted' }, 'none (unsupported)')),
@@ -356,7 +427,7 @@ export function mountAnnotations(store, actions) {
         h('div', { class: 'row' }, edit, del));
     });
     // the legend of the label colours in the texts
-    const legend = h('p', { class: 'legend', id: 'label-legend' }, choices.map((l, i) => h('span', { class: 'legend-item', 'data-colour': String(i % LABEL_COLOURS) }, l)));
+    const legend = h('p', { class: 'legend', id: 'label-legend' }, choices.map((l, i) => h('span', { class: 'legend-item', 'data-colour': String(i % LABEL_COLOURS) }, labelText(l))));
     box.replaceChildren(h('h3', {}, `Your annotations (${anns.length})`), anns.length ? legend : null,
       anns.length ? h('ol', { class: 'ann-list' }, items)
         : h('p', { class: 'muted' }, 'None yet. Submitting without annotations means the summary is consistent.'));
@@ -388,7 +459,7 @@ export function mountSuggestions(store, actions) {
         const btn = h('button', { type: 'button', 'data-action': 'accept', disabled: accepted }, accepted ? 'Accepted' : 'Accept');
         btn.addEventListener('click', () => actions.acceptPrior(i));
         return h('li', { 'data-prior': String(i) },
-          h('div', { class: 'chips' }, (p.label || []).map((l) => h('span', { class: 'chip' }, l)),
+          h('div', { class: 'chips' }, leafLabels(p.label || []).map((l) => h('span', { class: 'chip', title: l }, labelText(l))),
             p.annotator ? h('span', { class: 'muted' }, ` by ${p.annotator}`) : null),
           h('div', { class: 'ann-span' }, h('b', {}, 'Summary: '), h('q', {}, clip(p.summary?.text || '', 160))),
           h('div', { class: 'ann-span' }, h('b', {}, 'Source: '),
@@ -481,6 +552,39 @@ export function mountToast(store, actions) {
     timer = setTimeout(() => {
       if (store.state.ui.toast === t) actions.dismissToast();
     }, 12_000);
+  });
+}
+
+/** The footer under the side panel: "reopen" only on a record that is done. */
+export function mountFinish(store) {
+  const reopen = document.querySelector('.finish [data-action="reopen"]');
+  watch(store, (s) => [s.work, s.current.id], (s) => {
+    const st = s.current.id ? recordStatus(s.work, s.current.id) : 'todo';
+    reopen.hidden = st !== 'submitted' && st !== 'discarded';
+  });
+}
+
+/**
+ * "All done": after the last record still to do was finished, every record is done. Shown while
+ * `ui.allDone` is set (main.js); says what is left: export and send the file.
+ */
+export function mountAllDone(store, bundle, exportNow, close) {
+  const box = document.getElementById('all-done');
+  watch(store, (s) => [s.ui.allDone, s.work], (s) => {
+    box.hidden = !s.ui.allDone;
+    if (!s.ui.allDone) return;
+    const c = statusCounts(bundle.ids, bundle.position, s.work);
+    const n = unexportedCount(s.work);
+    const exp = h('button', { type: 'button', class: 'primary', 'data-action': 'export' }, 'Export');
+    const review = h('button', { type: 'button', 'data-action': 'close-all-done' }, 'Review records');
+    review.addEventListener('click', close);
+    box.replaceChildren(
+      h('h2', {}, `All ${plural(c.total, 'record')} done`),
+      h('p', {}, `${c.submitted} submitted, ${c.discarded} discarded.`),
+      h('p', { id: 'all-done-export' }, n
+        ? `${plural(n, 'change')} ${n === 1 ? 'is' : 'are'} only in this browser: press Export and send the file to your coordinator.`
+        : 'Everything is exported. If you have not sent the latest export file to your coordinator yet, send it now.'),
+      h('div', { class: 'row' }, exp, review));
   });
 }
 

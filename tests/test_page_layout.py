@@ -1,0 +1,156 @@
+"""Issue 10 §4: a layout that stays put at 1440×900, 1280×720 and 1024×768 (real Chromium, real bundles)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mercury_static.bundle import load_bundle
+from page_fixtures import faithbench_dump
+
+pytestmark = pytest.mark.browser
+
+SIZES = [(1440, 900), (1280, 720), (1024, 768)]
+SHARED_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+
+
+@pytest.fixture(scope="module")
+def fb_bundle(build_bundle, tmp_path_factory):
+    return build_bundle([faithbench_dump(tmp_path_factory.mktemp("fb") / "batch.json")], name="fb", title="FaithBench batch")
+
+
+def open_at(context, base, size, record="0", annotator="alice"):
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    page.route("**/models/**", lambda route: route.abort())
+    page.goto(f"{base}?annotator={annotator}" + (f"#record={record}" if record else ""))
+    page.wait_for_selector("body[data-ready]", timeout=60_000)
+    page.wait_for_function("() => mercuryStatic.store.state.current.record", timeout=60_000)
+    page.keyboard.press("Escape")
+    page.errors = errors
+    return page
+
+
+def topbar_lines(page) -> int:
+    """Distinct line boxes of the top bar's visible children (1 when it keeps one line); fails when one
+    of them is pushed out of the window instead."""
+    r = page.evaluate("""() => {
+        const kids = [...document.querySelector('.topbar').children]
+            .filter(e => e.offsetParent !== null && e.getBoundingClientRect().height > 0);
+        const tops = kids.map(e => { const r = e.getBoundingClientRect(); return r.top + r.height / 2; });
+        const lines = [];
+        for (const t of tops.sort((a, b) => a - b)) if (!lines.length || t - lines[lines.length - 1] > 8) lines.push(t);
+        const out = kids.filter(e => { const r = e.getBoundingClientRect(); return r.left < 0 || r.right > innerWidth + 0.5; })
+            .map(e => e.className || e.dataset.action);
+        return {lines: lines.length, out}; }""")
+    assert not r["out"], f"outside the window: {r['out']}"
+    return r["lines"]
+
+
+def inside_viewport(page, selector) -> bool:
+    return page.evaluate("""(sel) => { const el = document.querySelector(sel); const r = el.getBoundingClientRect();
+        return r.width > 0 && r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth; }""", selector)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_topbar_one_line_and_footer_visible(context, fb_bundle, serve_dir, size):
+    page = open_at(context, serve_dir(fb_bundle), size, annotator="alice-marie-the-second")
+    # the longest forms of the slots whose text changes
+    page.evaluate("() => mercuryStatic.store.actions.setModel({status: 'failed', message: 'no wasm'})")
+    page.evaluate("""() => { const el = document.getElementById('unexported');
+        el.textContent = '12345 unexported changes'; el.dataset.count = '12345'; }""")
+    if size[0] >= 1280:
+        assert topbar_lines(page) == 1
+    for state in ("loading", "ready"):
+        page.evaluate("(s) => mercuryStatic.store.actions.setModel({status: s, message: ''})", state)
+        if size[0] >= 1280:
+            assert topbar_lines(page) == 1
+    # record 0 has 14 suggestions: Submit / Discard stay in the viewport, in a footer
+    assert page.locator("#suggestions li").count() == 14
+    for sel in ('.finish [data-action="submit"]', '.finish [data-action="discard"]'):
+        assert inside_viewport(page, sel), sel
+    page.locator("#suggestions li").last.scroll_into_view_if_needed()
+    assert inside_viewport(page, '.finish [data-action="submit"]')
+    assert not page.errors
+
+
+def test_validation_message_in_the_draft_card_not_a_banner(context, fb_bundle, serve_dir):
+    page = open_at(context, serve_dir(fb_bundle), (1280, 720), record="1")
+    top = page.evaluate("() => document.getElementById('pane-source').getBoundingClientRect().top")
+    page.evaluate("""() => { const p = mercuryStatic.panes.summary; const t = p.view.text;
+        const sel = getSelection(); sel.removeAllRanges(); sel.addRange(p.rangeFor(4, 20));
+        p.scroller.dispatchEvent(new MouseEvent('mouseup', {bubbles: true})); }""")
+    page.wait_for_function("() => mercuryStatic.store.state.draft.summary")
+    page.keyboard.press("Enter")  # no label picked
+    msg = page.locator("#draft #draft-message")
+    assert "label" in msg.inner_text()
+    assert msg.is_visible()
+    assert page.locator("#banners").inner_text().strip() == ""
+    assert page.evaluate("() => document.getElementById('pane-source').getBoundingClientRect().top") == top
+    page.keyboard.press("1")  # the message was about the draft as it was: picking a label clears it
+    assert msg.inner_text() == ""
+    # other messages (an import's result) float over the texts: the panes stay put
+    page.evaluate("() => mercuryStatic.store.actions.message('Imported 3 annotations on 2 records from alice.json.')")
+    assert page.locator("#banners #message").is_visible()
+    assert page.evaluate("() => document.getElementById('pane-source').getBoundingClientRect().top") == top
+    assert not page.errors
+
+
+def test_1024_lists_collapse_texts_keep_60_percent(context, fb_bundle, serve_dir):
+    page = open_at(context, serve_dir(fb_bundle), (1024, 768))
+    texts = "() => [...document.querySelectorAll('.pane')].reduce((a, p) => a + p.getBoundingClientRect().width, 0)"
+    assert page.evaluate(texts) >= 0.6 * 1024
+    assert page.evaluate("() => document.querySelector('.pane[data-pane=summary]').getBoundingClientRect().width") > 250
+    assert not page.locator("#records").is_visible()
+    assert page.locator("#side").is_visible()
+    # the list opens (key and button) as a drawer over the texts: they keep their width
+    page.keyboard.press("[")
+    assert page.locator("#records").is_visible()
+    assert page.evaluate(texts) >= 0.6 * 1024
+    page.locator('#record-list li[data-record="3"] button').click()
+    page.wait_for_function("() => mercuryStatic.store.state.current.id === '3'")
+    assert not page.locator("#records").is_visible()  # picking a record closes the drawer
+    page.click('[data-action="toggle-list"]')
+    assert page.locator("#records").is_visible()
+    # the side panel collapses too: the texts take the whole width
+    page.keyboard.press("Escape")
+    page.locator("#pane-source").focus()
+    page.keyboard.press("]")
+    assert not page.locator("#side").is_visible()
+    assert page.evaluate(texts) >= 0.95 * 1024 - 260
+    page.keyboard.press("]")
+    assert page.locator("#side").is_visible()
+    assert inside_viewport(page, '.finish [data-action="submit"]')
+    # hidden again, it opens when a draft starts (its form shows the labels and messages)
+    page.keyboard.press("]")
+    assert not page.locator("#side").is_visible()
+    page.evaluate("""() => { const p = mercuryStatic.panes.summary;
+        const sel = getSelection(); sel.removeAllRanges(); sel.addRange(p.rangeFor(4, 20));
+        p.scroller.dispatchEvent(new MouseEvent('mouseup', {bubbles: true})); }""")
+    page.wait_for_function("() => mercuryStatic.store.state.draft.summary")
+    assert page.locator("#draft").is_visible()
+    assert not page.errors
+
+
+@pytest.mark.shared_data
+def test_real_faithbench_batch(context, build_bundle, serve_dir):
+    """The real batch the issue was found on: readable rows, one-line top bar, Submit in view at 1440×900."""
+    path = SHARED_DATA / "faithbench" / "batch_1.json"
+    if not path.exists():
+        pytest.skip("../shared/data/faithbench is absent")
+    bundle = build_bundle([path], name="batch1")
+    page = open_at(context, serve_dir(bundle), (1440, 900), record=None)
+    page.wait_for_selector("#record-list li[data-record]")
+    titles = page.locator("#record-list li[data-record] .rec-title").evaluate_all("els => els.map(e => e.textContent)")
+    assert titles and not any(t.strip().isdigit() for t in titles)
+    assert topbar_lines(page) == 1
+    # the record with the most suggestions: the footer stays in view
+    rec = max(load_bundle(bundle).records, key=lambda r: len(r.prior_annotations))
+    page.evaluate("(id) => { location.hash = 'record=' + encodeURIComponent(id); }", rec.id)
+    page.wait_for_function("(id) => mercuryStatic.store.state.current.record?.id === id", arg=rec.id)
+    assert page.locator("#suggestions li").count() == len(rec.prior_annotations) > 0
+    assert inside_viewport(page, '.finish [data-action="submit"]')
+    assert not page.errors
