@@ -35,27 +35,38 @@ def select(page, side: str, needle: str, nth: int = 0, ranked: bool = True) -> t
     """Select `needle` in a pane with a real mouse drag; returns the UTF-16 span the page recorded.
 
     With `ranked`, wait until the other pane shows the answer for this selection (query spans only)."""
-    box = page.evaluate(
-        """([side, needle, nth]) => {
-            const pane = window.mercuryStatic.panes[side];
-            let s = -1;
-            for (let i = 0; i <= nth; i++) s = pane.view.text.indexOf(needle, s + 1);
-            if (s < 0) throw new Error('needle not in text: ' + needle);
-            const e = s + needle.length;
-            pane.sentenceEl(pane.view.sentencesIn(s, e)[0]).scrollIntoView({block: 'center'});
-            const first = pane.rangeFor(s, s + 1).getClientRects()[0];
-            const rects = pane.rangeFor(e - 1, e).getClientRects();
-            const last = rects[rects.length - 1];
-            return {x1: first.left + 1, y1: first.top + first.height / 2,
-                    x2: last.right - 1, y2: last.top + last.height / 2, s, e};
-        }""", [side, needle, nth])
-    page.mouse.move(box["x1"], box["y1"])
-    page.mouse.down()
-    page.mouse.move((box["x1"] + box["x2"]) / 2, (box["y1"] + box["y2"]) / 2, steps=3)
-    page.mouse.move(box["x2"], box["y2"], steps=3)
-    page.mouse.up()
-    page.wait_for_function("([side, s, e]) => { const d = mercuryStatic.store.state.draft[side];"
-                           " return d && d[0] === s && d[1] === e; }", arg=[side, box["s"], box["e"]])
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    for attempt in range(3):
+        # the coordinates are taken right before the drag; on a loaded machine a late layout step (fonts,
+        # measured block heights) can still move the text under them, so a drag that missed is redone
+        box = page.evaluate(
+            """([side, needle, nth]) => {
+                const pane = window.mercuryStatic.panes[side];
+                let s = -1;
+                for (let i = 0; i <= nth; i++) s = pane.view.text.indexOf(needle, s + 1);
+                if (s < 0) throw new Error('needle not in text: ' + needle);
+                const e = s + needle.length;
+                pane.sentenceEl(pane.view.sentencesIn(s, e)[0]).scrollIntoView({block: 'center'});
+                const first = pane.rangeFor(s, s + 1).getClientRects()[0];
+                const rects = pane.rangeFor(e - 1, e).getClientRects();
+                const last = rects[rects.length - 1];
+                return {x1: first.left + 1, y1: first.top + first.height / 2,
+                        x2: last.right - 1, y2: last.top + last.height / 2, s, e};
+            }""", [side, needle, nth])
+        page.mouse.move(box["x1"], box["y1"])
+        page.mouse.down()
+        page.mouse.move((box["x1"] + box["x2"]) / 2, (box["y1"] + box["y2"]) / 2, steps=3)
+        page.mouse.move(box["x2"], box["y2"], steps=3)
+        page.mouse.up()
+        try:
+            page.wait_for_function("([side, s, e]) => { const d = mercuryStatic.store.state.draft[side];"
+                                   " return d && d[0] === s && d[1] === e; }", arg=[side, box["s"], box["e"]],
+                                   timeout=10_000 if attempt < 2 else 30_000)
+            break
+        except PlaywrightTimeout:
+            if attempt == 2:
+                raise
     if ranked:
         page.wait_for_function("([s, e]) => { const a = mercuryStatic.store.state.assist;"
                                " return a.kind && a.query.start === s && a.query.end === e; }",
