@@ -1,5 +1,5 @@
 """Issue 11 §3: a long source field builds in bounded memory (one 50 MB field took 13.6 GB). Measured in a
-child process: its peak RSS for a 6 MB source repeating 300 distinct sentences (before the fix: ~1.2 GB)."""
+child process: its peak RSS for a 4 MB source repeating 300 distinct sentences (before the fix: 0.87 GB, after: 0.32 GB)."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def long_source(chars: int) -> str:
 
 def test_a_long_source_builds_in_bounded_memory(exported_model, tmp_path):
     data = tmp_path / "long.jsonl"
-    data.write_text(json.dumps({"id": "long", "source": long_source(6_000_000), "summary": "A short one."}))
+    data.write_text(json.dumps({"id": "long", "source": long_source(4_000_000), "summary": "A short one."}))
     env = {**os.environ, "PYTHONPATH": str(REPO), "MERCURY_STATIC_CACHE": str(TEST_CACHE), "HF_HUB_OFFLINE": "1"}
     done = subprocess.run([sys.executable, "-c", PEAK_RUN, "build", str(data), "-o", str(tmp_path / "out")],
                           capture_output=True, text=True, timeout=1200, env=env)
@@ -38,7 +38,7 @@ def test_a_long_source_builds_in_bounded_memory(exported_model, tmp_path):
     peak_mb = int(done.stderr.split("peak_kb")[-1].split()[0]) / 1024
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
     rows = manifest["counts"]["rows"]
-    assert rows > 60_000
+    assert rows > 40_000
     stored = sum(p.stat().st_size for p in (tmp_path / "out" / "data").glob("vectors-*.bin"))
     assert stored == rows * manifest["vectors"]["dim"] * 2  # every row written, float16
     assert peak_mb < 600, f"peak {peak_mb:.0f} MB for {rows} rows"
