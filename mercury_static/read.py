@@ -489,7 +489,8 @@ def _judgments(value, name: str, where: str) -> list[dict]:
             mercury.id_text(e["insight_id"], name, f"{where}[{k}]", "insight_id")
         bullet = e.get("bullet_id")
         if bullet is not None and (isinstance(bullet, bool) or not isinstance(bullet, (int, str))):
-            raise InputError(name, f"{where}[{k}]", "bullet_id", f"expected a line number, got {safeio.json_kind(bullet)}")
+            raise InputError(name, f"{where}[{k}]", "bullet_id",
+                             f"expected a line number, got {safeio.json_kind(bullet)}")
     return value
 
 

