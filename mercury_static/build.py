@@ -13,10 +13,12 @@ from pathlib import Path
 from typing import Callable
 
 import jinja2
+import numpy as np
 import yaml
 
 from . import __version__, ranker_options, safeio
-from .bundle import FORMAT, VECTOR_ENCODING, VERSION, ShardLimits, StoredText, dumps, text_id, write_data
+from .bundle import (FORMAT, VECTOR_ENCODING, VERSION, RowVectors, ShardLimits, StoredText, dumps, text_id,
+                     write_data)
 from .formats import Manifest, ModelInfo
 from .records import InputError, Record
 
@@ -339,8 +341,12 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
         embedder = Embedder(model.dir)
         texts = segment_texts(records, embedder, step)
         rows = [t.text[s:e] for t in texts for _, s, e in t.rows]
-        vectors = embedder.embed(rows, progress=step("Embedding sentences", len(rows)))
-        shards = write_data(tmp, [record_json(r) for r in records], texts, vectors, options.shards)
+        n_rows = len(rows)
+        unique, slot = embedder.embed_unique(rows, progress=step("Embedding sentences", n_rows),
+                                             dtype=np.float16)  # as stored: no float32 copy of every row
+        del rows
+        shards = write_data(tmp, [record_json(r) for r in records], texts, RowVectors(unique, slot),
+                            options.shards)
         model_path = f"models/{model.name}"
         shaping = {"fmt": options.fmt, "source_field": options.source_field,
                    "summary_field": options.summary_field, "id_field": options.id_field,
@@ -352,7 +358,7 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
                             pooling=model.pooling, sha256=model.sha256),
             vectors={"encoding": VECTOR_ENCODING, "dim": model.dim},
             counts={"records": len(records), "texts": len(texts),
-                    "sentences": sum(len(t.sentences) for t in texts), "rows": len(rows)},
+                    "sentences": sum(len(t.sentences) for t in texts), "rows": n_rows},
             shards=shards, labels=labels, label_choices=choices, guidelines=guidelines, ranker=ranker,
             ranker_spec=ranker_options.spec_json(), id_field=options.id_field).to_json()
         (tmp / "manifest.json").write_text(safeio.dumps(manifest, sort_keys=True, indent=1), encoding="utf-8")

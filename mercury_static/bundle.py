@@ -135,32 +135,54 @@ def row_tags(metadata: dict | None) -> list[str]:
     return tags
 
 
-def write_data(out: Path, records: list[dict], texts: list[StoredText], vectors: np.ndarray,
+@dataclass(frozen=True)
+class RowVectors:
+    """Row i's vector is ``unique[slot[i]]`` (`Embedder.embed_unique`): rows repeating a sentence share one
+    vector until they are written. Sliced like an array of rows."""
+
+    unique: np.ndarray
+    slot: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.slot)
+
+    def __getitem__(self, rows: slice) -> np.ndarray:
+        return self.unique[self.slot[rows]]
+
+
+_ROWS_PER_WRITE = 16384
+
+
+def write_data(out: Path, records: list[dict], texts: list[StoredText], vectors: np.ndarray | RowVectors,
                limits: ShardLimits = ShardLimits()) -> dict:
     """Write data/ (record index and shards, text shards, vector shards); return shard counts.
 
     `records` are JSON-ready dicts with `source`/`summary` text ids; `vectors[i]` belongs to the i-th row
-    of the concatenation of `texts[*].rows` in order.
+    of the concatenation of `texts[*].rows` in order (an array, or `RowVectors`).
     """
     data = out / "data"
     data.mkdir(parents=True, exist_ok=True)
     n_text_shards = assign_text_shards(texts, limits.text_chars)
     by_id = {t.id: t for t in texts}
 
-    row_start = 0
+    first_row: dict[str, int] = {}
     shard_texts: list[list[StoredText]] = [[] for _ in range(n_text_shards)]
-    shard_rows: list[list[np.ndarray]] = [[] for _ in range(n_text_shards)]
+    row_start = 0
     for t in texts:
         shard_texts[t.shard].append(t)
-        shard_rows[t.shard].append(vectors[row_start:row_start + len(t.rows)])
+        first_row[t.id] = row_start
         row_start += len(t.rows)
     for i in range(n_text_shards):
         items = [{"id": t.id, "text": t.text, "sentences": [list(s) for s in t.sentences],
                   "sections": [list(s) for s in t.sections] if t.sections else None,
                   "row0": t.row0, "rows": [list(r) for r in t.rows]} for t in shard_texts[i]]
         (data / f"texts-{i:04d}.json").write_text(dumps({"texts": items}), encoding="utf-8")
-        rows = np.concatenate(shard_rows[i]) if shard_rows[i] else np.zeros((0, vectors.shape[1]), np.float32)
-        (data / f"vectors-{i:04d}.bin").write_bytes(encode_rows(rows))
+        del items
+        with open(data / f"vectors-{i:04d}.bin", "wb") as f:  # streamed: never all rows in memory at once
+            for t in shard_texts[i]:
+                start, end = first_row[t.id], first_row[t.id] + len(t.rows)
+                for a in range(start, end, _ROWS_PER_WRITE):
+                    f.write(encode_rows(vectors[a:min(a + _ROWS_PER_WRITE, end)]))
 
     # text_shards: the page requests a record's texts alongside its record shard, not after it
     index = {"ids": [], "shard": [], "titles": [], "tags": [], "text_shards": []}

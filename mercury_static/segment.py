@@ -24,6 +24,9 @@ import pysbd
 _LINE = re.compile(r"[^\n\r\v\f\x1c-\x1e\x85\u2028\u2029]+")
 _WORD_END = re.compile(r"\S+")
 _WINDOW = 2000
+_COUNT_CHUNK = 2048
+"""Sentences counted per tokenizer call: the tokenizer's per-token records of a whole long text at once
+took gigabytes (a 50 MB source); a chunk's are freed before the next."""
 _segmenter: pysbd.Segmenter | None = None
 
 
@@ -135,13 +138,15 @@ def embedding_windows(
     at word ends, or inside a word when one word alone is too long (e.g. CJK text without spaces).
     """
     budget = max(1, max_tokens - 2)
-    counts = count_tokens([text[s:e] for s, e in spans]) if spans else []
     rows: list[tuple[int, int, int]] = []
-    for i, ((s, e), n) in enumerate(zip(spans, counts)):
-        if n <= budget:
-            rows.append((i, s, e))
-        else:
-            rows.extend((i, ws, we) for ws, we in _windows(text, s, e, count_tokens, budget))
+    for first in range(0, len(spans), _COUNT_CHUNK):
+        chunk = spans[first:first + _COUNT_CHUNK]
+        counts = count_tokens([text[s:e] for s, e in chunk])
+        for i, ((s, e), n) in enumerate(zip(chunk, counts), first):
+            if n <= budget:
+                rows.append((i, s, e))
+            else:
+                rows.extend((i, ws, we) for ws, we in _windows(text, s, e, count_tokens, budget))
     return rows
 
 

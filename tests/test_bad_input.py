@@ -202,8 +202,8 @@ def test_library_callers_are_checked_too(tmp_path, build_bundle):
 def cli(*args, timeout: float = 120) -> subprocess.CompletedProcess:
     """The real command in a subprocess (a hang is a failed test, not a stuck suite)."""
     env = {**os.environ, "PYTHONPATH": str(REPO), "MERCURY_STATIC_CACHE": str(TEST_CACHE), "HF_HUB_OFFLINE": "1"}
-    return subprocess.run([sys.executable, "-c", "from mercury_static.cli import app; app()", *map(str, args)], capture_output=True,
-                          text=True, timeout=timeout, env=env)
+    return subprocess.run([sys.executable, "-c", "from mercury_static.cli import app; app()", *map(str, args)],
+                          capture_output=True, text=True, timeout=timeout, env=env)
 
 
 @pytest.mark.parametrize("role", ["input", "labels", "guidelines"])
