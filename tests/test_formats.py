@@ -141,3 +141,19 @@ def test_the_bundle_reader_refuses_another_format_or_version(demo_bundle, tmp_pa
         load_bundle(copy)
     assert str(caught.value) == f"{copy}: cannot read the bundle: manifest.json: {words}" or words in str(caught.value)
     assert str(caught.value).startswith(f"{copy}: cannot read the bundle: manifest.json: ")
+
+
+def test_the_page_reads_the_same_format_versions():
+    """The page's readers (data.js for the bundle, transfer.js for an export) refuse another version with
+    the same numbers the Python readers use."""
+    import re
+
+    from mercury_static import formats
+
+    app = Path(__file__).resolve().parent.parent / "site_template" / "app"
+    data_js = (app / "data.js").read_text(encoding="utf-8")
+    transfer_js = (app / "transfer.js").read_text(encoding="utf-8")
+    assert f"BUNDLE_FORMAT = '{formats.BUNDLE_FORMAT}'" in data_js
+    assert re.search(rf"BUNDLE_VERSION = {formats.BUNDLE_VERSION};", data_js)
+    assert f"EXPORT_FORMAT = '{formats.EXPORT_FORMAT}'" in transfer_js
+    assert re.search(rf"EXPORT_VERSION = {formats.EXPORT_VERSION};", transfer_js)

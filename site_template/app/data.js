@@ -327,12 +327,18 @@ export class Bundle {
   }
 }
 
-/** Fetch manifest.json and data/records.json. */
+export const BUNDLE_FORMAT = 'mercury-static/bundle';
+export const BUNDLE_VERSION = 1; // mercury_static/formats.py BUNDLE_VERSION
+
+/** Fetch manifest.json and data/records.json; refuses another format or version. */
 export async function openBundle(baseUrl = './') {
   const base = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`;
   const [manifest, index] = await Promise.all([
     fetchJson(`${base}manifest.json`), fetchJson(`${base}data/records.json`),
   ]);
-  if (manifest.format !== 'mercury-static/bundle') throw new Error('manifest.json: not a mercury-static bundle');
+  if (manifest.format !== BUNDLE_FORMAT) throw new Error('manifest.json: not a mercury-static bundle');
+  if (manifest.version !== BUNDLE_VERSION) {
+    throw new Error(`manifest.json: bundle version ${JSON.stringify(manifest.version)} is not the version this page reads (${BUNDLE_VERSION}); rebuild the bundle with this mercury-static`);
+  }
   return new Bundle(base, manifest, index);
 }

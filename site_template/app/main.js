@@ -68,7 +68,8 @@ async function main() {
   try {
     bundle = await opening; // boot.js opened it and requested the first record's data
   } catch (err) {
-    fatal(`Cannot open this bundle: ${err.message}. Serve the folder over HTTP (mercury-static serve DIR).`);
+    const hint = err.message.startsWith('manifest.json:') ? '' : ' Serve the folder over HTTP (mercury-static serve DIR).';
+    fatal(`Cannot open this bundle: ${err.message}.${hint}`);
     return;
   }
   const { manifest } = bundle;

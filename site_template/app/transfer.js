@@ -6,6 +6,7 @@ import { dict, labelPath } from './storage.js';
 import { liveAnnotations } from './store.js';
 
 export const EXPORT_FORMAT = 'mercury-static/annotations';
+export const EXPORT_VERSION = 1; // mercury_static/formats.py EXPORT_VERSION: the same number on both sides
 
 /** The export object for the annotator's work, records in bundle order. */
 export function buildExport({ manifest, ids, annotator, clientId, work, exportedAt }) {
@@ -13,7 +14,7 @@ export function buildExport({ manifest, ids, annotator, clientId, work, exported
   const recIds = Object.keys(work.records).filter((id) => order.has(id)).sort((a, b) => order.get(a) - order.get(b));
   return {
     format: EXPORT_FORMAT,
-    version: 1,
+    version: EXPORT_VERSION,
     bundle_id: manifest.bundle_id,
     title: manifest.title ?? null,
     annotator,
@@ -72,6 +73,9 @@ export function parseImport(text, { manifest, ids, annotator }) {
   }
   if (!data || data.format !== EXPORT_FORMAT || !Array.isArray(data.records)) {
     throw new Error('This file is not a mercury-static annotations export: nothing was imported.');
+  }
+  if (data.version !== EXPORT_VERSION) {
+    throw new Error(`This export is of version ${JSON.stringify(data.version)}, which this page (version ${EXPORT_VERSION}) cannot read: nothing was imported.`);
   }
   if (data.bundle_id !== manifest.bundle_id) {
     throw new Error(`This export belongs to another bundle (${data.title || data.bundle_id}), not to this one (${manifest.title || manifest.bundle_id}): nothing was imported.`);

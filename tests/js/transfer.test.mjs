@@ -60,6 +60,7 @@ test('import refuses whole files with one line', () => {
   refuse(JSON.stringify({ ...exported(), records: {} }), /not a mercury-static annotations export/);
   refuse(JSON.stringify({ ...exported(), bundle_id: 'b2', title: 'Other' }), /another bundle \(Other\)/);
   refuse(JSON.stringify({ ...exported(), annotator: 'bob' }), /"bob"'s work; you are "alice"/);
+  refuse(JSON.stringify({ ...exported(), version: 2 }), /version 2, which this page \(version 1\) cannot read/);
 });
 
 test('import skips bad records and annotations, counts them, keeps the rest', () => {
