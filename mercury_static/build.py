@@ -330,7 +330,8 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
     guidelines = load_guidelines(options.guidelines)
     ranker = ranker_options.validate(options.ranker, "--ranker-option")
     title = options.title or (Path(inputs[0]).stem if len(inputs) == 1 else "mercury-static")
-    safeio.check(title, "--title", None)
+    safeio.check(title, "--title" if options.title else f"{inputs[0]} (the title is the file name; pass --title)",
+                 None)
     for r in records:
         r.prior_annotations = known_label_priors(r, labels)
     runtime = find_runtime()

@@ -75,6 +75,7 @@ def read_records(
     for path in paths:
         for item in _read_file(Path(path), str(path), fmt, opts):
             rec = item.record
+            safeio.check(rec.id, str(path), item.where, item.id_key or "id")  # e.g. a file stem not in UTF-8
             if rec.id in seen:
                 raise InputError(str(path), item.where, item.id_key,
                                  f"duplicate id {rec.id!r} (first seen at {seen[rec.id]})")

@@ -76,7 +76,11 @@ def test_a_mercury_dump_with_nan_names_the_record(tmp_path, run):
 def test_a_title_from_an_undecodable_file_name_is_refused(tmp_path, run):
     data = tmp_path / os.fsdecode(b"d\xffta.jsonl")
     data.write_text(json.dumps(GOOD), encoding="utf-8")
-    one_error(run("build", data, "-o", tmp_path / "out"), "--title", "lone surrogate")
+    one_error(run("build", data, "-o", tmp_path / "out"), "(the title is the file name; pass --title)",
+              "lone surrogate U+DCFF")
+    other = tmp_path / "other.jsonl"
+    other.write_text(json.dumps(GOOD), encoding="utf-8")
+    one_error(run("build", data, other, "-o", tmp_path / "out"), "line 1: field 'id': lone surrogate U+DCFF")
 
 
 # ---------------------------------------------------------------- labels

@@ -136,10 +136,12 @@ def test_paths_and_ids_print_as_they_are(tmp_path, run):
 
 def test_control_characters_in_names_are_shown_as_escapes(tmp_path, run, bundle):
     eve = export(tmp_path / "eve.json", bundle, "eve\x1b[2K\x07", bundle_id="other\x1b[1A")
-    result = run("merge", eve, "--bundle", bundle, "-o", tmp_path / "m.json")
+    mal = export(tmp_path / "mal.json", bundle, "mal\x1b[2K\u202e")
+    result = run("merge", eve, mal, "--bundle", bundle, "-o", tmp_path / "m.json")
     assert result.exit_code == 1
-    assert "\x1b" not in result.output and "\x07" not in result.output
+    assert "\x1b" not in result.output and "\x07" not in result.output and "\u202e" not in result.output
     assert "field 'bundle_id': 'other\\x1b[1A' is another bundle" in result.output
+    assert "│ mal\\x1b[" in result.output  # the annotators table (the cell is cut at 80 columns)
 
 
 def test_annotator_names_are_compared_after_unicode_normalisation(tmp_path, run, bundle):
