@@ -157,3 +157,38 @@ def test_the_page_reads_the_same_format_versions():
     assert re.search(rf"BUNDLE_VERSION = {formats.BUNDLE_VERSION};", data_js)
     assert f"EXPORT_FORMAT = '{formats.EXPORT_FORMAT}'" in transfer_js
     assert re.search(rf"EXPORT_VERSION = {formats.EXPORT_VERSION};", transfer_js)
+
+
+def test_the_page_checks_ranker_options_as_python_does(tmp_path):
+    """The page refuses the same ranker option values as build/eval (ranker_options.py), from the
+    manifest's `ranker_spec`: one table, two readers."""
+    from mercury_static import ranker_options
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    cases = []
+    for o in ranker_options.SPEC:
+        values = [o.default, "abc", None, True, [1, 2], float("nan"), -1, 7, 0.5, 3, [0.1, 0.2], [0.3, 0.1]]
+        values += list(o.choices) + ["bogus"]
+        for v in values:
+            try:
+                ranker_options.check_value(o, v)
+                ok = True
+            except ValueError:
+                ok = False
+            if isinstance(v, float) and v != v:
+                v = "NaN"  # JSON cannot carry it; the page sees the string
+                ok = False
+            cases.append({"name": o.name, "value": v, "ok": ok})
+    cases.append({"name": "not_an_option", "value": 1, "ok": False})
+    script = tmp_path / "check.mjs"
+    data_js = (REPO / "site_template" / "app" / "data.js").as_uri()
+    script.write_text(
+        f"import {{ rankerOptionProblems }} from '{data_js}';\n"
+        "const [spec, cases] = JSON.parse(process.argv[2]);\n"
+        "console.log(JSON.stringify(cases.map((c) => rankerOptionProblems({[c.name]: c.value}, spec).length === 0)));\n",
+        encoding="utf-8")
+    arg = json.dumps([ranker_options.spec_json(), cases])
+    out = subprocess.run([node, str(script), arg], capture_output=True, text=True, check=True).stdout
+    assert json.loads(out) == [c["ok"] for c in cases]

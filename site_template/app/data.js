@@ -330,7 +330,35 @@ export class Bundle {
 export const BUNDLE_FORMAT = 'mercury-static/bundle';
 export const BUNDLE_VERSION = 1; // mercury_static/formats.py BUNDLE_VERSION
 
-/** Fetch manifest.json and data/records.json; refuses another format or version. */
+/**
+ * Problems of the manifest's ranker options against its `ranker_spec` (written by ranker_options.py, the
+ * one table build and eval check with): the page must rank as `eval` does, never with a value it would
+ * silently ignore. Returns a list of one-line messages (empty: the options are usable).
+ */
+export function rankerOptionProblems(options, spec) {
+  if (!Array.isArray(spec) || !spec.length) return [];
+  const problems = [];
+  const byName = new Map(spec.map((o) => [o.name, o]));
+  const finite = (x) => typeof x === 'number' && Number.isFinite(x);
+  const inRange = (o, x) => (o.minimum === null || x >= o.minimum) && (o.maximum === null || x <= o.maximum);
+  for (const [name, value] of Object.entries(options || {})) {
+    const o = byName.get(name);
+    if (!o) {
+      problems.push(`ranker option '${name}' is unknown`);
+      continue;
+    }
+    let ok;
+    if (o.kind === 'choice') ok = o.choices.includes(value);
+    else if (o.kind === 'integer') ok = Number.isInteger(value) && inRange(o, value);
+    else if (o.kind === 'number') ok = finite(value) && inRange(o, value);
+    else ok = Array.isArray(value) && value.length === o.length && value.every((x) => finite(x) && inRange(o, x))
+      && value.every((x, i) => i === 0 || value[i - 1] <= x);
+    if (!ok) problems.push(`ranker option '${name}': ${JSON.stringify(value)} is not valid (${o.kind})`);
+  }
+  return problems;
+}
+
+/** Fetch manifest.json and data/records.json; refuses another format or version, or unusable options. */
 export async function openBundle(baseUrl = './') {
   const base = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`;
   const [manifest, index] = await Promise.all([
@@ -340,5 +368,7 @@ export async function openBundle(baseUrl = './') {
   if (manifest.version !== BUNDLE_VERSION) {
     throw new Error(`manifest.json: bundle version ${JSON.stringify(manifest.version)} is not the version this page reads (${BUNDLE_VERSION}); rebuild the bundle with this mercury-static`);
   }
+  const problems = rankerOptionProblems(manifest.ranker, manifest.ranker_spec);
+  if (problems.length) throw new Error(`manifest.json: ${problems.join('; ')}`);
   return new Bundle(base, manifest, index);
 }
