@@ -13,8 +13,8 @@ the bundle's own vectors, so the kNN cost is the same as Mercury's over the same
     POST /search  {"text": "the span", "against": "<text id>", "k": 5}
     -> {"matches": [{"sentence": 12, "score": 0.61}, ...]}      (best first, one entry per sentence)
 
-Bodies are sent as ``text/plain`` so that a page of another origin (the bundle's) can POST without a
-CORS preflight, as Mercury's own page (same origin) does.
+``GET /`` is an empty page: the benchmark POSTs from it, same-origin as Mercury's own page does (the
+bundle's page forbids requests to other origins by its Content-Security-Policy).
 
     python benchmarks/mercury_server.py BUNDLE_DIR [--port 8001] [--threads 1]   (serves until Ctrl-C)
 """
@@ -95,7 +95,8 @@ class MercuryServer(ThreadingHTTPServer):
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.server_port}/search"
+        """The server's page (``GET /``); the endpoint is ``/search`` on the same origin."""
+        return f"http://127.0.0.1:{self.server_port}/"
 
     def start(self) -> MercuryServer:
         """Serve on a daemon thread (stop with ``shutdown()``)."""
@@ -109,14 +110,19 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, *args) -> None:  # a benchmark: no line per request
         pass
 
-    def _reply(self, status: int, body: dict) -> None:
-        data = json.dumps(body).encode()
+    def _reply(self, status: int, body: dict | str) -> None:
+        html = isinstance(body, str)
+        data = body.encode() if html else json.dumps(body).encode()
         self.send_response(status)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", "text/html; charset=utf-8" if html else "application/json")
         self.send_header("Content-Length", str(len(data)))
-        self.send_header("Access-Control-Allow-Origin", "*")
         self.end_headers()
         self.wfile.write(data)
+
+    def do_GET(self) -> None:
+        if self.path != "/":
+            return self._reply(404, {"error": f"no such page {self.path}"})
+        self._reply(200, "<!doctype html><title>Mercury-style search</title>")
 
     def do_POST(self) -> None:
         if self.path != "/search":
@@ -139,7 +145,7 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=1, help="torch threads (0: torch's default)")
     args = ap.parse_args()
     server = MercuryServer(load_model(args.threads or None), bundle_index(args.bundle), port=args.port)
-    print(f"Mercury-style search for {len(server.index)} texts on {server.url}")
+    print(f"Mercury-style search for {len(server.index)} texts on {server.url}search")
     try:
         server.serve_forever()
     except KeyboardInterrupt:
