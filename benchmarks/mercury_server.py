@@ -5,10 +5,10 @@ a vector search over the other text's stored chunk vectors finds the nearest one
 is that path with nothing else in it: a ``ThreadingHTTPServer`` on 127.0.0.1, the default model in
 sentence-transformers (PyTorch fp32, CPU, one torch thread by default: the page's model also runs on one
 wasm thread, and on a shared 2-core machine two torch threads made a single span take 17-500 ms instead
-of 8-14 ms), and an exact kNN (one single-threaded
-matrix-vector product) over the rows a bundle stores for the other text, decoded as the page decodes them. The index is
-the bundle's own vectors, so the kNN cost is the same as Mercury's over the same sentences; ingestion
-(embedding the texts once) is not part of a selection and is not emulated.
+of 8-14 ms), and an exact kNN (one single-threaded matrix-vector product) over the rows a bundle
+stores for the other text, decoded as the page decodes them. The index is the bundle's own vectors, so
+the kNN cost is the same as Mercury's over the same sentences; ingestion (embedding the texts once) is
+not part of a selection and is not emulated.
 
     POST /search  {"text": "the span", "against": "<text id>", "k": 5}
     -> {"matches": [{"sentence": 12, "score": 0.61}, ...]}      (best first, one entry per sentence)
