@@ -54,8 +54,8 @@ outside `session.run` 2-3 % of the CPU, attention 1.4 % of the FLOPs at 27 token
 ratio is the GEMM row's, i.e. the CPU's vector units. On this AVX-512 CPU MLAS runs the FFN's GEMM at
 ~2.3x PyTorch's MKL (which does not use its AVX-512 path here); on the AVX2 machine of the earlier runs
 the per-CPU-second ratio was 1.70x. The candidates (onnxruntime.transformers' BERT fusions of the page's
-graph, build-time only) keep the vectors (min cosine to the page's graph 0.9999998, the same as two runs
-of the page's graph) but are slower: SkipLayerNormalization costs more than the Add + LayerNormalization
+graph, build-time only) keep the vectors (min cosine to the page's graph 0.9999998, what the page's
+graph gives against itself in float32) but are slower: SkipLayerNormalization costs more than the Add + LayerNormalization
 it replaces, fused Attention is a wash. So the build runs the page's own graph (the stored vectors are the
 page's by construction). Batches of similar token length capped at 512 padded tokens and two
 single-threaded workers sharing one session (no spin-waiting on a busy machine); caps of 256-2048 measured
