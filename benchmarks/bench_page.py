@@ -10,7 +10,7 @@ Measures, on a bundle built from ../shared/data/faithbench (built once, cached i
   spans of FaithBench's human annotations as selections;
 - the same on the longest source of a SummHay topic bundle (first paint of a ~3,500-sentence source);
 - beside each model path, the original Mercury's path for the same selections (benchmarks/mercury_server.py:
-  the page POSTs the span to a loopback server, sentence-transformers embeds it, kNN, JSON), and the ratio.
+  a page of a loopback server POSTs the span, sentence-transformers embeds it, kNN, JSON), and the ratio.
 
 Usage:  python benchmarks/bench_page.py [--records 60] [--runs 5] [--no-long] [--no-mercury]
         python benchmarks/bench_page.py --screenshot docs/screenshot.png   (demo bundle, README picture)
