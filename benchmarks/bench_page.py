@@ -8,9 +8,11 @@ Measures, on a bundle built from ../shared/data/faithbench (built once, cached i
 - selection -> highlight latency, p50/p95, for the precomputed path (synchronous, DOM updated) and the
   model path (warm: the exact span embedded in the worker, re-ranked, DOM updated), using the summary
   spans of FaithBench's human annotations as selections;
-- the same on the longest source of a SummHay topic bundle (first paint of a ~3,500-sentence source).
+- the same on the longest source of a SummHay topic bundle (first paint of a ~3,500-sentence source);
+- beside each model path, the original Mercury's path for the same selections (benchmarks/mercury_server.py:
+  a page of a loopback server POSTs the span, sentence-transformers embeds it, kNN, JSON), and the ratio.
 
-Usage:  python benchmarks/bench_page.py [--records 60] [--runs 5] [--no-long]
+Usage:  python benchmarks/bench_page.py [--records 60] [--runs 5] [--no-long] [--no-mercury]
         python benchmarks/bench_page.py --screenshot docs/screenshot.png   (demo bundle, README picture)
 """
 
@@ -171,25 +173,28 @@ def cold_loads(browser, url: str, runs: int, record: str | None = None):
     return first, cpu, ready
 
 
-def selection_latencies(page, bundle_dir: Path, max_records: int, long_side: str | None = None):
-    """Select prior-annotation summary spans (or sentences of a long source); return (pre, model) ms lists."""
-    from mercury_static.bundle import load_bundle
-
-    bundle = load_bundle(bundle_dir)
-    page.wait_for_function("() => ['ready', 'failed'].includes(mercuryStatic.store.state.model.status)", timeout=60_000)
-    pre, model = [], []
+def selection_jobs(bundle, max_records: int, long_side: str | None = None) -> list[tuple[str, str, int, int]]:
+    """(record id, side, start, end) of the spans to select: prior-annotation summary spans of the first
+    records, or (long_side) sentences of the summary of the record with the longest source."""
     jobs: list[tuple[str, str, int, int]] = []
+    if long_side:
+        rec = max(bundle.records, key=lambda r: len(r.source))
+        return [(rec.id, "summary", s, e) for (s, e) in rec.summary_text.sentences[:40]]
     for rec in bundle.records:
-        if long_side:
-            continue
         for a in rec.prior_annotations:
             jobs.append((rec.id, "summary", a["summary"]["start"], a["summary"]["end"]))
         if len({j[0] for j in jobs}) >= max_records:
             break
-    if long_side:  # selections in the summaries of the records that share the longest source
-        rec = max(bundle.records, key=lambda r: len(r.source))
-        for (s, e) in rec.summary_text.sentences[:40]:
-            jobs.append((rec.id, "summary", s, e))
+    return jobs
+
+
+def selection_latencies(page, bundle_dir: Path, max_records: int, long_side: str | None = None):
+    """Select prior-annotation summary spans (or sentences of a long source); return (pre, model) ms lists."""
+    from mercury_static.bundle import load_bundle
+
+    jobs = selection_jobs(load_bundle(bundle_dir), max_records, long_side)
+    page.wait_for_function("() => ['ready', 'failed'].includes(mercuryStatic.store.state.model.status)", timeout=60_000)
+    pre, model = [], []
     current = None
     for i, (rid, side, s, e) in enumerate(jobs):
         if rid != current:
@@ -208,10 +213,58 @@ def selection_latencies(page, bundle_dir: Path, max_records: int, long_side: str
     return pre, model
 
 
+MERCURY_JS = """async ([text, against]) => {
+  const t0 = performance.now();
+  const r = await fetch('/search', {method: 'POST', headers: {'Content-Type': 'application/json'},
+                              body: JSON.stringify({text, against, k: 5})});
+  const answer = await r.json();
+  if (!r.ok || !answer.matches.length) throw new Error('mercury server: ' + JSON.stringify(answer));
+  return performance.now() - t0;
+}"""
+
+
+def mercury_latencies(page, bundle_dir: Path, model, max_records: int, long_side: str | None = None) -> list[float]:
+    """The same selections answered the original Mercury's way (benchmarks/mercury_server.py): a page of
+    the loopback server (in the same browser) POSTs the span (sentence-transformers embeds it, kNN over
+    the other text's rows) and parses the JSON. ms from the request to the parsed answer; 3 warm-ups."""
+    from mercury_server import MercuryServer, bundle_index
+
+    from mercury_static.bundle import load_bundle
+
+    bundle = load_bundle(bundle_dir)
+    server = MercuryServer(model, bundle_index(bundle_dir)).start()
+    mercury_page = page.context.new_page()
+    try:
+        mercury_page.goto(server.url)
+        times = []
+        for i, (rid, side, s, e) in enumerate(selection_jobs(bundle, max_records, long_side)):
+            rec = bundle.record(rid)
+            text, other = (rec.summary, rec.source_text) if side == "summary" else (rec.source, rec.summary_text)
+            t = mercury_page.evaluate(MERCURY_JS, [text[s:e], other.id])
+            if i >= 3:
+                times.append(t)
+        return times
+    finally:
+        mercury_page.close()
+        server.shutdown()
+        server.server_close()
+
+
 def row(name: str, values: list[float], target: str) -> str:
     if not values:
         return f"| {name} | – | – | – | {target} |"
     return f"| {name} | {statistics.median(values):.1f} | {pct(values, 0.95):.1f} | {len(values)} | {target} |"
+
+
+MERCURY_ROW = "{}: Mercury-style server path (POST → sentence-transformers → kNN → JSON)"
+
+
+def ratio_row(name: str, page: list[float], mercury: list[float]) -> str:
+    """p50 and p95 of the page's model path over the Mercury-style path, measured in the same run."""
+    if not page or not mercury:
+        return f"| {name}: page model path / Mercury path | – | – | – | – |"
+    return (f"| {name}: page model path / Mercury path (ratio) | {statistics.median(page) / statistics.median(mercury):.2f}× "
+            f"| {pct(page, 0.95) / pct(mercury, 0.95):.2f}× | {len(page)} / {len(mercury)} | – |")
 
 
 def screenshot(browser, path: Path) -> None:
@@ -250,7 +303,12 @@ def main() -> None:
     ap.add_argument("--no-long", action="store_true", help="skip the SummHay long-source measurements")
     ap.add_argument("--rebuild", action="store_true", help="rebuild the cached bundles in .cache/bench")
     ap.add_argument("--screenshot", type=Path, help="only write a screenshot of the demo bundle to this path")
+    ap.add_argument("--no-mercury", action="store_true", help="skip the Mercury-style server rows")
     args = ap.parse_args()
+    if not args.no_mercury and not args.screenshot:
+        from mercury_server import load_model
+
+        mercury_model = load_model()
 
     from playwright.sync_api import sync_playwright
 
@@ -270,6 +328,7 @@ def main() -> None:
         first, cpu, ready = cold_loads(browser, url, args.runs)
         ctx, page = open_page(browser, url + "?annotator=bench")
         pre, model = selection_latencies(page, fb, args.records)
+        mercury = [] if args.no_mercury else mercury_latencies(page, fb, mercury_model, args.records)
         ctx.close()
         server.shutdown()
         lines += [row("FaithBench: first readable record (cold)", first, "≤ 500"),
@@ -277,6 +336,8 @@ def main() -> None:
                   row("FaithBench: model ready (cold)", ready, "–"),
                   row("FaithBench: selection → highlight, precomputed", pre, "≤ 5"),
                   row("FaithBench: selection → highlight, model (warm)", model, "≤ 30")]
+        if mercury:
+            lines += [row(MERCURY_ROW.format("FaithBench"), mercury, "–"), ratio_row("FaithBench", model, mercury)]
 
         if not args.no_long and (SHARED / "summhay" / "topic_news1.json").is_file():
             from mercury_static.bundle import load_bundle
@@ -289,6 +350,7 @@ def main() -> None:
             first, cpu, ready = cold_loads(browser, url, args.runs, record=longest.id)
             ctx, page = open_page(browser, url + f"?annotator=bench#record={longest.id}")
             pre, model = selection_latencies(page, sh, 0, long_side="source")
+            mercury = [] if args.no_mercury else mercury_latencies(page, sh, mercury_model, 0, long_side="source")
             ctx.close()
             server.shutdown()
             label = f"SummHay ({len(longest.source):,} chars, {n_sent:,} sentences)"
@@ -296,6 +358,8 @@ def main() -> None:
                       row(f"{label}: … of which main-thread CPU", cpu, "–"),
                       row(f"{label}: selection → highlight, precomputed", pre, "≤ 50"),
                       row(f"{label}: selection → highlight, model (warm)", model, "≤ 50")]
+            if mercury:
+                lines += [row(MERCURY_ROW.format(label), mercury, "–"), ratio_row(label, model, mercury)]
         browser.close()
     print("\n".join(lines))
 

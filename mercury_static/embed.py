@@ -37,7 +37,9 @@ class Embedder:
     and it does not spin-wait when the machine is busy.
     """
 
-    def __init__(self, model_dir: Path | str, workers: int | None = None):
+    def __init__(self, model_dir: Path | str, workers: int | None = None, graph: Path | str | None = None):
+        """``graph``: another ONNX graph of the same model instead of the folder's (the file the page
+        runs); benchmarks/bench_build.py times build-time candidates with it."""
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
@@ -56,7 +58,7 @@ class Embedder:
 
         self.workers = workers or min(os.cpu_count() or 1, 4)
         self._session = ort.InferenceSession(
-            str(self.model_dir / ONNX_REL), session_options(1), providers=["CPUExecutionProvider"]
+            str(graph or self.model_dir / ONNX_REL), session_options(1), providers=["CPUExecutionProvider"]
         )
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._output = self._session.get_outputs()[0].name
