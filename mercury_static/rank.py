@@ -47,10 +47,16 @@ import numpy as np
 
 DEFAULT_OPTIONS: dict = {
     "algorithm": "fused-v3",
+    "norm": "none",
     "w_dense": 0.25,
     "w_context": 0.1,
     "w_lexical": 0.25,
     "w_context_lexical": 0.4,
+    "w_bm25": 0.0,
+    "w_context_bm25": 0.0,
+    "w_entity": 0.0,
+    "bm25_k1": 1.2,
+    "bm25_b": 0.75,
     "span_idf_mass": 20.0,
     "dense_idf_mass": 4.0,
     "neighbor": 0.4,
@@ -60,8 +66,12 @@ DEFAULT_OPTIONS: dict = {
     "grades": [0.3, 0.45],
 }
 
+# the terms of the score, in this order everywhere (rank.js, the learned combination of crossval.py)
+TERMS = ("dense", "context", "lexical", "context_lexical", "bm25", "context_bm25", "entity")
+
 _DIGIT_SEP = re.compile(r"(?<=\d)[,.](?=\d)")
 _TOKEN = re.compile(r"[^\W_]+")
+_DIGIT = re.compile(r"\d")
 
 
 def tokenize(text: str, prefix: int = 0) -> list[str]:
@@ -70,6 +80,17 @@ def tokenize(text: str, prefix: int = 0) -> list[str]:
     return [t[:prefix] for t in tokens] if prefix > 0 else tokens
 
 
+def key_tokens(text: str) -> list[str]:
+    """The tokens a hallucination hides in: numbers, the two words after a number (units, scales:
+    "3.2 million euros"), and capitalised words (names, months), as whole lower-cased tokens."""
+    out: list[str] = []
+    after_number = 0
+    for raw in _TOKEN.findall(_DIGIT_SEP.sub("", text)):
+        has_digit = _DIGIT.search(raw) is not None
+        if has_digit or after_number > 0 or raw[0] != raw[0].lower():
+            out.extend(tokenize(raw))
+        after_number = 2 if has_digit else after_number - 1
+    return list(dict.fromkeys(out))
 @dataclass
 class Sentence:
     """One sentence of the ranked text: its index, text and embedding rows (float32, shape (m, dim))."""
@@ -80,6 +101,32 @@ class Sentence:
 
 
 @dataclass
+class Postings:
+    """token -> (positions of the sentences containing it, its count in each), and sentence lengths."""
+
+    positions: dict[str, np.ndarray]
+    counts: dict[str, np.ndarray]
+    lengths: np.ndarray  # tokens per sentence (float64)
+
+
+def _postings(texts: list[str], prefix: int) -> Postings:
+    positions: dict[str, list[int]] = {}
+    counts: dict[str, list[int]] = {}
+    lengths = np.zeros(len(texts))
+    for p, text in enumerate(texts):
+        toks = tokenize(text, prefix)
+        lengths[p] = len(toks)
+        tf: dict[str, int] = {}
+        for tok in toks:
+            tf[tok] = tf.get(tok, 0) + 1
+        for tok, c in tf.items():
+            positions.setdefault(tok, []).append(p)
+            counts.setdefault(tok, []).append(c)
+    return Postings({t: np.array(v, dtype=np.int64) for t, v in positions.items()},
+                    {t: np.array(v, dtype=np.float64) for t, v in counts.items()}, lengths)
+
+
+@dataclass
 class PreparedText:
     """Per-text precomputation reused across queries (rows matrix, token postings, neighbours)."""
 
@@ -87,7 +134,8 @@ class PreparedText:
     rows: np.ndarray  # float64 (n_rows, dim)
     row_pos: np.ndarray  # position of the sentence owning each row
     prefix: int
-    postings: dict[str, np.ndarray]  # token -> positions of the sentences containing it
+    tokens: Postings  # tokens cut to ``prefix`` (lexical and BM25 terms)
+    whole: Postings  # whole tokens (the exact-match entity term)
     prev_pos: np.ndarray  # position of sentence index-1, or the sentence itself
     next_pos: np.ndarray  # position of sentence index+1, or the sentence itself
     mid: np.ndarray  # midpoint of each sentence as a share of the text (cumulative code-point lengths)
@@ -102,18 +150,15 @@ def prepare_sentences(sentences: list[Sentence], options: dict | None = None) ->
     with_rows = [m for m in mats if len(m)]
     rows = np.concatenate(with_rows).astype(np.float64) if with_rows else np.zeros((0, 0))
     row_pos = np.repeat(np.arange(len(mats), dtype=np.int64), [len(m) for m in mats])
-    postings: dict[str, list[int]] = {}
-    for p, s in enumerate(sentences):
-        for tok in dict.fromkeys(tokenize(s.text, prefix)):
-            postings.setdefault(tok, []).append(p)
+    texts = [s.text for s in sentences]
     where = {int(i): p for p, i in enumerate(indices)}
     prev_pos = np.array([where.get(int(i) - 1, p) for p, i in enumerate(indices)], dtype=np.int64)
     next_pos = np.array([where.get(int(i) + 1, p) for p, i in enumerate(indices)], dtype=np.int64)
-    lengths = np.array([len(s.text) for s in sentences], dtype=np.float64)
+    lengths = np.array([len(t) for t in texts], dtype=np.float64)
     total = float(lengths.sum())
     mid = (np.cumsum(lengths) - lengths / 2.0) / total if total > 0 else np.full(len(sentences), 0.5)
-    return PreparedText(indices, rows, row_pos, prefix,
-                        {t: np.array(v, dtype=np.int64) for t, v in postings.items()}, prev_pos, next_pos, mid)
+    return PreparedText(indices, rows, row_pos, prefix, _postings(texts, prefix),
+                        _postings(texts, 0) if prefix > 0 else None, prev_pos, next_pos, mid)
 
 
 def _max_cos(prep: PreparedText, vec, n: int) -> np.ndarray:
@@ -126,22 +171,94 @@ def _max_cos(prep: PreparedText, vec, n: int) -> np.ndarray:
     return out
 
 
-def _lexical(prep: PreparedText, text: str, n: int) -> tuple[np.ndarray, float]:
-    """(idf-weighted coverage of the text's tokens per sentence, the text's idf mass)."""
+def _idf(n: int, df: int) -> float:
+    return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+
+
+def _coverage(post: Postings, toks: list[str], n: int) -> tuple[np.ndarray, float]:
+    """(idf-weighted share of the distinct ``toks`` found in each sentence, their idf mass)."""
     out = np.zeros(n)
     total = 0.0
-    for tok in dict.fromkeys(tokenize(text, prep.prefix)):
-        hits = prep.postings.get(tok)
-        df = 0 if hits is None else len(hits)
-        idf = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+    for tok in dict.fromkeys(toks):
+        hits = post.positions.get(tok)
+        idf = _idf(n, 0 if hits is None else len(hits))
         total += idf
         if hits is not None:
             out[hits] += idf
     return (out / total if total > 0 else out), total
 
 
+def _bm25(post: Postings, toks: list[str], n: int, k1: float, b: float) -> np.ndarray:
+    """BM25 of the distinct ``toks`` per sentence, divided by its bound sum(idf * (k1 + 1)): in [0, 1)."""
+    out = np.zeros(n)
+    total = 0.0
+    avg = float(post.lengths.mean()) if n else 0.0
+    norm = k1 * (1.0 - b + b * post.lengths / avg) if avg > 0 else np.full(n, k1)
+    for tok in dict.fromkeys(toks):
+        hits = post.positions.get(tok)
+        idf = _idf(n, 0 if hits is None else len(hits))
+        total += idf * (k1 + 1.0)
+        if hits is not None:
+            tf = post.counts[tok]
+            out[hits] += idf * tf * (k1 + 1.0) / (tf + norm[hits])
+    return out / total if total > 0 else out
+
+
 def _damping(mass: float, scale: float) -> float:
     return min(1.0, mass / scale) if scale > 0 else 1.0
+
+
+def term_values(query_vec, query_text: str, prep: PreparedText, options: dict | None = None,
+                context_vec=None, context_text: str | None = None) -> list[tuple[str, float, np.ndarray]]:
+    """The raw terms used for this query as ``(name, weight, values)``, every value in [0, 1]; weights of
+    absent inputs fall back as the module docstring says; terms with weight 0 are left out."""
+    opt = {**DEFAULT_OPTIONS, **(options or {})}
+    n = len(prep.indices)
+    has_ctx_vec = context_vec is not None
+    has_ctx_text = bool(context_text)
+    qtoks = tokenize(query_text, prep.prefix)
+    lexical, mass = _coverage(prep.tokens, qtoks, n)
+    d_span = _damping(mass, opt["span_idf_mass"])
+    out: list[tuple[str, float, object]] = []
+    if query_vec is not None:
+        w = opt["w_dense"] * _damping(mass, opt["dense_idf_mass"]) + (0.0 if has_ctx_vec else opt["w_context"])
+        out.append(("dense", w, lambda: _max_cos(prep, query_vec, n)))
+        if has_ctx_vec:
+            out.append(("context", opt["w_context"], lambda: _max_cos(prep, context_vec, n)))
+    k1, b = float(opt["bm25_k1"]), float(opt["bm25_b"])
+    out.append(("lexical", opt["w_lexical"] * d_span + (0.0 if has_ctx_text else opt["w_context_lexical"]),
+                lambda: lexical))
+    out.append(("bm25", opt["w_bm25"] * d_span + (0.0 if has_ctx_text else opt["w_context_bm25"]),
+                lambda: _bm25(prep.tokens, qtoks, n, k1, b)))
+    if has_ctx_text:
+        ctoks = tokenize(context_text, prep.prefix)
+        out.append(("context_lexical", opt["w_context_lexical"], lambda: _coverage(prep.tokens, ctoks, n)[0]))
+        out.append(("context_bm25", opt["w_context_bm25"], lambda: _bm25(prep.tokens, ctoks, n, k1, b)))
+    keys = key_tokens(query_text)
+    if keys:
+        out.append(("entity", opt["w_entity"], lambda: _coverage(prep.whole or prep.tokens, keys, n)[0]))
+    return [(name, w, f()) for name, w, f in out if w > 0]
+
+
+def _normalise(values: np.ndarray, norm: str) -> np.ndarray:
+    """Per-query normalisation of one term over the text's sentences (a constant term becomes 0)."""
+    if norm == "minmax":
+        lo, hi = float(values.min()), float(values.max())
+        return (values - lo) / (hi - lo) if hi > lo else np.zeros_like(values)
+    sd = float(values.std())
+    return (values - float(values.mean())) / sd if sd > 0 else np.zeros_like(values)
+
+
+def finish(base: np.ndarray, prep: PreparedText, options: dict, query_position: float | None) -> np.ndarray:
+    """Neighbour smoothing, then the position factor (linear in ``base``)."""
+    n = len(base)
+    nb = options["neighbor"]
+    if nb > 0 and n:
+        base = (1.0 - nb) * base + nb * ((base[prep.prev_pos] + base[prep.next_pos]) / 2.0)
+    a = options["position"]
+    if query_position is not None and a > 0 and n:
+        base = base * ((1.0 - a) + a * (1.0 - np.abs(float(query_position) - prep.mid)))
+    return base
 
 
 def score_sentences(query_vec, query_text: str, prep: PreparedText, options: dict | None = None,
@@ -150,32 +267,21 @@ def score_sentences(query_vec, query_text: str, prep: PreparedText, options: dic
     """Scores (float64) of the prepared sentences, in their prepared order."""
     opt = {**DEFAULT_OPTIONS, **(options or {})}
     n = len(prep.indices)
-    has_ctx_vec = context_vec is not None
-    has_ctx_text = bool(context_text)
-    lexical, mass = _lexical(prep, query_text, n)
-    terms: list[tuple[float, np.ndarray | None]] = []
-    if query_vec is not None:
-        w = opt["w_dense"] * _damping(mass, opt["dense_idf_mass"]) + (0.0 if has_ctx_vec else opt["w_context"])
-        terms.append((w, _max_cos(prep, query_vec, n) if w > 0 else None))
-        if has_ctx_vec:
-            terms.append((opt["w_context"], _max_cos(prep, context_vec, n) if opt["w_context"] > 0 else None))
-    terms.append((opt["w_lexical"] * _damping(mass, opt["span_idf_mass"])
-                  + (0.0 if has_ctx_text else opt["w_context_lexical"]), lexical))
-    if has_ctx_text:
-        w = opt["w_context_lexical"]
-        terms.append((w, _lexical(prep, context_text, n)[0] if w > 0 else None))
-    weight = sum(w for w, _ in terms if w > 0)
-    base = np.zeros(n)
-    for w, values in terms:
-        if w > 0:
-            base += (w / weight) * values
-    nb = opt["neighbor"]
-    if nb > 0 and n:
-        base = (1.0 - nb) * base + nb * ((base[prep.prev_pos] + base[prep.next_pos]) / 2.0)
-    a = opt["position"]
-    if query_position is not None and a > 0 and n:
-        base = base * ((1.0 - a) + a * (1.0 - np.abs(float(query_position) - prep.mid)))
-    return base
+    terms = term_values(query_vec, query_text, prep, opt, context_vec, context_text)
+    weight = sum(w for _, w, _ in terms)
+    absolute = np.zeros(n)
+    for _, w, values in terms:
+        absolute += (w / weight) * values
+    absolute = finish(absolute, prep, opt, query_position)
+    if opt["norm"] == "none" or not n:
+        return absolute
+    fused = np.zeros(n)
+    for _, w, values in terms:
+        fused += (w / weight) * _normalise(values, opt["norm"])
+    fused = finish(fused, prep, opt, query_position)
+    lo, hi = float(fused.min()), float(fused.max())
+    share = (fused - lo) / (hi - lo) if hi > lo else np.ones(n)
+    return float(absolute.max()) * share
 
 
 def rank_sentences(query_vec, query_text: str, sentences: list[Sentence], options: dict | None = None,
