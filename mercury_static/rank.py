@@ -81,16 +81,19 @@ def tokenize(text: str, prefix: int = 0) -> list[str]:
 
 
 def key_tokens(text: str) -> list[str]:
-    """The tokens a hallucination hides in: numbers, the two words after a number (units, scales:
-    "3.2 million euros"), and capitalised words (names, months), as whole lower-cased tokens."""
+    """The tokens a hallucination hides in: numbers and the two words after each (units, scales, the
+    month of a date: "3.2 million euros", "14 June"), as whole lower-cased tokens. Capitalised names were
+    tried too and lost in cross-validation (they recur all over a source: benchmarks/RESULTS.md)."""
     out: list[str] = []
     after_number = 0
     for raw in _TOKEN.findall(_DIGIT_SEP.sub("", text)):
         has_digit = _DIGIT.search(raw) is not None
-        if has_digit or after_number > 0 or raw[0] != raw[0].lower():
+        if has_digit or after_number > 0:
             out.extend(tokenize(raw))
         after_number = 2 if has_digit else after_number - 1
     return list(dict.fromkeys(out))
+
+
 @dataclass
 class Sentence:
     """One sentence of the ranked text: its index, text and embedding rows (float32, shape (m, dim))."""
