@@ -3,10 +3,16 @@
 
 export const DEFAULT_OPTIONS = Object.freeze({
   algorithm: 'fused-v3',
+  norm: 'none',
   w_dense: 0.25,
   w_context: 0.1,
   w_lexical: 0.25,
   w_context_lexical: 0.4,
+  w_bm25: 0,
+  w_context_bm25: 0,
+  w_entity: 0,
+  bm25_k1: 1.2,
+  bm25_b: 0.75,
   span_idf_mass: 20,
   dense_idf_mass: 4,
   neighbor: 0.4,
@@ -26,6 +32,42 @@ export function tokenize(text, prefix = 0) {
   return tokens.map((t) => (t.length <= prefix ? t : Array.from(t).slice(0, prefix).join('')));
 }
 
+const TOKEN_CASED = /[\p{L}\p{N}]+/gu;
+const DIGIT = /\p{Nd}/u;
+
+/** Numbers and the two words after each (units, scales, a date's month), whole lower-cased (rank.py). */
+export function keyTokens(text) {
+  const out = [];
+  let afterNumber = 0;
+  for (const raw of text.replace(DIGIT_SEP, '').match(TOKEN_CASED) || []) {
+    const hasDigit = DIGIT.test(raw);
+    if (hasDigit || afterNumber > 0) out.push(...tokenize(raw));
+    afterNumber = hasDigit ? 2 : afterNumber - 1;
+  }
+  return [...new Set(out)];
+}
+
+/** token -> {pos: sentence positions, tf: counts}, and tokens per sentence. */
+function buildPostings(sentences, prefix) {
+  const map = new Map();
+  const lengths = new Float64Array(sentences.length);
+  sentences.forEach((s, p) => {
+    const toks = tokenize(s.text, prefix);
+    lengths[p] = toks.length;
+    const tf = new Map();
+    for (const t of toks) tf.set(t, (tf.get(t) || 0) + 1);
+    for (const [t, c] of tf) {
+      let e = map.get(t);
+      if (!e) map.set(t, (e = { pos: [], tf: [] }));
+      e.pos.push(p);
+      e.tf.push(c);
+    }
+  });
+  let sum = 0;
+  for (let p = 0; p < lengths.length; p++) sum += lengths[p];
+  return { map, lengths, avg: lengths.length ? sum / lengths.length : 0 };
+}
+
 const cache = new WeakMap();
 
 /**
@@ -38,16 +80,10 @@ export function prepareSentences(sentences, options) {
   const hit = cache.get(sentences);
   if (hit && hit.prefix === prefix) return hit;
   const n = sentences.length;
-  const postings = new Map();
   const where = new Map();
-  sentences.forEach((s, p) => {
-    where.set(s.index, p);
-    for (const tok of new Set(tokenize(s.text, prefix))) {
-      let list = postings.get(tok);
-      if (!list) postings.set(tok, (list = []));
-      list.push(p);
-    }
-  });
+  sentences.forEach((s, p) => where.set(s.index, p));
+  const tokens = buildPostings(sentences, prefix);
+  const whole = prefix > 0 ? buildPostings(sentences, 0) : tokens;
   // midpoint of each sentence as a share of the text, from cumulative code-point lengths (as rank.py)
   const lengths = sentences.map((s) => codePoints(s.text));
   const total = lengths.reduce((a, b) => a + b, 0);
@@ -63,7 +99,7 @@ export function prepareSentences(sentences, options) {
     prev[p] = where.has(s.index - 1) ? where.get(s.index - 1) : p;
     next[p] = where.has(s.index + 1) ? where.get(s.index + 1) : p;
   });
-  const prep = { n, prefix, postings, prev, next, mid };
+  const prep = { n, prefix, tokens, whole, prev, next, mid };
   cache.set(sentences, prep);
   return prep;
 }
@@ -112,22 +148,79 @@ function computeMaxCos(sentences, vec) {
   return out;
 }
 
-/** {values: idf-weighted coverage of the text's tokens per sentence, mass: the text's idf mass}. */
-function lexical(prep, text) {
-  const out = new Float64Array(prep.n);
+const idf = (n, df) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
+
+/** {values: idf-weighted share of the distinct tokens found per sentence, mass: their idf sum}. */
+function coverage(post, toks, n) {
+  const out = new Float64Array(n);
   let total = 0;
-  for (const tok of new Set(tokenize(text, prep.prefix))) {
-    const hits = prep.postings.get(tok);
-    const df = hits ? hits.length : 0;
-    const idf = Math.log(1 + (prep.n - df + 0.5) / (df + 0.5));
-    total += idf;
-    if (hits) for (const p of hits) out[p] += idf;
+  for (const tok of new Set(toks)) {
+    const e = post.map.get(tok);
+    const w = idf(n, e ? e.pos.length : 0);
+    total += w;
+    if (e) for (const p of e.pos) out[p] += w;
   }
-  if (total > 0) for (let p = 0; p < prep.n; p++) out[p] /= total;
+  if (total > 0) for (let p = 0; p < n; p++) out[p] /= total;
   return { values: out, mass: total };
 }
 
+/** BM25 of the distinct tokens per sentence over its bound sum(idf * (k1 + 1)): in [0, 1). */
+function bm25(post, toks, n, k1, b) {
+  const out = new Float64Array(n);
+  let total = 0;
+  for (const tok of new Set(toks)) {
+    const e = post.map.get(tok);
+    const w = idf(n, e ? e.pos.length : 0);
+    total += w * (k1 + 1);
+    if (!e) continue;
+    for (let j = 0; j < e.pos.length; j++) {
+      const p = e.pos[j];
+      const tf = e.tf[j];
+      const norm = post.avg > 0 ? k1 * (1 - b + (b * post.lengths[p]) / post.avg) : k1;
+      out[p] += (w * tf * (k1 + 1)) / (tf + norm);
+    }
+  }
+  if (total > 0) for (let p = 0; p < n; p++) out[p] /= total;
+  return out;
+}
+
 const damping = (mass, scale) => (scale > 0 ? Math.min(1, mass / scale) : 1);
+
+/** Per-query normalisation of one term over the text (a constant term becomes 0), as rank.py. */
+function normalise(values, norm) {
+  const n = values.length;
+  const out = new Float64Array(n);
+  if (norm === 'minmax') {
+    let lo = Infinity, hi = -Infinity;
+    for (let p = 0; p < n; p++) { if (values[p] < lo) lo = values[p]; if (values[p] > hi) hi = values[p]; }
+    if (hi > lo) for (let p = 0; p < n; p++) out[p] = (values[p] - lo) / (hi - lo);
+    return out;
+  }
+  let mean = 0;
+  for (let p = 0; p < n; p++) mean += values[p];
+  mean /= n;
+  let sq = 0;
+  for (let p = 0; p < n; p++) sq += (values[p] - mean) ** 2;
+  const sd = Math.sqrt(sq / n);
+  if (sd > 0) for (let p = 0; p < n; p++) out[p] = (values[p] - mean) / sd;
+  return out;
+}
+
+/** Neighbour smoothing, then the position factor (rank.py's finish). */
+function finish(base, prep, opt, queryPosition) {
+  const n = prep.n;
+  const nb = opt.neighbor;
+  if (nb > 0) {
+    const smoothed = new Float64Array(n);
+    for (let p = 0; p < n; p++) smoothed[p] = (1 - nb) * base[p] + nb * ((base[prep.prev[p]] + base[prep.next[p]]) / 2);
+    base = smoothed;
+  }
+  const a = opt.position;
+  if (queryPosition != null && a > 0) {
+    for (let p = 0; p < n; p++) base[p] *= (1 - a) + a * (1 - Math.abs(queryPosition - prep.mid[p]));
+  }
+  return base;
+}
 
 /**
  * Rank the sentences of a text against a selection.
@@ -147,32 +240,46 @@ export function rankSentences({
   const n = prep.n;
   const hasCtxVec = contextVec != null;
   const hasCtxText = !!contextText;
-  const span = lexical(prep, queryText || '');
-  const terms = [];
+  const qtoks = tokenize(queryText || '', prep.prefix);
+  const span = coverage(prep.tokens, qtoks, n);
+  const dSpan = damping(span.mass, opt.span_idf_mass);
+  const k1 = Number(opt.bm25_k1), b = Number(opt.bm25_b);
+  const terms = []; // [weight, values()] in rank.py's order: dense, context, lexical, bm25, context ones, entity
   if (queryVec) {
     terms.push([opt.w_dense * damping(span.mass, opt.dense_idf_mass) + (hasCtxVec ? 0 : opt.w_context),
       () => maxCos(sentences, queryVec)]);
     if (hasCtxVec) terms.push([opt.w_context, () => maxCos(sentences, contextVec)]);
   }
-  terms.push([opt.w_lexical * damping(span.mass, opt.span_idf_mass) + (hasCtxText ? 0 : opt.w_context_lexical),
-    () => span.values]);
-  if (hasCtxText) terms.push([opt.w_context_lexical, () => lexical(prep, contextText).values]);
-  const weight = terms.reduce((a, [w]) => (w > 0 ? a + w : a), 0);
-  let base = new Float64Array(n);
-  for (const [w, values] of terms) {
-    if (!(w > 0)) continue;
-    const v = values();
-    for (let p = 0; p < n; p++) base[p] += (w / weight) * v[p];
+  terms.push([opt.w_lexical * dSpan + (hasCtxText ? 0 : opt.w_context_lexical), () => span.values]);
+  terms.push([opt.w_bm25 * dSpan + (hasCtxText ? 0 : opt.w_context_bm25), () => bm25(prep.tokens, qtoks, n, k1, b)]);
+  if (hasCtxText) {
+    const ctoks = tokenize(contextText, prep.prefix);
+    terms.push([opt.w_context_lexical, () => coverage(prep.tokens, ctoks, n).values]);
+    terms.push([opt.w_context_bm25, () => bm25(prep.tokens, ctoks, n, k1, b)]);
   }
-  const nb = opt.neighbor;
-  if (nb > 0) {
-    const smoothed = new Float64Array(n);
-    for (let p = 0; p < n; p++) smoothed[p] = (1 - nb) * base[p] + nb * ((base[prep.prev[p]] + base[prep.next[p]]) / 2);
-    base = smoothed;
-  }
-  const a = opt.position;
-  if (queryPosition != null && a > 0) {
-    for (let p = 0; p < n; p++) base[p] *= (1 - a) + a * (1 - Math.abs(queryPosition - prep.mid[p]));
+  const keys = keyTokens(queryText || '');
+  if (keys.length) terms.push([opt.w_entity, () => coverage(prep.whole, keys, n).values]);
+  const used = terms.filter(([w]) => w > 0).map(([w, values]) => [w, values()]);
+  const weight = used.reduce((acc, [w]) => acc + w, 0);
+  let absolute = new Float64Array(n);
+  for (const [w, v] of used) for (let p = 0; p < n; p++) absolute[p] += (w / weight) * v[p];
+  absolute = finish(absolute, prep, opt, queryPosition);
+  let base = absolute;
+  if (opt.norm !== 'none' && n) {
+    let fused = new Float64Array(n);
+    for (const [w, v] of used) {
+      const z = normalise(v, opt.norm);
+      for (let p = 0; p < n; p++) fused[p] += (w / weight) * z[p];
+    }
+    fused = finish(fused, prep, opt, queryPosition);
+    let lo = Infinity, hi = -Infinity, top = -Infinity;
+    for (let p = 0; p < n; p++) {
+      if (fused[p] < lo) lo = fused[p];
+      if (fused[p] > hi) hi = fused[p];
+      if (absolute[p] > top) top = absolute[p];
+    }
+    base = new Float64Array(n);
+    for (let p = 0; p < n; p++) base[p] = top * (hi > lo ? (fused[p] - lo) / (hi - lo) : 1);
   }
   const before = (a, b) => base[b] - base[a] || sentences[a].index - sentences[b].index;
   let top;
