@@ -46,15 +46,15 @@ from dataclasses import dataclass
 import numpy as np
 
 DEFAULT_OPTIONS: dict = {
-    "algorithm": "fused-v3",
-    "norm": "none",
+    "algorithm": "fused-v4",
+    "norm": "minmax",
     "w_dense": 0.25,
-    "w_context": 0.1,
-    "w_lexical": 0.25,
-    "w_context_lexical": 0.4,
-    "w_bm25": 0.0,
-    "w_context_bm25": 0.0,
-    "w_entity": 0.0,
+    "w_context": 0.25,
+    "w_lexical": 0.0,
+    "w_context_lexical": 0.0,
+    "w_bm25": 0.25,
+    "w_context_bm25": 0.25,
+    "w_entity": 0.5,
     "bm25_k1": 1.2,
     "bm25_b": 0.75,
     "span_idf_mass": 20.0,

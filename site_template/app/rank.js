@@ -2,15 +2,15 @@
 // the formula is documented there). Scores are absolute: compare them with options.min_score.
 
 export const DEFAULT_OPTIONS = Object.freeze({
-  algorithm: 'fused-v3',
-  norm: 'none',
+  algorithm: 'fused-v4',
+  norm: 'minmax',
   w_dense: 0.25,
-  w_context: 0.1,
-  w_lexical: 0.25,
-  w_context_lexical: 0.4,
-  w_bm25: 0,
-  w_context_bm25: 0,
-  w_entity: 0,
+  w_context: 0.25,
+  w_lexical: 0,
+  w_context_lexical: 0,
+  w_bm25: 0.25,
+  w_context_bm25: 0.25,
+  w_entity: 0.5,
   bm25_k1: 1.2,
   bm25_b: 0.75,
   span_idf_mass: 20,
