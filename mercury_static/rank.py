@@ -54,7 +54,7 @@ DEFAULT_OPTIONS: dict = {
     "w_context_lexical": 0.0,
     "w_bm25": 0.25,
     "w_context_bm25": 0.25,
-    "w_entity": 0.5,
+    "w_entity": 1.0,
     "bm25_k1": 1.2,
     "bm25_b": 0.75,
     "span_idf_mass": 20.0,
@@ -72,6 +72,7 @@ TERMS = ("dense", "context", "lexical", "context_lexical", "bm25", "context_bm25
 _DIGIT_SEP = re.compile(r"(?<=\d)[,.](?=\d)")
 _TOKEN = re.compile(r"[^\W_]+")
 _DIGIT = re.compile(r"\d")
+_CITATION = re.compile(r"\[[0-9][0-9,\s\u2013-]*\]")  # "[7][36]", "[2, 5]", "[3–4]": references, not claims
 
 
 def tokenize(text: str, prefix: int = 0) -> list[str]:
@@ -82,11 +83,12 @@ def tokenize(text: str, prefix: int = 0) -> list[str]:
 
 def key_tokens(text: str) -> list[str]:
     """The tokens a hallucination hides in: numbers and the two words after each (units, scales, the
-    month of a date: "3.2 million euros", "14 June"), as whole lower-cased tokens. Capitalised names were
-    tried too and lost in cross-validation (they recur all over a source: benchmarks/RESULTS.md)."""
+    month of a date: "3.2 million euros", "14 June"), as whole lower-cased tokens; citation markers
+    ("[7][36]") are not numbers of the text. Capitalised names were tried too and lost in
+    cross-validation (they recur all over a source: benchmarks/RESULTS.md)."""
     out: list[str] = []
     after_number = 0
-    for raw in _TOKEN.findall(_DIGIT_SEP.sub("", text)):
+    for raw in _TOKEN.findall(_DIGIT_SEP.sub("", _CITATION.sub(" ", text))):
         has_digit = _DIGIT.search(raw) is not None
         if has_digit or after_number > 0:
             out.extend(tokenize(raw))
@@ -239,7 +241,9 @@ def term_values(query_vec, query_text: str, prep: PreparedText, options: dict | 
         out.append(("context_bm25", opt["w_context_bm25"], lambda: _bm25(prep.tokens, ctoks, n, k1, b)))
     keys = key_tokens(query_text)
     if keys:
-        out.append(("entity", opt["w_entity"], lambda: _coverage(prep.whole or prep.tokens, keys, n)[0]))
+        # the weight damping took from a short span's lexical terms: exact numbers speak for it instead
+        out.append(("entity", opt["w_entity"] * (1.0 - d_span if opt["span_idf_mass"] > 0 else 1.0),
+                    lambda: _coverage(prep.whole or prep.tokens, keys, n)[0]))
     return [(name, w, f()) for name, w, f in out if w > 0]
 
 

@@ -146,6 +146,7 @@ def test_key_tokens_are_numbers_and_the_words_after_them():
         "32", "million", "euros", "14", "june", "in", "2023", "paris"]
     assert key_tokens("The Mayor of Brenmouth") == []  # names alone are not key tokens
     assert key_tokens("") == []
+    assert key_tokens("Prices fell. [7][36] and [2, 5]") == []  # citation markers are not numbers of the text
 
 
 def test_bm25_is_bounded_and_saturates():
@@ -170,8 +171,14 @@ def test_entity_term_matches_numbers_exactly():
     got = dict(rank_sentences(None, "3.2 million euros", text, entity))
     assert got[1] == pytest.approx(1.0)  # "32", "million", "euros": whole tokens, not prefixes
     assert 0 < got[2] < got[0] < 1
-    # no key token: the term is absent (it does not dilute the others)
+    # with span damping on, the numbers get the weight the damping takes from the span's lexical terms:
+    # all of it for a span without information, none for a rich one
     lex = {**LEXICAL, "prefix": 5}
+    damped = {**lex, "w_entity": 1.0, "span_idf_mass": 1e9}
+    assert dict(rank_sentences(None, "3.2 million euros", text, damped)) == pytest.approx(got, abs=1e-6)
+    assert rank_sentences(None, "3.2 million euros", text, {**damped, "span_idf_mass": 1e-9}) == \
+        rank_sentences(None, "3.2 million euros", text, {**lex, "span_idf_mass": 1e-9})
+    # no key token: the term is absent (it does not dilute the others)
     assert rank_sentences(None, "million euros", text, {**lex, "w_entity": 1.0}) == \
         rank_sentences(None, "million euros", text, lex)
 

@@ -31,6 +31,7 @@ OPTION_SETS = [
 
 TOKEN_TEXTS = [
     "It cost $181,674,817 — or 1.025 billion; 3,5 % (2.5) and 10,000.",
+    "E85 costs less [7][36] than 98 octane, per [2, 5] and [3–4]; 14 June 2024 at 9 pm.",
     "Ünïcödé ÉCOLE straße İstanbul ΣΟΦΙΑ naïve café",
     "東京は日本の首都です。 我喜欢读书",
     "under_score snake_case e-mail x86-64 🎉 emoji 𝒻𝒶𝓃𝒸𝓎 letters",
@@ -79,7 +80,7 @@ def _fixtures(demo_bundle) -> list[dict]:
     made = [Sentence(i, t, vecs[[0]] if i >= 5 else vecs[[i % 4, (i + 1) % 4]]) for i, t in enumerate(texts)]
     made.append(Sentence(len(made), "No rows at all", np.zeros((0, dim), np.float32)))
     for q in ["1,025 billion cafe\u0301 CAFÉ", "straße ÉCOLE 東京", "same sentence", "snake_case emoji",
-              "2.5 and 10,000 or 3,5 % ok"]:
+              "2.5 and 10,000 or 3,5 % ok", "costs 98 octane [7] June"]:
         for options in OPTION_SETS:
             for k in (None, 3):  # the whole order (a sort), a top k (insertion): ties broken alike
                 cases.append({"sentences": made, "query_vec": vecs[3], "query_text": q, "context_vec": None,

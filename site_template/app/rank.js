@@ -10,7 +10,7 @@ export const DEFAULT_OPTIONS = Object.freeze({
   w_context_lexical: 0,
   w_bm25: 0.25,
   w_context_bm25: 0.25,
-  w_entity: 0.5,
+  w_entity: 1,
   bm25_k1: 1.2,
   bm25_b: 0.75,
   span_idf_mass: 20,
@@ -34,12 +34,14 @@ export function tokenize(text, prefix = 0) {
 
 const TOKEN_CASED = /[\p{L}\p{N}]+/gu;
 const DIGIT = /\p{Nd}/u;
+const CITATION = /\[[0-9][0-9,\s\u2013-]*\]/g; // "[7][36]", "[2, 5]": references, not claims
 
-/** Numbers and the two words after each (units, scales, a date's month), whole lower-cased (rank.py). */
+/** Numbers and the two words after each (units, scales, a date's month), whole lower-cased; citation
+ * markers left out (rank.py). */
 export function keyTokens(text) {
   const out = [];
   let afterNumber = 0;
-  for (const raw of text.replace(DIGIT_SEP, '').match(TOKEN_CASED) || []) {
+  for (const raw of text.replace(CITATION, ' ').replace(DIGIT_SEP, '').match(TOKEN_CASED) || []) {
     const hasDigit = DIGIT.test(raw);
     if (hasDigit || afterNumber > 0) out.push(...tokenize(raw));
     afterNumber = hasDigit ? 2 : afterNumber - 1;
@@ -258,7 +260,10 @@ export function rankSentences({
     terms.push([opt.w_context_bm25, () => bm25(prep.tokens, ctoks, n, k1, b)]);
   }
   const keys = keyTokens(queryText || '');
-  if (keys.length) terms.push([opt.w_entity, () => coverage(prep.whole, keys, n).values]);
+  // the weight damping took from a short span's lexical terms: exact numbers speak for it instead
+  if (keys.length) {
+    terms.push([opt.w_entity * (opt.span_idf_mass > 0 ? 1 - dSpan : 1), () => coverage(prep.whole, keys, n).values]);
+  }
   const used = terms.filter(([w]) => w > 0).map(([w, values]) => [w, values()]);
   const weight = used.reduce((acc, [w]) => acc + w, 0);
   let absolute = new Float64Array(n);
