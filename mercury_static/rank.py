@@ -1,36 +1,45 @@
 """The related-sentence ranker: Python twin of ``site_template/app/rank.js`` (same options, same numbers).
 
-Score of sentence i of the ranked text for a selection (every term is in [0, 1] for related text, so
-scores are absolute and comparable across queries and texts):
+``fused-v4`` (the default; chosen by cross-validation, benchmarks/RESULTS.md). Raw terms of sentence i of
+the ranked text for a selection, each in [0, 1]:
 
-    dense_i       = max over the sentence's embedding rows of cos(query_vec, row)
-    context_i     = max over rows of cos(context_vec, row)     context = the sentence(s) around the
-                                                               selection (mean of their vectors)
-    lexical_i     = idf-weighted share of the query's tokens found in sentence i:
-                    sum(idf(t) for t in Q if t in S_i) / sum(idf(t) for t in Q),
-                    idf(t) = ln(1 + (N - df_t + 0.5) / (df_t + 0.5)) over the N sentences of the text
-    ctx_lexical_i = the same with the context text's tokens
-    base_i  = weighted mean of the available terms (w_dense, w_context, w_lexical, w_context_lexical;
-              without a context the context weights go to dense / lexical; without a query vector
-              only the lexical terms count). The span's own weights are damped when the selection
-              carries little information: with m = sum(idf(t) for t in Q) (the span's idf mass, the
-              lexical term's denominator), w_lexical * min(1, m / span_idf_mass) and
-              w_dense * min(1, m / dense_idf_mass) (0 turns a damping off). A short entity span
-              ("Widnes") then leans on its sentence, which is what the evidence paraphrases.
-    smooth_i = (1 - neighbor) * base_i + neighbor * (base_{i-1} + base_{i+1}) / 2
-              (a missing neighbour counts as base_i)
-    score_i = smooth_i * (1 - position + position * (1 - |query_position - mid_i|))
-              only when the caller passes ``query_position`` (the selection's midpoint as a share of its
-              text's length, in [0, 1]); mid_i = the sentence's midpoint as a share of the ranked text,
-              from the cumulative code-point lengths of the sentences in their given order. The page and
-              ``eval`` pass it only when neither text is sectioned (a single document: evidence tends to
-              sit where the summary sentence sits; meaningless for a multi-document haystack). A factor,
-              not a term, so an unrelated text stays low and ``min_score`` keeps its meaning.
+    dense_i        = max over the sentence's embedding rows of cos(query_vec, row)
+    context_i      = max over rows of cos(context_vec, row)     context = the sentence(s) around the
+                                                                selection (mean of their vectors)
+    lexical_i      = idf-weighted share of the query's tokens found in sentence i:
+                     sum(idf(t) for t in Q if t in S_i) / sum(idf(t) for t in Q),
+                     idf(t) = ln(1 + (N - df_t + 0.5) / (df_t + 0.5)) over the N sentences of the text
+    bm25_i         = BM25(k1 = bm25_k1, b = bm25_b) of the query's distinct tokens, divided by its bound
+                     sum(idf(t) * (k1 + 1)); sentence lengths in tokens, average over the text
+    context_*_i    = lexical / BM25 of the context text's tokens
+    entity_i       = lexical share of the span's key tokens (numbers and the two words after each: units,
+                     scales, a date's month; whole tokens; citation markers "[7]" left out)
+
+Weights: w_<term>; without a context the context weights go to the span's terms; without a query vector
+only the lexical terms count. The span's own weights are damped when the selection carries little
+information: with m = sum(idf(t) for t in Q) (the span's idf mass), d = min(1, m / span_idf_mass) scales
+w_lexical and w_bm25, min(1, m / dense_idf_mass) scales w_dense (0 turns a damping off), and the entity
+term gets w_entity * (1 - d): a short span ("Widnes") leans on its sentence, unless it holds numbers
+("3.2 million euros"), which then speak for it. Terms with weight 0 are left out.
+
+    base_i   = sum_j (w_j / sum w) * term_j,i
+    finish: smooth_i = (1 - neighbor) * base_i + neighbor * (base_{i-1} + base_{i+1}) / 2
+              (a missing neighbour counts as base_i), then * (1 - position + position * (1 - |p - mid_i|))
+              only when the caller passes ``query_position`` p (the selection's midpoint as a share of its
+              text's length; mid_i = the sentence's midpoint as a share of the ranked text, from cumulative
+              code-point lengths). The page and ``eval`` pass it only when neither text is sectioned.
+    absolute_i = finish(base_i)                         (``norm`` "none": the score; fused-v3 is this)
+    fused_i    = finish(sum_j (w_j / sum w) * normalise(term_j))    normalise = per query over the text's
+                 sentences: min-max to [0, 1] ("minmax") or z-score ("zscore"); a constant term is 0
+    score_i    = max_k(absolute_k) * (fused_i - min fused) / (max fused - min fused)
+
+So the order is the per-query normalised fusion's and the best score is the best absolute score: it
+is the confidence that something in the text is related, and the grades and "nothing related" keep
+their meaning (an unrelated text stays low, however it is normalised).
 
 Display options (not used in the score): ``min_score``, below which a sentence is not highlighted and a
 selection whose best sentence is below it shows "nothing related"; ``grades`` = [medium, strong] score
-thresholds of the highlight levels. Calibrated on ../shared/data (benchmarks/RESULTS.md): 0.2 hides 3.7% of
-FaithBench gold evidence while an unrelated source reaches it for 0.4% of the queries.
+thresholds of the highlight levels. Calibrated on ../shared/data (benchmarks/RESULTS.md).
 
 Tokens: lower-cased runs of letters/digits, digit groups joined ("1,025" -> "1025"), cut to their first
 ``prefix`` code points (a crude stemmer; 0 keeps them whole). Both implementations compute in float64
