@@ -110,6 +110,7 @@ CV_CONFIGS: list[tuple[str, dict]] = [
     ("learned (logistic, 7 terms), min-max", {**V3, LEARN: True, "norm": "minmax"}),
     ("learned (logistic, 7 terms), z-score", {**V3, LEARN: True, "norm": "zscore"}),
     ("learned (logistic, 7 terms), raw", {**V3, LEARN: True}),
+    ("learned (listwise softmax, 7 terms), min-max", {**V3, LEARN: "softmax", "norm": "minmax"}),
 ]
 
 
@@ -132,9 +133,10 @@ def cross_validation(args) -> None:
     for name, options in configs:
         if options.get(LEARN):
             base = {k: v for k, v in options.items() if k != LEARN}
+            loss = "softmax" if options[LEARN] == "softmax" else "logistic"
             result = crossval.cross_validate(name, sets, folds, args.folds,
-                                             crossval.learned_options(sets, folds, base))
-            whole = crossval.learned_options(sets, [np.full(len(f), -1) for f in folds], base)(0)
+                                             crossval.learned_options(sets, folds, base, loss))
+            whole = crossval.learned_options(sets, [np.full(len(f), -1) for f in folds], base, loss)(0)
             name += " → on all: " + ", ".join(f"{t} {whole['w_' + t]:.2f}" for t in crossval.TERMS)
         else:
             result = crossval.cross_validate(name, sets, folds, args.folds, options)

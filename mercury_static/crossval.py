@@ -148,30 +148,42 @@ def query_features(data: EvalSet, i: int, options: dict) -> tuple[np.ndarray, np
     return x, relevant
 
 
-def fit_weights(groups: Sequence[tuple[np.ndarray, np.ndarray, float]], l2: float = 1e-3,
-                steps: int = 400) -> np.ndarray:
-    """Non-negative weights of a logistic regression "sentence is evidence" over ``(features, relevant,
-    query weight)`` groups; in each query the positives and the negatives each carry half its weight.
-    Projected gradient descent (Adam) on the weighted log loss; returned scaled to sum 1."""
-    xs, ys, ws = [], [], []
-    for x, rel, qw in groups:
-        npos, nneg = int(rel.sum()), int((~rel).sum())
-        if not npos or not nneg:
-            continue
-        xs.append(x)
-        ys.append(rel.astype(np.float64))
-        ws.append(np.where(rel, 0.5 * qw / npos, 0.5 * qw / nneg))
-    X, y, sw = np.concatenate(xs), np.concatenate(ys), np.concatenate(ws)
-    sw = sw / sw.sum()
+def fit_weights(groups: Sequence[tuple[np.ndarray, np.ndarray, float]], loss: str = "logistic",
+                l2: float = 1e-3, steps: int = 400) -> np.ndarray:
+    """Non-negative term weights fitted to ``(features, relevant, query weight)`` groups, scaled to sum 1.
+
+    ``logistic``: pointwise "sentence is evidence" (with an intercept); in each query the positives and
+    the negatives each carry half its weight. ``softmax``: listwise, the log of the probability mass a
+    softmax over the query's sentences puts on its evidence (what MRR rewards: the evidence above the
+    other sentences of the same text, not above a threshold). Projected gradient descent (Adam)."""
+    groups = [(x, rel, qw) for x, rel, qw in groups if rel.any() and not rel.all()]
+    X = np.concatenate([x for x, _, _ in groups]).astype(np.float64)
+    y = np.concatenate([rel for _, rel, _ in groups]).astype(np.float64)
+    sizes = np.array([len(rel) for _, rel, _ in groups])
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    qw = np.array([w for _, _, w in groups], dtype=np.float64)
+    qw /= qw.sum()
+    qid = np.repeat(np.arange(len(groups)), sizes)
+    if loss == "logistic":
+        npos = np.add.reduceat(y, starts)
+        sw = np.where(y > 0, 0.5 * qw[qid] / npos[qid], 0.5 * qw[qid] / (sizes - npos)[qid])
     theta = np.zeros(X.shape[1] + 1)
     theta[:-1] = 1.0 / X.shape[1]
     m, v = np.zeros_like(theta), np.zeros_like(theta)
     for t in range(1, steps + 1):
         z = X @ theta[:-1] + theta[-1]
-        p = 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
-        g = np.empty_like(theta)
-        g[:-1] = X.T @ (sw * (p - y)) + l2 * theta[:-1]
-        g[-1] = float(np.sum(sw * (p - y)))
+        g = np.zeros_like(theta)
+        if loss == "logistic":
+            p = 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
+            g[:-1] = X.T @ (sw * (p - y))
+            g[-1] = float(np.sum(sw * (p - y)))
+        else:
+            e = np.exp(z - np.maximum.reduceat(z, starts)[qid])
+            total, mass = np.add.reduceat(e, starts), np.add.reduceat(e * y, starts)
+            # d/dw of -(log mass - log total), per query, weighted
+            r = qw[qid] * e * (1.0 / total[qid] - y / mass[qid])
+            g[:-1] = X.T @ r
+        g[:-1] += l2 * theta[:-1]
         m = 0.9 * m + 0.1 * g
         v = 0.999 * v + 0.001 * g * g
         theta -= 0.05 * (m / (1 - 0.9 ** t)) / (np.sqrt(v / (1 - 0.999 ** t)) + 1e-8)
@@ -180,7 +192,7 @@ def fit_weights(groups: Sequence[tuple[np.ndarray, np.ndarray, float]], l2: floa
     return w / w.sum() if w.sum() > 0 else np.full(len(w), 1.0 / len(w))
 
 
-def learned_options(sets: Sequence[EvalSet], folds: list[np.ndarray], options: dict,
+def learned_options(sets: Sequence[EvalSet], folds: list[np.ndarray], options: dict, loss: str = "logistic",
                     max_queries_per_kind: int = 400, seed: int = 0) -> Callable[[int], dict]:
     """``options_for(f)``: options whose term weights are fitted on every fold but f. Each kind of query
     (FaithBench spans, SummHay bullets) weighs the same in the fit. Only queries with a context (a
@@ -209,7 +221,7 @@ def learned_options(sets: Sequence[EvalSet], folds: list[np.ndarray], options: d
         for s, i in train:
             count[sets[s].queries[i][0].kind] = count.get(sets[s].queries[i][0].kind, 0) + 1
         groups = [(*feats[(s, i)], 1.0 / count[sets[s].queries[i][0].kind]) for s, i in train]
-        w = fit_weights(groups)
+        w = fit_weights(groups, loss)
         return {**options, **{f"w_{t}": round(float(x), 4) for t, x in zip(TERMS, w)}}
 
     return options_for

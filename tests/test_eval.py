@@ -257,5 +257,6 @@ def test_fit_weights_finds_the_informative_term():
         relevant[rng.integers(12)] = True
         x[relevant, 1] += 1.0  # term 1 marks the evidence, terms 0 and 2 are noise
         groups.append((x, relevant, 1.0))
-    w = fit_weights(groups)
-    assert w.sum() == pytest.approx(1.0) and w[1] > 0.6 and (w >= 0).all()
+    for loss in ("logistic", "softmax"):
+        w = fit_weights(groups, loss)
+        assert w.sum() == pytest.approx(1.0) and w[1] > 0.6 and (w >= 0).all(), loss
