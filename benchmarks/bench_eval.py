@@ -3,6 +3,7 @@
     /work/venv/bin/python benchmarks/bench_eval.py quality [--data ../shared/data] [--summhay news1]
     /work/venv/bin/python benchmarks/bench_eval.py latency [--sentences 3500] [--repeat 30]
     /work/venv/bin/python benchmarks/bench_eval.py cv [--folds 10] [--summhay news1 news2 news3] [--only NAME...]
+    /work/venv/bin/python benchmarks/bench_eval.py halves
 
 quality: FaithBench (all batches) and one SummHay topic are indexed once (``evaluate.load_eval_set``: the
 build's split, embedding rows and stored (float16) vectors; embeddings cached on disk), then every configuration in
@@ -12,6 +13,9 @@ cv (issue 12): FaithBench and the SummHay topics, folds over records of both tog
 length, ``crossval.assign_folds``); every configuration in CV_CONFIGS is scored per fold; "learned" rows fit
 their term weights on the other folds (``crossval.learned_options``). Prints mean [95% interval] over the
 folds and the paired difference to fused-v3. Embeddings are cached in benchmarks/out/embeddings.
+
+halves: term weights fitted (logistic / listwise softmax) on one half of the FaithBench batches and scored on
+the other half, and the reverse, against the same options untuned.
 
 latency: headless Chromium loads ``site_template/app/rank.js`` from a loopback server and ranks the first
 N sentences of the SummHay news1 haystack (real texts; random unit vectors, dim 384, which cost the same)
@@ -147,6 +151,29 @@ def cross_validation(args) -> None:
               + " | ".join(deltas) + " |", flush=True)
 
 
+def halves(args) -> None:
+    """Term weights fitted on the FaithBench queries of one half of the batches, scored on the other half
+    (and the reverse), against the same options untuned: what tuning on a team's own pairs would give."""
+    from mercury_static import crossval
+    from mercury_static.evaluate import _group_name, load_eval_set, query_rows
+
+    cache = ROOT / "benchmarks" / "out" / "embeddings"
+    fb = load_eval_set(sorted((Path(args.data) / "faithbench").glob("batch_*.json")), embed_cache=cache)
+    half = np.array([0 if _group_name(r) in TUNE else 1 for _, r in fb.queries])
+    print("| base | loss | fitted on → scored on | untuned MRR / R@1 | tuned MRR / R@1 | fitted weights |")
+    print("|---|---|---|---|---|---|")
+    for base_name, base in (("fused-v4", {}), ("fused-v3", V3)):
+        for loss in ("logistic", "softmax"):
+            fit = crossval.learned_options([fb], [half], base, loss, max_queries_per_kind=10**6)
+            for test, names in ((1, "1, 3, 5, 7 → 9, 11, 14, 16"), (0, "9, 11, 14, 16 → 1, 3, 5, 7")):
+                tuned, sub = fit(test), crossval.subset(fb, half == test)
+                got = [query_rows(sub, 5, o, controls=False) for o in (base, tuned)]
+                cells = [f"{np.mean([r['rr'] for r in rows]):.3f} / {np.mean([r['r1'] for r in rows]):.3f}"
+                         for rows in got]
+                weights = ", ".join(f"{t} {tuned['w_' + t]:.2f}" for t in crossval.TERMS)
+                print(f"| {base_name} | {loss} | {names} | {cells[0]} | {cells[1]} | {weights} |", flush=True)
+
+
 def _mrr(groups: dict, batches: tuple[str, ...]) -> float:
     rows = [groups[f"{b} · span"] for b in batches if f"{b} · span" in groups]
     return sum(g.mrr * g.queries for g in rows) / max(1, sum(g.queries for g in rows))
@@ -238,7 +265,7 @@ def latency(args) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=["quality", "latency", "cv"])
+    parser.add_argument("what", choices=["quality", "latency", "cv", "halves"])
     parser.add_argument("--data", default=str(ROOT.parent / "shared" / "data"))
     parser.add_argument("--summhay", nargs="+", default=None, help="SummHay topics (quality: news1; cv: all three)")
     parser.add_argument("--folds", type=int, default=10)
@@ -246,7 +273,9 @@ def main() -> None:
     parser.add_argument("--sentences", type=int, default=3500)
     parser.add_argument("--repeat", type=int, default=30)
     args = parser.parse_args()
-    if args.what == "cv":
+    if args.what == "halves":
+        halves(args)
+    elif args.what == "cv":
         args.summhay = args.summhay or ["news1", "news2", "news3"]
         cross_validation(args)
     else:
