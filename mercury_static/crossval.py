@@ -140,7 +140,7 @@ def query_features(data: EvalSet, i: int, options: dict) -> tuple[np.ndarray, np
     pos = query_position(q, r)
     n = len(prep.indices)
     x = np.zeros((n, len(TERMS)))
-    for name, w, values in term_values(data.vectors[i], q.text, prep, opts, ctx_vec, ctx_text):
+    for name, (w,), values in term_values(data.vectors[i], q.text, prep, opts, ctx_vec, ctx_text):
         v = values if opts["norm"] == "none" else _normalise(values, opts["norm"])
         x[:, TERMS.index(name)] = w * finish(v, prep, opts, pos)
     relevant = np.zeros(n, dtype=bool)

@@ -31,11 +31,15 @@ term gets w_entity * (1 - d): a short span ("Widnes") leans on its sentence, unl
     absolute_i = finish(base_i)                         (``norm`` "none": the score; fused-v3 is this)
     fused_i    = finish(sum_j (w_j / sum w) * normalise(term_j))    normalise = per query over the text's
                  sentences: min-max to [0, 1] ("minmax") or z-score ("zscore"); a constant term is 0
-    score_i    = max_k(absolute_k) * (fused_i - min fused) / (max fused - min fused)
+    confidence = max_k of finish(the weighted mean of the raw terms under the weights c_<term>)
+    score_i    = confidence * (fused_i - min fused) / (max fused - min fused)
 
-So the order is the per-query normalised fusion's and the best score is the best absolute score: it
-is the confidence that something in the text is related, and the grades and "nothing related" keep
-their meaning (an unrelated text stays low, however it is normalised).
+So the order is the per-query normalised fusion's and the best score is an absolute confidence that
+something in the text is related: by default (c_*) fused-v3's score of its best sentence, so the grades
+and "nothing related" keep the meaning they were calibrated for (an unrelated text stays low, however it
+is normalised). Half of fused-v4's own weight is on cosines, and a 4,000-sentence haystack on a
+neighbouring topic always has a sentence at cosine 0.45: as a confidence it showed 20% of SummHay
+queries something "related" in another topic's haystack (benchmarks/RESULTS.md).
 
 Display options (not used in the score): ``min_score``, below which a sentence is not highlighted and a
 selection whose best sentence is below it shows "nothing related"; ``grades`` = [medium, strong] score
@@ -64,6 +68,14 @@ DEFAULT_OPTIONS: dict = {
     "w_bm25": 0.25,
     "w_context_bm25": 0.25,
     "w_entity": 1.0,
+    # the absolute confidence of a normalised fusion (its best score): fused-v3's weights, calibrated
+    "c_dense": 0.25,
+    "c_context": 0.1,
+    "c_lexical": 0.25,
+    "c_context_lexical": 0.4,
+    "c_bm25": 0.0,
+    "c_context_bm25": 0.0,
+    "c_entity": 0.0,
     "bm25_k1": 1.2,
     "bm25_b": 0.75,
     "span_idf_mass": 20.0,
@@ -222,38 +234,52 @@ def _damping(mass: float, scale: float) -> float:
     return min(1.0, mass / scale) if scale > 0 else 1.0
 
 
+def _term_weights(opt: dict, p: str, mass: float, has_vec: bool, has_ctx_vec: bool, has_ctx_text: bool,
+                  has_keys: bool) -> dict[str, float]:
+    """The weight of each available term from the options ``<p><term>`` (fallbacks and damping applied)."""
+    d_span = _damping(mass, opt["span_idf_mass"])
+    w: dict[str, float] = {}
+    if has_vec:
+        w["dense"] = opt[p + "dense"] * _damping(mass, opt["dense_idf_mass"]) + (0.0 if has_ctx_vec else opt[p + "context"])
+        if has_ctx_vec:
+            w["context"] = opt[p + "context"]
+    w["lexical"] = opt[p + "lexical"] * d_span + (0.0 if has_ctx_text else opt[p + "context_lexical"])
+    w["bm25"] = opt[p + "bm25"] * d_span + (0.0 if has_ctx_text else opt[p + "context_bm25"])
+    if has_ctx_text:
+        w["context_lexical"] = opt[p + "context_lexical"]
+        w["context_bm25"] = opt[p + "context_bm25"]
+    if has_keys:
+        # the weight damping took from a short span's lexical terms: exact numbers speak for it instead
+        w["entity"] = opt[p + "entity"] * (1.0 - d_span if opt["span_idf_mass"] > 0 else 1.0)
+    return w
+
+
 def term_values(query_vec, query_text: str, prep: PreparedText, options: dict | None = None,
-                context_vec=None, context_text: str | None = None) -> list[tuple[str, float, np.ndarray]]:
-    """The raw terms used for this query as ``(name, weight, values)``, every value in [0, 1]; weights of
-    absent inputs fall back as the module docstring says; terms with weight 0 are left out."""
+                context_vec=None, context_text: str | None = None,
+                prefixes: tuple[str, ...] = ("w_",)) -> list[tuple[str, tuple[float, ...], np.ndarray]]:
+    """The raw terms of this query as ``(name, (weight per option prefix), values)``, every value in
+    [0, 1], in TERMS order; weights of absent inputs fall back as the module docstring says; a term
+    whose weights are all 0 is left out (not computed)."""
     opt = {**DEFAULT_OPTIONS, **(options or {})}
     n = len(prep.indices)
-    has_ctx_vec = context_vec is not None
-    has_ctx_text = bool(context_text)
     qtoks = tokenize(query_text, prep.prefix)
     lexical, mass = _coverage(prep.tokens, qtoks, n)
-    d_span = _damping(mass, opt["span_idf_mass"])
-    out: list[tuple[str, float, object]] = []
-    if query_vec is not None:
-        w = opt["w_dense"] * _damping(mass, opt["dense_idf_mass"]) + (0.0 if has_ctx_vec else opt["w_context"])
-        out.append(("dense", w, lambda: _max_cos(prep, query_vec, n)))
-        if has_ctx_vec:
-            out.append(("context", opt["w_context"], lambda: _max_cos(prep, context_vec, n)))
-    k1, b = float(opt["bm25_k1"]), float(opt["bm25_b"])
-    out.append(("lexical", opt["w_lexical"] * d_span + (0.0 if has_ctx_text else opt["w_context_lexical"]),
-                lambda: lexical))
-    out.append(("bm25", opt["w_bm25"] * d_span + (0.0 if has_ctx_text else opt["w_context_bm25"]),
-                lambda: _bm25(prep.tokens, qtoks, n, k1, b)))
-    if has_ctx_text:
-        ctoks = tokenize(context_text, prep.prefix)
-        out.append(("context_lexical", opt["w_context_lexical"], lambda: _coverage(prep.tokens, ctoks, n)[0]))
-        out.append(("context_bm25", opt["w_context_bm25"], lambda: _bm25(prep.tokens, ctoks, n, k1, b)))
     keys = key_tokens(query_text)
-    if keys:
-        # the weight damping took from a short span's lexical terms: exact numbers speak for it instead
-        out.append(("entity", opt["w_entity"] * (1.0 - d_span if opt["span_idf_mass"] > 0 else 1.0),
-                    lambda: _coverage(prep.whole or prep.tokens, keys, n)[0]))
-    return [(name, w, f()) for name, w, f in out if w > 0]
+    k1, b = float(opt["bm25_k1"]), float(opt["bm25_b"])
+    ctoks = tokenize(context_text, prep.prefix) if context_text else []
+    compute = {"dense": lambda: _max_cos(prep, query_vec, n), "context": lambda: _max_cos(prep, context_vec, n),
+               "lexical": lambda: lexical, "context_lexical": lambda: _coverage(prep.tokens, ctoks, n)[0],
+               "bm25": lambda: _bm25(prep.tokens, qtoks, n, k1, b),
+               "context_bm25": lambda: _bm25(prep.tokens, ctoks, n, k1, b),
+               "entity": lambda: _coverage(prep.whole or prep.tokens, keys, n)[0]}
+    weights = [_term_weights(opt, p, mass, query_vec is not None, context_vec is not None, bool(context_text),
+                             bool(keys)) for p in prefixes]
+    out = []
+    for name in TERMS:
+        ws = tuple(w.get(name, 0.0) for w in weights)
+        if any(x > 0 for x in ws):
+            out.append((name, ws, compute[name]()))
+    return out
 
 
 def _normalise(values: np.ndarray, norm: str) -> np.ndarray:
@@ -277,27 +303,31 @@ def finish(base: np.ndarray, prep: PreparedText, options: dict, query_position: 
     return base
 
 
+def _weighted(terms, which: int, n: int, norm: str | None = None) -> np.ndarray:
+    """Weighted mean of the terms under weight set ``which`` (each normalised per query if ``norm``)."""
+    weight = sum(ws[which] for _, ws, _ in terms if ws[which] > 0)
+    out = np.zeros(n)
+    for _, ws, values in terms:
+        if ws[which] > 0:
+            out += (ws[which] / weight) * (values if norm is None else _normalise(values, norm))
+    return out
+
+
 def score_sentences(query_vec, query_text: str, prep: PreparedText, options: dict | None = None,
                     context_vec=None, context_text: str | None = None,
                     query_position: float | None = None) -> np.ndarray:
     """Scores (float64) of the prepared sentences, in their prepared order."""
     opt = {**DEFAULT_OPTIONS, **(options or {})}
     n = len(prep.indices)
-    terms = term_values(query_vec, query_text, prep, opt, context_vec, context_text)
-    weight = sum(w for _, w, _ in terms)
-    absolute = np.zeros(n)
-    for _, w, values in terms:
-        absolute += (w / weight) * values
-    absolute = finish(absolute, prep, opt, query_position)
     if opt["norm"] == "none" or not n:
-        return absolute
-    fused = np.zeros(n)
-    for _, w, values in terms:
-        fused += (w / weight) * _normalise(values, opt["norm"])
-    fused = finish(fused, prep, opt, query_position)
+        terms = term_values(query_vec, query_text, prep, opt, context_vec, context_text)
+        return finish(_weighted(terms, 0, n), prep, opt, query_position)
+    terms = term_values(query_vec, query_text, prep, opt, context_vec, context_text, ("w_", "c_"))
+    confidence = finish(_weighted(terms, 1, n), prep, opt, query_position)
+    fused = finish(_weighted(terms, 0, n, opt["norm"]), prep, opt, query_position)
     lo, hi = float(fused.min()), float(fused.max())
     share = (fused - lo) / (hi - lo) if hi > lo else np.ones(n)
-    return float(absolute.max()) * share
+    return float(confidence.max()) * share
 
 
 def rank_sentences(query_vec, query_text: str, sentences: list[Sentence], options: dict | None = None,

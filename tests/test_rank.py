@@ -190,13 +190,17 @@ def test_normalised_fusion_ranks_by_shares_and_keeps_an_absolute_scale():
     text = sents(("alpha", [q]), ("beta gamma", [unit(0.9, math.sqrt(0.19), 0, 0)]),
                  ("delta", [unit(0.5, math.sqrt(0.75), 0, 0)]))
     opts = {**ABSOLUTE, "w_dense": 0.5, "w_context": 0.0, "w_lexical": 0.5, "w_context_lexical": 0.0,
-            "neighbor": 0.0, "prefix": 0, "span_idf_mass": 0, "dense_idf_mass": 0}
+            "neighbor": 0.0, "prefix": 0, "span_idf_mass": 0, "dense_idf_mass": 0,
+            "c_dense": 0.5, "c_context": 0.0, "c_lexical": 0.5, "c_context_lexical": 0.0}  # confidence: same
     query = "beta " + " ".join(f"zz{i}" for i in range(9))
     raw = dict(rank_sentences(q, query, text, opts))
     norm = rank_sentences(q, query, text, {**opts, "norm": "minmax"})
     assert max(raw, key=raw.get) == 0 and norm[0][0] == 1
     assert norm[0][1] == pytest.approx(max(raw.values()))  # the best score is the best absolute score
     assert norm[-1][1] == 0.0  # the worst sentence of the text gets 0
+    # the confidence has weights of its own (c_*): they scale the scores, never the order
+    other = rank_sentences(q, query, text, {**opts, "norm": "minmax", "c_dense": 1.0, "c_lexical": 0.0})
+    assert [i for i, _ in other] == [i for i, _ in norm] and other[0][1] == pytest.approx(1.0)
     # an unrelated text stays low however it is normalised
     far = sents(("x", [unit(0, 0, 1, 0.1)]), ("y", [unit(0, 0, 0.1, 1)]))
     assert max(s for _, s in rank_sentences(q, "beta", far, {**opts, "norm": "zscore"})) < 0.1

@@ -26,7 +26,8 @@ OPTION_SETS = [
     {"position": 0.6},
     {"norm": "minmax", "w_bm25": 0.3, "w_context_bm25": 0.2, "w_entity": 0.5},  # per-query normalised fusion
     {"norm": "zscore", "w_entity": 0.4, "w_bm25": 0.2, "bm25_k1": 0.9, "bm25_b": 0.4},
-    {"w_bm25": 0.5, "w_lexical": 0, "w_entity": 0.2, "prefix": 0},  # absolute, whole tokens
+    {"norm": "none", "w_bm25": 0.5, "w_lexical": 0, "w_entity": 0.2, "prefix": 0},  # absolute, whole tokens
+    {"c_dense": 0.0, "c_bm25": 0.3, "c_entity": 0.2, "c_context_bm25": 0.1},  # the confidence's own weights
 ]
 
 TOKEN_TEXTS = [

@@ -11,6 +11,14 @@ export const DEFAULT_OPTIONS = Object.freeze({
   w_bm25: 0.25,
   w_context_bm25: 0.25,
   w_entity: 1,
+  // the absolute confidence of a normalised fusion (its best score): fused-v3's weights, calibrated
+  c_dense: 0.25,
+  c_context: 0.1,
+  c_lexical: 0.25,
+  c_context_lexical: 0.4,
+  c_bm25: 0,
+  c_context_bm25: 0,
+  c_entity: 0,
   bm25_k1: 1.2,
   bm25_b: 0.75,
   span_idf_mass: 20,
@@ -224,6 +232,40 @@ function finish(base, prep, opt, queryPosition) {
   return base;
 }
 
+const TERMS = ['dense', 'context', 'lexical', 'context_lexical', 'bm25', 'context_bm25', 'entity'];
+
+/** The weight of each available term from the options `${p}<term>` (fallbacks and damping, as rank.py). */
+function termWeights(opt, p, mass, hasVec, hasCtxVec, hasCtxText, hasKeys) {
+  const dSpan = damping(mass, opt.span_idf_mass);
+  const w = {};
+  if (hasVec) {
+    w.dense = opt[`${p}dense`] * damping(mass, opt.dense_idf_mass) + (hasCtxVec ? 0 : opt[`${p}context`]);
+    if (hasCtxVec) w.context = opt[`${p}context`];
+  }
+  w.lexical = opt[`${p}lexical`] * dSpan + (hasCtxText ? 0 : opt[`${p}context_lexical`]);
+  w.bm25 = opt[`${p}bm25`] * dSpan + (hasCtxText ? 0 : opt[`${p}context_bm25`]);
+  if (hasCtxText) {
+    w.context_lexical = opt[`${p}context_lexical`];
+    w.context_bm25 = opt[`${p}context_bm25`];
+  }
+  // the weight damping took from a short span's lexical terms: exact numbers speak for it instead
+  if (hasKeys) w.entity = opt[`${p}entity`] * (opt.span_idf_mass > 0 ? 1 - dSpan : 1);
+  return w;
+}
+
+/** Weighted mean of the terms under weight set `which` (each normalised per query if `norm`). */
+function weighted(terms, which, n, norm) {
+  let weight = 0;
+  for (const [ws] of terms) if (ws[which] > 0) weight += ws[which];
+  const out = new Float64Array(n);
+  for (const [ws, values] of terms) {
+    if (!(ws[which] > 0)) continue;
+    const v = norm ? normalise(values, norm) : values;
+    for (let p = 0; p < n; p++) out[p] += (ws[which] / weight) * v[p];
+  }
+  return out;
+}
+
 /**
  * Rank the sentences of a text against a selection.
  * @param {{queryVec: Float32Array|null, queryText: string, contextVec?: Float32Array|null,
@@ -244,44 +286,33 @@ export function rankSentences({
   const hasCtxText = !!contextText;
   const qtoks = tokenize(queryText || '', prep.prefix);
   const span = coverage(prep.tokens, qtoks, n);
-  const dSpan = damping(span.mass, opt.span_idf_mass);
-  const k1 = Number(opt.bm25_k1), b = Number(opt.bm25_b);
-  const terms = []; // [weight, values()] in rank.py's order: dense, context, lexical, bm25, context ones, entity
-  if (queryVec) {
-    terms.push([opt.w_dense * damping(span.mass, opt.dense_idf_mass) + (hasCtxVec ? 0 : opt.w_context),
-      () => maxCos(sentences, queryVec)]);
-    if (hasCtxVec) terms.push([opt.w_context, () => maxCos(sentences, contextVec)]);
-  }
-  terms.push([opt.w_lexical * dSpan + (hasCtxText ? 0 : opt.w_context_lexical), () => span.values]);
-  terms.push([opt.w_bm25 * dSpan + (hasCtxText ? 0 : opt.w_context_bm25), () => bm25(prep.tokens, qtoks, n, k1, b)]);
-  if (hasCtxText) {
-    const ctoks = tokenize(contextText, prep.prefix);
-    terms.push([opt.w_context_lexical, () => coverage(prep.tokens, ctoks, n).values]);
-    terms.push([opt.w_context_bm25, () => bm25(prep.tokens, ctoks, n, k1, b)]);
-  }
   const keys = keyTokens(queryText || '');
-  // the weight damping took from a short span's lexical terms: exact numbers speak for it instead
-  if (keys.length) {
-    terms.push([opt.w_entity * (opt.span_idf_mass > 0 ? 1 - dSpan : 1), () => coverage(prep.whole, keys, n).values]);
+  const k1 = Number(opt.bm25_k1), b = Number(opt.bm25_b);
+  const ctoks = hasCtxText ? tokenize(contextText, prep.prefix) : [];
+  const compute = {
+    dense: () => maxCos(sentences, queryVec), context: () => maxCos(sentences, contextVec),
+    lexical: () => span.values, context_lexical: () => coverage(prep.tokens, ctoks, n).values,
+    bm25: () => bm25(prep.tokens, qtoks, n, k1, b), context_bm25: () => bm25(prep.tokens, ctoks, n, k1, b),
+    entity: () => coverage(prep.whole, keys, n).values,
+  };
+  const normalised = opt.norm !== 'none' && n > 0;
+  const sets = (normalised ? ['w_', 'c_'] : ['w_']).map((p) => termWeights(opt, p, span.mass, !!queryVec, hasCtxVec,
+    hasCtxText, keys.length > 0));
+  const terms = []; // [weights per set, values] in rank.py's TERMS order
+  for (const name of TERMS) {
+    const ws = sets.map((w) => w[name] || 0);
+    if (ws.some((x) => x > 0)) terms.push([ws, compute[name]()]);
   }
-  const used = terms.filter(([w]) => w > 0).map(([w, values]) => [w, values()]);
-  const weight = used.reduce((acc, [w]) => acc + w, 0);
-  let absolute = new Float64Array(n);
-  for (const [w, v] of used) for (let p = 0; p < n; p++) absolute[p] += (w / weight) * v[p];
-  absolute = finish(absolute, prep, opt, queryPosition);
-  let base = absolute;
-  if (opt.norm !== 'none' && n) {
-    let fused = new Float64Array(n);
-    for (const [w, v] of used) {
-      const z = normalise(v, opt.norm);
-      for (let p = 0; p < n; p++) fused[p] += (w / weight) * z[p];
-    }
-    fused = finish(fused, prep, opt, queryPosition);
+  let base;
+  if (!normalised) base = finish(weighted(terms, 0, n, null), prep, opt, queryPosition);
+  else {
+    const confidence = finish(weighted(terms, 1, n, null), prep, opt, queryPosition);
+    const fused = finish(weighted(terms, 0, n, opt.norm), prep, opt, queryPosition);
     let lo = Infinity, hi = -Infinity, top = -Infinity;
     for (let p = 0; p < n; p++) {
       if (fused[p] < lo) lo = fused[p];
       if (fused[p] > hi) hi = fused[p];
-      if (absolute[p] > top) top = absolute[p];
+      if (confidence[p] > top) top = confidence[p];
     }
     base = new Float64Array(n);
     for (let p = 0; p < n; p++) base[p] = top * (hi > lo ? (fused[p] - lo) / (hi - lo) : 1);
