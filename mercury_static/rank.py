@@ -287,6 +287,8 @@ def _normalise(values: np.ndarray, norm: str) -> np.ndarray:
     if norm == "minmax":
         lo, hi = float(values.min()), float(values.max())
         return (values - lo) / (hi - lo) if hi > lo else np.zeros_like(values)
+    if norm != "zscore":
+        raise ValueError(f"ranker option 'norm': {norm!r} is not one of none, minmax, zscore")
     sd = float(values.std())
     return (values - float(values.mean())) / sd if sd > 0 else np.zeros_like(values)
 

@@ -204,3 +204,9 @@ def test_normalised_fusion_ranks_by_shares_and_keeps_an_absolute_scale():
     # an unrelated text stays low however it is normalised
     far = sents(("x", [unit(0, 0, 1, 0.1)]), ("y", [unit(0, 0, 0.1, 1)]))
     assert max(s for _, s in rank_sentences(q, "beta", far, {**opts, "norm": "zscore"})) < 0.1
+
+
+def test_unknown_normalisation_is_an_error_not_a_guess():
+    text = sents(("alpha", [unit(1, 0, 0, 0)]), ("beta", [unit(0, 1, 0, 0)]))
+    with pytest.raises(ValueError, match="norm"):
+        rank_sentences(unit(1, 0, 0, 0), "alpha", text, {"norm": "softmax"})

@@ -206,6 +206,7 @@ function normalise(values, norm) {
     if (hi > lo) for (let p = 0; p < n; p++) out[p] = (values[p] - lo) / (hi - lo);
     return out;
   }
+  if (norm !== 'zscore') throw new Error(`ranker option 'norm': ${norm} is not one of none, minmax, zscore`);
   let mean = 0;
   for (let p = 0; p < n; p++) mean += values[p];
   mean /= n;
