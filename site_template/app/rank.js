@@ -36,8 +36,7 @@ const TOKEN = /[\p{L}\p{N}]+/gu;
 /** Lower-cased letter/digit runs, digit groups joined, cut to `prefix` code points (0: whole). */
 export function tokenize(text, prefix = 0) {
   const tokens = text.toLowerCase().replace(DIGIT_SEP, '').match(TOKEN) || [];
-  if (!(prefix > 0)) return tokens;
-  return tokens.map((t) => (t.length <= prefix ? t : Array.from(t).slice(0, prefix).join('')));
+  return prefix > 0 ? cut(tokens, prefix) : tokens;
 }
 
 const TOKEN_CASED = /[\p{L}\p{N}]+/gu;
@@ -58,25 +57,26 @@ export function keyTokens(text) {
 }
 
 /** token -> {pos: sentence positions, tf: counts}, and tokens per sentence. */
-function buildPostings(sentences, prefix) {
+function buildPostings(tokenLists) {
   const map = new Map();
-  const lengths = new Float64Array(sentences.length);
-  sentences.forEach((s, p) => {
-    const toks = tokenize(s.text, prefix);
+  const lengths = new Float64Array(tokenLists.length);
+  let sum = 0;
+  tokenLists.forEach((toks, p) => {
     lengths[p] = toks.length;
-    const tf = new Map();
-    for (const t of toks) tf.set(t, (tf.get(t) || 0) + 1);
-    for (const [t, c] of tf) {
+    sum += toks.length;
+    for (const t of toks) {
       let e = map.get(t);
       if (!e) map.set(t, (e = { pos: [], tf: [] }));
-      e.pos.push(p);
-      e.tf.push(c);
+      const last = e.pos.length - 1;
+      if (last >= 0 && e.pos[last] === p) e.tf[last]++;
+      else { e.pos.push(p); e.tf.push(1); }
     }
   });
-  let sum = 0;
-  for (let p = 0; p < lengths.length; p++) sum += lengths[p];
   return { map, lengths, avg: lengths.length ? sum / lengths.length : 0 };
 }
+
+/** `tokenize(text, prefix)` from the whole tokens. */
+const cut = (toks, prefix) => toks.map((t) => (t.length <= prefix ? t : Array.from(t).slice(0, prefix).join('')));
 
 const cache = new WeakMap();
 
@@ -92,8 +92,9 @@ export function prepareSentences(sentences, options) {
   const n = sentences.length;
   const where = new Map();
   sentences.forEach((s, p) => where.set(s.index, p));
-  const tokens = buildPostings(sentences, prefix);
-  const whole = prefix > 0 ? buildPostings(sentences, 0) : tokens;
+  const wholeTokens = sentences.map((s) => tokenize(s.text));
+  const whole = buildPostings(wholeTokens);
+  const tokens = prefix > 0 ? buildPostings(wholeTokens.map((t) => cut(t, prefix))) : whole;
   // midpoint of each sentence as a share of the text, from cumulative code-point lengths (as rank.py)
   const lengths = sentences.map((s) => codePoints(s.text));
   const total = lengths.reduce((a, b) => a + b, 0);
@@ -196,15 +197,14 @@ function bm25(post, toks, n, k1, b) {
 
 const damping = (mass, scale) => (scale > 0 ? Math.min(1, mass / scale) : 1);
 
-/** Per-query normalisation of one term over the text (a constant term becomes 0), as rank.py. */
-function normalise(values, norm) {
+/** Per-query normalisation of one term over the text as [offset, scale]: z = (v - offset) / scale, or
+ * null for a constant term (z = 0), as rank.py's _normalise. */
+function normaliser(values, norm) {
   const n = values.length;
-  const out = new Float64Array(n);
   if (norm === 'minmax') {
     let lo = Infinity, hi = -Infinity;
     for (let p = 0; p < n; p++) { if (values[p] < lo) lo = values[p]; if (values[p] > hi) hi = values[p]; }
-    if (hi > lo) for (let p = 0; p < n; p++) out[p] = (values[p] - lo) / (hi - lo);
-    return out;
+    return hi > lo ? [lo, hi - lo] : null;
   }
   if (norm !== 'zscore') throw new Error(`ranker option 'norm': ${norm} is not one of none, minmax, zscore`);
   let mean = 0;
@@ -213,8 +213,7 @@ function normalise(values, norm) {
   let sq = 0;
   for (let p = 0; p < n; p++) sq += (values[p] - mean) ** 2;
   const sd = Math.sqrt(sq / n);
-  if (sd > 0) for (let p = 0; p < n; p++) out[p] = (values[p] - mean) / sd;
-  return out;
+  return sd > 0 ? [mean, sd] : null;
 }
 
 /** Neighbour smoothing, then the position factor (rank.py's finish). */
@@ -261,8 +260,12 @@ function weighted(terms, which, n, norm) {
   const out = new Float64Array(n);
   for (const [ws, values] of terms) {
     if (!(ws[which] > 0)) continue;
-    const v = norm ? normalise(values, norm) : values;
-    for (let p = 0; p < n; p++) out[p] += (ws[which] / weight) * v[p];
+    const w = ws[which] / weight;
+    if (!norm) for (let p = 0; p < n; p++) out[p] += w * values[p];
+    else {
+      const z = normaliser(values, norm);
+      if (z) for (let p = 0; p < n; p++) out[p] += w * ((values[p] - z[0]) / z[1]);
+    }
   }
   return out;
 }
