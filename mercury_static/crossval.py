@@ -17,7 +17,7 @@ import numpy as np
 
 from .evaluate import EvalSet, query_position, query_rows
 from .bundle import text_id
-from .rank import DEFAULT_OPTIONS, TERMS, finish, prepare_sentences, term_values, _normalise
+from .rank import DEFAULT_OPTIONS, TERMS, finish, prepare_sentences, term_values, normalise
 
 # two-sided 95% Student t quantiles by degrees of freedom (numpy has no t distribution)
 _T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
@@ -141,7 +141,7 @@ def query_features(data: EvalSet, i: int, options: dict) -> tuple[np.ndarray, np
     n = len(prep.indices)
     x = np.zeros((n, len(TERMS)))
     for name, (w,), values in term_values(data.vectors[i], q.text, prep, opts, ctx_vec, ctx_text):
-        v = values if opts["norm"] == "none" else _normalise(values, opts["norm"])
+        v = values if opts["norm"] == "none" else normalise(values, opts["norm"])
         x[:, TERMS.index(name)] = w * finish(v, prep, opts, pos)
     relevant = np.zeros(n, dtype=bool)
     relevant[[p for p, idx in enumerate(prep.indices) if int(idx) in q.relevant]] = True

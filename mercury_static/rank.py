@@ -240,7 +240,8 @@ def _term_weights(opt: dict, p: str, mass: float, has_vec: bool, has_ctx_vec: bo
     d_span = _damping(mass, opt["span_idf_mass"])
     w: dict[str, float] = {}
     if has_vec:
-        w["dense"] = opt[p + "dense"] * _damping(mass, opt["dense_idf_mass"]) + (0.0 if has_ctx_vec else opt[p + "context"])
+        w["dense"] = (opt[p + "dense"] * _damping(mass, opt["dense_idf_mass"])
+                      + (0.0 if has_ctx_vec else opt[p + "context"]))
         if has_ctx_vec:
             w["context"] = opt[p + "context"]
     w["lexical"] = opt[p + "lexical"] * d_span + (0.0 if has_ctx_text else opt[p + "context_lexical"])
@@ -282,7 +283,7 @@ def term_values(query_vec, query_text: str, prep: PreparedText, options: dict | 
     return out
 
 
-def _normalise(values: np.ndarray, norm: str) -> np.ndarray:
+def normalise(values: np.ndarray, norm: str) -> np.ndarray:
     """Per-query normalisation of one term over the text's sentences (a constant term becomes 0)."""
     if norm == "minmax":
         lo, hi = float(values.min()), float(values.max())
@@ -311,7 +312,7 @@ def _weighted(terms, which: int, n: int, norm: str | None = None) -> np.ndarray:
     out = np.zeros(n)
     for _, ws, values in terms:
         if ws[which] > 0:
-            out += (ws[which] / weight) * (values if norm is None else _normalise(values, norm))
+            out += (ws[which] / weight) * (values if norm is None else normalise(values, norm))
     return out
 
 

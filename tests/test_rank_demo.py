@@ -67,10 +67,12 @@ def test_wrong_number_ranks_its_number_first_in_the_page(harbor, bundle_server, 
         page.goto(bundle_server + "manifest.json")
         got = page.evaluate("""async ({texts, span, ctx, ctxText, position, query}) => {
           const { rankSentences } = await import('./app/rank.js');
-          const sentences = texts.map((s) => ({ index: s.index, text: s.text, vectors: s.vectors.map((v) => Float32Array.from(v)) }));
+          const sentences = texts.map((s) => ({ index: s.index, text: s.text,
+                                                vectors: s.vectors.map((v) => Float32Array.from(v)) }));
           return rankSentences({ queryVec: Float32Array.from(span), queryText: query,
             contextVec: Float32Array.from(ctx), contextText: ctxText, queryPosition: position, sentences, k: 3 });
-        }""", {"texts": [{"index": s.index, "text": s.text, "vectors": s.vectors.tolist()} for s in harbor["sentences"]],
+        }""", {"texts": [{"index": s.index, "text": s.text, "vectors": s.vectors.tolist()}
+                         for s in harbor["sentences"]],
                "span": harbor["span_vec"].tolist(), "ctx": harbor["context_vec"].tolist(),
                "ctxText": harbor["context_text"], "position": harbor["position"], "query": SPAN})
     finally:
