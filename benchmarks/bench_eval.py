@@ -2,10 +2,20 @@
 
     /work/venv/bin/python benchmarks/bench_eval.py quality [--data ../shared/data] [--summhay news1]
     /work/venv/bin/python benchmarks/bench_eval.py latency [--sentences 3500] [--repeat 30]
+    /work/venv/bin/python benchmarks/bench_eval.py cv [--folds 10] [--summhay news1 news2 news3] [--only NAME...]
+    /work/venv/bin/python benchmarks/bench_eval.py halves
 
 quality: FaithBench (all batches) and one SummHay topic are indexed once (``evaluate.load_eval_set``: the
 build's split, embedding rows and stored (float16) vectors; embeddings cached on disk), then every configuration in
 CONFIGS is scored on the same queries. Prints a Markdown table (the one in benchmarks/RESULTS.md).
+
+cv (issue 12): FaithBench and the SummHay topics, folds over records of both together (stratified by source
+length, ``crossval.assign_folds``); every configuration in CV_CONFIGS is scored per fold; "learned" rows fit
+their term weights on the other folds (``crossval.learned_options``). Prints mean [95% interval] over the
+folds and the paired difference to fused-v3. Embeddings are cached in benchmarks/out/embeddings.
+
+halves: term weights fitted (logistic / listwise softmax) on one half of the FaithBench batches and scored on
+the other half, and the reverse, against the same options untuned.
 
 latency: headless Chromium loads ``site_template/app/rank.js`` from a loopback server and ranks the first
 N sentences of the SummHay news1 haystack (real texts; random unit vectors, dim 384, which cost the same)
@@ -26,14 +36,19 @@ import tempfile
 import threading
 from pathlib import Path
 
+import numpy as np
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 ROOT = Path(__file__).resolve().parent.parent
 NO_DAMPING = {"span_idf_mass": 0.0, "dense_idf_mass": 0.0}
-COSINE = {"w_dense": 1.0, "w_context": 0.0, "w_lexical": 0.0, "w_context_lexical": 0.0, "neighbor": 0.0, "prefix": 0,
+V3 = {"algorithm": "fused-v3", "norm": "none", "w_dense": 0.25, "w_context": 0.1, "w_lexical": 0.25,
+      "w_context_lexical": 0.4, "w_bm25": 0.0, "w_context_bm25": 0.0, "w_entity": 0.0, "span_idf_mass": 20.0,
+      "dense_idf_mass": 4.0, "neighbor": 0.4, "position": 0.2, "prefix": 5}
+COSINE = {**V3, "w_dense": 1.0, "w_context": 0.0, "w_lexical": 0.0, "w_context_lexical": 0.0, "neighbor": 0.0, "prefix": 0,
           "position": 0.0, **NO_DAMPING}
-V1 = {"position": 0.0, **NO_DAMPING}  # fused-v1 = today's default without the position prior and the damping
-V2 = NO_DAMPING  # fused-v2 = today's default without the span damping
+V1 = {**V3, "position": 0.0, **NO_DAMPING}  # fused-v1 = fused-v3 without the position prior and the damping
+V2 = {**V3, **NO_DAMPING}  # fused-v2 = fused-v3 without the span damping
 # FaithBench halves (tune / held out) used since the second round: a gain counts if the held-out half shows it
 TUNE, HELD_OUT = ("batch_1", "batch_3", "batch_5", "batch_7"), ("batch_9", "batch_11", "batch_14", "batch_16")
 
@@ -64,13 +79,99 @@ CONFIGS: list[tuple[str, dict]] = [
     ("fused-v1 × position prior 0.4", {**V2, "position": 0.4}),
     ("fused-v2, neighbour 0.3", {**V2, "neighbor": 0.3}),
     ("fused-v2 (fused-v1 × position prior 0.2)", V2),
-    ("fused-v2 + span lexical damped, span_idf_mass 10", {"dense_idf_mass": 0.0, "span_idf_mass": 10.0}),
-    ("fused-v2 + span lexical damped, span_idf_mass 20", {"dense_idf_mass": 0.0}),
-    ("fused-v2 + span lexical damped, span_idf_mass 30", {"dense_idf_mass": 0.0, "span_idf_mass": 30.0}),
-    ("fused-v2 + both span terms damped, 10 / 4", {"span_idf_mass": 10.0}),
-    ("fused-v2 + both span terms damped, 20 / 8", {"dense_idf_mass": 8.0}),
-    ("**default** fused-v3 (fused-v2 + both span terms damped, 20 / 4)", {}),
+    ("fused-v2 + span lexical damped, span_idf_mass 10", {**V3, "dense_idf_mass": 0.0, "span_idf_mass": 10.0}),
+    ("fused-v2 + span lexical damped, span_idf_mass 20", {**V3, "dense_idf_mass": 0.0}),
+    ("fused-v2 + span lexical damped, span_idf_mass 30", {**V3, "dense_idf_mass": 0.0, "span_idf_mass": 30.0}),
+    ("fused-v2 + both span terms damped, 10 / 4", {**V3, "span_idf_mass": 10.0}),
+    ("fused-v2 + both span terms damped, 20 / 8", {**V3, "dense_idf_mass": 8.0}),
+    ("fused-v3 (fused-v2 + both span terms damped, 20 / 4)", V3),
+    ("**default** fused-v4 (see the cv table)", {}),
 ]
+
+
+BLEND = {**V3, "norm": "minmax", "w_dense": 0.25, "w_context": 0.25, "w_lexical": 0.0, "w_context_lexical": 0.0,
+         "w_bm25": 0.25, "w_context_bm25": 0.25}
+LEARN = "learned"  # marks a configuration whose term weights are fitted per fold (options: the rest)
+CV_CONFIGS: list[tuple[str, dict]] = [
+    ("plain cosine", {**V3, **COSINE}),
+    ("fused-v3", V3),
+    ("fused-v3 + numbers 0.15", {**V3, "w_entity": 0.15}),
+    ("fused-v3 + numbers 0.3", {**V3, "w_entity": 0.3}),
+    ("fused-v3, idf coverage -> BM25 (1.2, 0.75)", {**V3, "w_lexical": 0.0, "w_context_lexical": 0.0,
+                                                 "w_bm25": 0.25, "w_context_bm25": 0.4}),
+    ("fused-v3 terms, min-max", {**V3, "norm": "minmax"}),
+    ("fused-v3 terms, z-score", {**V3, "norm": "zscore"}),
+    ("blend: min-max, equal weights, span+ctx cosine + BM25 span+ctx; nb 0, no prior, no damping (issue's)",
+     {**BLEND, "neighbor": 0.0, "position": 0.0, **NO_DAMPING}),
+    ("blend + fused-v3's nb 0.4, prior 0.2, damping 20 / 4", BLEND),
+    ("same, z-score", {**BLEND, "norm": "zscore"}),
+    ("same, BM25 (0.9, 0.4)", {**BLEND, "bm25_k1": 0.9, "bm25_b": 0.4}),
+    ("same, BM25 (1.5, 0.9)", {**BLEND, "bm25_k1": 1.5, "bm25_b": 0.9}),
+    ("same + numbers 0.25", {**BLEND, "w_entity": 0.25}),
+    ("same + numbers 0.5", {**BLEND, "w_entity": 0.5}),
+    ("**same + numbers 1.0** (fused-v4)", {**BLEND, "w_entity": 1.0}),
+    ("same + numbers 1.0, no damping (numbers at full weight)", {**BLEND, "w_entity": 1.0, **NO_DAMPING}),
+    ("learned (logistic, 7 terms), min-max", {**V3, LEARN: True, "norm": "minmax"}),
+    ("learned (logistic, 7 terms), z-score", {**V3, LEARN: True, "norm": "zscore"}),
+    ("learned (logistic, 7 terms), raw", {**V3, LEARN: True}),
+    ("learned (listwise softmax, 7 terms), min-max", {**V3, LEARN: "softmax", "norm": "minmax"}),
+]
+
+
+def cross_validation(args) -> None:
+    from mercury_static import crossval
+    from mercury_static.evaluate import load_eval_set
+
+    data_dir, cache = Path(args.data), ROOT / "benchmarks" / "out" / "embeddings"
+    sets = [load_eval_set(sorted((data_dir / "faithbench").glob("batch_*.json")), embed_cache=cache),
+            load_eval_set([data_dir / "summhay" / f"topic_{t}.json" for t in args.summhay], embed_cache=cache)]
+    folds = crossval.eval_folds(sets, args.folds)
+    cols = [("span", "rr", "FB MRR"), ("span", "r1", "FB R@1"), ("bullet", "p", "bullets P@5"),
+            ("bullet", "rr", "bullets MRR"), ("insight", "p", "insights P@5")]
+    print(f"{args.folds} folds; queries: FaithBench {len(sets[0].queries)}, SummHay "
+          f"{'+'.join(args.summhay)} {len(sets[1].queries)}")
+    print("| configuration | " + " | ".join(c for _, _, c in cols) + " | Δ FB MRR | Δ FB R@1 | Δ bullets P@5 |")
+    print("|---" * (len(cols) + 4) + "|")
+    reference = None
+    configs = [c for c in CV_CONFIGS if not args.only or c[0] == "fused-v3" or any(o in c[0] for o in args.only)]
+    for name, options in configs:
+        if options.get(LEARN):
+            base = {k: v for k, v in options.items() if k != LEARN}
+            loss = "softmax" if options[LEARN] == "softmax" else "logistic"
+            result = crossval.cross_validate(name, sets, folds, args.folds,
+                                             crossval.learned_options(sets, folds, base, loss))
+            whole = crossval.learned_options(sets, [np.full(len(f), -1) for f in folds], base, loss)(0)
+            name += " → on all: " + ", ".join(f"{t} {whole['w_' + t]:.2f}" for t in crossval.TERMS)
+        else:
+            result = crossval.cross_validate(name, sets, folds, args.folds, options)
+        reference = reference or (result if name == "fused-v3" else None)
+        deltas = ["–"] * 3 if reference is None else [
+            str(result.versus(reference, kind, m)) for kind, m in (("span", "rr"), ("span", "r1"), ("bullet", "p"))]
+        print(f"| {name} | " + " | ".join(str(result.summary(k, m)) for k, m, _ in cols) + " | "
+              + " | ".join(deltas) + " |", flush=True)
+
+
+def halves(args) -> None:
+    """Term weights fitted on the FaithBench queries of one half of the batches, scored on the other half
+    (and the reverse), against the same options untuned: what tuning on a team's own pairs would give."""
+    from mercury_static import crossval
+    from mercury_static.evaluate import _group_name, load_eval_set, query_rows
+
+    cache = ROOT / "benchmarks" / "out" / "embeddings"
+    fb = load_eval_set(sorted((Path(args.data) / "faithbench").glob("batch_*.json")), embed_cache=cache)
+    half = np.array([0 if _group_name(r) in TUNE else 1 for _, r in fb.queries])
+    print("| base | loss | fitted on → scored on | untuned MRR / R@1 | tuned MRR / R@1 | fitted weights |")
+    print("|---|---|---|---|---|---|")
+    for base_name, base in (("fused-v4", {}), ("fused-v3", V3)):
+        for loss in ("logistic", "softmax"):
+            fit = crossval.learned_options([fb], [half], base, loss, max_queries_per_kind=10**6)
+            for test, names in ((1, "1, 3, 5, 7 → 9, 11, 14, 16"), (0, "9, 11, 14, 16 → 1, 3, 5, 7")):
+                tuned, sub = fit(test), crossval.subset(fb, half == test)
+                got = [query_rows(sub, 5, o, controls=False) for o in (base, tuned)]
+                cells = [f"{np.mean([r['rr'] for r in rows]):.3f} / {np.mean([r['r1'] for r in rows]):.3f}"
+                         for rows in got]
+                weights = ", ".join(f"{t} {tuned['w_' + t]:.2f}" for t in crossval.TERMS)
+                print(f"| {base_name} | {loss} | {names} | {cells[0]} | {cells[1]} | {weights} |", flush=True)
 
 
 def _mrr(groups: dict, batches: tuple[str, ...]) -> float:
@@ -164,13 +265,22 @@ def latency(args) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=["quality", "latency"])
+    parser.add_argument("what", choices=["quality", "latency", "cv", "halves"])
     parser.add_argument("--data", default=str(ROOT.parent / "shared" / "data"))
-    parser.add_argument("--summhay", default="news1")
+    parser.add_argument("--summhay", nargs="+", default=None, help="SummHay topics (quality: news1; cv: all three)")
+    parser.add_argument("--folds", type=int, default=10)
+    parser.add_argument("--only", nargs="*", default=[], help="cv: only configurations whose name contains one")
     parser.add_argument("--sentences", type=int, default=3500)
     parser.add_argument("--repeat", type=int, default=30)
     args = parser.parse_args()
-    quality(args) if args.what == "quality" else latency(args)
+    if args.what == "halves":
+        halves(args)
+    elif args.what == "cv":
+        args.summhay = args.summhay or ["news1", "news2", "news3"]
+        cross_validation(args)
+    else:
+        args.summhay = (args.summhay or ["news1"])[0]
+        quality(args) if args.what == "quality" else latency(args)
 
 
 if __name__ == "__main__":

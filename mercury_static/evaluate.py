@@ -235,9 +235,12 @@ class EvalSet:
 
 
 def load_eval_set(paths: Sequence[Path], fmt: str = "auto", *, model_path: Path | None = None,
-                  cache_dir: Path | None = None,
+                  cache_dir: Path | None = None, embed_cache: Path | None = None,
                   step: Callable[[str, int], Callable[[int], None]] | None = None) -> EvalSet:
-    """Read the inputs, index their texts like ``build`` and embed the queries (disk-cached)."""
+    """Read the inputs, index their texts like ``build`` and embed the queries (disk-cached).
+
+    ``embed_cache``: the folder of the embedding cache (default: ``eval-embeddings`` in the model cache);
+    the benchmark keeps its own under ``benchmarks/out`` so reruns cost no embedding."""
     from .embed import Embedder
     from .export import cache_root, ensure_model
     from .read import read_records
@@ -246,7 +249,8 @@ def load_eval_set(paths: Sequence[Path], fmt: str = "auto", *, model_path: Path 
     records = read_records([Path(p) for p in paths], fmt=fmt)
     model = ensure_model(model_path, cache_dir=cache_dir)
     embedder = Embedder(model.dir)
-    cached = CachedEmbedder(embedder, cache_root(cache_dir) / "eval-embeddings" / f"{model.sha256[:16]}.npz")
+    folder = embed_cache if embed_cache is not None else cache_root(cache_dir) / "eval-embeddings"
+    cached = CachedEmbedder(embedder, Path(folder) / f"{model.sha256[:16]}.npz")
     try:
         texts = [t for r in records for t in (r.source, r.summary)]
         index = index_texts(texts, embedder, cached, step)
@@ -279,10 +283,10 @@ def evaluate(paths: Sequence[Path], fmt: str = "auto", k: int = 5, options: dict
     return score_eval_set(data, k, options, step=step)
 
 
-def score_eval_set(data: EvalSet, k: int = 5, options: dict | None = None, *,
-                   step: Callable[[str, int], Callable[[int], None]] | None = None,
-                   aggregate: bool = True) -> EvalReport:
-    """Rank and score every query of ``data`` under ``options``."""
+def query_rows(data: EvalSet, k: int = 5, options: dict | None = None, *, controls: bool = True,
+               step: Callable[[str, int], Callable[[int], None]] | None = None) -> list[dict]:
+    """Rank every query of ``data`` under ``options``: one row of metrics per query, in query order
+    (``controls``: also rank it against an unrelated source, for the "nothing related" figures)."""
     opts = ranker_options.validate(options or {}, "--ranker-option")
     step = step or (lambda description, total: lambda n: None)
     index, queries, qvecs = data.index, data.queries, data.vectors
@@ -295,7 +299,7 @@ def score_eval_set(data: EvalSet, k: int = 5, options: dict | None = None, *,
         return data.prepared[key]
 
     sources = list(dict.fromkeys(text_id(r.source) for _, r in queries))
-    per_group: dict[str, list[dict]] = {}
+    rows: list[dict] = []
     advance = step("Ranking", len(queries))
     for (q, r), qvec, (ctx_vec, ctx_text) in zip(queries, qvecs, data.contexts):
         sid = text_id(r.source)
@@ -306,23 +310,35 @@ def score_eval_set(data: EvalSet, k: int = 5, options: dict | None = None, *,
                                 query_position=pos, prepared=prep)
         ms = (time.perf_counter() - t0) * 1000
         order = [i for i, _ in ranked]
-        row = {"rr": metrics.reciprocal_rank(order, q.relevant),
+        row = {"group": q.group, "kind": q.kind, "record": q.record_id,
+               "rr": metrics.reciprocal_rank(order, q.relevant),
                "ext": metrics.extended_reciprocal_rank(order, q.relevant),
                **{f"r{n}": metrics.hit_at(order, q.relevant, n) for n in RECALL_AT},
                "p": metrics.precision_at(order, q.relevant, k),
                "ndcg": metrics.ndcg_at(order, q.relevant, k),
                "top": ranked[0][1] if ranked else 0.0,
                "ms": ms}
-        if len(sources) > 1:  # control: the same query against an unrelated source
+        if controls and len(sources) > 1:  # control: the same query against an unrelated source
             other = sources[(sources.index(sid) + len(sources) // 2) % len(sources)]
             o_sents, o_prep = ranker_input(other)
             o_top = rank_sentences(qvec, q.text, o_sents, opts, 1, context_vec=ctx_vec, context_text=ctx_text,
                                    query_position=pos, prepared=o_prep)
             row["control_top"] = o_top[0][1] if o_top else 0.0
-        per_group.setdefault(q.group, []).append(row)
-        if aggregate:
-            per_group.setdefault(f"ALL · {q.kind}", []).append(row)
+        rows.append(row)
         advance(1)
+    return rows
+
+
+def score_eval_set(data: EvalSet, k: int = 5, options: dict | None = None, *,
+                   step: Callable[[str, int], Callable[[int], None]] | None = None,
+                   aggregate: bool = True) -> EvalReport:
+    """Rank and score every query of ``data`` under ``options``."""
+    opts = ranker_options.validate(options or {}, "--ranker-option")
+    per_group: dict[str, list[dict]] = {}
+    for row in query_rows(data, k, opts, step=step):
+        per_group.setdefault(row["group"], []).append(row)
+        if aggregate:
+            per_group.setdefault(f"ALL · {row['kind']}", []).append(row)
 
     report = EvalReport(k=k, options=opts)
     min_score = opts["min_score"]

@@ -40,11 +40,26 @@ def _num(x: float | None) -> str:
 
 
 SPEC: tuple[Option, ...] = (
-    Option("algorithm", "choice", "fused-v3", choices=("fused-v3",)),
-    Option("w_dense", "number", 0.25, 0.0, 1.0),
-    Option("w_context", "number", 0.1, 0.0, 1.0),
-    Option("w_lexical", "number", 0.25, 0.0, 1.0),
-    Option("w_context_lexical", "number", 0.4, 0.0, 1.0),
+    # the name of the option set (rank.py's docstring): the options below decide the ranking
+    Option("algorithm", "choice", "fused-v4", choices=("fused-v3", "fused-v4")),
+    Option("norm", "choice", "minmax", choices=("none", "minmax", "zscore")),
+    Option("w_dense", "number", 0.25, 0.0, 10.0),
+    Option("w_context", "number", 0.25, 0.0, 10.0),
+    Option("w_lexical", "number", 0.0, 0.0, 10.0),
+    Option("w_context_lexical", "number", 0.0, 0.0, 10.0),
+    Option("w_bm25", "number", 0.25, 0.0, 10.0),
+    Option("w_context_bm25", "number", 0.25, 0.0, 10.0),
+    Option("w_entity", "number", 1.0, 0.0, 10.0),
+    # the absolute confidence of a normalised fusion (its best score): fused-v3's weights, calibrated
+    Option("c_dense", "number", 0.25, 0.0, 10.0),
+    Option("c_context", "number", 0.1, 0.0, 10.0),
+    Option("c_lexical", "number", 0.25, 0.0, 10.0),
+    Option("c_context_lexical", "number", 0.4, 0.0, 10.0),
+    Option("c_bm25", "number", 0.0, 0.0, 10.0),
+    Option("c_context_bm25", "number", 0.0, 0.0, 10.0),
+    Option("c_entity", "number", 0.0, 0.0, 10.0),
+    Option("bm25_k1", "number", 1.2, 0.01, 10.0),  # k1 = 0 would divide 0 by 0 for an absent word
+    Option("bm25_b", "number", 0.75, 0.0, 1.0),
     Option("span_idf_mass", "number", 20.0, 0.0, 1000.0),
     Option("dense_idf_mass", "number", 4.0, 0.0, 1000.0),
     Option("neighbor", "number", 0.4, 0.0, 1.0),

@@ -5,8 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
+
+from mercury_static.bundle import text_id
 
 from mercury_static.evaluate import evaluate, overlapping, query_position, record_queries
 from mercury_static.read import read_records
@@ -136,7 +139,7 @@ def test_evaluate_end_to_end(tmp_path, exported_model):
         assert 0 < g.mrr <= 1 and 0 <= g.ndcg <= 1 and g.latency_ms_p50 >= 0
         assert g.unrelated_shown is not None  # two distinct sources: the control ran
     data = report.to_dict()
-    assert data["options"]["algorithm"] == "fused-v3" and set(data["groups"][0]["recall"]) == {"1", "3", "5"}
+    assert data["options"]["algorithm"] == "fused-v4" and set(data["groups"][0]["recall"]) == {"1", "3", "5"}
 
 
 def test_eval_cli(tmp_path, exported_model, monkeypatch):
@@ -163,7 +166,8 @@ def test_faithbench_beats_plain_cosine():
     data = load_eval_set(files, cache_dir=TEST_CACHE)
     fused = score_eval_set(data, 5, aggregate=False)
     cosine = score_eval_set(data, 5, {"w_lexical": 0, "w_context": 0, "w_context_lexical": 0, "neighbor": 0,
-                                      "position": 0, "dense_idf_mass": 0},
+                                      "position": 0, "dense_idf_mass": 0, "w_bm25": 0, "w_context_bm25": 0,
+                                      "w_entity": 0, "norm": "none"},
                             aggregate=False)
     mrr = lambda r: sum(g.mrr * g.queries for g in r.groups) / sum(g.queries for g in r.groups)  # noqa: E731
     assert mrr(fused) > mrr(cosine) + 0.05
@@ -179,3 +183,80 @@ def test_eval_without_gold_is_one_clear_error(tmp_path, exported_model, monkeypa
     assert result.exit_code == 2
     assert "plain.jsonl" in result.output and "no gold queries" in result.output
     assert "Traceback" not in result.output
+
+
+# ---------------------------------------------------------------- cross-validation (issue 12)
+
+def test_folds_hold_each_record_once_and_every_length():
+    from mercury_static.crossval import assign_folds
+
+    lengths = [37, 5, 120, 8, 64, 64, 3, 900, 15, 41, 77, 2, 260, 19, 33, 58, 11, 7, 500, 90, 21, 13, 6]
+    units = [(f"r{i}", n) for i, n in enumerate(lengths)]
+    units += [(f"r{i}", n) for i, n in enumerate(lengths) if i % 3 == 0]  # more queries of some records
+    folds = assign_folds(units, 5, seed=3)
+    assert set(folds) == {f"r{i}" for i in range(len(lengths))} and set(folds.values()) == set(range(5))
+    by_length = sorted(folds, key=lambda r: (lengths[int(r[1:])], r))
+    for start in range(0, len(by_length), 5):  # each stratum of 5 neighbouring lengths: one record per fold
+        block = [folds[r] for r in by_length[start:start + 5]]
+        assert len(set(block)) == len(block)
+    sizes = [list(folds.values()).count(f) for f in range(5)]
+    assert max(sizes) - min(sizes) <= 1
+    assert assign_folds(units, 5, seed=3) == folds  # deterministic
+    with pytest.raises(ValueError):
+        assign_folds(units, 1)
+
+
+def test_interval_is_student_t_over_folds():
+    from mercury_static.crossval import interval
+
+    got = interval([1.0, 2.0, 3.0])
+    assert got.mean == 2.0 and got.high - 2.0 == pytest.approx(4.303 / 3 ** 0.5) == 2.0 - got.low
+    assert interval([0.5]).low == interval([0.5]).high == 0.5
+
+
+def test_learned_weights_rank_like_the_options_they_become(tmp_path, exported_model):
+    """On a real eval set: every query's fold is its record's, the folds split the queries, and a learned
+    weight vector ranks through ``rank_sentences`` exactly as the linear model it was fitted as."""
+    from mercury_static import crossval
+    from mercury_static.evaluate import load_eval_set, query_rows
+    from mercury_static.rank import TERMS, rank_sentences
+
+    data = load_eval_set([mercury_dump(tmp_path / "dump.json"), summhay_topic(tmp_path / "topic.json")],
+                         cache_dir=TEST_CACHE, embed_cache=tmp_path / "emb")
+    [folds] = crossval.eval_folds([data], 3)
+    fold_of: dict[str, set] = {}
+    for (q, _), f in zip(data.queries, folds):
+        fold_of.setdefault(q.record_id, set()).add(int(f))
+    assert all(len(f) == 1 for f in fold_of.values()) and len(fold_of) >= 3
+    parts = [len(query_rows(crossval.subset(data, folds == f), 5, controls=False)) for f in range(3)]
+    assert sum(parts) == len(data.queries)
+
+    options = {"norm": "minmax", "neighbor": 0.3, "position": 0.2}
+    weights = crossval.learned_options([data], [np.full(len(folds), -1)], options)(0)
+    assert set(weights) >= {f"w_{t}" for t in TERMS} and sum(weights[f"w_{t}"] for t in TERMS) > 0
+    for i, ((q, r), qvec, (cvec, ctext)) in enumerate(zip(data.queries, data.vectors, data.contexts)):
+        x, relevant = crossval.query_features(data, i, options)
+        assert relevant.sum() == len(q.relevant)
+        linear = x @ np.array([weights[f"w_{t}"] for t in TERMS])
+        sents, _ = next(iter(v for (sid, _), v in data.prepared.items() if sid == text_id(r.source)))
+        ranked = rank_sentences(qvec, q.text, sents, weights, context_vec=cvec, context_text=ctext,
+                                query_position=query_position(q, r))
+        scores = dict(ranked)
+        order = np.argsort([-scores[j] for j in range(len(linear))], kind="stable")
+        assert np.all(np.diff(linear[order]) <= 1e-12), f"query {i}: {q.text!r}"
+
+
+def test_fit_weights_finds_the_informative_term():
+    from mercury_static.crossval import fit_weights
+
+    rng = np.random.default_rng(0)
+    groups = []
+    for _ in range(60):
+        x = rng.random((12, 3))
+        relevant = np.zeros(12, dtype=bool)
+        relevant[rng.integers(12)] = True
+        x[relevant, 1] += 1.0  # term 1 marks the evidence, terms 0 and 2 are noise
+        groups.append((x, relevant, 1.0))
+    for loss in ("logistic", "softmax"):
+        w = fit_weights(groups, loss)
+        assert w.sum() == pytest.approx(1.0) and w[1] > 0.6 and (w >= 0).all(), loss

@@ -7,10 +7,12 @@ import math
 import numpy as np
 import pytest
 
-from mercury_static.rank import DEFAULT_OPTIONS, Sentence, prepare_sentences, rank_sentences, tokenize
+from mercury_static.rank import (DEFAULT_OPTIONS, TERMS, Sentence, key_tokens, prepare_sentences, rank_sentences,
+                                  tokenize)
 
 DIM = 4
-COSINE = {"w_dense": 1.0, "w_context": 0.0, "w_lexical": 0.0, "w_context_lexical": 0.0, "neighbor": 0.0,
+ABSOLUTE = {"norm": "none", "w_bm25": 0.0, "w_context_bm25": 0.0, "w_entity": 0.0}  # fused-v3's terms only
+COSINE = {**ABSOLUTE, "w_dense": 1.0, "w_context": 0.0, "w_lexical": 0.0, "w_context_lexical": 0.0, "neighbor": 0.0,
           "span_idf_mass": 0, "dense_idf_mass": 0}
 LEXICAL = {**COSINE, "w_dense": 0.0, "w_lexical": 1.0, "prefix": 0}
 
@@ -68,7 +70,7 @@ def test_lexical_is_idf_weighted_coverage():
 def test_context_weights_fall_back_when_absent():
     q, c = unit(1, 0, 0, 0), unit(0, 1, 0, 0)
     text = sents(("alpha beta", [unit(1, 0.2, 0, 0)]), ("gamma", [unit(0.2, 1, 0, 0)]), ("delta", [unit(0, 0, 1, 0)]))
-    opts = {"w_dense": 0.5, "w_context": 0.3, "w_lexical": 0.2, "w_context_lexical": 0.0, "neighbor": 0.0,
+    opts = {**ABSOLUTE, "w_dense": 0.5, "w_context": 0.3, "w_lexical": 0.2, "w_context_lexical": 0.0, "neighbor": 0.0,
             "span_idf_mass": 0, "dense_idf_mass": 0}
     without = rank_sentences(q, "beta", text, opts)
     same = rank_sentences(q, "beta", text, {**opts, "w_dense": 0.8, "w_context": 0.0})
@@ -86,7 +88,7 @@ def test_span_weights_are_damped_by_the_span_idf_mass():
     q, c = unit(1, 0, 0, 0), unit(0, 1, 0, 0)
     text = sents(("alpha beta", [unit(1, 0.2, 0, 0)]), ("gamma beta", [unit(0.2, 1, 0, 0)]),
                  ("delta", [unit(0, 0, 1, 0)]), ("alpha", [unit(1, 1, 1, 0)]))
-    base = {"w_dense": 0.3, "w_context": 0.2, "w_lexical": 0.3, "w_context_lexical": 0.2, "neighbor": 0.0,
+    base = {**ABSOLUTE, "w_dense": 0.3, "w_context": 0.2, "w_lexical": 0.3, "w_context_lexical": 0.2, "neighbor": 0.0,
             "prefix": 0, "span_idf_mass": 0, "dense_idf_mass": 0}
     mass = math.log(1 + (4 - 2 + 0.5) / (2 + 0.5))  # "beta": in 2 of the 4 sentences
 
@@ -121,10 +123,8 @@ def test_prepared_text_is_reusable_and_defaults_are_complete():
     prep = prepare_sentences(text)
     for query in ("two", "four two", ""):
         assert rank_sentences(q, query, text, prepared=prep) == rank_sentences(q, query, text)
-    assert {"w_dense", "w_context", "w_lexical", "w_context_lexical", "neighbor", "prefix", "min_score"} <= set(
+    assert {f"w_{t}" for t in TERMS} | {"norm", "bm25_k1", "bm25_b", "neighbor", "prefix", "min_score"} <= set(
         DEFAULT_OPTIONS)
-    weights = [DEFAULT_OPTIONS[k] for k in ("w_dense", "w_context", "w_lexical", "w_context_lexical")]
-    assert sum(weights) == pytest.approx(1.0)
 
 
 def test_position_prior_scales_by_distance_to_the_selection():
@@ -139,3 +139,74 @@ def test_position_prior_scales_by_distance_to_the_selection():
     for i, mid in ((0, 1 / 8), (1, 1 / 2), (2, 7 / 8)):
         assert got[i] == pytest.approx(plain[i] * (0.5 + 0.5 * (1 - abs(0.9 - mid))))
     assert dict(rank_sentences(q, "", text, {**COSINE, "position": 0}, query_position=0.9)) == plain
+
+
+def test_key_tokens_are_numbers_and_the_words_after_them():
+    assert key_tokens("It cost 3.2 million euros on 14 June, in 2023 Paris") == [
+        "32", "million", "euros", "14", "june", "in", "2023", "paris"]
+    assert key_tokens("The Mayor of Brenmouth") == []  # names alone are not key tokens
+    assert key_tokens("") == []
+    assert key_tokens("Prices fell. [7][36] and [2, 5]") == []  # citation markers are not numbers of the text
+
+
+def test_bm25_is_bounded_and_saturates():
+    z = [unit(1, 0, 0, 0)]
+    text = sents(("euros euros euros here", z), ("euros", z), ("nothing at all today", z))
+    bm25 = {**LEXICAL, "w_lexical": 0.0, "w_bm25": 1.0}
+    got = dict(rank_sentences(None, "euros", text, bm25))
+    k1, b, avg = 1.2, 0.75, 3.0  # sentence lengths 4, 1, 4 tokens
+
+    def share(tf, dl):
+        return tf / (tf + k1 * (1 - b + b * dl / avg))  # BM25 over its bound idf * (k1 + 1)
+
+    assert got[0] == pytest.approx(share(3, 4)) and got[1] == pytest.approx(share(1, 1))
+    assert got[2] == 0.0 and 0 < got[0] < 1 and 0 < got[1] < 1
+    assert dict(rank_sentences(None, "euros", text, {**bm25, "bm25_b": 0.0}))[0] == pytest.approx(3 / (3 + k1))
+
+
+def test_entity_term_matches_numbers_exactly():
+    z = [unit(1, 0, 0, 0)]
+    text = sents(("It cost 2.3 million euros", z), ("It cost 3.2 million euros", z), ("Tickets cost 6 euros", z))
+    entity = {**LEXICAL, "w_lexical": 0.0, "w_entity": 1.0, "prefix": 5}
+    got = dict(rank_sentences(None, "3.2 million euros", text, entity))
+    assert got[1] == pytest.approx(1.0)  # "32", "million", "euros": whole tokens, not prefixes
+    assert 0 < got[2] < got[0] < 1
+    # with span damping on, the numbers get the weight the damping takes from the span's lexical terms:
+    # all of it for a span without information, none for a rich one
+    lex = {**LEXICAL, "prefix": 5}
+    damped = {**lex, "w_entity": 1.0, "span_idf_mass": 1e9}
+    assert dict(rank_sentences(None, "3.2 million euros", text, damped)) == pytest.approx(got, abs=1e-6)
+    assert rank_sentences(None, "3.2 million euros", text, {**damped, "span_idf_mass": 1e-9}) == \
+        rank_sentences(None, "3.2 million euros", text, {**lex, "span_idf_mass": 1e-9})
+    # no key token: the term is absent (it does not dilute the others)
+    assert rank_sentences(None, "million euros", text, {**lex, "w_entity": 1.0}) == \
+        rank_sentences(None, "million euros", text, lex)
+
+
+def test_normalised_fusion_ranks_by_shares_and_keeps_an_absolute_scale():
+    q = unit(1, 0, 0, 0)
+    # dense 1 / 0.9 / 0.5, and "beta" only in sentence 1 but a small share of a long query: weighted raw
+    # scores prefer sentence 0, the per-query normalised fusion 1 (the lexical term's whole range is its)
+    text = sents(("alpha", [q]), ("beta gamma", [unit(0.9, math.sqrt(0.19), 0, 0)]),
+                 ("delta", [unit(0.5, math.sqrt(0.75), 0, 0)]))
+    opts = {**ABSOLUTE, "w_dense": 0.5, "w_context": 0.0, "w_lexical": 0.5, "w_context_lexical": 0.0,
+            "neighbor": 0.0, "prefix": 0, "span_idf_mass": 0, "dense_idf_mass": 0,
+            "c_dense": 0.5, "c_context": 0.0, "c_lexical": 0.5, "c_context_lexical": 0.0}  # confidence: same
+    query = "beta " + " ".join(f"zz{i}" for i in range(9))
+    raw = dict(rank_sentences(q, query, text, opts))
+    norm = rank_sentences(q, query, text, {**opts, "norm": "minmax"})
+    assert max(raw, key=raw.get) == 0 and norm[0][0] == 1
+    assert norm[0][1] == pytest.approx(max(raw.values()))  # the best score is the best absolute score
+    assert norm[-1][1] == 0.0  # the worst sentence of the text gets 0
+    # the confidence has weights of its own (c_*): they scale the scores, never the order
+    other = rank_sentences(q, query, text, {**opts, "norm": "minmax", "c_dense": 1.0, "c_lexical": 0.0})
+    assert [i for i, _ in other] == [i for i, _ in norm] and other[0][1] == pytest.approx(1.0)
+    # an unrelated text stays low however it is normalised
+    far = sents(("x", [unit(0, 0, 1, 0.1)]), ("y", [unit(0, 0, 0.1, 1)]))
+    assert max(s for _, s in rank_sentences(q, "beta", far, {**opts, "norm": "zscore"})) < 0.1
+
+
+def test_unknown_normalisation_is_an_error_not_a_guess():
+    text = sents(("alpha", [unit(1, 0, 0, 0)]), ("beta", [unit(0, 1, 0, 0)]))
+    with pytest.raises(ValueError, match="norm"):
+        rank_sentences(unit(1, 0, 0, 0), "alpha", text, {"norm": "softmax"})

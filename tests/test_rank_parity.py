@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from mercury_static.bundle import load_bundle, load_vectors
-from mercury_static.rank import DEFAULT_OPTIONS, Sentence, rank_sentences, tokenize
+from mercury_static.rank import DEFAULT_OPTIONS, Sentence, key_tokens, rank_sentences, tokenize
 
 pytestmark = pytest.mark.browser
 
@@ -24,10 +24,15 @@ OPTION_SETS = [
     {"w_dense": 0, "w_context": 0},  # lexical only
     {"neighbor": 0.9, "prefix": 0},
     {"position": 0.6},
+    {"norm": "minmax", "w_bm25": 0.3, "w_context_bm25": 0.2, "w_entity": 0.5},  # per-query normalised fusion
+    {"norm": "zscore", "w_entity": 0.4, "w_bm25": 0.2, "bm25_k1": 0.9, "bm25_b": 0.4},
+    {"norm": "none", "w_bm25": 0.5, "w_lexical": 0, "w_entity": 0.2, "prefix": 0},  # absolute, whole tokens
+    {"c_dense": 0.0, "c_bm25": 0.3, "c_entity": 0.2, "c_context_bm25": 0.1},  # the confidence's own weights
 ]
 
 TOKEN_TEXTS = [
     "It cost $181,674,817 — or 1.025 billion; 3,5 % (2.5) and 10,000.",
+    "E85 costs less [7][36] than 98 octane, per [2, 5] and [3–4]; 14 June 2024 at 9 pm.",
     "Ünïcödé ÉCOLE straße İstanbul ΣΟΦΙΑ naïve café",
     "東京は日本の首都です。 我喜欢读书",
     "under_score snake_case e-mail x86-64 🎉 emoji 𝒻𝒶𝓃𝒸𝓎 letters",
@@ -75,7 +80,8 @@ def _fixtures(demo_bundle) -> list[dict]:
     texts = TOKEN_TEXTS + ["Same sentence here.", "Same sentence here."]
     made = [Sentence(i, t, vecs[[0]] if i >= 5 else vecs[[i % 4, (i + 1) % 4]]) for i, t in enumerate(texts)]
     made.append(Sentence(len(made), "No rows at all", np.zeros((0, dim), np.float32)))
-    for q in ["1,025 billion cafe\u0301 CAFÉ", "straße ÉCOLE 東京", "same sentence", "snake_case emoji"]:
+    for q in ["1,025 billion cafe\u0301 CAFÉ", "straße ÉCOLE 東京", "same sentence", "snake_case emoji",
+              "2.5 and 10,000 or 3,5 % ok", "costs 98 octane [7] June"]:
         for options in OPTION_SETS:
             for k in (None, 3):  # the whole order (a sort), a top k (insertion): ties broken alike
                 cases.append({"sentences": made, "query_vec": vecs[3], "query_text": q, "context_vec": None,
@@ -109,7 +115,8 @@ RUNNER = """async ({texts, cases}) => {
     contextVec: f32(c.contextVec), contextText: c.contextText, queryPosition: c.queryPosition,
     sentences: lists[c.text], options: c.options, k: c.k}));
   return {out, defaults: mod.DEFAULT_OPTIONS,
-          tokens: ${TOKENS}.map((t) => [mod.tokenize(t), mod.tokenize(t, 5), mod.tokenize(t, 2)])};
+          tokens: ${TOKENS}.map((t) => [mod.tokenize(t), mod.tokenize(t, 5), mod.tokenize(t, 2)]),
+          keys: ${TOKENS}.map((t) => mod.keyTokens(t))};
 }"""
 
 
@@ -124,6 +131,7 @@ def test_python_and_js_rank_identically(demo_bundle, bundle_server, browser):
         page.close()
     assert js["defaults"] == DEFAULT_OPTIONS
     assert js["tokens"] == [[tokenize(t), tokenize(t, 5), tokenize(t, 2)] for t in TOKEN_TEXTS]
+    assert js["keys"] == [key_tokens(t) for t in TOKEN_TEXTS]
     assert len(js["out"]) == len(cases) > 40
     for n, (case, got) in enumerate(zip(cases, js["out"])):
         want = rank_sentences(case["query_vec"], case["query_text"], case["sentences"], case["options"], case["k"],

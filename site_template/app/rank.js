@@ -2,11 +2,25 @@
 // the formula is documented there). Scores are absolute: compare them with options.min_score.
 
 export const DEFAULT_OPTIONS = Object.freeze({
-  algorithm: 'fused-v3',
+  algorithm: 'fused-v4',
+  norm: 'minmax',
   w_dense: 0.25,
-  w_context: 0.1,
-  w_lexical: 0.25,
-  w_context_lexical: 0.4,
+  w_context: 0.25,
+  w_lexical: 0,
+  w_context_lexical: 0,
+  w_bm25: 0.25,
+  w_context_bm25: 0.25,
+  w_entity: 1,
+  // the absolute confidence of a normalised fusion (its best score): fused-v3's weights, calibrated
+  c_dense: 0.25,
+  c_context: 0.1,
+  c_lexical: 0.25,
+  c_context_lexical: 0.4,
+  c_bm25: 0,
+  c_context_bm25: 0,
+  c_entity: 0,
+  bm25_k1: 1.2,
+  bm25_b: 0.75,
   span_idf_mass: 20,
   dense_idf_mass: 4,
   neighbor: 0.4,
@@ -22,9 +36,47 @@ const TOKEN = /[\p{L}\p{N}]+/gu;
 /** Lower-cased letter/digit runs, digit groups joined, cut to `prefix` code points (0: whole). */
 export function tokenize(text, prefix = 0) {
   const tokens = text.toLowerCase().replace(DIGIT_SEP, '').match(TOKEN) || [];
-  if (!(prefix > 0)) return tokens;
-  return tokens.map((t) => (t.length <= prefix ? t : Array.from(t).slice(0, prefix).join('')));
+  return prefix > 0 ? cut(tokens, prefix) : tokens;
 }
+
+const TOKEN_CASED = /[\p{L}\p{N}]+/gu;
+const DIGIT = /\p{Nd}/u;
+const CITATION = /\[[0-9][0-9,\s\u2013-]*\]/g; // "[7][36]", "[2, 5]": references, not claims
+
+/** Numbers and the two words after each (units, scales, a date's month), whole lower-cased; citation
+ * markers left out (rank.py). */
+export function keyTokens(text) {
+  const out = [];
+  let afterNumber = 0;
+  for (const raw of text.replace(CITATION, ' ').replace(DIGIT_SEP, '').match(TOKEN_CASED) || []) {
+    const hasDigit = DIGIT.test(raw);
+    if (hasDigit || afterNumber > 0) out.push(...tokenize(raw));
+    afterNumber = hasDigit ? 2 : afterNumber - 1;
+  }
+  return [...new Set(out)];
+}
+
+/** token -> {pos: sentence positions, tf: counts}, and tokens per sentence. */
+function buildPostings(tokenLists) {
+  const map = new Map();
+  const lengths = new Float64Array(tokenLists.length);
+  let sum = 0;
+  tokenLists.forEach((toks, p) => {
+    lengths[p] = toks.length;
+    sum += toks.length;
+    for (const t of toks) {
+      let e = map.get(t);
+      if (!e) map.set(t, (e = { pos: [], tf: [] }));
+      const last = e.pos.length - 1;
+      if (last >= 0 && e.pos[last] === p) e.tf[last]++;
+      else { e.pos.push(p); e.tf.push(1); }
+    }
+  });
+  return { map, lengths, avg: lengths.length ? sum / lengths.length : 0 };
+}
+
+/** `tokenize(text, prefix)` from the whole tokens. */
+const cut = (toks, prefix) => toks.map((t) => (t.length <= prefix ? t : Array.from(t).slice(0, prefix).join('')));
 
 const cache = new WeakMap();
 
@@ -38,16 +90,11 @@ export function prepareSentences(sentences, options) {
   const hit = cache.get(sentences);
   if (hit && hit.prefix === prefix) return hit;
   const n = sentences.length;
-  const postings = new Map();
   const where = new Map();
-  sentences.forEach((s, p) => {
-    where.set(s.index, p);
-    for (const tok of new Set(tokenize(s.text, prefix))) {
-      let list = postings.get(tok);
-      if (!list) postings.set(tok, (list = []));
-      list.push(p);
-    }
-  });
+  sentences.forEach((s, p) => where.set(s.index, p));
+  const wholeTokens = sentences.map((s) => tokenize(s.text));
+  const whole = buildPostings(wholeTokens);
+  const tokens = prefix > 0 ? buildPostings(wholeTokens.map((t) => cut(t, prefix))) : whole;
   // midpoint of each sentence as a share of the text, from cumulative code-point lengths (as rank.py)
   const lengths = sentences.map((s) => codePoints(s.text));
   const total = lengths.reduce((a, b) => a + b, 0);
@@ -63,7 +110,7 @@ export function prepareSentences(sentences, options) {
     prev[p] = where.has(s.index - 1) ? where.get(s.index - 1) : p;
     next[p] = where.has(s.index + 1) ? where.get(s.index + 1) : p;
   });
-  const prep = { n, prefix, postings, prev, next, mid };
+  const prep = { n, prefix, tokens, whole, prev, next, mid };
   cache.set(sentences, prep);
   return prep;
 }
@@ -112,22 +159,116 @@ function computeMaxCos(sentences, vec) {
   return out;
 }
 
-/** {values: idf-weighted coverage of the text's tokens per sentence, mass: the text's idf mass}. */
-function lexical(prep, text) {
-  const out = new Float64Array(prep.n);
+const idf = (n, df) => Math.log(1 + (n - df + 0.5) / (df + 0.5));
+
+/** {values: idf-weighted share of the distinct tokens found per sentence, mass: their idf sum}. */
+function coverage(post, toks, n) {
+  const out = new Float64Array(n);
   let total = 0;
-  for (const tok of new Set(tokenize(text, prep.prefix))) {
-    const hits = prep.postings.get(tok);
-    const df = hits ? hits.length : 0;
-    const idf = Math.log(1 + (prep.n - df + 0.5) / (df + 0.5));
-    total += idf;
-    if (hits) for (const p of hits) out[p] += idf;
+  for (const tok of new Set(toks)) {
+    const e = post.map.get(tok);
+    const w = idf(n, e ? e.pos.length : 0);
+    total += w;
+    if (e) for (const p of e.pos) out[p] += w;
   }
-  if (total > 0) for (let p = 0; p < prep.n; p++) out[p] /= total;
+  if (total > 0) for (let p = 0; p < n; p++) out[p] /= total;
   return { values: out, mass: total };
 }
 
+/** BM25 of the distinct tokens per sentence over its bound sum(idf * (k1 + 1)): in [0, 1). */
+function bm25(post, toks, n, k1, b) {
+  const out = new Float64Array(n);
+  let total = 0;
+  for (const tok of new Set(toks)) {
+    const e = post.map.get(tok);
+    const w = idf(n, e ? e.pos.length : 0);
+    total += w * (k1 + 1);
+    if (!e) continue;
+    for (let j = 0; j < e.pos.length; j++) {
+      const p = e.pos[j];
+      const tf = e.tf[j];
+      const norm = post.avg > 0 ? k1 * (1 - b + (b * post.lengths[p]) / post.avg) : k1;
+      out[p] += (w * tf * (k1 + 1)) / (tf + norm);
+    }
+  }
+  if (total > 0) for (let p = 0; p < n; p++) out[p] /= total;
+  return out;
+}
+
 const damping = (mass, scale) => (scale > 0 ? Math.min(1, mass / scale) : 1);
+
+/** Per-query normalisation of one term over the text as [offset, scale]: z = (v - offset) / scale, or
+ * null for a constant term (z = 0), as rank.py's _normalise. */
+function normaliser(values, norm) {
+  const n = values.length;
+  if (norm === 'minmax') {
+    let lo = Infinity, hi = -Infinity;
+    for (let p = 0; p < n; p++) { if (values[p] < lo) lo = values[p]; if (values[p] > hi) hi = values[p]; }
+    return hi > lo ? [lo, hi - lo] : null;
+  }
+  if (norm !== 'zscore') throw new Error(`ranker option 'norm': ${norm} is not one of none, minmax, zscore`);
+  let mean = 0;
+  for (let p = 0; p < n; p++) mean += values[p];
+  mean /= n;
+  let sq = 0;
+  for (let p = 0; p < n; p++) sq += (values[p] - mean) ** 2;
+  const sd = Math.sqrt(sq / n);
+  return sd > 0 ? [mean, sd] : null;
+}
+
+/** Neighbour smoothing, then the position factor (rank.py's finish). */
+function finish(base, prep, opt, queryPosition) {
+  const n = prep.n;
+  const nb = opt.neighbor;
+  if (nb > 0) {
+    const smoothed = new Float64Array(n);
+    for (let p = 0; p < n; p++) smoothed[p] = (1 - nb) * base[p] + nb * ((base[prep.prev[p]] + base[prep.next[p]]) / 2);
+    base = smoothed;
+  }
+  const a = opt.position;
+  if (queryPosition != null && a > 0) {
+    for (let p = 0; p < n; p++) base[p] *= (1 - a) + a * (1 - Math.abs(queryPosition - prep.mid[p]));
+  }
+  return base;
+}
+
+const TERMS = ['dense', 'context', 'lexical', 'context_lexical', 'bm25', 'context_bm25', 'entity'];
+
+/** The weight of each available term from the options `${p}<term>` (fallbacks and damping, as rank.py). */
+function termWeights(opt, p, mass, hasVec, hasCtxVec, hasCtxText, hasKeys) {
+  const dSpan = damping(mass, opt.span_idf_mass);
+  const w = {};
+  if (hasVec) {
+    w.dense = opt[`${p}dense`] * damping(mass, opt.dense_idf_mass) + (hasCtxVec ? 0 : opt[`${p}context`]);
+    if (hasCtxVec) w.context = opt[`${p}context`];
+  }
+  w.lexical = opt[`${p}lexical`] * dSpan + (hasCtxText ? 0 : opt[`${p}context_lexical`]);
+  w.bm25 = opt[`${p}bm25`] * dSpan + (hasCtxText ? 0 : opt[`${p}context_bm25`]);
+  if (hasCtxText) {
+    w.context_lexical = opt[`${p}context_lexical`];
+    w.context_bm25 = opt[`${p}context_bm25`];
+  }
+  // the weight damping took from a short span's lexical terms: exact numbers speak for it instead
+  if (hasKeys) w.entity = opt[`${p}entity`] * (opt.span_idf_mass > 0 ? 1 - dSpan : 1);
+  return w;
+}
+
+/** Weighted mean of the terms under weight set `which` (each normalised per query if `norm`). */
+function weighted(terms, which, n, norm) {
+  let weight = 0;
+  for (const [ws] of terms) if (ws[which] > 0) weight += ws[which];
+  const out = new Float64Array(n);
+  for (const [ws, values] of terms) {
+    if (!(ws[which] > 0)) continue;
+    const w = ws[which] / weight;
+    if (!norm) for (let p = 0; p < n; p++) out[p] += w * values[p];
+    else {
+      const z = normaliser(values, norm);
+      if (z) for (let p = 0; p < n; p++) out[p] += w * ((values[p] - z[0]) / z[1]);
+    }
+  }
+  return out;
+}
 
 /**
  * Rank the sentences of a text against a selection.
@@ -147,32 +288,38 @@ export function rankSentences({
   const n = prep.n;
   const hasCtxVec = contextVec != null;
   const hasCtxText = !!contextText;
-  const span = lexical(prep, queryText || '');
-  const terms = [];
-  if (queryVec) {
-    terms.push([opt.w_dense * damping(span.mass, opt.dense_idf_mass) + (hasCtxVec ? 0 : opt.w_context),
-      () => maxCos(sentences, queryVec)]);
-    if (hasCtxVec) terms.push([opt.w_context, () => maxCos(sentences, contextVec)]);
+  const qtoks = tokenize(queryText || '', prep.prefix);
+  const span = coverage(prep.tokens, qtoks, n);
+  const keys = keyTokens(queryText || '');
+  const k1 = Number(opt.bm25_k1), b = Number(opt.bm25_b);
+  const ctoks = hasCtxText ? tokenize(contextText, prep.prefix) : [];
+  const compute = {
+    dense: () => maxCos(sentences, queryVec), context: () => maxCos(sentences, contextVec),
+    lexical: () => span.values, context_lexical: () => coverage(prep.tokens, ctoks, n).values,
+    bm25: () => bm25(prep.tokens, qtoks, n, k1, b), context_bm25: () => bm25(prep.tokens, ctoks, n, k1, b),
+    entity: () => coverage(prep.whole, keys, n).values,
+  };
+  const normalised = opt.norm !== 'none' && n > 0;
+  const sets = (normalised ? ['w_', 'c_'] : ['w_']).map((p) => termWeights(opt, p, span.mass, !!queryVec, hasCtxVec,
+    hasCtxText, keys.length > 0));
+  const terms = []; // [weights per set, values] in rank.py's TERMS order
+  for (const name of TERMS) {
+    const ws = sets.map((w) => w[name] || 0);
+    if (ws.some((x) => x > 0)) terms.push([ws, compute[name]()]);
   }
-  terms.push([opt.w_lexical * damping(span.mass, opt.span_idf_mass) + (hasCtxText ? 0 : opt.w_context_lexical),
-    () => span.values]);
-  if (hasCtxText) terms.push([opt.w_context_lexical, () => lexical(prep, contextText).values]);
-  const weight = terms.reduce((a, [w]) => (w > 0 ? a + w : a), 0);
-  let base = new Float64Array(n);
-  for (const [w, values] of terms) {
-    if (!(w > 0)) continue;
-    const v = values();
-    for (let p = 0; p < n; p++) base[p] += (w / weight) * v[p];
-  }
-  const nb = opt.neighbor;
-  if (nb > 0) {
-    const smoothed = new Float64Array(n);
-    for (let p = 0; p < n; p++) smoothed[p] = (1 - nb) * base[p] + nb * ((base[prep.prev[p]] + base[prep.next[p]]) / 2);
-    base = smoothed;
-  }
-  const a = opt.position;
-  if (queryPosition != null && a > 0) {
-    for (let p = 0; p < n; p++) base[p] *= (1 - a) + a * (1 - Math.abs(queryPosition - prep.mid[p]));
+  let base;
+  if (!normalised) base = finish(weighted(terms, 0, n, null), prep, opt, queryPosition);
+  else {
+    const confidence = finish(weighted(terms, 1, n, null), prep, opt, queryPosition);
+    const fused = finish(weighted(terms, 0, n, opt.norm), prep, opt, queryPosition);
+    let lo = Infinity, hi = -Infinity, top = -Infinity;
+    for (let p = 0; p < n; p++) {
+      if (fused[p] < lo) lo = fused[p];
+      if (fused[p] > hi) hi = fused[p];
+      if (confidence[p] > top) top = confidence[p];
+    }
+    base = new Float64Array(n);
+    for (let p = 0; p < n; p++) base[p] = top * (hi > lo ? (fused[p] - lo) / (hi - lo) : 1);
   }
   const before = (a, b) => base[b] - base[a] || sentences[a].index - sentences[b].index;
   let top;
