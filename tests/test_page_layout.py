@@ -61,7 +61,7 @@ def test_topbar_one_line_and_footer_visible(context, fb_bundle, serve_dir, size)
     # the longest forms of the slots whose text changes
     page.evaluate("() => mercuryStatic.store.actions.setModel({status: 'failed', message: 'no wasm'})")
     page.evaluate("""() => { const el = document.getElementById('unexported');
-        el.textContent = '12345 unexported changes'; el.dataset.count = '12345'; }""")
+        el.textContent = '12345 not exported'; el.dataset.count = '12345'; }""")
     if size[0] >= 1280:
         assert topbar_lines(page) == 1
     for state in ("loading", "ready"):

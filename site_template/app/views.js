@@ -59,7 +59,7 @@ export function mountTopbar(store, bundle) {
     ptext.textContent = `${c.done} / ${total} done`;
     ptext.parentElement.title = `${c.submitted} submitted · ${c.discarded} discarded · ${c.in_progress} in progress · ${c.todo} to do`;
     const n = unexportedCount(s.work);
-    unexp.textContent = n ? plural(n, 'unexported change') : 'all exported';
+    unexp.textContent = n ? `${n} not exported` : 'all exported';
     unexp.title = n ? `${plural(n, 'change')} not yet in an export file: press Export` : 'Everything is in an export file';
     unexp.dataset.count = String(n);
   });
