@@ -7,25 +7,11 @@ import random
 
 import pytest
 
+from page_fixtures import sentence
+
 pytestmark = pytest.mark.browser
 
 N_DOCS, PER_DOC = 16, 25
-
-WORDS = {
-    "who": ["The harbor board", "A local farmer", "The city council", "Our science teacher", "The museum director",
-            "A young cyclist", "The railway company", "The weather service", "A small bakery", "The football club"],
-    "did": ["announced", "postponed", "celebrated", "criticised", "measured", "repaired", "sold", "painted",
-            "inspected", "rebuilt"],
-    "what": ["the old bridge", "a new tram line", "the winter market", "its solar panels", "the chess tournament",
-             "the flood barrier", "a rare orchid", "the village library", "an electric ferry", "the night school"],
-    "when": ["on Monday", "after the storm", "in early spring", "before the elections", "during the festival",
-             "last autumn", "at dawn", "for the third time", "without warning", "after a long debate"],
-}
-
-
-def sentence(rng: random.Random, i: int) -> str:
-    w = {k: rng.choice(v) for k, v in WORDS.items()}
-    return f"{w['who']} {w['did']} {w['what']} {w['when']}, with {rng.randint(2, 9999)} people involved (item {i})."
 
 
 @pytest.fixture(scope="module")
