@@ -12,8 +12,11 @@ import sys
 
 from conftest import REPO, TEST_CACHE
 
-PEAK_RUN = ("import resource, sys\nfrom mercury_static.cli import app\ntry:\n    app()\nfinally:\n"
-            "    print('peak_kb', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n")
+# VmHWM, not getrusage's ru_maxrss: Linux carries ru_maxrss over fork and exec, so a child of a large pytest
+# process (torch loaded by an earlier test) would report the parent's size
+PEAK_RUN = ("import re, sys\nfrom mercury_static.cli import app\ntry:\n    app()\nfinally:\n"
+            "    hwm = re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1)\n"
+            "    print('peak_kb', hwm, file=sys.stderr)\n")
 
 
 def long_source(chars: int) -> str:
