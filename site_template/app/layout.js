@@ -17,7 +17,7 @@ function shown(layout, wide = WIDE.matches) {
 
 /** Mount: returns {toggle(which)} for the buttons and keys. */
 export function mountLayout(store) {
-  if (!store.state.layout) store.update({ layout: { list: null, side: null } }, 'layout');
+  if (!store.state.layout) store.update({ layout: { list: null, side: null } });
   const apply = () => {
     const s = shown(store.state.layout);
     document.body.dataset.list = s.list ? 'open' : 'closed';
@@ -32,22 +32,22 @@ export function mountLayout(store) {
     }
     // A draft starting while the side panel is hidden opens it: the form is where labels and messages show.
     const now = Boolean(st.draft && (st.draft.summary || st.draft.source));
-    if (now && !drafting && !shown(st.layout).side) store.update({ layout: { ...st.layout, side: true } }, 'layout');
+    if (now && !drafting && !shown(st.layout).side) store.update({ layout: { ...st.layout, side: true } });
     drafting = now;
   });
   WIDE.addEventListener('change', () => {
     // a window crossing 1200 px goes back to that width's default for the list
-    store.update({ layout: { ...store.state.layout, list: null } }, 'layout');
+    store.update({ layout: { ...store.state.layout, list: null } });
   });
   apply();
   return {
     toggle(which) {
       const cur = shown(store.state.layout)[which];
-      store.update({ layout: { ...store.state.layout, [which]: !cur } }, 'layout');
+      store.update({ layout: { ...store.state.layout, [which]: !cur } });
     },
     /** Close the list when it is a drawer over the texts (after a record was picked in it). */
     closeDrawer() {
-      if (!WIDE.matches && shown(store.state.layout).list) store.update({ layout: { ...store.state.layout, list: false } }, 'layout');
+      if (!WIDE.matches && shown(store.state.layout).list) store.update({ layout: { ...store.state.layout, list: false } });
     },
   };
 }
