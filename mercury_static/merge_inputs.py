@@ -250,7 +250,7 @@ class InputReader:
             source = None if a.get("source") is None else span(a["source"], record.source, "source")
         else:
             summary = span({"start": a.get("summary_start"), "end": a.get("summary_end"),
-                                 "text": a.get("summary_span")}, record.summary, "summary_span")
+                            "text": a.get("summary_span")}, record.summary, "summary_span")
             parts = [a.get(k) for k in ("source_start", "source_end", "source_span")]
             if all(p is None for p in parts):
                 source = None
