@@ -150,7 +150,8 @@ def merge(
 ):
     """Merge annotators' exports into one validated dataset and report agreement (exit 1: something skipped)."""
     from .bundle import load_bundle
-    from .merge import FORMATS, merge_files, print_summary
+    from .merge import FORMATS, merge_files
+    from .printing import print_merge
     from .safeio import check_writable, dumps, write_file
 
     if fmt not in FORMATS:
@@ -167,7 +168,7 @@ def merge(
         write_file(out, result.output, protected)
         if report:
             write_file(report, (dumps(result.report(), indent=1) + "\n").encode("utf-8"), protected)
-    print_summary(result, make_console(), console)
+    print_merge(result, make_console(), console)
     say(f"wrote {out}" + (f" and {report}" if report else ""))
     raise typer.Exit(result.exit_code)
 

@@ -23,7 +23,7 @@ export function meanVector(vectors) {
  * match looks weak). Thresholds: manifest.ranker.grades = [medium, strong] when given.
  */
 export function makeLevelOf(manifest) {
-  const g = (manifest.ranker && Array.isArray(manifest.ranker.grades) && manifest.ranker.grades) || [0.45, 0.6];
+  const g = (manifest.ranker && Array.isArray(manifest.ranker.grades) && manifest.ranker.grades) || [0.3, 0.45];
   return (score) => (score >= g[1] ? 3 : score >= g[0] ? 2 : 1);
 }
 

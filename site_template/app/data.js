@@ -263,12 +263,10 @@ export class Bundle {
     return this._once('v', n, async () => new VectorShard(await fetchBuffer(this.url(`data/vectors-${pad4(n)}.bin`)), this.dim));
   }
 
-  /** Shard of a text: from the record (source_shard/summary_shard) or manifest.text_shard. */
+  /** Shard of a text, as its record names it (source_shard / summary_shard, written by bundle.py). */
   _textShardOf(rec, side) {
     const own = rec[`${side}_shard`];
     if (Number.isInteger(own)) return own;
-    const map = this.manifest.text_shard || {};
-    if (Number.isInteger(map[rec[side]])) return map[rec[side]];
     throw new Error(`record ${rec.id}: no shard known for its ${side} text ${rec[side]}`);
   }
 

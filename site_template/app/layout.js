@@ -5,6 +5,8 @@
  * A draft starting while the side panel is hidden opens it.
  * The choice lives in the store's `layout` slice; this module reflects it on <body data-list / data-side>.
  */
+import { watch } from './store.js';
+
 const WIDE = window.matchMedia('(min-width: 1200px)');
 
 /** Effective visibility of the list and side panel for a `layout` slice. */
@@ -17,37 +19,32 @@ function shown(layout, wide = WIDE.matches) {
 
 /** Mount: returns {toggle(which)} for the buttons and keys. */
 export function mountLayout(store) {
-  if (!store.state.layout) store.update({ layout: { list: null, side: null } }, 'layout');
+  if (!store.state.layout) store.update({ layout: { list: null, side: null } });
   const apply = () => {
     const s = shown(store.state.layout);
     document.body.dataset.list = s.list ? 'open' : 'closed';
     document.body.dataset.side = s.side ? 'open' : 'closed';
   };
-  let last = null;
+  watch(store, (st) => [st.layout], apply);
   let drafting = false;
   store.subscribe((st) => {
-    if (st.layout !== last) {
-      last = st.layout;
-      apply();
-    }
     // A draft starting while the side panel is hidden opens it: the form is where labels and messages show.
     const now = Boolean(st.draft && (st.draft.summary || st.draft.source));
-    if (now && !drafting && !shown(st.layout).side) store.update({ layout: { ...st.layout, side: true } }, 'layout');
+    if (now && !drafting && !shown(st.layout).side) store.update({ layout: { ...st.layout, side: true } });
     drafting = now;
   });
   WIDE.addEventListener('change', () => {
     // a window crossing 1200 px goes back to that width's default for the list
-    store.update({ layout: { ...store.state.layout, list: null } }, 'layout');
+    store.update({ layout: { ...store.state.layout, list: null } });
   });
-  apply();
   return {
     toggle(which) {
       const cur = shown(store.state.layout)[which];
-      store.update({ layout: { ...store.state.layout, [which]: !cur } }, 'layout');
+      store.update({ layout: { ...store.state.layout, [which]: !cur } });
     },
     /** Close the list when it is a drawer over the texts (after a record was picked in it). */
     closeDrawer() {
-      if (!WIDE.matches && shown(store.state.layout).list) store.update({ layout: { ...store.state.layout, list: false } }, 'layout');
+      if (!WIDE.matches && shown(store.state.layout).list) store.update({ layout: { ...store.state.layout, list: false } });
     },
   };
 }

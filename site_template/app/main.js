@@ -174,7 +174,7 @@ async function main() {
   mountToast(store, actions);
   mountOverlays(store, actions, manifest);
   mountFinish(store);
-  const closeAllDone = () => store.update({ ui: { ...store.state.ui, allDone: false } }, 'ui');
+  const closeAllDone = () => store.update({ ui: { ...store.state.ui, allDone: false } });
   mountAllDone(store, bundle, exportNow, closeAllDone);
   const layout = mountLayout(store);
   // The "saved" indicator of the top bar: "saved" only once storage says the change is on disk.
@@ -347,7 +347,7 @@ async function main() {
   /** The next record still to do after the open one; when none is left, show "all done". */
   const goNextTodo = () => {
     const i = bundle.ids.length ? nextTodoIndex(bundle.ids, store.state.work, Math.max(0, store.state.current.index), true) : -1;
-    if (i < 0) store.update({ ui: { ...store.state.ui, allDone: true } }, 'ui');
+    if (i < 0) store.update({ ui: { ...store.state.ui, allDone: true } });
     else if (i !== store.state.current.index) actions.goTo(i);
   };
   const finish = (status) => actions.leaveDraft(status === 'submitted' ? 'submit' : 'discard', () => {
@@ -457,7 +457,7 @@ async function main() {
       navigate(() => actions.goToId(id));
     });
   }, 0));
-  if (todoAtStart < 0 && !wanted) store.update({ ui: { ...store.state.ui, allDone: true } }, 'ui');
+  if (todoAtStart < 0 && !wanted) store.update({ ui: { ...store.state.ui, allDone: true } });
   document.body.dataset.ready = 'true';
   offerEarlier();
   const seenKey = `guidelines-seen:${manifest.bundle_id}`;

@@ -2,7 +2,7 @@
  * Span marks drawn with the CSS Custom Highlight API (no DOM change, so they cost nothing on long
  * texts): the annotator's annotations, the draft spans, and the hovered annotation's two spans.
  */
-import { liveAnnotations } from './store.js';
+import { liveAnnotations, watch } from './store.js';
 
 const supported = typeof CSS !== 'undefined' && CSS.highlights && typeof Highlight === 'function';
 
@@ -14,17 +14,15 @@ function setHighlight(name, ranges) {
 
 /** Keep the highlights in sync with the store; returns `refresh()` (after a pane replaced text nodes). */
 export function mountMarks(store, panes) {
-  let last = [];
   const rangeOf = (rec, side, span, unit) => {
     if (!span || !rec) return null;
     const [s, e] = unit === 'cp' ? [rec[side].offsets.to16(span.start), rec[side].offsets.to16(span.end)] : span;
     return e > s ? panes[side].rangeFor(s, e) : null;
   };
-  const run = (s) => {
-    const cur = [s.current.record, s.work, s.draft, s.ui.hover];
-    if (cur.every((v, i) => v === last[i])) return;
-    const hoverChanged = cur[3] !== last[3];
-    last = cur;
+  let lastHover = null;
+  const redraw = watch(store, (s) => [s.current.record, s.work, s.draft, s.ui.hover], (s) => {
+    const hoverChanged = s.ui.hover !== lastHover; // a redraw with the same hover never scrolls
+    lastHover = s.ui.hover;
     const rec = s.current.record;
     if (!rec) {
       for (const n of ['ms-annotated', 'ms-draft', 'ms-hover']) setHighlight(n, []);
@@ -46,13 +44,8 @@ export function mountMarks(store, panes) {
         if (hovered[side] && Number.isInteger(hovered[side].start)) panes[side].scrollToOffset(rec[side].offsets.to16(hovered[side].start));
       }
     }
-  };
-  store.subscribe(run);
+  });
   return () => {
-    const s = store.state;
-    if (!s.current.record) return;
-    last = [];
-    last[3] = s.ui.hover; // a refresh never scrolls
-    run(s);
+    if (store.state.current.record) redraw();
   };
 }

@@ -4,7 +4,7 @@
  * and saved annotations are underlined in their label's colour (CSS highlights `ms-label-N`, N = the
  * label's position among the label choices; the side panel shows the legend).
  */
-import { chosenLabels, liveAnnotations, other } from './store.js';
+import { chosenLabels, liveAnnotations, other, watch } from './store.js';
 
 const supported = typeof CSS !== 'undefined' && CSS.highlights && typeof Highlight === 'function';
 export const LABEL_COLOURS = 9;
@@ -18,11 +18,7 @@ export function labelColour(label, choices) {
 /** Keep both in sync with the store; returns `refresh()` (after a pane replaced text nodes). */
 export function mountPairing(store, panes) {
   let marked = [];
-  let last = [];
-  const run = (s, force = false) => {
-    const cur = [s.current.record, s.work, s.draft];
-    if (!force && cur.every((v, i) => v === last[i])) return;
-    last = cur;
+  return watch(store, (s) => [s.current.record, s.work, s.draft], (s) => {
     for (const el of marked) el.removeAttribute('data-paired');
     marked = [];
     const rec = s.current.record;
@@ -57,8 +53,5 @@ export function mountPairing(store, panes) {
       hl.priority = 1; // its underline over the plain one of marks.js
       CSS.highlights.set(`ms-label-${i}`, hl);
     });
-  };
-  store.subscribe((s) => run(s));
-  run(store.state);
-  return () => run(store.state, true);
+  });
 }

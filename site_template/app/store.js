@@ -22,16 +22,34 @@ export function createStore(initial) {
     get state() {
       return state;
     },
-    update(part, reason = '') {
+    update(part) {
       const prev = state;
       state = { ...state, ...(typeof part === 'function' ? part(state) : part) };
-      for (const fn of subs) fn(state, prev, reason);
+      for (const fn of subs) fn(state, prev);
     },
     subscribe(fn) {
       subs.add(fn);
       return () => subs.delete(fn);
     },
   };
+}
+
+/**
+ * Run `draw(state)` now and whenever one of `pick(state)`'s values changes identity, so a renderer
+ * redraws only for the slices it shows. Returns `redraw()`: draw again though nothing changed (e.g. after
+ * the DOM it drew into was replaced).
+ */
+export function watch(store, pick, draw) {
+  let last = null;
+  const run = (state, force) => {
+    const cur = pick(state);
+    if (!force && last && cur.length === last.length && cur.every((v, i) => v === last[i])) return;
+    last = cur;
+    draw(state);
+  };
+  store.subscribe((state) => run(state, false));
+  run(store.state, false);
+  return () => run(store.state, true);
 }
 
 export const emptyDraft = () => ({ anchor: null, summary: null, source: null, labels: [], note: '', editingId: null });
@@ -128,7 +146,7 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
   let saveSeq = 0;
 
   function setUi(part) {
-    store.update({ ui: { ...get().ui, ...part } }, 'ui');
+    store.update({ ui: { ...get().ui, ...part } });
   }
 
   /** Write changed entries durably; the page says "saved" only when every pending write is on disk. */
@@ -153,26 +171,26 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
   const entryOf = (w, id) => (hasOwn(w.records, id) ? w.records[id] : null);
 
   /** Apply fn(entry) -> entry to a record's work entry, stamp it, save. */
-  function changeRecord(id, fn, reason) {
+  function changeRecord(id, fn) {
     const w = get().work;
     const entry = entryOf(w, id) || { status: 'in_progress', status_at: null, updated_at: null, annotations: dict() };
     const next = fn({ ...entry, annotations: dict(entry.annotations) });
     next.updated_at = nowIso();
-    store.update({ work: { ...w, records: withKey(w.records, id, next) } }, reason);
+    store.update({ work: { ...w, records: withKey(w.records, id, next) } });
     persist([{ kind: 'r', id, value: next }]);
   }
 
   /** Set the draft of the open record and keep it in storage (a draft is work). */
-  function setDraft(draft, extra = {}, reason = 'draft') {
+  function setDraft(draft, extra = {}) {
     const id = get().current.id;
     const ui = get().ui;
     const uiPart = ui.confirmClear || ui.draftMessage ? { ui: { ...ui, confirmClear: false, draftMessage: null } } : {};
     if (!id) {
-      store.update({ draft, ...extra, ...uiPart }, reason);
+      store.update({ draft, ...extra, ...uiPart });
       return;
     }
     const value = storedDraft(draft);
-    store.update({ draft, drafts: withKey(get().drafts, id, value), ...extra, ...uiPart }, reason);
+    store.update({ draft, drafts: withKey(get().drafts, id, value), ...extra, ...uiPart });
     persist([{ kind: 'd', id, value }]);
   }
 
@@ -206,15 +224,15 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
       store.update({
         current: { index, id, record: null, loading: true, error: null },
         draft: emptyDraft(), assist: emptyAssist(), ui: { ...get().ui, choice: null, confirmClear: false, draftMessage: null },
-      }, 'navigate');
+      });
       try {
         const record = await bundle.record(id);
         if (seq !== loadSeq) return;
-        store.update({ current: { index, id, record, loading: false, error: null }, draft: restoreDraft(id, record) }, 'record');
+        store.update({ current: { index, id, record, loading: false, error: null }, draft: restoreDraft(id, record) });
         if (index + 1 < ids.length) bundle.prefetch(ids[index + 1]);
       } catch (err) {
         if (seq !== loadSeq) return;
-        store.update({ current: { index, id, record: null, loading: false, error: String(err.message || err) } }, 'record');
+        store.update({ current: { index, id, record: null, loading: false, error: String(err.message || err) } });
       }
     },
     goToId(id) {
@@ -280,7 +298,7 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
     },
     /** Drop the draft and the highlights. */
     clear() {
-      setDraft(emptyDraft(), { assist: emptyAssist() }, 'clear');
+      setDraft(emptyDraft(), { assist: emptyAssist() });
       const ui = get().ui;
       if (ui.help || ui.message || ui.confirmClear) setUi({ help: false, message: null, confirmClear: false });
     },
@@ -303,7 +321,7 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
       setDraft({ ...d, labels });
     },
     setNote(note) {
-      setDraft({ ...get().draft, note }, {}, 'draft-note');
+      setDraft({ ...get().draft, note });
     },
 
     /** Save the draft as a new annotation or over the one being edited. Returns the id or null. */
@@ -336,7 +354,7 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
           created_at: old && !old.deleted ? old.created_at : at, updated_at: at,
         };
         return entry;
-      }, 'annotation');
+      });
       setDraft(emptyDraft(), { assist: emptyAssist() });
       if (toast) toast();
       return id;
@@ -359,7 +377,7 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
       changeRecord(current.id, (entry) => {
         entry.annotations[id] = { id, deleted: true, updated_at: nowIso() };
         return entry;
-      }, 'annotation');
+      });
       if (get().draft.editingId === id) setDraft(emptyDraft());
       if (get().ui.hover === id) setUi({ hover: null });
       toast();
@@ -378,7 +396,7 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
           created_at: at, updated_at: at,
         };
         return entry;
-      }, 'annotation');
+      });
       return id;
     },
     /** Finish the open record: 'submitted' | 'discarded' | 'in_progress' (reopen). */
@@ -387,7 +405,7 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
       if (!current.id) return;
       const toast = status === 'in_progress' ? null
         : undoable(status === 'submitted' ? 'Record submitted.' : 'Record discarded.', current.id, { index: current.index });
-      changeRecord(current.id, (entry) => ({ ...entry, status, status_at: nowIso() }), 'status');
+      changeRecord(current.id, (entry) => ({ ...entry, status, status_at: nowIso() }));
       if (toast) toast();
     },
     /**
@@ -409,7 +427,7 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
           entry.status_at = at;
         }
         return entry;
-      }, 'undo');
+      });
       if (t.index !== undefined && t.index !== get().current.index) actions.goTo(t.index);
       return true;
     },
@@ -418,13 +436,13 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
     },
 
     setAssist(assist) {
-      store.update({ assist }, 'assist');
+      store.update({ assist });
     },
     setView(part) {
-      store.update({ view: { ...get().view, ...part } }, 'view');
+      store.update({ view: { ...get().view, ...part } });
     },
     setModel(model) {
-      store.update({ model }, 'model');
+      store.update({ model });
     },
     hover(id) {
       if (get().ui.hover !== id) setUi({ hover: id });
@@ -462,7 +480,7 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
         if (mergeDraft(mine, theirs.drafts[id]) !== mine) nextDrafts = withKey(nextDrafts, id, theirs.drafts[id]);
       }
       if (merged !== work || nextDrafts !== drafts) {
-        store.update({ work: { records: merged.records, last_export_at: merged.last_export_at }, drafts: nextDrafts }, 'external');
+        store.update({ work: { records: merged.records, last_export_at: merged.last_export_at }, drafts: nextDrafts });
       }
     },
     /** Merge imported work, then save the records it changes. Older imported data never replaces newer local data. */
@@ -470,12 +488,12 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
       const w = get().work;
       const merged = mergeWork(w, imported);
       if (merged === w) return;
-      store.update({ work: { records: merged.records, last_export_at: merged.last_export_at } }, 'import');
+      store.update({ work: { records: merged.records, last_export_at: merged.last_export_at } });
       const changed = Object.keys(merged.records).filter((id) => merged.records[id] !== w.records[id]);
       persist(changed.map((id) => ({ kind: 'r', id, value: merged.records[id] })));
     },
     markExported(at) {
-      store.update({ work: { ...get().work, last_export_at: at } }, 'export');
+      store.update({ work: { ...get().work, last_export_at: at } });
       persist([{ kind: 'm', id: 'meta', value: { last_export_at: at } }]);
     },
   };

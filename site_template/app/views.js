@@ -6,8 +6,9 @@
 import { renderGuidelines } from './markdown.js';
 import { LABEL_COLOURS, labelColour } from './pairing.js';
 import { statusCounts } from './nav.js';
-import { liveAnnotations, recordStatus, unexportedCount } from './store.js';
+import { liveAnnotations, recordStatus, unexportedCount, watch } from './store.js';
 import { clip, h } from './util.js';
+import { virtualList } from './virtuallist.js';
 
 const STATUS_TEXT = { todo: 'to do', in_progress: 'in progress', submitted: 'submitted', discarded: 'discarded' };
 
@@ -26,19 +27,6 @@ export function renderSaveStatus(el, { state, at = null, message = '' }) {
   const time = at ? new Date(at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' }) : '';
   el.textContent = { idle: '', saving: 'saving…', saved: 'saved', error: 'NOT saved' }[state] ?? '';
   el.title = message || (state === 'saved' ? `Your last change is saved in this browser (${time}).` : '');
-}
-
-/** Run `draw(state)` now and whenever one of `pick(state)`'s values changes identity. */
-function watch(store, pick, draw) {
-  let last = null;
-  const run = (state) => {
-    const cur = pick(state);
-    if (last && cur.length === last.length && cur.every((v, i) => v === last[i])) return;
-    last = cur;
-    draw(state);
-  };
-  store.subscribe(run);
-  run(store.state);
 }
 
 /** Record position, progress, unexported counter, model status, annotator name. */
@@ -75,10 +63,9 @@ export function mountTopbar(store, bundle) {
 }
 
 /**
- * The record list, virtual: only the rows in view (plus a few) exist in the DOM, at a fixed row height
- * (CSS `--row` of #record-list), so 10,000 records cost as little as 20. Two spacer items stand in for
- * the rows above and below. Filter, status icons, the current-record highlight and arrow-key navigation
- * work on the whole list; rows keep `data-record` / `data-status` / `aria-current`.
+ * The record list, virtual (virtuallist.js), so 10,000 records cost as little as 20. Filter, status icons,
+ * the current-record highlight and arrow-key navigation work on the whole list; rows keep `data-record` /
+ * `data-status` / `aria-current`.
  *
  * The filter: every word typed must occur in the record's id, row title, a short metadata value
  * (bundle.tags) or its status in words; the status buttons (with their counts, the list's legend)
@@ -89,32 +76,11 @@ export function mountRecordList(store, bundle, onPick) {
   const filter = document.getElementById('record-filter');
   const statusBox = document.getElementById('status-filter');
   const n = bundle.ids.length;
-  const rowH = parseFloat(getComputedStyle(list).getPropertyValue('--row')) || 28;
-  const OVERSCAN = 8;
   const status = new Array(n).fill('todo');
-  let order = null; // record indices shown (filter on), or null: all records
   let haystack = null; // lower-cased "id title tags" per record, built on the first filter
   let words = []; // the filter's words, lower-cased
   let onlyStatus = null; // a STATUS_TEXT key, or null: any status
   let current = -1;
-  const rows = new Map(); // record index -> li, the rendered window in order
-  const spacer = () => h('li', { class: 'rec-spacer', role: 'presentation', 'aria-hidden': 'true' });
-  const above = spacer();
-  const below = spacer();
-  list.replaceChildren(above, below);
-  const count = () => (order ? order.length : n);
-  const at = (pos) => (order ? order[pos] : pos);
-  const posOf = (i) => {
-    if (!order) return i;
-    let lo = 0;
-    let hi = order.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (order[mid] < i) lo = mid + 1;
-      else hi = mid;
-    }
-    return order[lo] === i ? lo : -1;
-  };
 
   const paint = (li, i) => {
     li.dataset.status = status[i];
@@ -139,54 +105,14 @@ export function mountRecordList(store, bundle, onPick) {
     paint(li, i);
     return li;
   };
-
-  /** Rows for the scrolled window; kept rows stay in place (a focused row keeps its focus). */
-  function render() {
-    const total = count();
-    const first = Math.max(0, Math.floor(list.scrollTop / rowH) - OVERSCAN);
-    const last = Math.min(total, Math.ceil((list.scrollTop + list.clientHeight) / rowH) + OVERSCAN);
-    const want = new Set();
-    for (let pos = first; pos < last; pos++) want.add(at(pos));
-    for (const [i, li] of rows) {
-      if (!want.has(i)) {
-        li.remove();
-        rows.delete(i);
-      }
-    }
-    let prev = above;
-    const next = new Map();
-    for (let pos = first; pos < last; pos++) {
-      const i = at(pos);
-      let li = rows.get(i);
-      if (!li) {
-        li = makeRow(i);
-        prev.after(li);
-      }
-      next.set(i, li);
-      prev = li;
-    }
-    rows.clear();
-    for (const [i, li] of next) rows.set(i, li);
-    above.style.height = `${first * rowH}px`;
-    below.style.height = `${(total - last) * rowH}px`;
-    list.dataset.total = String(total);
-  }
-
-  /** Scroll (if needed) so list position `pos` is in view, render, return its row. */
-  function reveal(pos) {
-    if (pos < 0 || pos >= count()) return null;
-    const top = pos * rowH;
-    if (top < list.scrollTop) list.scrollTop = top;
-    else if (top + rowH > list.scrollTop + list.clientHeight) list.scrollTop = top + rowH - list.clientHeight;
-    render();
-    return rows.get(at(pos)) || null;
-  }
+  const rows = virtualList(list, n, makeRow);
 
   /** Recompute the shown records (after typing, a status button, or a status change while filtered). */
   function refilter(keepScroll) {
     if (words.length && !haystack) {
       haystack = bundle.ids.map((id, i) => `${id} ${bundle.titles[i] || ''} ${(bundle.tags[i] || []).join(' ')}`.toLowerCase());
     }
+    let order = null;
     if (words.length || onlyStatus) {
       order = [];
       for (let i = 0; i < n; i++) {
@@ -194,20 +120,10 @@ export function mountRecordList(store, bundle, onPick) {
         const st = STATUS_TEXT[status[i]];
         if (words.every((w) => haystack[i].includes(w) || st.includes(w))) order.push(i);
       }
-    } else order = null;
-    const top = list.scrollTop;
-    for (const li of rows.values()) li.remove();
-    rows.clear();
-    list.scrollTop = 0;
-    render(); // the new total height first, then scroll to the current record if it is shown
-    if (keepScroll) {
-      list.scrollTop = top;
-      render();
-    } else reveal(posOf(current));
+    }
+    rows.setOrder(order, keepScroll, current);
   }
 
-  list.addEventListener('scroll', render, { passive: true });
-  new ResizeObserver(render).observe(list);
   list.addEventListener('click', (ev) => {
     const li = ev.target.closest('li[data-record]');
     if (li) onPick(li.dataset.record);
@@ -215,23 +131,24 @@ export function mountRecordList(store, bundle, onPick) {
   // Up/Down/PageUp/PageDown/Home/End move the focus through the whole list; Enter/Space open a record.
   list.addEventListener('keydown', (ev) => {
     const li = ev.target.closest('li[data-record]');
-    const pageRows = Math.max(1, Math.floor(list.clientHeight / rowH) - 1);
+    const pageRows = Math.max(1, Math.floor(list.clientHeight / rows.rowHeight) - 1);
     const step = { ArrowDown: 1, ArrowUp: -1, PageDown: pageRows, PageUp: -pageRows }[ev.key];
-    if (!li || !count() || (step === undefined && ev.key !== 'Home' && ev.key !== 'End')) return;
+    const count = rows.count();
+    if (!li || !count || (step === undefined && ev.key !== 'Home' && ev.key !== 'End')) return;
     ev.preventDefault();
-    const pos = posOf(bundle.position.get(li.dataset.record));
+    const pos = rows.posOf(bundle.position.get(li.dataset.record));
     if (ev.key === 'ArrowUp' && pos === 0) {
       filter.focus(); // back up into the filter box
       return;
     }
-    const to = ev.key === 'Home' ? 0 : ev.key === 'End' ? count() - 1 : Math.max(0, Math.min(count() - 1, pos + step));
-    reveal(to)?.firstChild.focus();
+    const to = ev.key === 'Home' ? 0 : ev.key === 'End' ? count - 1 : Math.max(0, Math.min(count - 1, pos + step));
+    rows.reveal(to)?.firstChild.focus();
   });
   // The list is one tab stop: Tab lands on the current record's row (Shift+Tab from a row stops on the list).
   list.addEventListener('focusin', (ev) => {
     if (ev.target !== list || list.contains(ev.relatedTarget)) return;
-    const pos = posOf(current);
-    reveal(pos < 0 ? 0 : pos)?.firstChild.focus();
+    const pos = rows.posOf(current);
+    rows.reveal(pos < 0 ? 0 : pos)?.firstChild.focus();
   });
   list.tabIndex = 0;
   filter.addEventListener('input', () => {
@@ -239,12 +156,12 @@ export function mountRecordList(store, bundle, onPick) {
     refilter(false);
   });
   filter.addEventListener('keydown', (ev) => {
-    if ((ev.key !== 'ArrowDown' && ev.key !== 'Enter') || !count()) return;
+    if ((ev.key !== 'ArrowDown' && ev.key !== 'Enter') || !rows.count()) return;
     ev.preventDefault();
-    if (ev.key === 'Enter') onPick(bundle.ids[at(0)]);
+    if (ev.key === 'Enter') onPick(bundle.ids[rows.at(0)]);
     else {
       list.scrollTop = 0;
-      reveal(0)?.firstChild.focus();
+      rows.reveal(0)?.firstChild.focus();
     }
   });
   const statusButtons = Object.entries(STATUS_TEXT).map(([key, text]) => {
@@ -258,12 +175,11 @@ export function mountRecordList(store, bundle, onPick) {
     return b;
   });
   statusBox.replaceChildren(...statusButtons);
-  render(); // the spacers give the list its full height before any scrolling
   watch(store, (s) => [s.current.index], (s) => {
-    const was = rows.get(current);
+    const was = rows.row(current);
     current = s.current.index;
     if (was) paint(was, bundle.position.get(was.dataset.record));
-    const li = reveal(posOf(current));
+    const li = rows.reveal(rows.posOf(current));
     if (li) paint(li, current);
   });
   watch(store, (s) => [s.work], (s) => {
@@ -274,8 +190,8 @@ export function mountRecordList(store, bundle, onPick) {
     }
     const c = statusCounts(bundle.ids, bundle.position, s.work);
     for (const b of statusButtons) b.lastChild.textContent = String(c[b.dataset.status]);
-    if (order) refilter(true);
-    else for (const [i, li] of rows) paint(li, i);
+    if (words.length || onlyStatus) refilter(true);
+    else for (const [i, li] of rows.rendered()) paint(li, i);
   });
 }
 

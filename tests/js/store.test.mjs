@@ -4,19 +4,19 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import {
-  chosenLabels, createStore, labelPrefixes, liveAnnotations, recordStatus, unexportedCount,
+  chosenLabels, createStore, labelPrefixes, liveAnnotations, recordStatus, unexportedCount, watch,
 } from '../../site_template/app/store.js';
 
-test('createStore: update merges a slice, notifies with (state, previous, reason); unsubscribe stops it', () => {
+test('createStore: update merges a slice, notifies with (state, previous); unsubscribe stops it', () => {
   const store = createStore({ a: 1, b: { x: 1 } });
   const seen = [];
-  const off = store.subscribe((state, prev, reason) => seen.push([state, prev, reason]));
+  const off = store.subscribe((state, prev) => seen.push([state, prev]));
   const b = store.state.b;
-  store.update({ a: 2 }, 'set-a');
+  store.update({ a: 2 });
   store.update((s) => ({ a: s.a + 1 }));
   assert.equal(store.state.a, 3);
   assert.equal(store.state.b, b); // untouched slices keep their identity: renderers skip them
-  assert.deepEqual(seen.map(([s, p, r]) => [s.a, p.a, r]), [[2, 1, 'set-a'], [3, 2, '']]);
+  assert.deepEqual(seen.map(([s, p]) => [s.a, p.a]), [[2, 1], [3, 2]]);
   off();
   store.update({ a: 4 });
   assert.equal(seen.length, 2);
@@ -52,4 +52,21 @@ test('unexportedCount counts statuses and annotations (tombstones too) changed a
   assert.equal(unexportedCount(work), 3);
   assert.equal(unexportedCount({ ...work, last_export_at: null }), 5);
   assert.equal(unexportedCount({ ...work, last_export_at: 't9' }), 0);
+});
+
+test('watch: draws now, then only when a picked slice changes identity; redraw() draws regardless', () => {
+  const store = createStore({ a: { n: 1 }, b: { n: 1 } });
+  const drawn = [];
+  const redraw = watch(store, (s) => [s.a], (s) => drawn.push(s.a.n));
+  assert.deepEqual(drawn, [1]); // at once, with the current state
+  store.update({ b: { n: 2 } }); // a slice it does not show
+  assert.deepEqual(drawn, [1]);
+  store.update({ a: { n: 3 } });
+  assert.deepEqual(drawn, [1, 3]);
+  store.update({ a: store.state.a }); // same identity
+  assert.deepEqual(drawn, [1, 3]);
+  redraw();
+  assert.deepEqual(drawn, [1, 3, 3]);
+  store.update({ b: { n: 4 } }); // the redraw took the current picks as the last ones
+  assert.deepEqual(drawn, [1, 3, 3]);
 });

@@ -1,0 +1,59 @@
+"""Rich printing of the library's results, for cli.py only: the library returns data, the CLI prints it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from .merge import MergeResult
+from .terminal import line
+
+
+def _cell(value) -> Text:
+    if value is None:
+        return Text("–")
+    return line(f"{value:.3f}" if isinstance(value, float) else str(value))
+
+
+def _table(title: str, columns: list[str], rows: Iterable[Iterable]) -> Table:
+    table = Table(title=title, title_justify="left")
+    for i, column in enumerate(columns):
+        table.add_column(column, justify="left" if i == 0 else "right")
+    for row in rows:
+        table.add_row(*(_cell(v) for v in row))
+    return table
+
+
+def print_merge(result: MergeResult, out: Console, err: Console) -> None:
+    """Problems and notes (one line each) on `err`; counts and agreement tables on `out`."""
+    for problem in result.problems:
+        err.print(line(f"skipped: {problem}"), soft_wrap=True)
+    for note in result.notes:
+        err.print(line(f"note: {note}"), soft_wrap=True)
+    c, a = result.counts, result.agreement
+    out.print(Text(f"{result.files} file(s): {c.read} annotations read, {c.merged} merged, {c.duplicate} "
+                   f"duplicate, {c.superseded} superseded by newer versions, {c.rejected} rejected"))
+    r = a["records"]
+    out.print(Text(f"{r['total']} records: {r['annotated']} with annotations, {r['judged']} judged, "
+                   f"{r['judged_by_2_or_more']} judged by 2+ annotators (verdict: {a['verdict']})"))
+    out.print(_table("Annotators", ["annotator", "annotations", "records annotated", "submitted", "discarded",
+                                    "in progress", "judged"],
+                     ([x["annotator"], x["annotations"], x["records_annotated"], x["submitted"], x["discarded"],
+                       x["in_progress"], x["judged"]] for x in a["annotators"])))
+    out.print(_table("Labels", ["label", "annotations"], ([x["label"], x["annotations"]] for x in a["labels"])))
+    o = a["overall"]
+    rows = [[f"{p['a']} × {p['b']}", p["records"], p["char_f1"], p["exact_f1"], p["observed_agreement"],
+             p["kappa"]] for p in a["pairwise"]]
+    rows.append(["overall", o["records"], o["char_f1"], o["exact_f1"], None, None])
+    out.print(_table("Agreement (summary spans; record verdicts)", ["pair", "records", "char F1", "exact F1",
+                                                                    "verdict agree", "Cohen κ"], rows))
+    out.print(Text(f"Krippendorff's alpha (verdicts, nominal, {o['records']} records): "
+                   f"{_cell(o['alpha'])}"))
+    if a["adjudication"]:
+        out.print(_table("Most disagreement (adjudicate first)", ["record", "verdicts", "verdict split",
+                                                                  "mean char F1"],
+                         ([x["record_id"], ", ".join(f"{k}={v}" for k, v in x["verdicts"].items()),
+                           x["verdict_disagreement"], x["char_f1_mean"]] for x in a["adjudication"][:10])))
