@@ -1,9 +1,7 @@
 /**
  * Loaded by index.html ahead of the page's other modules (async: it runs as soon as it and data.js
  * have arrived): opens the bundle and requests the first record's data — the deep-linked record, else
- * the first one — while the rest of the page loads — and starts the model's worker (its runtime and
- * model download and compile off the main thread while the first record is read and painted: they
- * are most of the model's cold start). main.js takes the opened bundle and the embedder over.
+ * the first one — while the rest of the page loads. main.js takes the opened bundle over.
  */
 import { openBundle } from './data.js';
 
@@ -30,8 +28,3 @@ opening.then((bundle) => {
   const id = firstRecordId(bundle);
   if (id !== undefined) bundle.prefetch(id);
 }, () => {});
-
-/** The embedder (embedder.js), created once the manifest names the model. */
-export const modelStart = opening.then((bundle) => import('./embedder.js')
-  .then(({ createEmbedder }) => createEmbedder(bundle.manifest, bundle.baseUrl)));
-modelStart.catch(() => {}); // main.js reports a failure when it takes the embedder over

@@ -1,9 +1,9 @@
 /**
  * Entry point: open the bundle, settle the annotator, build the store, mount the renderers, wire
- * selection / keyboard / storage / hash events, paint the first record, then take the model (started by boot.js) over.
+ * selection / keyboard / storage / hash events, paint the first record, then load the model lazily.
  */
 import { Assistant, makeLevelOf } from './assist.js';
-import { firstRecordId, modelStart, opening, recordIdFromHash } from './boot.js';
+import { firstRecordId, opening, recordIdFromHash } from './boot.js';
 import * as ranker from './rank.js';
 import { mountKeys, SHORTCUTS, trapFocus } from './keys.js';
 import { KeyboardSelection } from './keysel.js';
@@ -470,8 +470,8 @@ async function main() {
   function loadModel() {
     if (!modelPromise) {
       actions.setModel({ status: 'loading', message: '' });
-      modelPromise = modelStart.then((started) => {
-        embedder = started;
+      modelPromise = import('./embedder.js').then(({ createEmbedder }) => {
+        embedder = createEmbedder(manifest, bundle.baseUrl);
         const report = () => {
           if (embedder.status === 'ready' && store.state.model.status !== 'ready') performance.mark('mercury-model-ready');
           actions.setModel({ status: embedder.status, message: embedder.error ? String(embedder.error) : '' });
@@ -490,7 +490,7 @@ async function main() {
     }
     return modelPromise;
   }
-  // The worker started in boot.js; the page takes it over after the first record has painted.
+  // Lazy: after the first record has painted.
   requestAnimationFrame(() => setTimeout(loadModel, 50));
 }
 
