@@ -1,5 +1,5 @@
 """The page's speed paths (issue 16): the highlight touches only what changes, a whole stored sentence is
-answered without the worker, and the model's runtime compiles while the model downloads."""
+answered without the worker."""
 
 from __future__ import annotations
 
@@ -90,18 +90,3 @@ def test_a_whole_stored_sentence_is_answered_at_once_with_the_models_vector(page
     got = page.evaluate(SELECT, ["summary", s, s + (e - s) // 2])
     assert got["kind"] == "precomputed"
     page.wait_for_function("() => mercuryStatic.store.state.assist.kind === 'model'")
-
-
-def test_the_worker_compiles_its_runtime_without_waiting_for_the_model(page, bundle_server):
-    requested = []
-    page.on("request", lambda r: requested.append(r.url.rsplit("/", 1)[-1]))
-    page.route("**/onnx/**", lambda route: None)  # the model file never arrives (held)
-    page.goto(f"{bundle_server}?annotator=alice")
-    page.wait_for_selector(READY)
-    # the runtime is fetched (and compiled) while the model downloads, not after it
-    page.wait_for_function("() => mercuryStatic.store.state.model.status === 'loading'")
-    for _ in range(60):
-        if "ort-wasm-simd-threaded.wasm" in requested:
-            break
-        page.wait_for_timeout(500)
-    assert "model_quantized.onnx" in requested and "ort-wasm-simd-threaded.wasm" in requested

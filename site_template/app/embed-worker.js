@@ -18,10 +18,6 @@ async function init(msg) {
     mjs: new URL('../vendor/ort-wasm-simd-threaded.mjs', import.meta.url).href,
     wasm: new URL('../vendor/ort-wasm-simd-threaded.wasm', import.meta.url).href,
   };
-  // Compile the runtime now, while the model downloads (V8 shares the compiled module with the
-  // runtime's own compile of the same bytes, which otherwise starts only after the model arrived).
-  // A failure here shows again in the runtime's own load, which reports it.
-  WebAssembly.compileStreaming(fetch(wasm.wasmPaths.wasm)).catch(() => {});
   wasm.numThreads = self.crossOriginIsolated ? Math.max(1, Math.min(4, navigator.hardwareConcurrency || 1)) : 1;
   wasm.proxy = false;
   pooling = msg.pooling || 'mean';
