@@ -33,6 +33,8 @@ from bench_page import ARGS, CACHE, cold_loads, open_page, selection_latencies, 
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLES = {"summhay1": CACHE / "summhay1", "faithbench": CACHE / "faithbench", "large": ROOT / "benchmarks/out/large"}
+if not (BUNDLES["large"] / "manifest.json").is_file():
+    del BUNDLES["large"]  # no 10k bundle (bench_scale.py not run): its rows are left out
 
 
 def git(*args: str) -> bytes:
@@ -93,28 +95,39 @@ def main() -> None:
         urls = {(v, n): serve(d)[1] for v, ds in dirs.items() for n, d in ds.items()}
         for _ in range(args.runs):
             for v in dirs:
-                first, cpu, _ = cold_loads(browser, urls[v, "summhay1"], 1, record=longest)
+                first, cpu, ready = cold_loads(browser, urls[v, "summhay1"], 1, record=longest)
                 add(v, "long source: first paint", first)
                 add(v, "long source: main-thread CPU", cpu)
-                first, cpu, _ = cold_loads(browser, urls[v, "faithbench"], 1)
+                add(v, "long source: model ready", ready)
+                first, cpu, ready = cold_loads(browser, urls[v, "faithbench"], 1)
                 add(v, "FaithBench: first record", first)
+                add(v, "FaithBench: main-thread CPU", cpu)
+                add(v, "FaithBench: model ready", ready)
+                if "large" not in BUNDLES:
+                    continue
                 first, cpu, _ = cold_loads(browser, urls[v, "large"], 1)
                 add(v, "10k: first record", first)
                 add(v, "10k: main-thread CPU", cpu)
         for v, ds in dirs.items():
             ctx, page = open_page(browser, urls[v, "summhay1"] + f"?annotator=bench#record={longest}")
             pre, model = selection_latencies(page, ds["summhay1"], 0, long_side="source")
-            ctx.close()
             add(v, "long source: select -> precomputed", pre)
             add(v, "long source: select -> model", model)
+            _, model = selection_latencies(page, ds["summhay1"], 0, long_side="source", half=True)
+            add(v, "long source: half-sentence select -> model", model)
+            ctx.close()
             ctx, page = open_page(browser, urls[v, "faithbench"] + "?annotator=bench")
             pre, model = selection_latencies(page, ds["faithbench"], 60)
             ctx.close()
             add(v, "FaithBench: select -> model", model)
+            if "large" not in BUNDLES:
+                continue
             index = json.loads((ds["large"] / "data" / "records.json").read_text(encoding="utf-8"))
             mem[v]["Playwright tab"] = bench_scale.visit(browser, urls[v, "large"], ds["large"], index, block_model=False)["memory"]
         browser.close()
     for v, ds in dirs.items():
+        if "large" not in BUNDLES:
+            break
         mem[v]["no DevTools agent"] = tab_memory.measure(ds["large"])
 
     print(f"| measure (medians) | before ({args.base}) | after |\n|---|---|---|")

@@ -2,6 +2,8 @@
  * Semantic assistance: a selection in one pane ranks the sentences of the other pane.
  * First answer from the precomputed vectors of the sentences the selection overlaps (synchronous,
  * instant); replaced by the ranking of the in-browser model's vector of the exact span when it arrives.
+ * A selection of exactly one stored sentence is answered at once with its stored vector: that is the
+ * model's vector of the same text (computed at build time, float16), so the worker is not asked.
  */
 import { rankSentences } from './rank.js';
 import { other } from './store.js';
@@ -89,8 +91,13 @@ export class Assistant {
     const query = { side, start, end, text: rec[side].text.slice(start, end) };
     this.timings = { precomputedMs: null, modelMs: null };
     this.modelAnswered = false;
-    this._model(query, seq, t0, rec); // first: the worker embeds while this thread ranks and paints
     const loaded = () => rec.source.hasVectors && rec.summary.hasVectors;
+    const emb = this.getEmbedder();
+    if (emb && emb.status !== 'failed' && loaded() && this._storedVector(query, rec)) {
+      this._stored(query, rec, t0);
+      return;
+    }
+    this._model(query, seq, t0, rec); // first: the worker embeds while this thread ranks and paints
     if (loaded()) this._precomputed(query, rec, t0);
     else {
       // Vectors still loading: answer when they arrive, unless the model answered first.
@@ -118,6 +125,31 @@ export class Assistant {
     if (!vec) return;
     this._rank(vec, query, 'precomputed');
     this.timings.precomputedMs = performance.now() - t0;
+  }
+
+  /**
+   * The build's vector of exactly the query's text, or null: a selection of one whole sentence stored
+   * as one row (not cut into windows) was embedded by the same model at build time, so asking the
+   * worker again would only redo that work (35-50 ms for a long sentence on one core).
+   */
+  _storedVector(query, rec) {
+    const view = rec[query.side];
+    const idx = view.sentencesIn(query.start, query.end);
+    if (idx.length !== 1) return null;
+    const [s, e] = view.sentences[idx[0]];
+    const rows = view.sentenceVectors[idx[0]];
+    return s === query.start && e === query.end && rows.length === 1 ? rows[0] : null;
+  }
+
+  /**
+   * The model's answer from the stored vector of the selected sentence (no worker round trip); only
+   * while the model is wanted and has not failed, so the header never says "model" without one.
+   */
+  _stored(query, rec, t0) {
+    this.modelAnswered = true;
+    this._rank(meanVector([this._storedVector(query, rec)]), query, 'model');
+    this.timings.precomputedMs = performance.now() - t0;
+    this.timings.modelMs = this.timings.precomputedMs;
   }
 
   /** Replace the answer with the ranking of the model's vector of the exact span, when it arrives. */

@@ -22,6 +22,7 @@ const CITE = /\[(\d{1,4})\]/g; // a citation of document N of the other text
 const BLOCK_SENTENCES = 40; // sentences per layout block (blocks break only at newlines)
 const FIRST_SENTENCES = 80; // materialized at once, before the first paint
 const PIN_FRAMES = 12; // frames (at least) a restored scroll position is held while the text lays out
+const markTitle = (j, r) => `match ${j + 1}: score ${r.score.toFixed(2)}`;
 const idle = window.requestIdleCallback || ((fn) => setTimeout(() => fn({ timeRemaining: () => 8 }), 16));
 
 export class TextPane {
@@ -404,26 +405,40 @@ export class TextPane {
 
   /**
    * Show ranked sentences: data-rank (1..k), data-score and data-level (1 weak .. 3 strong).
-   * Only the previously and newly highlighted elements are touched.
+   * Only attributes whose value changes are written (a refined answer often keeps most of the lit set),
+   * and the minimap is rebuilt only when its marks move: on a 3,900-sentence source every write costs a
+   * style invalidation and every rebuild a forced layout.
    */
   setHighlights(results, levelOf) {
+    const next = new Map(); // element -> [rank, score, level]
+    results.forEach((r, j) => {
+      const el = this.sentenceEl(r.index);
+      if (el) next.set(el, [String(j + 1), r.score.toFixed(3), String(levelOf(r.score))]);
+    });
     for (const el of this.lit) {
+      if (next.has(el)) continue;
       el.removeAttribute('data-rank');
       el.removeAttribute('data-score');
       el.removeAttribute('data-level');
     }
-    this.lit = [];
+    for (const [el, [rank, score, level]] of next) {
+      if (el.dataset.rank !== rank) el.dataset.rank = rank;
+      if (el.dataset.score !== score) el.dataset.score = score;
+      if (el.dataset.level !== level) el.dataset.level = level;
+    }
+    this.lit = [...next.keys()];
+    const prev = this.results;
+    const same = levelOf === this._levelOf && prev.length === results.length
+      && results.every((r, j) => r.index === prev[j].index && levelOf(r.score) === levelOf(prev[j].score));
     this.results = results;
-    results.forEach((r, j) => {
-      const el = this.sentenceEl(r.index);
-      if (!el) return;
-      el.dataset.rank = String(j + 1);
-      el.dataset.score = r.score.toFixed(3);
-      el.dataset.level = String(levelOf(r.score));
-      this.lit.push(el);
-    });
     this._levelOf = levelOf;
-    this._drawMinimap(levelOf);
+    if (!same) this._drawMinimap(levelOf);
+    else {
+      results.forEach((r, j) => {
+        const m = this.minimap.children[j];
+        if (m && m.title !== markTitle(j, r)) m.title = markTitle(j, r);
+      });
+    }
   }
 
   /** Redraw the marks (the layout changed: measured blocks, another width). */
@@ -443,7 +458,7 @@ export class TextPane {
       m.dataset.match = String(j + 1);
       m.dataset.level = String(levelOf(r.score));
       m.dataset.sentence = String(r.index);
-      m.title = `match ${j + 1}: score ${r.score.toFixed(2)}`;
+      m.title = markTitle(j, r);
       m.style.top = `${Math.min(99, (100 * top) / total)}%`;
       return m;
     });

@@ -1,0 +1,92 @@
+"""The page's speed paths (issue 16): the highlight touches only what changes, a whole stored sentence is
+answered without the worker."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+READY = "body[data-ready]"
+RECORD = "harbor-lighthouse"
+
+
+def open_demo(page, url: str) -> None:
+    page.goto(f"{url}?annotator=alice#record={RECORD}")
+    page.wait_for_selector(READY)
+    page.keyboard.press("Escape")  # the guidelines panel of a first visit
+    page.evaluate("async () => { const r = mercuryStatic.store.state.current.record;"
+                  " await r.source.vectorsReady; await r.summary.vectorsReady; }")
+
+
+# Mutations of the source pane's sentence attributes and of its minimap while `calls` run, in the page.
+COUNT_MUTATIONS = """async (calls) => {
+    const pane = mercuryStatic.panes.source, n = pane.view.sentences.length;
+    const levelOf = (s) => (s >= 0.6 ? 3 : s >= 0.45 ? 2 : 1);
+    const res = (pairs) => pairs.map(([index, score]) => ({ index: index % n, score }));
+    const counts = [];
+    for (const call of calls) {
+        const attrs = [], marks = [];
+        const a = new MutationObserver((m) => attrs.push(...m)), b = new MutationObserver((m) => marks.push(...m));
+        a.observe(pane.root, { attributes: true, subtree: true, attributeFilter: ['data-rank', 'data-score', 'data-level'] });
+        b.observe(pane.minimap, { childList: true });
+        pane.setHighlights(res(call), levelOf);
+        attrs.push(...a.takeRecords()); marks.push(...b.takeRecords());
+        a.disconnect(); b.disconnect();
+        counts.push({ attrs: attrs.map((m) => m.target.dataset.sentence + ':' + m.attributeName), marks: marks.length });
+    }
+    return counts;
+}"""
+
+
+def test_a_new_highlight_writes_only_the_attributes_that_change(page, bundle_server):
+    open_demo(page, bundle_server)
+    first = [[0, 0.7], [2, 0.5], [4, 0.3]]
+    same = [[0, 0.7], [2, 0.5], [4, 0.3]]
+    moved = [[0, 0.7], [4, 0.31], [1, 0.5]]  # 0 unchanged, 4 re-ranked (2nd, other score), 1 new, 2 gone
+    counts = page.evaluate(COUNT_MUTATIONS, [first, same, moved, []])
+    assert len(counts[0]["attrs"]) == 9 and counts[0]["marks"] == 1
+    assert counts[1] == {"attrs": [], "marks": 0}  # the same answer again (model refining precomputed)
+    changed = sorted(counts[2]["attrs"])
+    assert changed == sorted(["2:data-rank", "2:data-score", "2:data-level",  # unlit
+                              "4:data-rank", "4:data-score",  # same level: data-level kept
+                              "1:data-rank", "1:data-score", "1:data-level"])  # lit
+    assert counts[2]["marks"] == 1  # the marks moved: the minimap is rebuilt
+    assert len(counts[3]["attrs"]) == 9 and counts[3]["marks"] == 1
+    assert page.locator("#pane-source .s[data-rank]").count() == 0
+    assert page.locator("#mm-source .mm-mark").count() == 0
+
+
+def test_the_minimap_keeps_its_marks_when_only_scores_change(page, bundle_server):
+    open_demo(page, bundle_server)
+    counts = page.evaluate(COUNT_MUTATIONS, [[[0, 0.7], [3, 0.5]], [[0, 0.71], [3, 0.52]]])
+    assert counts[1]["marks"] == 0 and sorted(counts[1]["attrs"]) == ["0:data-score", "3:data-score"]
+    titles = page.locator("#mm-source .mm-mark").evaluate_all("els => els.map(e => e.title)")
+    assert titles == ["match 1: score 0.71", "match 2: score 0.52"]  # titles follow the new scores
+
+
+SELECT = """([side, s, e]) => { const ms = mercuryStatic, p = ms.panes[side];
+    const sel = getSelection(); sel.removeAllRanges(); sel.addRange(p.rangeFor(s, e));
+    p.scroller.dispatchEvent(new MouseEvent('mouseup', {bubbles: true}));
+    const a = ms.store.state.assist;  // read synchronously: before any worker answer could arrive
+    return {kind: a.kind, results: a.results.map(r => r.index), timings: ms.timings()}; }"""
+
+
+def test_a_whole_stored_sentence_is_answered_at_once_with_the_models_vector(page, bundle_server):
+    open_demo(page, bundle_server)
+    page.wait_for_function("() => mercuryStatic.store.state.model.status === 'ready'", timeout=60_000)
+    s, e = page.evaluate("() => mercuryStatic.panes.summary.view.sentences[1]")
+    got = page.evaluate(SELECT, ["summary", s, e])
+    assert got["kind"] == "model" and got["results"]  # no worker round trip
+    assert got["timings"]["modelMs"] is not None
+    # the same ranking as the worker's vector of that text gives
+    text = page.evaluate("([s, e]) => mercuryStatic.panes.summary.view.text.slice(s, e)", [s, e])
+    cos = page.evaluate("""async ([text, i]) => { const [v] = await mercuryStatic.embed([text]);
+        const w = mercuryStatic.store.state.current.record.summary.sentenceVectors[i][0];
+        let d = 0; for (let j = 0; j < v.length; j++) d += v[j] * w[j]; return d; }""", [text, 1])
+    assert cos > 0.9999
+    # a part of a sentence still goes to the worker: precomputed first, the model's answer later
+    page.keyboard.press("Escape")
+    got = page.evaluate(SELECT, ["summary", s, s + (e - s) // 2])
+    assert got["kind"] == "precomputed"
+    page.wait_for_function("() => mercuryStatic.store.state.assist.kind === 'model'")
