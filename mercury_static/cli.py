@@ -185,7 +185,8 @@ def eval_command(
     """Score the page's related-sentence ranking against gold evidence (MRR, recall, nDCG, latency)."""
     import sys
 
-    from .evaluate import evaluate, print_report
+    from .evaluate import evaluate
+    from .printing import print_eval
     from .safeio import check_writable, dumps, write_file
 
     options = ranker_items(ranker_option)
@@ -194,7 +195,7 @@ def eval_command(
             check_writable(report, list(inputs))
     with input_errors(), progress_steps() as step:
         result = evaluate(inputs, fmt, k, options, model_path=model, step=step)
-    print_report(result, make_console() if sys.stdout.isatty() else make_console(width=170))
+    print_eval(result, make_console() if sys.stdout.isatty() else make_console(width=170))
     if report:
         with input_errors():
             write_file(report, (dumps(result.to_dict(), indent=1) + "\n").encode("utf-8"), list(inputs))

@@ -360,24 +360,3 @@ def score_eval_set(data: EvalSet, k: int = 5, options: dict | None = None, *,
             latency_ms_p50=float(np.percentile(ms, 50)), latency_ms_p95=float(np.percentile(ms, 95))))
     report.groups.sort(key=lambda g: (g.group.startswith("ALL"), g.group))
     return report
-
-
-def print_report(report: EvalReport, console) -> None:
-    """The report as a rich table."""
-    from rich.table import Table
-
-    table = Table(title=f"related-sentence ranking (k={report.k}, {report.options.get('algorithm')})")
-    for col in ("dataset", "queries", "MRR", "ext. MRR", *(f"R@{n}" for n in RECALL_AT),
-                f"P@{report.k}", f"nDCG@{report.k}", "nothing", "unrel.", "ms p50", "ms p95"):
-        table.add_column(col, justify="left" if col == "dataset" else "right")
-    for g in report.groups:
-        table.add_row(g.group, str(g.queries), f"{g.mrr:.3f}", f"{g.ext_mrr:.3f}",
-                      *(f"{g.recall[n]:.3f}" for n in RECALL_AT), f"{g.precision:.3f}", f"{g.ndcg:.3f}",
-                      f"{g.nothing_related:.1%}",
-                      "-" if g.unrelated_shown is None else f"{g.unrelated_shown:.1%}",
-                      f"{g.latency_ms_p50:.2f}", f"{g.latency_ms_p95:.2f}")
-    console.print(table)
-    console.print("R@n: share of queries with a relevant sentence in the top n. nothing: gold queries whose best "
-                  f"score is below min_score ({report.options.get('min_score')}); unrel.: the same queries against "
-                  "an unrelated source whose best score reaches it. ms: Python ranking time per query.",
-                  highlight=False)

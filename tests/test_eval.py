@@ -260,3 +260,18 @@ def test_fit_weights_finds_the_informative_term():
     for loss in ("logistic", "softmax"):
         w = fit_weights(groups, loss)
         assert w.sum() == pytest.approx(1.0) and w[1] > 0.6 and (w >= 0).all(), loss
+
+
+def test_the_shipped_gold_example_evaluates(tmp_path, exported_model, monkeypatch):
+    """examples/gold.json (the project's own tiny gold dump) is what the README offers to try `eval` on."""
+    from typer.testing import CliRunner
+
+    from conftest import EXAMPLES, TEST_CACHE
+    from mercury_static.cli import app
+
+    monkeypatch.setenv("MERCURY_STATIC_CACHE", str(TEST_CACHE))
+    out = tmp_path / "report.json"
+    result = CliRunner().invoke(app, ["eval", str(EXAMPLES / "gold.json"), "--report", str(out)])
+    assert result.exit_code == 0, result.output
+    [group] = [g for g in json.loads(out.read_text())["groups"] if g["queries"]]
+    assert group["queries"] == 5 and group["recall"]["5"] == 1.0
