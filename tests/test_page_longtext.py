@@ -83,6 +83,11 @@ def test_match_counter_sticky_header_and_citation_links(page, sh_bundle, serve_d
     doc_top = """(n) => { const d = document.querySelectorAll('#pane-source .doc')[n - 1].getBoundingClientRect();
         return d.top - document.getElementById('pane-source').getBoundingClientRect().top; }"""
     assert abs(page.evaluate(doc_top, 27)) < 4
+    # from the keyboard too: focus the [16] citation, Enter follows it
+    page.locator('#pane-summary .cite[data-doc="16"]').first.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_function(f"() => Math.abs(({doc_top})(16)) < 4")
+    assert page.evaluate("() => document.activeElement.dataset.doc") == "16"
     # sticky header: in the middle of document 2 (30 sentences) its header is at the top of the pane
     page.evaluate("""() => { const p = mercuryStatic.panes.source, d = document.querySelectorAll('#pane-source .doc')[1];
         const s = Number(d.querySelectorAll('.s')[15].dataset.sentence);

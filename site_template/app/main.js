@@ -279,6 +279,14 @@ async function main() {
   for (const side of SIDES) {
     const scroller = panes[side].scroller;
     scroller.addEventListener('mouseup', onSelectionDone);
+    scroller.addEventListener('keydown', (ev) => {
+      // Enter on a focused citation follows it (and does not save the draft)
+      const cite = ev.key === 'Enter' && ev.target instanceof Element && ev.target.closest('.cite');
+      if (!cite) return;
+      ev.preventDefault();
+      ev.stopPropagation();
+      panes[SIDES.find((sd) => sd !== side)].scrollToDoc(Number(cite.dataset.doc));
+    });
     scroller.addEventListener('click', (ev) => {
       const cite = ev.target.closest('.cite');
       if (cite && window.getSelection().isCollapsed) {
