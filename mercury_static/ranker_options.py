@@ -118,7 +118,19 @@ def validate(options: dict, where: str = "ranker options") -> dict:
             out[key] = check_value(option, value)
         except ValueError as e:
             raise InputError(where, None, key, str(e)) from None
+    problem = combination_problem(out)
+    if problem:
+        raise InputError(where, None, problem[0], problem[1])
     return out
+
+
+def combination_problem(options: dict) -> tuple[str, str] | None:
+    """(option, message) when valid values combine into a ranker that cannot work, else None: a normalised
+    fusion takes its absolute confidence from the c_* weights, and with all of them 0 every record would
+    say "nothing related". data.js's rankerOptionProblems checks the same."""
+    if options.get("norm") != "none" and not any(v > 0 for k, v in options.items() if k.startswith("c_")):
+        return "c_dense", f"with norm {options.get('norm')!r} at least one c_* weight must be above 0"
+    return None
 
 
 def parse_items(items: list[str], where: str = "--ranker-option") -> dict:

@@ -163,6 +163,7 @@ def test_the_page_checks_ranker_options_as_python_does(tmp_path):
     """The page refuses the same ranker option values as build/eval (ranker_options.py), from the
     manifest's `ranker_spec`: one table, two readers."""
     from mercury_static import ranker_options
+    from mercury_static.records import InputError
 
     node = shutil.which("node")
     if node is None:
@@ -182,12 +183,20 @@ def test_the_page_checks_ranker_options_as_python_does(tmp_path):
                 ok = False
             cases.append({"name": o.name, "value": v, "ok": ok})
     cases.append({"name": "not_an_option", "value": 1, "ok": False})
+    zero_c = {o.name: 0.0 for o in ranker_options.SPEC if o.name.startswith("c_")}
+    for combo, ok in ((zero_c, False), ({**zero_c, "norm": "none"}, True), ({**zero_c, "c_bm25": 0.5}, True)):
+        try:
+            ranker_options.validate(combo)
+            assert ok, combo
+        except InputError:
+            assert not ok, combo
+        cases.append({"options": combo, "ok": ok})
     script = tmp_path / "check.mjs"
     data_js = (REPO / "site_template" / "app" / "data.js").as_uri()
     script.write_text(
         f"import {{ rankerOptionProblems }} from '{data_js}';\n"
         "const [spec, cases] = JSON.parse(process.argv[2]);\n"
-        "console.log(JSON.stringify(cases.map((c) => rankerOptionProblems({[c.name]: c.value}, spec).length === 0)));\n",
+        "console.log(JSON.stringify(cases.map((c) => rankerOptionProblems(c.options || {[c.name]: c.value}, spec).length === 0)));\n",
         encoding="utf-8")
     arg = json.dumps([ranker_options.spec_json(), cases])
     out = subprocess.run([node, str(script), arg], capture_output=True, text=True, check=True).stdout

@@ -353,6 +353,12 @@ export function rankerOptionProblems(options, spec) {
       && value.every((x, i) => i === 0 || value[i - 1] <= x);
     if (!ok) problems.push(`ranker option '${name}': ${JSON.stringify(value)} is not valid (${o.kind})`);
   }
+  // ranker_options.combination_problem: a normalised fusion needs a c_* weight for its confidence
+  const all = Object.fromEntries(spec.map((o) => [o.name, o.default]));
+  Object.assign(all, options || {});
+  if (all.norm !== 'none' && !Object.entries(all).some(([k, v]) => k.startsWith('c_') && v > 0)) {
+    problems.push(`ranker options: with norm '${all.norm}' at least one c_* weight must be above 0`);
+  }
   return problems;
 }
 
