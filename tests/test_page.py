@@ -37,6 +37,7 @@ def select(page, side: str, needle: str, nth: int = 0, ranked: bool = True) -> t
     With `ranked`, wait until the other pane shows the answer for this selection (query spans only)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+    page.bring_to_front()  # an annotator selects in the tab in front (a background tab renders no frames)
     for attempt in range(3):
         # the coordinates are taken right before the drag; on a loaded machine a late layout step (fonts,
         # measured block heights) can still move the text under them, so a drag that missed is redone

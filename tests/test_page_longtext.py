@@ -126,7 +126,8 @@ TOP = """() => { const sc = document.getElementById('pane-source'), top = sc.get
 
 def open_complete(page, base, rid):
     page.wait_for_function("(id) => mercuryStatic.store.state.current.record?.id === id", arg=rid)
-    page.wait_for_selector("#pane-source .text[data-complete]", state="attached", timeout=20_000)
+    # every block laid out and measured: until then a measured block above the view may still move it
+    page.wait_for_selector("#pane-source .text[data-measured]", state="attached", timeout=30_000)
 
 
 def test_scroll_positions_kept_per_record_across_reloads(page, sh_bundle, serve_dir):
