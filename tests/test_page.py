@@ -27,6 +27,8 @@ def open_page(page, base: str, record: str | None = None, annotator: str | None 
         url += f"#record={quote(record)}"
     page.goto(url)
     page.wait_for_selector(READY)
+    if record:  # ready comes before the deep-linked record is drawn: wait for its texts
+        page.wait_for_function("(id) => document.body.dataset.record === id", arg=record)
     page.keyboard.press("Escape")  # closes the guidelines panel that opens on the first visit
     return page
 
@@ -68,6 +70,7 @@ def select(page, side: str, needle: str, nth: int = 0, ranked: bool = True) -> t
         except PlaywrightTimeout:
             if attempt == 2:
                 raise
+            page.wait_for_timeout(700)  # past the double-click interval: the next drag is a fresh single press
     if ranked:
         page.wait_for_function("([s, e]) => { const a = mercuryStatic.store.state.assist;"
                                " return a.kind && a.query.start === s && a.query.end === e; }",
@@ -242,6 +245,7 @@ def test_create_edit_delete_and_reload(page, bundle_server):
     page.wait_for_selector(READY)
     assert page.locator("#annotations li[data-annotation]").count() == 0
     assert own_annotations(page, "harbor-lighthouse") == []
+    assert "null" not in page.inner_text("#annotations")  # an absent legend is no text at all
 
 
 def test_second_tab_sees_changes_and_nothing_is_overwritten(context, bundle_server):

@@ -344,9 +344,10 @@ export function mountAnnotations(store, actions) {
     });
     // the legend of the label colours in the texts
     const legend = h('p', { class: 'legend', id: 'label-legend' }, choices.map((l, i) => h('span', { class: 'legend-item', 'data-colour': String(i % LABEL_COLOURS) }, labelText(l))));
-    box.replaceChildren(h('h3', {}, `Your annotations (${anns.length})`), anns.length ? legend : null,
+    box.replaceChildren(...[h('h3', {}, `Your annotations (${anns.length})`), anns.length ? legend : null,
       anns.length ? h('ol', { class: 'ann-list' }, items)
-        : h('p', { class: 'muted' }, 'None yet. Submitting without annotations means the summary is consistent.'));
+        : h('p', { class: 'muted' }, 'None yet. Submitting without annotations means the summary is consistent.')]
+      .filter(Boolean)); // replaceChildren would write a null as the text "null"
   });
 }
 
