@@ -186,5 +186,7 @@ def test_reimport_of_a_just_exported_file_is_not_unexported(browser, fb_bundle, 
     assert page.locator("#annotations li").count() == 1
     # a change after the import is unexported again
     page.locator('#suggestions button[data-action="accept"]').nth(1).click()
+    page.wait_for_function("() => document.getElementById('unexported').textContent !== 'all exported'",
+                           timeout=5_000)
     assert page.locator("#unexported").inner_text() == "1 not exported"
     b.close()

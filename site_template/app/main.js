@@ -133,7 +133,11 @@ async function main() {
       // (re-importing a file just exported does not report its content as unexported changes).
       const clean = unexportedCount(store.state.work) === 0;
       actions.importWork(res.work);
-      if (clean && !res.skipped && parsed.exportedAt && parsed.exportedAt > (store.state.work.last_export_at || '')) actions.markExported(parsed.exportedAt);
+      // Everything in the file counts as exported up to its newest change (not its whole-second
+      // exported_at, which reads "…:05Z": a later change "…:05.400Z" would sort before it as text).
+      const newest = Object.values(res.work.records).flatMap((r) => [r.status_at, ...Object.values(r.annotations).map((a) => a.updated_at)])
+        .reduce((m, t) => (t && t > m ? t : m), '');
+      if (clean && !res.skipped && parsed.exportedAt && newest > (store.state.work.last_export_at || '')) actions.markExported(newest);
       const skipped = parsed.skipped + res.skipped;
       actions.message(`Imported ${res.annotations} annotation${res.annotations === 1 ? '' : 's'} on ${res.records} record${res.records === 1 ? '' : 's'} from ${file.name}; newer work in this browser was kept.${skipped ? ` ${skipped} unusable entries skipped.` : ''}`);
     } catch (err) {
