@@ -29,6 +29,8 @@ def open_page(page, base: str, record: str | None = None, annotator: str | None 
     page.wait_for_selector(READY)
     if record:  # ready comes before the deep-linked record is drawn: wait for its texts
         page.wait_for_function("(id) => document.body.dataset.record === id", arg=record)
+        for side in ("source", "summary"):  # and for its texts, which go into the DOM in idle time
+            page.wait_for_selector(f"#pane-{side} .text[data-complete]", state="attached", timeout=30_000)
     page.keyboard.press("Escape")  # closes the guidelines panel that opens on the first visit
     return page
 
@@ -405,6 +407,8 @@ def test_untrusted_text_is_inert(page, bundle_server):
     block_model(page)
     open_page(page, bundle_server, "markup-safety")
     for side in ("source", "summary"):
+        # a pane's blocks get their text in idle time: wait until all of it is in the DOM
+        page.wait_for_selector(f"#pane-{side} .text[data-complete]", state="attached")
         pane = page.locator(f"#pane-{side}")
         assert "<script>alert(1)</script>" in pane.inner_text()
         assert pane.locator("img, script").count() == 0
