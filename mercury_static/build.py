@@ -16,7 +16,7 @@ import jinja2
 import numpy as np
 import yaml
 
-from . import __version__, ranker_options, safeio
+from . import __version__, bundle_options, ranker_options, safeio
 from .bundle import (FORMAT, VECTOR_ENCODING, VERSION, RowVectors, ShardLimits, StoredText, dumps, text_id,
                      write_data)
 from .formats import Manifest, ModelInfo
@@ -187,7 +187,8 @@ def record_json(r: Record) -> dict:
 
 
 def bundle_id(records: list[dict], texts: list[StoredText], options: dict, model_sha: str) -> str:
-    """Hash of the inputs' content, the options that shape the bundle, the model and the tool version."""
+    """Hash of the inputs' content, the options that shape the bundle, the model and the tool version: what
+    stored work depends on (the ranker options are not in it: bundle_options.ranker_id)."""
     h = hashlib.sha256()
     for part in (__version__, model_sha, dumps(options), dumps(records)):
         h.update(part.encode("utf-8"))
@@ -351,7 +352,7 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
         model_path = f"models/{model.name}"
         shaping = {"fmt": options.fmt, "source_field": options.source_field,
                    "summary_field": options.summary_field, "id_field": options.id_field,
-                   "labels": labels, "guidelines": guidelines, "ranker": ranker}
+                   "labels": labels, "guidelines": guidelines}
         manifest = Manifest(
             bundle_id=bundle_id([record_json(r) for r in records], texts, shaping, model.sha256),
             tool_version=__version__, title=title,
@@ -361,8 +362,9 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
             counts={"records": len(records), "texts": len(texts),
                     "sentences": sum(len(t.sentences) for t in texts), "rows": n_rows},
             shards=shards, labels=labels, label_choices=choices, guidelines=guidelines, ranker=ranker,
-            ranker_spec=ranker_options.spec_json(), id_field=options.id_field).to_json()
-        (tmp / "manifest.json").write_text(safeio.dumps(manifest, sort_keys=True, indent=1), encoding="utf-8")
+            ranker_spec=ranker_options.spec_json(), id_field=options.id_field,
+            ranker_id=bundle_options.ranker_id(ranker)).to_json()
+        (tmp / "manifest.json").write_bytes(bundle_options.manifest_bytes(manifest))
         render_site(tmp, manifest, runtime, model.dir)
         (tmp / MARKER).write_text(f"{FORMAT} {VERSION}\nWritten by mercury-static build; a later build "
                                   "replaces this folder whole.\n", encoding="utf-8")

@@ -76,6 +76,8 @@ class Manifest:
     ranker: dict
     ranker_spec: list[dict] = field(default_factory=list)
     id_field: str | None = None
+    ranker_id: str | None = None  # the options part of the bundle's identity (absent in older bundles)
+    ranker_tuned: dict | None = None  # where tuned options came from: {pairs, records, date, from}
     format: str = BUNDLE_FORMAT
     version: int = BUNDLE_VERSION
 
@@ -106,7 +108,9 @@ class Manifest:
                    label_choices=_get(doc, "label_choices", list, file),
                    guidelines=_get(doc, "guidelines", dict, file, optional=True),
                    ranker=_get(doc, "ranker", dict, file), ranker_spec=doc.get("ranker_spec") or [],
-                   id_field=_get(doc, "id_field", str, file, optional=True))
+                   id_field=_get(doc, "id_field", str, file, optional=True),
+                   ranker_id=_get(doc, "ranker_id", str, file, optional=True),
+                   ranker_tuned=_get(doc, "ranker_tuned", dict, file, optional=True))
 
 
 @dataclass(frozen=True)

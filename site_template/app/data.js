@@ -362,6 +362,16 @@ export function rankerOptionProblems(options, spec) {
   return problems;
 }
 
+/** Which options the page ranks with (the help panel says it): tuned by `tune --apply`, the default, or custom. */
+export function rankerLabel(manifest) {
+  const tuned = manifest.ranker_tuned;
+  if (tuned && Number.isInteger(tuned.pairs)) return `ranker: tuned on ${tuned.pairs} pairs, ${tuned.date}`;
+  const options = manifest.ranker || {};
+  const spec = Array.isArray(manifest.ranker_spec) ? manifest.ranker_spec : [];
+  const custom = spec.some((o) => o.name in options && JSON.stringify(options[o.name]) !== JSON.stringify(o.default));
+  return `ranker: ${options.algorithm || 'fused-v4'} (${custom ? 'custom options' : 'default'})`;
+}
+
 /** Fetch manifest.json and data/records.json; refuses another format or version, or unusable options. */
 export async function openBundle(baseUrl = './') {
   const base = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`;

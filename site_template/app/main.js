@@ -4,6 +4,7 @@
  */
 import { Assistant, makeLevelOf } from './assist.js';
 import { firstRecordId, opening, recordIdFromHash } from './boot.js';
+import { rankerLabel } from './data.js';
 import * as ranker from './rank.js';
 import { mountKeys, SHORTCUTS, trapFocus } from './keys.js';
 import { KeyboardSelection } from './keysel.js';
@@ -74,6 +75,7 @@ async function main() {
   }
   const { manifest } = bundle;
   document.title = `${manifest.title || 'mercury-static'} · mercury-static`;
+  document.getElementById('ranker-info').textContent = rankerLabel(manifest);
   const wanted = recordIdFromHash();
   let firstId = firstRecordId(bundle);
   const annotator = await resolveAnnotator();
