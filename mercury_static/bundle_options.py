@@ -56,3 +56,32 @@ def apply_options(bundle_dir: str | Path, options: dict, tuned: dict | None = No
     doc.update(ranker=ranker, ranker_id=ranker_id(ranker), ranker_tuned=tuned)
     safeio.write_file(path, manifest_bytes(doc))
     return doc
+
+
+OPTIONS_FORMAT, OPTIONS_VERSION = "mercury-static/ranker-options", 1
+"""The file `tune -o` writes: ``{"format", "version", "ranker": {options}, "tuned": {provenance}}``."""
+
+
+def options_file(options: dict, tuned: dict | None) -> bytes:
+    """An options file (strict JSON)."""
+    doc = {"format": OPTIONS_FORMAT, "version": OPTIONS_VERSION, "ranker": options, "tuned": tuned}
+    return (safeio.dumps(doc, sort_keys=True, indent=1) + "\n").encode("utf-8")
+
+
+def read_options_file(path: str | Path) -> dict:
+    """The ranker options of a file: `tune -o`'s, or a plain object of options (``{"neighbor": 0.3}``),
+    checked as build checks ``--ranker-option`` (one InputError naming the file and the option)."""
+    from .formats import check_format
+
+    name = str(path)
+    try:
+        doc = safeio.loads(safeio.read_text(path, name, safeio.SMALL_LIMIT))
+    except json.JSONDecodeError as e:
+        raise InputError(name, f"line {e.lineno}", None, f"invalid JSON ({e.msg})") from None
+    except RecursionError:
+        raise InputError(name, None, None, "invalid JSON (nested too deeply)") from None
+    safeio.check(doc, name, None)
+    if isinstance(doc, dict) and "format" in doc:
+        check_format(doc, name, OPTIONS_FORMAT, OPTIONS_VERSION)
+        doc = doc.get("ranker")
+    return ranker_options.validate(doc, name)

@@ -179,17 +179,24 @@ def eval_command(
     fmt: str = typer.Option("auto", "--format", help="auto|mercury|summhay|json|jsonl|csv"),
     k: int = typer.Option(5, "--k", min=1, help="Cut-off of precision@k and nDCG@k."),
     report: Optional[Path] = typer.Option(None, "--report", help="Write the scores as JSON."),
-    ranker_option: List[str] = typer.Option([], "--ranker-option", help="KEY=VALUE ranker option (repeatable)."),
+    ranker_option: List[str] = typer.Option([], "--ranker-option", help="KEY=VALUE ranker option (repeatable; "
+                                            "overrides --options)."),
+    options_path: Optional[Path] = typer.Option(None, "--options", help="Ranker options file (tune -o's, or a "
+                                                "JSON object of options)."),
     model: Optional[Path] = typer.Option(None, help="Local Hugging Face sentence-embedding folder."),
 ):
     """Score the page's related-sentence ranking against gold evidence (MRR, recall, nDCG, latency)."""
     import sys
 
+    from .bundle_options import read_options_file
     from .evaluate import evaluate
     from .printing import print_eval
     from .safeio import check_writable, dumps, write_file
 
     options = ranker_items(ranker_option)
+    if options_path is not None:
+        with input_errors():
+            options = {**read_options_file(options_path), **options}
     if report:
         with input_errors():
             check_writable(report, list(inputs))
@@ -200,3 +207,53 @@ def eval_command(
         with input_errors():
             write_file(report, (dumps(result.to_dict(), indent=1) + "\n").encode("utf-8"), list(inputs))
         say(f"wrote {report}")
+
+
+@app.command()
+def tune(
+    inputs: List[Path] = typer.Argument(..., help="Merged files, export files of the page and/or Mercury dumps."),
+    bundle: Path = typer.Option(..., "--bundle", help="The bundle the annotations were made on."),
+    out: Optional[Path] = typer.Option(None, "-o", "--out", help="Write the recommended options file."),
+    report: Optional[Path] = typer.Option(None, "--report", help="Write the figures and both option sets as JSON."),
+    apply: bool = typer.Option(False, "--apply", help="Write the recommended options into the bundle's manifest "
+                               "(no rebuild; stored work still matches)."),
+    folds: int = typer.Option(10, "--folds", min=2, help="Cross-validation folds over records."),
+):
+    """Fit the ranker's weights to the bundle's own pairs; report the held-out gain (exit 1: something skipped)."""
+    from .bundle_options import apply_options, options_file
+    from .printing import print_tune
+    from .safeio import check_writable, dumps, write_file
+    from .tune import load_pairs, tune as run_tune
+
+    protected = [*inputs, bundle]
+    with input_errors():
+        if out is not None and report is not None and Path(report).resolve() == Path(out).resolve():
+            raise InputError(report, None, None, "--report and -o are the same file")
+        for path in (out, report):
+            if path is not None:
+                check_writable(path, protected)
+        pairs = load_pairs(inputs, bundle)
+        for problem in pairs.problems:
+            say(f"skipped: {problem}")
+        result = run_tune(pairs, folds)
+        if report:
+            write_file(report, (dumps(result.to_dict(), indent=1) + "\n").encode("utf-8"), protected)
+    print_tune(result, make_console())
+    gain = result.scores["mrr"]["gain"]
+    if not result.recommended:
+        say(f"not recommended: the held-out MRR gain {gain} includes 0 or less; the bundle keeps its options"
+            + (f" and {out} is not written" if out else ""))
+    else:
+        say(f"recommended: held-out MRR gain {gain}", "green")
+        tuned = result.provenance()
+        with input_errors():
+            if out:
+                write_file(out, options_file(result.tuned, tuned), protected)
+                say(f"wrote {out}")
+            if apply:
+                manifest = apply_options(bundle, result.tuned, tuned)
+                say(f"applied to {bundle}/manifest.json (ranker id {manifest['ranker_id']}; bundle id "
+                    f"{manifest['bundle_id']} unchanged): annotators get it on their next reload")
+    if report:
+        say(f"wrote {report}")
+    raise typer.Exit(1 if pairs.problems else 0)

@@ -37,15 +37,18 @@ class Embedder:
     and it does not spin-wait when the machine is busy.
     """
 
-    def __init__(self, model_dir: Path | str, workers: int | None = None, graph: Path | str | None = None):
+    def __init__(self, model_dir: Path | str, workers: int | None = None, graph: Path | str | None = None,
+                 meta: dict | None = None):
         """``graph``: another ONNX graph of the same model instead of the folder's (the file the page
-        runs); benchmarks/bench_build.py times build-time candidates with it."""
+        runs); benchmarks/bench_build.py times build-time candidates with it. ``meta``: pooling and
+        max_seq_length for a folder without the export's metadata file (a bundle's model: its manifest's)."""
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
         self.model_dir = Path(model_dir)
         meta_path = self.model_dir / META_FILE
-        meta = json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.is_file() else {}
+        if meta is None:
+            meta = json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.is_file() else {}
         tok_cfg = json.loads((self.model_dir / "tokenizer_config.json").read_text(encoding="utf-8"))
         self.max_seq_length: int = int(meta.get("max_seq_length") or tok_cfg.get("model_max_length", 512))
         self.pooling: str = meta.get("pooling", "mean")

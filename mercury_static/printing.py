@@ -10,6 +10,7 @@ from rich.text import Text
 
 from .evaluate import RECALL_AT, EvalReport
 from .merge import MergeResult
+from .tune import TuneResult
 from .terminal import line
 
 
@@ -77,3 +78,13 @@ def print_eval(report: EvalReport, console: Console) -> None:
                   f"score is below min_score ({report.options.get('min_score')}); unrel.: the same queries against "
                   "an unrelated source whose best score reaches it. ms: Python ranking time per query.",
                   highlight=False)
+
+
+def print_tune(result: TuneResult, console: Console) -> None:
+    """`tune`'s held-out figures and the fitted weights."""
+    console.print(_table(f"held out ({result.folds}-fold cross-validation over {result.records} records, "
+                         f"{result.pairs} pairs; mean [95% interval])", ["", "current", "tuned", "gain"],
+                         [[name, *(str(by[k]) for k in ("current", "tuned", "gain"))]
+                          for name, by in (("MRR", result.scores["mrr"]), ("R@1", result.scores["r1"]))]))
+    console.print(_table(f"weights fitted on every pair (shrinkage {result.strength:g})",
+                         ["option", "current", "tuned"], result.weights()))
