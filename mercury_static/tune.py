@@ -44,7 +44,7 @@ class Pairs:
 
     data: EvalSet
     records: int
-    files: list[str]
+    files: list[str]  # the annotation files, as given
     options: dict  # the bundle's current ranker options
     problems: list[InputError] = field(default_factory=list)
 
@@ -98,7 +98,7 @@ def load_pairs(paths: Sequence[Path], bundle_dir: Path) -> Pairs:
                if queries else np.zeros((0, int(model["dim"])), np.float32))
     contexts = [context_vector(index[text_id(r.summary)], q.selection) for q, r in queries]
     return Pairs(EvalSet(index, queries, vectors, contexts), len({q.record_id for q, _ in queries}),
-                 [Path(p).name for p in paths], bundle.manifest["ranker"], merged.problems)
+                 [str(p) for p in paths], bundle.manifest["ranker"], merged.problems)
 
 
 # ---------------------------------------------------------------- the shrunk listwise fit
@@ -228,7 +228,8 @@ class TuneResult:
     def provenance(self, today: datetime.date | None = None) -> dict:
         """The manifest's ``ranker_tuned`` of these options."""
         today = today or datetime.datetime.now(datetime.timezone.utc).date()
-        return {"pairs": self.pairs, "records": self.records, "date": today.isoformat(), "from": self.files}
+        return {"pairs": self.pairs, "records": self.records, "date": today.isoformat(),
+                "from": [Path(f).name for f in self.files]}
 
     def to_dict(self) -> dict:
         return {"pairs": self.pairs, "records": self.records, "folds": self.folds, "files": self.files,

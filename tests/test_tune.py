@@ -178,7 +178,7 @@ def test_too_few_pairs_is_one_line_and_exit_2(run, fixture_bundle, dump, tmp_pat
     result = run("tune", few, "--bundle", fixture_bundle, "-o", tmp_path / "o.json", "--apply")
     assert result.exit_code == 2
     assert result.output.strip().splitlines() == [
-        "error: few.json: 5 pairs (a summary span paired with a source span) in 1 file(s); tune needs at least 20"]
+        f"error: {few}: 5 pairs (a summary span paired with a source span) in 1 file(s); tune needs at least 20"]
     assert not (tmp_path / "o.json").exists() and (fixture_bundle / "manifest.json").read_bytes() == raw
 
 
