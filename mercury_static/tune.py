@@ -94,8 +94,14 @@ def load_pairs(paths: Sequence[Path], bundle_dir: Path) -> Pairs:
             if stored.id not in index:
                 index[stored.id] = _indexed(bundle, stored, shards)
     model = bundle.manifest["model"]
-    vectors = (Embedder(bundle.dir / model["path"], meta=model).embed([q.text for q, _ in queries])
-               if queries else np.zeros((0, int(model["dim"])), np.float32))
+    vectors = np.zeros((0, int(model["dim"])), np.float32)
+    if queries:
+        try:
+            embedder = Embedder(bundle.dir / model["path"], meta=model)
+        except Exception as e:  # a missing or damaged model folder (onnxruntime and tokenizers raise their own)
+            raise InputError(bundle.dir / model["path"], None, None,
+                             f"cannot load the bundle's model ({type(e).__name__}: {str(e)[:120]})") from None
+        vectors = embedder.embed([q.text for q, _ in queries])
     contexts = [context_vector(index[text_id(r.summary)], q.selection) for q, r in queries]
     return Pairs(EvalSet(index, queries, vectors, contexts), len({q.record_id for q, _ in queries}),
                  [str(p) for p in paths], bundle.manifest["ranker"], merged.problems)

@@ -275,3 +275,13 @@ def test_eval_reads_an_options_file(run, dump, tmp_path):
         bad = run("eval", dump, "--options", opts)
         assert bad.exit_code == 2, content
         assert len(bad.output.strip().splitlines()) == 1 and message in bad.output, bad.output
+
+
+def test_a_damaged_bundle_model_is_one_line(run, dump, fixture_bundle, fresh_copy):
+    bundle = fresh_copy(fixture_bundle)
+    onnx = next(bundle.glob("models/*/onnx/model_quantized.onnx"))
+    onnx.write_bytes(b"not a model")
+    result = run("tune", dump, "--bundle", bundle)
+    assert result.exit_code == 2
+    assert result.output.startswith(f"error: {onnx.parent.parent}: cannot load the bundle's model")
+    assert len(result.output.strip().splitlines()) == 1
