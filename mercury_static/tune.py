@@ -51,12 +51,17 @@ class Pairs:
 
 def _indexed(bundle: Bundle, stored, shards: dict[int, np.ndarray]) -> IndexedText:
     """A bundle text with the vectors the page decodes for it (its rows grouped by sentence)."""
-    if stored.shard not in shards:
-        shards[stored.shard] = load_vectors(bundle.dir, stored.shard, int(bundle.manifest["vectors"]["dim"]))
-    rows = shards[stored.shard]
-    per: list[list[np.ndarray]] = [[] for _ in stored.sentences]
-    for j, (i, _, _) in enumerate(stored.rows):
-        per[i].append(rows[stored.row0 + j])
+    name = f"data/vectors-{stored.shard:04d}.bin"
+    try:
+        if stored.shard not in shards:
+            shards[stored.shard] = load_vectors(bundle.dir, stored.shard, int(bundle.manifest["vectors"]["dim"]))
+        rows = shards[stored.shard]
+        per: list[list[np.ndarray]] = [[] for _ in stored.sentences]
+        for j, (i, _, _) in enumerate(stored.rows):
+            per[i].append(rows[stored.row0 + j])
+    except (OSError, ValueError, IndexError) as e:
+        raise InputError(bundle.dir, None, None, f"cannot read the bundle: {name}: {getattr(e, 'strerror', None) or e}"
+                         ) from None
     dim = rows.shape[1]
     return IndexedText(stored.text, list(stored.sentences),
                        [np.array(v, np.float32).reshape(-1, dim) for v in per])

@@ -285,3 +285,12 @@ def test_a_damaged_bundle_model_is_one_line(run, dump, fixture_bundle, fresh_cop
     assert result.exit_code == 2
     assert result.output.startswith(f"error: {onnx.parent.parent}: cannot load the bundle's model")
     assert len(result.output.strip().splitlines()) == 1
+
+
+def test_damaged_vectors_are_one_line(run, dump, fixture_bundle, fresh_copy):
+    bundle = fresh_copy(fixture_bundle)
+    (bundle / "data" / "vectors-0000.bin").write_bytes(b"\0" * 10)
+    result = run("tune", dump, "--bundle", bundle)
+    assert result.exit_code == 2
+    assert result.output.startswith(f"error: {bundle}: cannot read the bundle: data/vectors-0000.bin:")
+    assert len(result.output.strip().splitlines()) == 1
