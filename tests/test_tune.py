@@ -294,3 +294,32 @@ def test_damaged_vectors_are_one_line(run, dump, fixture_bundle, fresh_copy):
     assert result.exit_code == 2
     assert result.output.startswith(f"error: {bundle}: cannot read the bundle: data/vectors-0000.bin:")
     assert len(result.output.strip().splitlines()) == 1
+
+
+def test_apply_races_a_reader_without_it_ever_seeing_a_partial_manifest(fixture_bundle, fresh_copy):
+    """A page (re)loading while options are applied reads the old manifest or the new one, never a part."""
+    import threading
+
+    from mercury_static.bundle_options import apply_options
+
+    bundle = fresh_copy(fixture_bundle)
+    ranker = manifest(bundle)["ranker"]
+    stop, seen, bad = threading.Event(), set(), []
+
+    def read():
+        while not stop.is_set():
+            try:
+                seen.add(json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))["ranker"]["w_dense"])
+            except (ValueError, KeyError) as e:
+                bad.append(repr(e))
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    try:
+        for i in range(150):
+            apply_options(bundle, {**ranker, "w_dense": (0.1, 0.3)[i % 2]}, None)
+    finally:
+        stop.set()
+        reader.join()
+    assert bad == [] and seen <= {0.1, 0.25, 0.3}
+    assert [p.name for p in bundle.iterdir() if p.name.startswith(".manifest")] == []  # no temporary file left
