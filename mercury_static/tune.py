@@ -121,9 +121,10 @@ def free_terms(options: dict) -> list[str]:
 
 def fit_toward(groups: Sequence[tuple[np.ndarray, np.ndarray]], prior: np.ndarray, strength: float,
                steps: int = 300) -> np.ndarray:
-    """Non-negative weights (scaled to sum 1) minimising the mean over queries of -log(softmax mass on the
-    gold sentences of tau * x @ w) + strength * |w - prior|^2, with a free temperature tau; ``prior``
-    sums to 1. Projected Adam from the prior."""
+    """Non-negative weights minimising the mean over queries of -log(softmax mass on the gold sentences of
+    tau * x @ w) + strength * |w - prior|^2, with a free temperature tau (so the loss sees only the
+    weights' proportions, and a term the pairs never exercise keeps its prior weight instead of drifting
+    with the others' sum); ``prior`` sums to 1. Projected Adam from the prior."""
     groups = [(x, rel) for x, rel in groups if rel.any() and not rel.all()]
     if not groups:
         return prior.copy()
@@ -147,7 +148,7 @@ def fit_toward(groups: Sequence[tuple[np.ndarray, np.ndarray]], prior: np.ndarra
         theta -= 0.05 * (m / (1 - 0.9 ** t)) / (np.sqrt(v / (1 - 0.999 ** t)) + 1e-8)
         theta[:-1] = np.maximum(theta[:-1], 0.0)
     w = theta[:-1]
-    return w / w.sum() if w.sum() > 0 else prior.copy()
+    return w if w.sum() > 0 else prior.copy()
 
 
 def _mrr(groups, w: np.ndarray) -> float:
