@@ -40,9 +40,9 @@ from mercury_static.embed import Embedder
 from mercury_static.export import ONNX_REL, default_model_path, ensure_model
 from mercury_static.read import read_records
 from mercury_static.segment import split_sentences
+from results import RESULTS, update_results  # benchmarks/results.py (this script's folder)
 
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "benchmarks" / "RESULTS.md"
 SECTION = "## Build and embedding throughput (bench_build.py)"
 console = Console()
 NOTES = """\
@@ -170,17 +170,6 @@ def run_build(data: Path, out: Path) -> float:
     return time.perf_counter() - t0
 
 
-def update_results(markdown: str) -> None:
-    text = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# Benchmark results\n"
-    start = text.find(SECTION)
-    if start >= 0:
-        end = text.find("\n## ", start + len(SECTION))
-        text = text[:start] + markdown + ("\n" + text[end + 1:] if end >= 0 else "")
-    else:
-        text = text.rstrip("\n") + "\n\n" + markdown
-    RESULTS.write_text(text.rstrip("\n") + "\n", encoding="utf-8")
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data" / "faithbench")
@@ -293,7 +282,7 @@ def main() -> None:
         NOTES,
     ])
     if not args.no_write:
-        update_results(md)
+        update_results(SECTION, md)
         console.print(f"written to {RESULTS.relative_to(ROOT)}")
 
 

@@ -30,10 +30,11 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
+from results import update_results  # noqa: E402  (benchmarks/results.py)
+
 OUT = ROOT / "benchmarks" / "out"
 SHARED = ROOT.parent / "shared" / "data"
 MODEL_CACHE = ROOT / ".cache" / "test-models"
-RESULTS = ROOT / "benchmarks" / "RESULTS.md"
 SECTION = "## Lengthy texts and scale (bench_scale.py)"
 COMMAND = "HF_HUB_OFFLINE=1 /work/venv/bin/python benchmarks/bench_scale.py"
 DIM = 384
@@ -412,17 +413,6 @@ def report(quant: dict | None, builds: dict | None, pages: dict | None) -> str:
     return "\n".join(lines)
 
 
-def update_results(markdown: str) -> None:
-    text = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "# Benchmark results\n"
-    start = text.find(SECTION)
-    if start >= 0:
-        end = text.find("\n## ", start + len(SECTION))
-        text = text[:start] + markdown + ("\n" + text[end:] if end >= 0 else "")
-    else:
-        text = text.rstrip("\n") + "\n\n" + markdown
-    RESULTS.write_text(text.rstrip("\n") + "\n", encoding="utf-8")
-
-
 def main() -> None:
     if len(sys.argv) > 2 and sys.argv[1] == "--child-build":
         child_build(Path(sys.argv[2]), [Path(p) for p in sys.argv[3:]])
@@ -465,7 +455,7 @@ def main() -> None:
     markdown = report(quant, builds, pages)
     print(markdown)
     if not args.no_write:
-        update_results(markdown)
+        update_results(SECTION, markdown)
 
 
 def load_builds(path: Path) -> dict:

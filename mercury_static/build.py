@@ -56,6 +56,11 @@ class BuildOptions:
     cache_dir: Path | None = None
     ranker: dict = field(default_factory=dict)
     shards: ShardLimits = field(default_factory=ShardLimits)
+    engine: str = "local"
+    """Where the embedding runs: "local" (this process's threads) or "ray" (see embed_ray); the bundle is
+    the same either way, so the engine is not part of the bundle id."""
+    workers: int | None = None
+    ray_address: str | None = None
 
 
 def _no_progress(description: str, total: int) -> Callable[[int], None]:
@@ -340,12 +345,17 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
     tmp = prepare_output(out, protected)
     try:
         model = ensure_model(options.model, cache_dir=options.cache_dir)
-        embedder = Embedder(model.dir)
+        embedder = Embedder(model.dir, workers=options.workers)
+        engine = None
+        if options.engine == "ray":
+            from .embed_ray import RayEngine
+
+            engine = RayEngine(model.dir, workers=options.workers, address=options.ray_address)
         texts = segment_texts(records, embedder, step)
         rows = [t.text[s:e] for t in texts for _, s, e in t.rows]
         n_rows = len(rows)
         unique, slot = embedder.embed_unique(rows, progress=step("Embedding sentences", n_rows),
-                                             dtype=np.float16)  # as stored: no float32 copy of every row
+                                             dtype=np.float16, engine=engine)  # as stored: no float32 copy of every row
         del rows
         shards = write_data(tmp, [record_json(r) for r in records], texts, RowVectors(unique, slot),
                             options.shards)

@@ -92,13 +92,24 @@ def build(
     guidelines: Optional[Path] = typer.Option(None, help="Annotator guidelines, Markdown or text."),
     ranker_option: List[str] = typer.Option([], "--ranker-option", help="KEY=VALUE ranker option (repeatable; "
                                             "stored in the manifest)."),
+    engine: str = typer.Option("local", help="Where sentences are embedded: local (this machine's threads) or "
+                               "ray (Ray Data; needs the ray extra). The bundle is the same."),
+    workers: Optional[int] = typer.Option(None, min=1, help="Embedding workers (threads, or Ray actors; default: "
+                                          "CPUs, at most 4 locally)."),
+    ray_address: Optional[str] = typer.Option(None, help="A running Ray cluster (auto, or ray://HOST:10001); "
+                                              "default: start a local Ray for this build."),
 ):
     """Build a static annotation bundle from dataset files."""
     from .build import BuildOptions, build as run_build
 
     options = BuildOptions(fmt=fmt, source_field=source_field, summary_field=summary_field, id_field=id_field,
                            model=model, title=title, labels=labels, guidelines=guidelines,
-                           ranker=ranker_items(ranker_option))
+                           ranker=ranker_items(ranker_option), engine=engine, workers=workers,
+                           ray_address=ray_address)
+    if engine not in ("local", "ray"):
+        fail(f"--engine {engine}: expected local or ray")
+    if ray_address and engine != "ray":
+        fail("--ray-address: only with --engine ray")
     with input_errors(), progress_steps() as step:
         manifest = run_build(inputs, out, options, step=step)
     c = manifest["counts"]

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 
 from .export import META_FILE, ONNX_REL
+
+Engine = Callable[[list[np.ndarray], list[list[int]]], Iterator[tuple[list[int], np.ndarray]]]
+"""Runs planned batches (token ids, batches of indices) and yields (batch, vectors) in any order."""
 
 BATCH_TOKENS = 512  # padded tokens per batch (rows x longest); measured best among 256..2048
 
@@ -107,6 +110,7 @@ class Embedder:
         batch_size: int = 32,
         progress: Callable[[int], None] | None = None,
         dtype=np.float32,
+        engine: Engine | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """(vectors of the distinct texts, index of each text's vector): `embed` without the copy per
         repeated text, so a long source repeating its sentences costs memory per distinct sentence.
@@ -114,7 +118,20 @@ class Embedder:
         ``BATCH_TOKENS`` padded tokens (small batches stay in the CPU cache: +15% throughput over fixed
         batches of 32). Tokens are kept as int32 arrays, tokenised a chunk at a time (the tokenizer's
         per-token records of 500,000 rows at once took gigabytes). ``dtype=float16`` stores the vectors
-        as the bundle does (the same rounding as converting later)."""
+        as the bundle does (the same rounding as converting later). ``engine`` runs the batches elsewhere
+        (`embed_ray.RayEngine`); by default they run on this process's threads."""
+        slot, counts, ids, batches = self.plan(texts, batch_size)
+        vectors = np.zeros((len(ids), self.dim), dtype=dtype)
+        for batch, batch_vectors in (engine or self.run_batches)(ids, batches):
+            vectors[batch] = batch_vectors
+            if progress is not None:
+                progress(int(counts[batch].sum()))
+        return vectors, slot
+
+    def plan(self, texts: Sequence[str], batch_size: int = 32):
+        """(slot of each text, repeats of each distinct text, token ids of each distinct text, batches of
+        distinct-text indices): the work `embed_unique` hands to an engine, the same for every engine so
+        that every engine computes the same numbers."""
         unique: dict[str, int] = {}
         slot = np.fromiter((unique.setdefault(t, len(unique)) for t in texts), dtype=np.int64, count=len(texts))
         counts = np.bincount(slot, minlength=len(unique))
@@ -125,22 +142,15 @@ class Embedder:
             ids.extend(np.array(e.ids, dtype=np.int32)
                        for e in self._tokenizer.encode_batch(distinct[first:first + 4096]))
         del distinct
-        batches: list[list[int]] = [[]]
+        batches: list[list[int]] = [[]] if ids else []
         for i in sorted(range(len(ids)), key=lambda i: len(ids[i])):
             current = batches[-1]
             if current and (len(current) >= batch_size or (len(current) + 1) * len(ids[i]) > BATCH_TOKENS):
                 batches.append(current := [])
             current.append(i)
-        vectors = np.zeros((len(ids), self.dim), dtype=dtype)
-        if not ids:
-            return vectors, slot
+        return slot, counts, ids, batches
 
-        def work(batch: list[int]) -> list[int]:
-            vectors[batch] = self._run([ids[i] for i in batch])
-            return batch
-
+    def run_batches(self, ids: list[np.ndarray], batches: list[list[int]]) -> Iterator[tuple[list[int], np.ndarray]]:
+        """The local engine: (batch, its vectors) as each finishes, on this process's threads."""
         with ThreadPoolExecutor(self.workers) as pool:
-            for batch in pool.map(work, batches):
-                if progress is not None:
-                    progress(int(counts[batch].sum()))
-        return vectors, slot
+            yield from zip(batches, pool.map(lambda batch: self._run([ids[i] for i in batch]), batches))
