@@ -91,4 +91,9 @@ def read_settings(path: Path | None) -> Settings:
     """The settings of `--settings FILE` (None: today's behaviour)."""
     if path is None:
         return Settings()
-    return parse_settings(read_document(Path(path)), str(path))
+    doc = read_document(Path(path))
+    if isinstance(doc, dict) and isinstance(doc.get("fields"), list):
+        from .argilla_settings import from_argilla
+
+        doc = from_argilla(doc, str(path))
+    return parse_settings(doc, str(path))
