@@ -65,7 +65,7 @@ def assign_bundle(directory: Path, annotators: list[str], overlap: int) -> dict:
     bundle = load_bundle(directory)
     if not is_bundle(directory):
         raise InputError(directory, None, None, "not a bundle written by mercury-static build (no marker file)")
-    dist = check_distribution(annotators, overlap, "--annotators", None)
+    dist = check_distribution(annotators, overlap, str(directory), None, ("--annotators", "--overlap"))
     manifest = dict(bundle.manifest)
     manifest["queues"] = write_queues(directory, [r.id for r in bundle.records], dist, manifest["bundle_id"])
     _replace(directory / "manifest.json", safeio.dumps(manifest, sort_keys=True, indent=1))

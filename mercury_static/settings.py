@@ -379,19 +379,21 @@ def _distribution(value, file: str) -> Distribution:
     return check_distribution(names, overlap, file, "distribution")
 
 
-def check_distribution(names, overlap: int, file: str, where: str | None) -> Distribution:
-    """Annotator names (non-empty, distinct) and 1 <= overlap <= their number (shared with `assign`)."""
+def check_distribution(names, overlap: int, file: str, where: str | None,
+                       keys: tuple[str, str] = ("annotators", "overlap")) -> Distribution:
+    """Annotator names (non-empty, distinct) and 1 <= overlap <= their number (shared with `assign`, whose
+    `keys` are its flags)."""
     clean: list[str] = []
     for name in names:
         if not isinstance(name, str) or not name.strip():
-            raise InputError(file, where, "annotators", f"empty annotator name ({name!r})")
+            raise InputError(file, where, keys[0], f"empty annotator name ({name!r})")
         if name.strip() in clean:
-            raise InputError(file, where, "annotators", f"duplicate annotator {name.strip()!r}")
+            raise InputError(file, where, keys[0], f"duplicate annotator {name.strip()!r}")
         clean.append(name.strip())
     if not clean:
-        raise InputError(file, where, "annotators", "no annotator names")
+        raise InputError(file, where, keys[0], "no annotator names")
     if isinstance(overlap, bool) or not isinstance(overlap, int) or not 1 <= overlap <= len(clean):
-        raise InputError(file, where, "overlap", f"{overlap!r} must be an integer from 1 to the number of "
+        raise InputError(file, where, keys[1], f"{overlap!r} must be an integer from 1 to the number of "
                          f"annotators ({len(clean)})")
     return Distribution(tuple(clean), overlap)
 
