@@ -201,7 +201,8 @@ def parse_settings(doc, file: str) -> Settings:
 
 
 def _text_field(value, file: str, where: str, name: str | None, title: str) -> TextField:
-    keys = ("title", "column", "markdown") if name else ("name", "title", "column", "markdown", "required")
+    # the two texts are annotated by offset, so they are plain text (no markdown key)
+    keys = ("title", "column") if name else ("name", "title", "column", "markdown", "required")
     d = _Doc(value, file, where, keys)
     name = name or d.name()
     column = d.get("column", str, None if name in ("source", "summary") else name)

@@ -93,6 +93,7 @@ def one_error(result, *parts: str) -> str:
     ({"metadata": [{"name": "m", "type": "terms", "min": 1}]}, ["metadata[0]", "'min'", "only integer and float"]),
     ({"metadata": [{"name": "m", "type": "terms"}, {"name": "m", "type": "float"}]}, ["metadata[1]", "duplicate"]),
     ({"fields": {"extra": [{"name": "source"}]}}, ["fields.extra[0]", "duplicate field name"]),
+    ({"fields": {"summary": {"markdown": True}}}, ["fields.summary", "'markdown'", "unknown key"]),
     ({"questions": [SPAN, VERDICT], "suggestions": {"columns": [{"question": "nope", "agent": "x",
                                                                   "value_from": "v"}]}},
      ["suggestions.columns[0]", "unknown question 'nope'"]),
@@ -480,6 +481,9 @@ def test_the_manifest_settings_read_back(rag_bundle, demo_bundle):
     assert [m.name for m in s.metadata] == ["model", "length", "hhem"] and s.metadata[0].values == ("m1", "m2")
     default = from_manifest(json.loads((demo_bundle / "manifest.json").read_text(encoding="utf-8"))["settings"])
     assert default.questions == parse({}).questions
+    from mercury_static.bundle import load_bundle
+
+    assert load_bundle(rag_bundle).settings.questions == expected.questions
 
 
 def test_argilla_mapping_names_the_columns(tmp_path):
