@@ -520,3 +520,26 @@ def test_faithbench_settings_build(build_bundle):
     assert errors(manifest, SCHEMA) == []
     index = json.loads((out / "data" / "records.json").read_text(encoding="utf-8"))
     assert all(set(m) == {"summarizer", "hhem"} for m in index["meta"])  # gpt_4o is hidden
+
+
+def test_a_settings_json_written_by_argilla_is_read(run, tmp_path):
+    """tests/argilla_settings.json was written by argilla 2.8.0 (`rg.Settings(...).to_json`, every question
+    type, three metadata types, a vector, min_submitted 2): build reads it and says how to get the overlap."""
+    rows = [{"id": r["id"], "context": r["source"], "answer": r["summary"], "question": r["prompt"],
+             "model": r["model"], "length": r["length"], "hhem": r["hhem"]} for r in ROWS]
+    data = write_jsonl(tmp_path / "rag.jsonl", rows)
+    out = tmp_path / "out"
+    result = run("build", data, "-o", out, "--settings", Path(__file__).parent / "argilla_settings.json")
+    assert result.exit_code == 0, result.output
+    assert "warning: " in result.output and "min_submitted 2" in result.output and "--overlap 2" in result.output
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    s = manifest["settings"]
+    assert s["fields"] == {"source": {"title": "Retrieved context"}, "summary": {"title": "Answer"},
+                           "extra": [{"name": "question", "title": "Question", "markdown": True}]}
+    assert [(q["name"], q["type"]) for q in s["questions"]] == [
+        ("spans", "span"), ("verdict", "label"), ("topics", "multi_label"), ("quality", "rating"),
+        ("order", "ranking"), ("comment", "text")]
+    assert manifest["labels"] == ["Intrinsic", "Extrinsic"] and manifest["guidelines"]["format"] == "markdown"
+    assert [(m["name"], m["visible"]) for m in s["metadata"]] == [("model", True), ("length", False), ("hhem", True)]
+    assert s["vectors"] == {"similar_records": True} and manifest["queues"] is None
+    assert shard_records(out)[0]["fields"] == {"question": "Summarise."}
