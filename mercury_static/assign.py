@@ -8,7 +8,6 @@ settings file's `distribution`. The bundle id does not change: queues change no 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from pathlib import Path
 
@@ -71,8 +70,3 @@ def assign_bundle(directory: Path, annotators: list[str], overlap: int) -> dict:
     _replace(directory / "manifest.json", safeio.dumps(manifest, sort_keys=True, indent=1))
     return manifest
 
-
-def read_queues(directory: Path) -> dict[str, list[str]] | None:
-    """The bundle's queues, or None when it has none."""
-    path = Path(directory) / QUEUES_PATH
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None

@@ -1,7 +1,7 @@
 """The dataset settings (Argilla's vocabulary): fields, questions, metadata, suggestions, distribution.
 
 `parse_settings` checks a settings document (the parsed YAML/JSON of `--settings`, or what
-read_settings.py makes of an Argilla settings.json) into typed dataclasses; `default_settings` is
+read_settings.py makes of an Argilla settings.json) into typed dataclasses; `Settings()` is
 today's behaviour (one span question, Source/Summary). `manifest_settings` is the manifest's `settings`
 key (docs/DESIGN.md). Every fault is one InputError naming the file, the entry (`questions[2]`) and the key.
 """
@@ -125,11 +125,6 @@ class Settings:
 
     def question(self, name: str) -> Question | None:
         return next((q for q in self.questions if q.name == name), None)
-
-
-def default_settings() -> Settings:
-    """Today's behaviour: Source/Summary, one span question, no metadata, suggestions or queues."""
-    return Settings()
 
 
 class _Doc:
