@@ -442,6 +442,17 @@ def test_bad_suggestion_lines(run, tmp_path, line, words):
               "sugg.jsonl", *words)
 
 
+def test_one_agent_one_value_per_question(run, tmp_path):
+    data = write_jsonl(tmp_path / "d.jsonl", ROWS)
+    settings = tmp_path / "s.yaml"
+    settings.write_text(yaml.safe_dump({"questions": [SPAN, VERDICT], "suggestions": SETTINGS["suggestions"]}),
+                        encoding="utf-8")
+    sugg = write_jsonl(tmp_path / "sugg.jsonl", [
+        {"record_id": "b", "question": "verdict", "value": "consistent", "agent": "HHEM-2.1"}])
+    one_error(run("build", data, "-o", tmp_path / "out", "--settings", settings, "--suggestions", sugg),
+              "s.yaml", "record b", "'agent'", "suggests question 'verdict' twice")
+
+
 def test_given_twice_is_one_line(run, tmp_path):
     data = write_jsonl(tmp_path / "d.jsonl", ROWS)
     settings = tmp_path / "s.yaml"
