@@ -9,13 +9,18 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from . import safeio
 from .formats import BUNDLE_FORMAT, BUNDLE_VERSION, Manifest
 from .records import InputError
+
+if TYPE_CHECKING:
+    from .settings import Settings
 
 FORMAT, VERSION = BUNDLE_FORMAT, BUNDLE_VERSION
 VECTOR_ENCODING = "float16"
@@ -83,6 +88,9 @@ class BundleRecord:
     prior_annotations: list[dict]
     gold: dict | None
     source_text: StoredText | None = None
+    fields: dict = field(default_factory=dict)
+    meta: dict = field(default_factory=dict)
+    suggestions: list[dict] = field(default_factory=list)
     summary_text: StoredText | None = None
 
 
@@ -93,6 +101,14 @@ class Bundle:
     dir: Path
     manifest: dict
     records: list[BundleRecord] = field(default_factory=list)
+
+    @cached_property
+    def settings(self) -> Settings:
+        """The bundle's settings: its questions, metadata, fields (a manifest without them: today's)."""
+        from .formats import default_manifest_settings
+        from .settings import from_manifest
+
+        return from_manifest(self.manifest.get("settings") or default_manifest_settings())
 
     def record(self, record_id: str) -> BundleRecord | None:
         """The record with this id, or None."""
@@ -154,11 +170,13 @@ _ROWS_PER_WRITE = 16384
 
 
 def write_data(out: Path, records: list[dict], texts: list[StoredText], vectors: np.ndarray | RowVectors,
-               limits: ShardLimits = ShardLimits()) -> dict:
+               limits: ShardLimits = ShardLimits(), visible_meta: list[str] = ()) -> dict:
     """Write data/ (record index and shards, text shards, vector shards); return shard counts.
 
     `records` are JSON-ready dicts with `source`/`summary` text ids; `vectors[i]` belongs to the i-th row
-    of the concatenation of `texts[*].rows` in order (an array, or `RowVectors`).
+    of the concatenation of `texts[*].rows` in order (an array, or `RowVectors`). With `visible_meta` (the
+    visible metadata properties) the index gets each record's values of them (`meta`), so the page filters
+    and sorts without fetching shards.
     """
     data = out / "data"
     data.mkdir(parents=True, exist_ok=True)
@@ -186,6 +204,8 @@ def write_data(out: Path, records: list[dict], texts: list[StoredText], vectors:
 
     # text_shards: the page requests a record's texts alongside its record shard, not after it
     index = {"ids": [], "shard": [], "titles": [], "tags": [], "text_shards": []}
+    if visible_meta:
+        index["meta"] = []
     shard, batch, size = 0, [], 0
 
     def flush():
@@ -205,6 +225,9 @@ def write_data(out: Path, records: list[dict], texts: list[StoredText], vectors:
         index["titles"].append(rec.get("title") or row_title(by_id[rec["summary"]].text))
         index["tags"].append(row_tags(rec.get("metadata")))
         index["text_shards"].append([rec["source_shard"], rec["summary_shard"]])
+        if visible_meta:
+            meta = rec.get("meta") or {}
+            index["meta"].append({k: meta[k] for k in visible_meta if k in meta})
     if batch:
         flush()
     (data / "records.json").write_text(dumps(index), encoding="utf-8")
@@ -269,7 +292,8 @@ def _load_bundle(directory: Path, reading: list[str]) -> Bundle:
             bundle.records.append(BundleRecord(
                 id=r["id"], title=r.get("title"), source=src.text, summary=summ.text,
                 metadata=r.get("metadata") or {}, prior_annotations=r.get("prior_annotations") or [],
-                gold=r.get("gold"), source_text=src, summary_text=summ))
+                gold=r.get("gold"), source_text=src, summary_text=summ, fields=r.get("fields") or {},
+                meta=r.get("meta") or {}, suggestions=r.get("suggestions") or []))
     return bundle
 
 

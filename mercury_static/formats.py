@@ -47,6 +47,13 @@ def _get(doc: dict, key: str, kind: type | tuple, file: str, optional: bool = Fa
     return value
 
 
+def default_manifest_settings() -> dict:
+    """The manifest's `settings` without a settings file (also what a manifest lacking the key means)."""
+    from .settings import MetadataRanges, Settings, manifest_settings
+
+    return manifest_settings(Settings(), MetadataRanges())
+
+
 @dataclass(frozen=True)
 class ModelInfo:
     """The embedding model in the bundle (`path` is relative to the bundle root)."""
@@ -78,6 +85,9 @@ class Manifest:
     id_field: str | None = None
     ranker_id: str | None = None  # the options part of the bundle's identity (absent in older bundles)
     ranker_tuned: dict | None = None  # where tuned options came from: {pairs, records, date, from}
+    settings: dict = field(default_factory=lambda: default_manifest_settings())
+    queues: dict | None = None
+    record_vectors: dict | None = None
     format: str = BUNDLE_FORMAT
     version: int = BUNDLE_VERSION
 
@@ -110,7 +120,10 @@ class Manifest:
                    ranker=_get(doc, "ranker", dict, file), ranker_spec=doc.get("ranker_spec") or [],
                    id_field=_get(doc, "id_field", str, file, optional=True),
                    ranker_id=_get(doc, "ranker_id", str, file, optional=True),
-                   ranker_tuned=_get(doc, "ranker_tuned", dict, file, optional=True))
+                   ranker_tuned=_get(doc, "ranker_tuned", dict, file, optional=True),
+                   settings=_get(doc, "settings", dict, file, optional=True) or default_manifest_settings(),
+                   queues=_get(doc, "queues", dict, file, optional=True),
+                   record_vectors=_get(doc, "record_vectors", dict, file, optional=True))
 
 
 @dataclass(frozen=True)

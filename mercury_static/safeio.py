@@ -187,7 +187,7 @@ def check_writable(path: str | Path, protected: list[Path] = ()) -> None:
 
 
 def write_file(path: str | Path, data: bytes, protected: list[Path] = ()) -> None:
-    """Write `data` to `path` whole or not at all (a temp file beside it, then a rename), after
+    """Write `data` to `path` whole or not at all (a temp file beside it, synced, then a rename), after
     `check_writable`; InputError naming the path otherwise."""
     check_writable(path, protected)
     path = Path(path)
@@ -197,6 +197,8 @@ def write_file(path: str | Path, data: bytes, protected: list[Path] = ()) -> Non
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
+            f.flush()
+            os.fsync(f.fileno())  # on disk before the rename makes it the file
         umask = os.umask(0o22)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)  # as a plain open() would have made it (mkstemp makes it private)
