@@ -84,6 +84,9 @@ class BundleRecord:
     gold: dict | None
     source_text: StoredText | None = None
     summary_text: StoredText | None = None
+    fields: dict = field(default_factory=dict)
+    meta: dict = field(default_factory=dict)
+    suggestions: list[dict] = field(default_factory=list)
 
 
 @dataclass
@@ -269,7 +272,8 @@ def _load_bundle(directory: Path, reading: list[str]) -> Bundle:
             bundle.records.append(BundleRecord(
                 id=r["id"], title=r.get("title"), source=src.text, summary=summ.text,
                 metadata=r.get("metadata") or {}, prior_annotations=r.get("prior_annotations") or [],
-                gold=r.get("gold"), source_text=src, summary_text=summ))
+                gold=r.get("gold"), source_text=src, summary_text=summ, fields=r.get("fields") or {},
+                meta=r.get("meta") or {}, suggestions=r.get("suggestions") or []))
     return bundle
 
 

@@ -61,14 +61,22 @@ def serialize(records: list[dict], fmt: str) -> bytes:
     elif fmt == "jsonl":
         text = "".join(safeio.dumps(r) + "\n" for r in records)
     elif fmt == "mercury":
-        samples = [{"sample_id": r["id"], "source": r["source"], "summary": r["summary"],
-                    "annotations": [_flat(r["id"], a) for a in r["annotations"]], "metadata": r["metadata"]}
-                   for r in records]
+        samples = [_sample(r) for r in records]
         text = ('{"samples": [\n' + ",\n".join(safeio.dumps(r) for r in samples)
                 + "\n]}\n")
     else:
         raise ValueError(f"unknown output format {fmt!r} (one of {', '.join(FORMATS)})")
     return text.encode("utf-8")
+
+
+def _sample(r: dict) -> dict:
+    """A record in the flat v0.1 layout; with the question answers (`responses`) only when there are some,
+    so a bundle without questions gives the layout FaithBench tooling reads, unchanged."""
+    sample = {"sample_id": r["id"], "source": r["source"], "summary": r["summary"],
+              "annotations": [_flat(r["id"], a) for a in r["annotations"]], "metadata": r["metadata"]}
+    if any("values" in x for x in r["responses"]):
+        sample["responses"] = r["responses"]
+    return sample
 
 
 def _flat(record_id: str, a: dict) -> dict:
@@ -103,14 +111,18 @@ def merge_files(paths: Iterable[str | Path], bundle: Bundle | str | Path, fmt: s
         bundle = load_bundle(bundle)
     paths = list(paths)
     with _without_cyclic_gc():
-        reader = InputReader(bundle, strict)
+        try:
+            reader = InputReader(bundle, strict)
+        except InputError as e:  # the manifest's questions
+            raise InputError(bundle.dir, None, None, f"cannot read the bundle: {e}") from None
         for path in paths:
             reader.read(Path(path))
         resolved = resolve(reader.versions, reader.counts)
         records = [MergedRecord(id=r.id, source=r.source, summary=r.summary, metadata=r.metadata,
                                 annotations=sorted(resolved.annotations.get(r.id, []), key=_annotation_order),
                                 responses=sorted(resolved.responses.get(r.id, []),
-                                                 key=lambda x: x["annotator"])).to_json()
+                                                 key=lambda x: x["annotator"]),
+                                suggestions=r.suggestions).to_json()
                    for r in bundle.records]
         notes = [*merge_notes.name_notes(reader.spellings), *merge_notes.client_notes(reader.clients),
                  *resolved.notes, *merge_notes.shared_id_notes(records)]
