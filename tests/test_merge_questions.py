@@ -1,0 +1,183 @@
+"""`merge` of export version 2: each question's response validated, carried into every output format."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from settings_fixtures import QUESTIONS, settings, with_settings
+
+from mercury_static.bundle import load_bundle
+from mercury_static.merge import merge_files
+from mercury_static.merge_questions import TEXT_LIMIT
+from mercury_static.records import InputError
+
+RECORDS = [
+    {"id": "r1", "source": "The Eiffel Tower is in Paris. It was completed in 1889.",
+     "summary": "The Eiffel Tower, completed in 1899, stands in Rome."},
+    {"id": "r2", "source": "Alice met Bob 🎉 at noon. They had lunch.",
+     "summary": "Alice met Bob 🎉 at midnight for dinner."},
+    {"id": "r3", "source": "Nothing happened today.", "summary": "Nothing happened."},
+]
+SUGGESTIONS = {
+    "r1": {"fields": {"question": "Where is it?"}, "meta": {"model": "gpt-4", "hhem": 0.1},
+           "suggestions": [{"question": "verdict", "value": "hallucinated", "score": 0.9, "agent": "HHEM-2.1"}]},
+    "r2": {"meta": {"model": "llama", "hhem": 0.4},
+           "suggestions": [{"question": "verdict", "value": "consistent", "score": 0.6, "agent": "HHEM-2.1"}]},
+}
+
+
+@pytest.fixture(scope="module")
+def plain(build_bundle, tmp_path_factory):
+    data = tmp_path_factory.mktemp("questions") / "tiny.jsonl"
+    data.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in RECORDS), encoding="utf-8")
+    return build_bundle([data], name="tiny-questions", id_field="id")
+
+
+@pytest.fixture(scope="module")
+def asked(plain, tmp_path_factory):
+    """The same bundle with six questions, metadata and HHEM suggestions (the issue-13 contract)."""
+    copy = tmp_path_factory.mktemp("asked") / "bundle"
+    shutil.copytree(plain, copy)
+    return load_bundle(with_settings(copy, SUGGESTIONS))
+
+
+def entry(record_id, responses=None, status="submitted", shown=True, accepted=None, annotations=(),
+          updated_at="2026-12-01T10:00:00Z") -> dict:
+    out = {"record_id": record_id, "status": status, "updated_at": updated_at, "annotations": list(annotations)}
+    if responses is not None:
+        out["responses"] = responses
+    if shown is not None:
+        out["suggestions"] = {"shown": shown, "accepted": accepted or {}}
+    return out
+
+
+def export(path: Path, bundle, annotator: str, *records, version=2) -> Path:
+    doc = {"format": "mercury-static/annotations", "version": version, "bundle_id": bundle.manifest["bundle_id"],
+           "title": "t", "annotator": annotator, "client_id": "c1", "exported_at": "2026-12-01T12:00:00Z",
+           "tool_version": "0.1.0", "records": list(records)}
+    path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+FULL = {"verdict": "hallucinated", "topics": ["dates", "places"], "quality": 4, "order": ["y", "x", "z"],
+        "comment": "Wrong year and city."}
+
+
+def test_responses_merged_per_annotator(asked, tmp_path):
+    a = export(tmp_path / "alice.json", asked, "alice", entry("r1", FULL, accepted={"verdict": "HHEM-2.1"}),
+               entry("r2", {"verdict": "consistent"}, shown=False), entry("r3", {}, status="discarded"))
+    b = export(tmp_path / "bob.json", asked, "bob", entry("r1", {"verdict": "consistent", "quality": 2}))
+    result = merge_files([a, b], asked)
+    assert not result.problems, result.problems
+    r1, r2, r3 = result.records
+    assert r1["responses"] == [
+        {"annotator": "alice", "status": "submitted", "updated_at": "2026-12-01T10:00:00Z", "values": FULL,
+         "suggestions": {"shown": True, "accepted": {"verdict": "HHEM-2.1"}}},
+        {"annotator": "bob", "status": "submitted", "updated_at": "2026-12-01T10:00:00Z",
+         "values": {"verdict": "consistent", "quality": 2}, "suggestions": {"shown": True, "accepted": {}}}]
+    assert r2["responses"][0]["suggestions"] == {"shown": False, "accepted": {}}
+    assert r3["responses"][0]["values"] == {}  # discarded: nothing required
+    assert r1["suggestions"] == SUGGESTIONS["r1"]["suggestions"] and "suggestions" not in r3
+    # every output format carries them, and the merged file merges again to the same records
+    assert [json.loads(x) for x in merge_files([a, b], asked, fmt="jsonl").output.splitlines()] == result.records
+    flat = json.loads(merge_files([a, b], asked, fmt="mercury").output)["samples"]
+    assert [x.get("responses") for x in flat] == [r1["responses"], r2["responses"], r3["responses"]]
+    again = tmp_path / "merged.json"
+    again.write_bytes(result.output)
+    assert merge_files([again], asked).records == result.records
+
+
+def test_version_1_on_a_bundle_with_questions(asked, tmp_path):
+    """A version-1 export predates questions: it merges as before (no values, no required check)."""
+    old = export(tmp_path / "old.json", asked, "carol", entry("r1", shown=None), version=1)
+    result = merge_files([old], asked)
+    assert not result.problems
+    assert result.records[0]["responses"] == [{"annotator": "carol", "status": "submitted",
+                                               "updated_at": "2026-12-01T10:00:00Z"}]
+
+
+BAD = {
+    "label not an option": ({"verdict": "maybe"}, "responses.verdict", "'maybe' is not one of the options"),
+    "label not a string": ({"verdict": 1}, "responses.verdict", "1 is not one of the options"),
+    "multi_label empty": ({"verdict": "consistent", "topics": []}, "responses.topics", "non-empty list"),
+    "multi_label unknown": ({"verdict": "consistent", "topics": ["dates", "cats"]}, "responses.topics",
+                            "'cats' is not one of the options"),
+    "multi_label twice": ({"verdict": "consistent", "topics": ["dates", "dates"]}, "responses.topics",
+                          "an option is given twice"),
+    "rating off the scale": ({"verdict": "consistent", "quality": 6}, "responses.quality", "6 is not on the scale"),
+    "rating as text": ({"verdict": "consistent", "quality": "4"}, "responses.quality", "'4' is not on the scale"),
+    "rating as bool": ({"verdict": "consistent", "quality": True}, "responses.quality", "True is not on the scale"),
+    "ranking not a permutation": ({"verdict": "consistent", "order": ["x", "x", "z"]}, "responses.order",
+                                  "expected every option once"),
+    "ranking short": ({"verdict": "consistent", "order": ["x", "y"]}, "responses.order", "expected every option"),
+    "text not a string": ({"verdict": "consistent", "comment": ["a"]}, "responses.comment", "non-empty string"),
+    "text too long": ({"verdict": "consistent", "comment": "a" * (TEXT_LIMIT + 1)}, "responses.comment",
+                      f"{TEXT_LIMIT + 1} characters (at most {TEXT_LIMIT})"),
+    "unknown question": ({"verdict": "consistent", "mood": 3}, "responses.mood", "unknown question"),
+    "span question in responses": ({"verdict": "consistent", "spans": []}, "responses.spans",
+                                   "answered by `annotations`"),
+    "required missing": ({"quality": 3}, "responses.verdict", "required, missing on a submitted record"),
+    "responses not an object": (["consistent"], "responses", "expected an object"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_bad_response_skips_its_record_only(asked, tmp_path, case):
+    responses, field_name, message = BAD[case]
+    span = {"id": "s1", "label": ["Unwanted", "Unwanted.Intrinsic"], "note": "",
+            "summary": {"start": 47, "end": 51, "text": "Rome"}, "source": None}
+    bad = export(tmp_path / "eve.json", asked, "eve", entry("r1", responses, annotations=[span]),
+                 entry("r2", {"verdict": "consistent"}))
+    result = merge_files([bad], asked)
+    (problem,) = result.problems
+    assert str(problem) == f"{bad}: record r1: field '{field_name}': " + str(problem).split(": ", 3)[3]
+    assert message in str(problem) and "\n" not in str(problem)
+    assert result.counts.rejected == 1 and result.counts.merged == 0  # the record's span goes with it
+    r1, r2 = result.records[:2]
+    assert r1["responses"] == [] and r1["annotations"] == []
+    assert r2["responses"][0]["values"] == {"verdict": "consistent"}  # the other record still merged
+    with pytest.raises(InputError):
+        merge_files([bad], asked, strict=True)
+
+
+def test_required_only_on_submitted(asked, tmp_path):
+    ok = export(tmp_path / "ok.json", asked, "dan", entry("r1", {}, status="in_progress"),
+                entry("r2", {"quality": 5}, status="discarded"))
+    assert not merge_files([ok], asked).problems
+
+
+USE = {
+    "accepted unknown agent": ({"shown": True, "accepted": {"verdict": "GPT-judge"}}, "suggestions.accepted.verdict",
+                               "'GPT-judge' made no suggestion"),
+    "accepted without suggestion": ({"shown": True, "accepted": {"quality": "HHEM-2.1"}},
+                                    "suggestions.accepted.quality", "made no suggestion for this question"),
+    "accepted while blind": ({"shown": False, "accepted": {"verdict": "HHEM-2.1"}}, "suggestions.accepted.verdict",
+                             "not shown"),
+    "shown not a bool": ({"shown": "yes"}, "suggestions.shown", "expected true or false"),
+    "accepted unknown question": ({"shown": True, "accepted": {"mood": "HHEM-2.1"}}, "suggestions.accepted.mood",
+                                  "unknown question"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(USE))
+def test_bad_suggestion_use(asked, tmp_path, case):
+    use, field_name, message = USE[case]
+    record = dict(entry("r1", {"verdict": "consistent"}), suggestions=use)
+    result = merge_files([export(tmp_path / "eve.json", asked, "eve", record)], asked)
+    (problem,) = result.problems
+    assert f"record r1: field '{field_name}': " in str(problem) and message in str(problem)
+
+
+def test_malformed_questions_in_the_bundle(plain, tmp_path):
+    copy = tmp_path / "bundle"
+    shutil.copytree(plain, copy)
+    bad = [dict(q) for q in QUESTIONS]
+    bad[3] = dict(bad[3], values=["1", "2"])
+    broken = load_bundle(with_settings(copy, {}, settings(questions=bad)))
+    with pytest.raises(InputError) as raised:
+        merge_files([], broken)
+    assert str(raised.value) == (f"{copy}: cannot read the bundle: manifest.json: field 'settings.questions[3]"
+                                 ".values': expected a list of integers")
