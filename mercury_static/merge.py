@@ -17,6 +17,7 @@ from pathlib import Path
 
 from . import merge_notes, safeio
 from .agreement import agreement_report
+from .agreement_questions import agent_agreement, question_agreement
 from .bundle import Bundle, load_bundle
 from .formats import MERGED_FORMAT, MERGED_VERSION, MergedRecord
 from .merge_inputs import InputReader
@@ -126,6 +127,9 @@ def merge_files(paths: Iterable[str | Path], bundle: Bundle | str | Path, fmt: s
                    for r in bundle.records]
         notes = [*merge_notes.name_notes(reader.spellings), *merge_notes.client_notes(reader.clients),
                  *resolved.notes, *merge_notes.shared_id_notes(records)]
+        questions = list(reader.questions.values())
+        agreement = {**agreement_report(records, reader.labels, top=top),
+                     "questions": question_agreement(records, questions),
+                     "agents": agent_agreement(records, questions)}
         return MergeResult(records=records, output=serialize(records, fmt), counts=reader.counts,
-                           files=len(paths), problems=reader.problems, notes=notes,
-                           agreement=agreement_report(records, reader.labels, top=top))
+                           files=len(paths), problems=reader.problems, notes=notes, agreement=agreement)

@@ -181,3 +181,27 @@ def test_malformed_questions_in_the_bundle(plain, tmp_path):
         merge_files([], broken)
     assert str(raised.value) == (f"{copy}: cannot read the bundle: manifest.json: field 'settings.questions[3]"
                                  ".values': expected a list of integers")
+
+
+def test_cli_prints_question_and_agent_agreement(asked, tmp_path):
+    from typer.testing import CliRunner
+
+    from mercury_static.cli import app
+
+    a = export(tmp_path / "alice.json", asked, "alice", entry("r1", FULL, accepted={"verdict": "HHEM-2.1"}),
+               entry("r2", {"verdict": "hallucinated", "quality": 3}, shown=False))
+    b = export(tmp_path / "bob.json", asked, "bob", entry("r1", {"verdict": "hallucinated", "quality": 5}),
+               entry("r2", {"verdict": "consistent", "quality": 2}, shown=False))
+    out, report = tmp_path / "merged.json", tmp_path / "report.json"
+    run = CliRunner().invoke(app, ["merge", str(a), str(b), "--bundle", str(asked.dir), "-o", str(out),
+                                   "--report", str(report)], env={"COLUMNS": "200"})
+    assert run.exit_code == 0, run.output
+    assert "Agreement per question" in run.output and "ordinal / interval" in run.output
+    assert "verdict · HHEM-2.1" in run.output and "count only" in run.output
+    doc = json.loads(report.read_text(encoding="utf-8"))
+    verdict = next(q for q in doc["questions"] if q["question"] == "verdict")
+    # verdict units [H, H], [H, C]: o_HH = 2, o_HC = o_CH = 1; n_H = 3, n_C = 1, n = 4 -> 1 - 3·2/(2·3·1) = 0
+    assert verdict == {"question": "verdict", "type": "label", "answers": 4, "records": 2, "alpha": {"nominal": 0.0}}
+    blind = next(x for x in doc["agents"] if x["split"] == "blind")
+    # r2 only (HHEM said consistent, 0.6): alice hallucinated, bob consistent -> no majority
+    assert (blind["records"], blind["agree"], blind["majority_records"], blind["accuracy"]) == (1, 0.5, 0, None)
