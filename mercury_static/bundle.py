@@ -83,6 +83,9 @@ class BundleRecord:
     prior_annotations: list[dict]
     gold: dict | None
     source_text: StoredText | None = None
+    fields: dict = field(default_factory=dict)
+    meta: dict = field(default_factory=dict)
+    suggestions: list[dict] = field(default_factory=list)
     summary_text: StoredText | None = None
     fields: dict = field(default_factory=dict)
     meta: dict = field(default_factory=dict)
@@ -157,11 +160,13 @@ _ROWS_PER_WRITE = 16384
 
 
 def write_data(out: Path, records: list[dict], texts: list[StoredText], vectors: np.ndarray | RowVectors,
-               limits: ShardLimits = ShardLimits()) -> dict:
+               limits: ShardLimits = ShardLimits(), visible_meta: list[str] = ()) -> dict:
     """Write data/ (record index and shards, text shards, vector shards); return shard counts.
 
     `records` are JSON-ready dicts with `source`/`summary` text ids; `vectors[i]` belongs to the i-th row
-    of the concatenation of `texts[*].rows` in order (an array, or `RowVectors`).
+    of the concatenation of `texts[*].rows` in order (an array, or `RowVectors`). With `visible_meta` (the
+    visible metadata properties) the index gets each record's values of them (`meta`), so the page filters
+    and sorts without fetching shards.
     """
     data = out / "data"
     data.mkdir(parents=True, exist_ok=True)
@@ -189,6 +194,8 @@ def write_data(out: Path, records: list[dict], texts: list[StoredText], vectors:
 
     # text_shards: the page requests a record's texts alongside its record shard, not after it
     index = {"ids": [], "shard": [], "titles": [], "tags": [], "text_shards": []}
+    if visible_meta:
+        index["meta"] = []
     shard, batch, size = 0, [], 0
 
     def flush():
@@ -208,6 +215,9 @@ def write_data(out: Path, records: list[dict], texts: list[StoredText], vectors:
         index["titles"].append(rec.get("title") or row_title(by_id[rec["summary"]].text))
         index["tags"].append(row_tags(rec.get("metadata")))
         index["text_shards"].append([rec["source_shard"], rec["summary_shard"]])
+        if visible_meta:
+            meta = rec.get("meta") or {}
+            index["meta"].append({k: meta[k] for k in visible_meta if k in meta})
     if batch:
         flush()
     (data / "records.json").write_text(dumps(index), encoding="utf-8")
