@@ -15,7 +15,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Sequence
 from itertools import combinations
 
-from .merge_questions import Question
+from .settings import Question
 
 METRICS = {"label": ("nominal",), "rating": ("ordinal", "interval"), "multi_label": ("masi",),
            "ranking": ("kendall_tau",), "text": ()}

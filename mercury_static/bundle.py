@@ -87,9 +87,6 @@ class BundleRecord:
     meta: dict = field(default_factory=dict)
     suggestions: list[dict] = field(default_factory=list)
     summary_text: StoredText | None = None
-    fields: dict = field(default_factory=dict)
-    meta: dict = field(default_factory=dict)
-    suggestions: list[dict] = field(default_factory=list)
 
 
 @dataclass

@@ -6,7 +6,7 @@ import pytest
 
 from mercury_static.agreement_questions import (
     agent_agreement, alpha, kendall_tau_distance, majority, masi_distance, question_agreement, roc_auc)
-from mercury_static.merge_questions import Question
+from mercury_static.settings import Question
 
 # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", section C: 4 observers x 12 units,
 # values 1-5 with missing data. Published: nominal .743, ordinal .815, interval .849 (the `krippendorff`
@@ -59,9 +59,8 @@ def test_undefined():
     assert roc_auc([0.9, 0.5, 0.5, 0.1], [True, True, False, False]) == pytest.approx(3.5 / 4)
 
 
-VERDICT = Question("verdict", "label", options=("consistent", "hallucinated"))
-QUESTIONS = [Question("spans", "span"), VERDICT, Question("quality", "rating", values=(1, 2, 3, 4, 5)),
-             Question("comment", "text")]
+QUESTIONS = [Question("spans", "span", "Spans"), Question("verdict", "label", "Verdict"),
+             Question("quality", "rating", "Quality", values=(1, 2, 3, 4, 5)), Question("comment", "text", "Comment")]
 
 
 def resp(annotator, verdict, shown, accepted=None, status="submitted", **more):
