@@ -1,51 +1,57 @@
-"""A real bundle given settings (questions, metadata, suggestions) to the issue-13 contract, for merge tests.
-
-`with_settings` builds the bundle for real and then writes the manifest's `settings` and the record shards'
-`fields` / `meta` / `suggestions` as build writes them with a settings file (docs/DESIGN.md), so merge is
-tested against the shapes the page and build agree on.
-"""
+"""A real bundle built with a settings file (six question types, metadata, an extra field, HHEM-style
+suggestions from a score column), for the merge and Argilla-output tests."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-QUESTIONS = [
-    {"name": "spans", "type": "span", "title": "Spans", "description": "", "required": False},
-    {"name": "verdict", "type": "label", "title": "Verdict", "description": "", "required": True,
-     "options": [{"value": "consistent", "text": "Consistent"}, {"value": "hallucinated", "text": "Hallucinated"}]},
-    {"name": "topics", "type": "multi_label", "title": "Topics", "description": "", "required": False,
-     "options": [{"value": "dates", "text": "Dates"}, {"value": "places", "text": "Places"},
-                 {"value": "people", "text": "People"}]},
-    {"name": "quality", "type": "rating", "title": "Quality", "description": "", "required": False,
-     "values": [1, 2, 3, 4, 5]},
-    {"name": "order", "type": "ranking", "title": "Order", "description": "", "required": False,
-     "options": [{"value": "x", "text": "X"}, {"value": "y", "text": "Y"}, {"value": "z", "text": "Z"}]},
-    {"name": "comment", "type": "text", "title": "Comment", "description": "", "required": False,
-     "markdown": False},
+RECORDS = [
+    {"id": "r1", "source": "The Eiffel Tower is in Paris. It was completed in 1889.",
+     "summary": "The Eiffel Tower, completed in 1899, stands in Rome.", "question": "Where is it?",
+     "model": "gpt-4", "hhem": 0.1},
+    {"id": "r2", "source": "Alice met Bob 🎉 at noon. They had lunch.",
+     "summary": "Alice met Bob 🎉 at midnight for dinner.", "question": "When?", "model": "llama", "hhem": 0.6},
+    {"id": "r3", "source": "Nothing happened today.", "summary": "Nothing happened.", "question": "What?",
+     "model": "llama"},
 ]
-METADATA = [
-    {"name": "model", "title": "Model", "type": "terms", "visible": True, "values": ["gpt-4", "llama"]},
-    {"name": "hhem", "title": "HHEM score", "type": "float", "visible": False, "min": 0.0, "max": 1.0},
-]
+SETTINGS = """\
+fields:
+  source: {title: Source}
+  summary: {title: Summary}
+  extra:
+    - {name: question, title: Question, column: question}
+questions:
+  - {name: spans, type: span, title: Spans}
+  - name: verdict
+    type: label
+    title: Verdict
+    required: true
+    options:
+      - {value: consistent, text: Consistent}
+      - {value: hallucinated, text: Hallucinated}
+  - {name: topics, type: multi_label, title: Topics, options: [dates, places, people]}
+  - {name: quality, type: rating, title: Quality, values: [1, 2, 3, 4, 5]}
+  - {name: order, type: ranking, title: Order, options: [x, y, z]}
+  - {name: comment, type: text, title: Comment}
+guidelines: Read both texts.
+metadata:
+  - {name: model, title: Model, type: terms, visible: true}
+  - {name: hhem, title: HHEM score, type: float, visible: false, min: 0, max: 1}
+suggestions:
+  blind: false
+  columns:
+    - {question: verdict, agent: HHEM-2.1, score_from: hhem, threshold: 0.5, at_or_above: consistent,
+       below: hallucinated}
+distribution:
+  annotators: [alice, bob]
+  overlap: 2
+"""
 
 
-def settings(questions=QUESTIONS, metadata=METADATA, blind=False) -> dict:
-    return {"fields": {"source": {"title": "Source"}, "summary": {"title": "Summary"},
-                       "extra": [{"name": "question", "title": "Question", "markdown": False}]},
-            "questions": questions, "metadata": metadata, "suggestions": {"blind": blind},
-            "vectors": {"similar_records": False}}
-
-
-def with_settings(bundle_dir: Path, records: dict[str, dict], settings_json: dict | None = None) -> Path:
-    """Give a built bundle `settings` and, per record id, `fields` / `meta` / `suggestions` (in place)."""
-    manifest_path = bundle_dir / "manifest.json"
-    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    manifest["settings"] = settings_json or settings()
-    manifest_path.write_text(json.dumps(manifest, ensure_ascii=False), encoding="utf-8")
-    for shard in sorted((bundle_dir / "data").glob("records-*.json")):
-        doc = json.loads(shard.read_text(encoding="utf-8"))
-        for r in doc["records"]:
-            r.update(records.get(r["id"], {}))
-        shard.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
-    return bundle_dir
+def build_with_settings(build_bundle, directory: Path, name: str) -> Path:
+    """Build RECORDS with SETTINGS for real (the test model, `build --settings`)."""
+    data, settings = directory / "tiny.jsonl", directory / "settings.yaml"
+    data.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in RECORDS), encoding="utf-8")
+    settings.write_text(SETTINGS, encoding="utf-8")
+    return build_bundle([data], name=name, id_field="id", settings=settings)

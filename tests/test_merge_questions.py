@@ -7,41 +7,22 @@ import shutil
 from pathlib import Path
 
 import pytest
-from settings_fixtures import QUESTIONS, settings, with_settings
+from settings_fixtures import build_with_settings
 
 from mercury_static.bundle import load_bundle
 from mercury_static.merge import merge_files
 from mercury_static.merge_questions import TEXT_LIMIT
 from mercury_static.records import InputError
 
-RECORDS = [
-    {"id": "r1", "source": "The Eiffel Tower is in Paris. It was completed in 1889.",
-     "summary": "The Eiffel Tower, completed in 1899, stands in Rome."},
-    {"id": "r2", "source": "Alice met Bob 🎉 at noon. They had lunch.",
-     "summary": "Alice met Bob 🎉 at midnight for dinner."},
-    {"id": "r3", "source": "Nothing happened today.", "summary": "Nothing happened."},
-]
-SUGGESTIONS = {
-    "r1": {"fields": {"question": "Where is it?"}, "meta": {"model": "gpt-4", "hhem": 0.1},
-           "suggestions": [{"question": "verdict", "value": "hallucinated", "score": 0.9, "agent": "HHEM-2.1"}]},
-    "r2": {"meta": {"model": "llama", "hhem": 0.4},
-           "suggestions": [{"question": "verdict", "value": "consistent", "score": 0.6, "agent": "HHEM-2.1"}]},
-}
+# the verdict suggestions build derives from the `hhem` column (r3 has none)
+SUGGESTIONS = {"r1": [{"question": "verdict", "value": "hallucinated", "score": 0.9, "agent": "HHEM-2.1"}],
+               "r2": [{"question": "verdict", "value": "consistent", "score": 0.6, "agent": "HHEM-2.1"}]}
 
 
 @pytest.fixture(scope="module")
-def plain(build_bundle, tmp_path_factory):
-    data = tmp_path_factory.mktemp("questions") / "tiny.jsonl"
-    data.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in RECORDS), encoding="utf-8")
-    return build_bundle([data], name="tiny-questions", id_field="id")
-
-
-@pytest.fixture(scope="module")
-def asked(plain, tmp_path_factory):
-    """The same bundle with six questions, metadata and HHEM suggestions (the issue-13 contract)."""
-    copy = tmp_path_factory.mktemp("asked") / "bundle"
-    shutil.copytree(plain, copy)
-    return load_bundle(with_settings(copy, SUGGESTIONS))
+def asked(build_bundle, tmp_path_factory):
+    """A real bundle built with six questions, metadata and HHEM suggestions (the issue-13 contract)."""
+    return load_bundle(build_with_settings(build_bundle, tmp_path_factory.mktemp("asked"), "asked"))
 
 
 def entry(record_id, responses=None, status="submitted", shown=True, accepted=None, annotations=(),
@@ -80,7 +61,8 @@ def test_responses_merged_per_annotator(asked, tmp_path):
          "values": {"verdict": "consistent", "quality": 2}, "suggestions": {"shown": True, "accepted": {}}}]
     assert r2["responses"][0]["suggestions"] == {"shown": False, "accepted": {}}
     assert r3["responses"][0]["values"] == {}  # discarded: nothing required
-    assert r1["suggestions"] == SUGGESTIONS["r1"]["suggestions"] and "suggestions" not in r3
+    assert r1["suggestions"] == SUGGESTIONS["r1"] and r2["suggestions"] == SUGGESTIONS["r2"]
+    assert "suggestions" not in r3
     # every output format carries them, and the merged file merges again to the same records
     assert [json.loads(x) for x in merge_files([a, b], asked, fmt="jsonl").output.splitlines()] == result.records
     flat = json.loads(merge_files([a, b], asked, fmt="mercury").output)["samples"]
@@ -171,14 +153,14 @@ def test_bad_suggestion_use(asked, tmp_path, case):
     assert f"record r1: field '{field_name}': " in str(problem) and message in str(problem)
 
 
-def test_malformed_questions_in_the_bundle(plain, tmp_path):
+def test_malformed_questions_in_the_bundle(asked, tmp_path):
     copy = tmp_path / "bundle"
-    shutil.copytree(plain, copy)
-    bad = [dict(q) for q in QUESTIONS]
-    bad[3] = dict(bad[3], values=["1", "2"])
-    broken = load_bundle(with_settings(copy, {}, settings(questions=bad)))
+    shutil.copytree(asked.dir, copy)
+    manifest = json.loads((copy / "manifest.json").read_text(encoding="utf-8"))
+    manifest["settings"]["questions"][3]["values"] = ["1", "2"]  # by hand: build would refuse it
+    (copy / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     with pytest.raises(InputError) as raised:
-        merge_files([], broken)
+        merge_files([], load_bundle(copy))
     assert str(raised.value) == (f"{copy}: cannot read the bundle: manifest.json: field 'settings.questions[3]"
                                  ".values': expected a list of integers")
 
