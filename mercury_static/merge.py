@@ -23,8 +23,9 @@ from .formats import MERGED_FORMAT, MERGED_VERSION, MergedRecord
 from .merge_inputs import InputReader
 from .merge_versions import Counts, resolve
 from .records import InputError
+from .write_argilla import argilla_files
 
-FORMATS = ("mercury-static", "mercury", "jsonl")
+FORMATS = ("mercury-static", "mercury", "jsonl", "argilla")
 
 
 @dataclass
@@ -38,6 +39,8 @@ class MergeResult:
     problems: list[InputError] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     agreement: dict = field(default_factory=dict)
+    directory: dict[str, bytes] = field(default_factory=dict)
+    """The files of a folder output (`argilla`: write_argilla.FILES), by path relative to -o."""
 
     @property
     def exit_code(self) -> int:
@@ -131,5 +134,7 @@ def merge_files(paths: Iterable[str | Path], bundle: Bundle | str | Path, fmt: s
         agreement = {**agreement_report(records, reader.labels, top=top),
                      "questions": question_agreement(records, questions),
                      "agents": agent_agreement(records, questions)}
-        return MergeResult(records=records, output=serialize(records, fmt), counts=reader.counts,
-                           files=len(paths), problems=reader.problems, notes=notes, agreement=agreement)
+        folder = fmt == "argilla"  # a folder of files (write_argilla.py), not one file
+        return MergeResult(records=records, output=b"" if folder else serialize(records, fmt), counts=reader.counts,
+                           files=len(paths), problems=reader.problems, notes=notes, agreement=agreement,
+                           directory=argilla_files(bundle, records, questions) if folder else {})

@@ -60,9 +60,9 @@ def print_merge(result: MergeResult, out: Console, err: Console) -> None:
                            *(_alphas(q["alpha"]) if q["alpha"] else ["–", "count only"])] for q in a["questions"])))
     if a.get("agents"):
         out.print(_table("Suggestion agents against the annotators (blind: suggestions hidden)",
-                         ["question · agent", "split", "records", "answers", "agree", "majority acc.", "alpha",
-                          "ROC AUC", "accepted"],
-                         ([f"{x['question']} · {x['agent']}", x["split"], x["records"], x["answers"], x["agree"],
+                         ["question", "agent", "split", "records", "answers", "agree", "maj. acc", "alpha", "AUC",
+                          "accepted"],
+                         ([x["question"], x["agent"], x["split"], x["records"], x["answers"], x["agree"],
                            x["accuracy"], x["alpha"], x["auc"], x["accepted"]] for x in a["agents"])))
     if a["adjudication"]:
         out.print(_table("Most disagreement (adjudicate first)", ["record", "verdicts", "verdict split",

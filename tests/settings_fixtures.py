@@ -46,6 +46,8 @@ suggestions:
 distribution:
   annotators: [alice, bob]
   overlap: 2
+vectors:
+  similar_records: true
 """
 
 
