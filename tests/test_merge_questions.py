@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from schema_lite import errors
 from settings_fixtures import build_with_settings
 
 from mercury_static.bundle import load_bundle
@@ -14,6 +15,8 @@ from mercury_static.merge import merge_files
 from mercury_static.merge_questions import TEXT_LIMIT
 from mercury_static.records import InputError
 
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+SCHEMAS = {name: json.loads((DOCS / f"{name}.schema.json").read_text(encoding="utf-8")) for name in ("export", "merged")}
 # the verdict suggestions build derives from the `hhem` column (r3 has none)
 SUGGESTIONS = {"r1": [{"question": "verdict", "value": "hallucinated", "score": 0.9, "agent": "HHEM-2.1"}],
                "r2": [{"question": "verdict", "value": "consistent", "score": 0.6, "agent": "HHEM-2.1"}]}
@@ -63,6 +66,10 @@ def test_responses_merged_per_annotator(asked, tmp_path):
     assert r3["responses"][0]["values"] == {}  # discarded: nothing required
     assert r1["suggestions"] == SUGGESTIONS["r1"] and r2["suggestions"] == SUGGESTIONS["r2"]
     assert "suggestions" not in r3
+    for path in (a, b):  # both files and the merge hold to their schemas
+        assert errors(json.loads(path.read_text(encoding="utf-8")), SCHEMAS["export"]) == []
+    assert errors(result.records, SCHEMAS["merged"]) == []
+    assert errors([dict(r1, responses=[dict(r1["responses"][0], values={"verdict": None})])], SCHEMAS["merged"])
     # every output format carries them, and the merged file merges again to the same records
     assert [json.loads(x) for x in merge_files([a, b], asked, fmt="jsonl").output.splitlines()] == result.records
     flat = json.loads(merge_files([a, b], asked, fmt="mercury").output)["samples"]
