@@ -1,11 +1,12 @@
 """An Argilla 2.x `settings.json` (as `rg.Settings.to_json` / `rg.Dataset.to_disk` write it) translated to
 this tool's settings document, for `settings.parse_settings` to check like any other.
 
-Which text is which: the summary is the field named `summary`, else the span question's field, else the
-second text field; the source is the field named `source`, else the first other text field; every other
-text field is an extra read-only field. Without a span question, today's span question is added first.
-What this product cannot show or store (an image, chat or custom field, a span question over another field
-than the summary, a mapping onto questions) is one line naming it, exit 2.
+Which text is which: the source is the field named `source`, else the first text field; the summary the
+field named `summary`, else the first other text field (Argilla shows fields in order: context, then
+answer); every other text field is an extra read-only field, and a span question must annotate the
+summary. Without a span question, today's span question is added first. What this product cannot show
+or store (an image, chat or custom field, a span question over another field than the summary, a mapping
+onto questions) is one line naming it, exit 2.
 """
 
 from __future__ import annotations
@@ -53,10 +54,10 @@ def _texts(fields: list, file: str) -> list[dict]:
     return fields
 
 
-def _roles(fields: list[dict], span_field: str | None) -> tuple[dict, dict, list[dict]]:
+def _roles(fields: list[dict]) -> tuple[dict, dict, list[dict]]:
     by_name = {f["name"]: f for f in fields}
-    summary = by_name.get("summary") or by_name.get(span_field) or fields[1]
-    source = by_name.get("source") or next(f for f in fields if f is not summary)
+    source = by_name.get("source") or next(f for f in fields if f is not by_name.get("summary"))
+    summary = by_name.get("summary") or next(f for f in fields if f is not source)
     return source, summary, [f for f in fields if f is not source and f is not summary]
 
 
@@ -128,11 +129,10 @@ def from_argilla(doc: dict, file: str) -> dict:
     """This tool's settings document for an Argilla 2.x settings.json (see the module docstring)."""
     questions = _list(doc, "questions", file)
     spans = [q for q in questions if _kind(q) == "span"]
-    span_field = spans[0].get("settings", {}).get("field") if spans else None
     fields = _texts(_list(doc, "fields", file), file)
     for i, f in enumerate(fields):
         _name(f, file, f"fields[{i}]")
-    source, summary, extra = _roles(fields, span_field)
+    source, summary, extra = _roles(fields)
     meta = [_metadata(m, file, f"metadata[{i}]") for i, m in enumerate(_list(doc, "metadata", file))]
     columns = _columns(doc.get("mapping"), {f["name"] for f in fields} | {m["name"] for m in meta}, file)
     for m in meta:
