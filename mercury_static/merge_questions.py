@@ -9,8 +9,7 @@ Kept apart from merge_checks.py (spans and times) because it depends on the bund
 from __future__ import annotations
 
 from .merge_checks import Reject, short
-from .records import InputError
-from .settings import QUESTION_TYPES, Option, Question, Settings, value_problem
+from .settings import Question, Settings, from_manifest, value_problem
 
 TEXT_LIMIT = 10_000
 """Longest `text` response in code points: a comment, not a document (the page's note field is as short)."""
@@ -18,38 +17,9 @@ TEXT_LIMIT = 10_000
 
 def read_questions(manifest: dict) -> tuple[Question, ...]:
     """The questions of the manifest's `settings`, in form order (without `settings`: today's one span
-    question). A malformed entry is an InputError naming `settings.questions[i]…` in manifest.json."""
+    question); a malformed one is an InputError naming its field in manifest.json."""
     settings = manifest.get("settings")
-    if settings is None:
-        return Settings().questions
-    raw = settings.get("questions") if isinstance(settings, dict) else None
-    if not isinstance(raw, list):
-        raise InputError("manifest.json", None, "settings.questions", "expected a list")
-    out: list[Question] = []
-    for i, q in enumerate(raw):
-        where = f"settings.questions[{i}]"
-        if not isinstance(q, dict) or not isinstance(q.get("name"), str) or q.get("type") not in QUESTION_TYPES:
-            raise InputError("manifest.json", None, where,
-                             f"expected {{name, type}} with a type in {', '.join(QUESTION_TYPES)}")
-        options: tuple[Option, ...] = ()
-        values: tuple[int, ...] = ()
-        if q["type"] in ("label", "multi_label", "ranking"):
-            items = q.get("options")
-            if not isinstance(items, list) or not items or not all(
-                    isinstance(o, dict) and isinstance(o.get("value"), str) for o in items):
-                raise InputError("manifest.json", None, f"{where}.options", "expected a list of {value, text}")
-            options = tuple(Option(o["value"], str(o.get("text") or o["value"])) for o in items)
-        elif q["type"] == "rating":
-            values = tuple(q.get("values") or ())
-            if not values or not all(type(v) is int for v in values):
-                raise InputError("manifest.json", None, f"{where}.values", "expected a list of integers")
-        out.append(Question(name=q["name"], type=q["type"], title=str(q.get("title") or q["name"]),
-                            description=str(q.get("description") or ""), required=q.get("required") is True,
-                            options=options, values=values, markdown=q.get("markdown") is True))
-    if [q.type for q in out].count("span") != 1 or len({q.name for q in out}) != len(out):
-        raise InputError("manifest.json", None, "settings.questions", "expected unique names and exactly one "
-                         "span question")
-    return tuple(out)
+    return Settings().questions if settings is None else from_manifest(settings).questions
 
 
 def check_value(q: Question, value) -> None:

@@ -168,8 +168,8 @@ def test_malformed_questions_in_the_bundle(asked, tmp_path):
     (copy / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     with pytest.raises(InputError) as raised:
         merge_files([], load_bundle(copy))
-    assert str(raised.value) == (f"{copy}: cannot read the bundle: manifest.json: field 'settings.questions[3]"
-                                 ".values': expected a list of integers")
+    assert str(raised.value) == (f"{copy}: cannot read the bundle: manifest.json: questions[3]: field 'values': "
+                                 "'1' is not an integer (a rating is an integer scale)")
 
 
 def test_cli_prints_question_and_agent_agreement(asked, tmp_path):
