@@ -134,7 +134,7 @@ def merge_files(paths: Iterable[str | Path], bundle: Bundle | str | Path, fmt: s
         agreement = {**agreement_report(records, reader.labels, top=top),
                      "questions": question_agreement(records, questions),
                      "agents": agent_agreement(records, questions)}
-        folder = fmt == "argilla"  # a folder of files (write_argilla.py), not one file
-        return MergeResult(records=records, output=b"" if folder else serialize(records, fmt), counts=reader.counts,
-                           files=len(paths), problems=reader.problems, notes=notes, agreement=agreement,
-                           directory=argilla_files(bundle, records, questions) if folder else {})
+        directory, folder_notes = argilla_files(bundle, records, questions) if fmt == "argilla" else ({}, [])
+        return MergeResult(records=records, output=b"" if directory else serialize(records, fmt),
+                           counts=reader.counts, files=len(paths), problems=reader.problems,
+                           notes=notes + folder_notes, agreement=agreement, directory=directory)

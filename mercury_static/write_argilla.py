@@ -109,11 +109,14 @@ def _spans(value: list[dict]) -> list[dict]:
 
 
 def record_json(bundle_record, merged: dict, questions: Sequence[Question], needed: int,
-                vector: list[float] | None) -> dict:
+                vector: list[float] | None, dropped: list[tuple]) -> dict:
+    """One record as `Record.to_dict()` writes it; suggestions Argilla has no room for go to `dropped`."""
     span = next(q.name for q in questions if q.type == "span")
     suggestions: dict = {}
     for s in merged.get("suggestions", []):  # Argilla keeps one per question: the first, as the page lists them
-        if s["question"] not in suggestions:
+        if s["question"] in suggestions:
+            dropped.append((merged["id"], s["question"], s.get("agent")))
+        else:
             value = _spans(s["value"]) if s["question"] == span else s["value"]
             suggestions[s["question"]] = {"value": value, "score": s.get("score"), "agent": s.get("agent")}
     statuses = {r["annotator"]: STATUS[r["status"]] for r in merged["responses"]}
@@ -153,11 +156,22 @@ def _record_vectors(bundle: Bundle) -> tuple[int | None, list]:
     return info["dim"], [row.tolist() for row in rows]
 
 
-def argilla_files(bundle: Bundle, records: Sequence[dict], questions: Sequence[Question]) -> dict[str, bytes]:
-    """The files of the Argilla layout (path relative to -o DIR -> bytes), deterministic."""
+def argilla_files(bundle: Bundle, records: Sequence[dict],
+                  questions: Sequence[Question]) -> tuple[dict[str, bytes], list[str]]:
+    """The files of the Argilla layout (path relative to -o DIR -> bytes, deterministic) and a note for each
+    kind of thing Argilla's layout cannot hold."""
     dim, vectors = _record_vectors(bundle)
     needed = min_submitted(bundle.manifest)
-    out = [record_json(b, m, questions, needed, v) for b, m, v in zip(bundle.records, records, vectors)]
+    dropped: list[tuple] = []
+    out = [record_json(b, m, questions, needed, v, dropped) for b, m, v in zip(bundle.records, records, vectors)]
+    notes = []
+    if dropped:
+        record_id, question, agent = dropped[0]
+        notes.append(f"argilla: {len(dropped)} suggestion(s) not written: Argilla keeps one suggestion per question "
+                     f"of a record, the first one (e.g. record {record_id}, question {question!r}, agent {agent!r})")
+    if any(a["source"] or a["note"] for m in records for a in m["annotations"]):
+        notes.append("argilla: span evidence (source spans) and notes have no place in Argilla's span answers; "
+                     "they are in the mercury-static output (--format mercury-static)")
     settings = settings_json(bundle.manifest, questions, dim)
     dataset = {"id": None, "inserted_at": None, "updated_at": None, "name": bundle.manifest["title"] or "mercury",
                "status": "draft", "guidelines": settings["guidelines"], "allow_extra_metadata": False,
@@ -167,4 +181,4 @@ def argilla_files(bundle: Bundle, records: Sequence[dict], questions: Sequence[Q
     text = "[\n" + ",\n".join(safeio.dumps(r) for r in out) + "\n]\n"
     return {RECORDS: text.encode("utf-8"), SETTINGS: (safeio.dumps(settings, indent=1) + "\n").encode("utf-8"),
             DATASET: (safeio.dumps(dataset, indent=1) + "\n").encode("utf-8"),
-            ANNOTATORS: (safeio.dumps({n: user_id(n) for n in names}, indent=1) + "\n").encode("utf-8")}
+            ANNOTATORS: (safeio.dumps({n: user_id(n) for n in names}, indent=1) + "\n").encode("utf-8")}, notes

@@ -15,6 +15,8 @@ RECORDS = [
     {"id": "r3", "source": "Nothing happened today.", "summary": "Nothing happened.", "question": "What?",
      "model": "llama"},
 ]
+JUDGE = {"record_id": "r1", "question": "verdict", "value": "consistent", "score": 0.2, "agent": "judge-llm"}
+"""A second agent's suggestion for r1's verdict (from the --suggestions file the settings name)."""
 SETTINGS = """\
 fields:
   source: {title: Source}
@@ -40,6 +42,7 @@ metadata:
   - {name: hhem, title: HHEM score, type: float, visible: false, min: 0, max: 1}
 suggestions:
   blind: false
+  file: suggestions.jsonl
   columns:
     - {question: verdict, agent: HHEM-2.1, score_from: hhem, threshold: 0.5, at_or_above: consistent,
        below: hallucinated}
@@ -55,5 +58,6 @@ def build_with_settings(build_bundle, directory: Path, name: str) -> Path:
     """Build RECORDS with SETTINGS for real (the test model, `build --settings`)."""
     data, settings = directory / "tiny.jsonl", directory / "settings.yaml"
     data.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in RECORDS), encoding="utf-8")
+    (directory / "suggestions.jsonl").write_text(json.dumps(JUDGE) + "\n", encoding="utf-8")
     settings.write_text(SETTINGS, encoding="utf-8")
     return build_bundle([data], name=name, id_field="id", settings=settings)

@@ -17,8 +17,9 @@ from mercury_static.records import InputError
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 SCHEMAS = {name: json.loads((DOCS / f"{name}.schema.json").read_text(encoding="utf-8")) for name in ("export", "merged")}
-# the verdict suggestions build derives from the `hhem` column (r3 has none)
-SUGGESTIONS = {"r1": [{"question": "verdict", "value": "hallucinated", "score": 0.9, "agent": "HHEM-2.1"}],
+# the verdict suggestions build derives from the `hhem` column (r3 has none), and r1's from the suggestions file
+SUGGESTIONS = {"r1": [{"question": "verdict", "value": "hallucinated", "score": 0.9, "agent": "HHEM-2.1"},
+                      {"question": "verdict", "value": "consistent", "score": 0.2, "agent": "judge-llm"}],
                "r2": [{"question": "verdict", "value": "consistent", "score": 0.6, "agent": "HHEM-2.1"}]}
 
 

@@ -43,11 +43,12 @@ def entry(record_id, responses, status="submitted", shown=True, accepted=None, a
             "suggestions": {"shown": shown, "accepted": accepted or {}}}
 
 
-def merge_argilla(tmp_path: Path, bundle, *exports) -> Path:
+def merge_argilla(tmp_path: Path, bundle, *exports, notes: tuple[str, ...] = ()) -> Path:
     out = tmp_path / "argilla"
     run = CliRunner().invoke(app, ["merge", *map(str, exports), "--bundle", str(bundle.dir), "-o", str(out),
-                                   "--format", "argilla"])
+                                   "--format", "argilla"], env={"COLUMNS": "300"})
     assert run.exit_code == 0, run.output
+    assert [x for x in run.output.splitlines() if x.startswith("note: argilla:")] == list(notes)
     return out
 
 
@@ -58,7 +59,11 @@ def test_argilla_layout(asked, tmp_path):
                    entry("r2", {"quality": 3}, status="in_progress"))
     bob = export(tmp_path / "bob.json", asked, "bob", entry("r1", {"verdict": "consistent"}, shown=False),
                  entry("r3", {}, status="discarded", shown=False))
-    out = merge_argilla(tmp_path, asked, alice, bob)
+    notes = ("note: argilla: 1 suggestion(s) not written: Argilla keeps one suggestion per question of a record, "
+             "the first one (e.g. record r1, question 'verdict', agent 'judge-llm')",
+             "note: argilla: span evidence (source spans) and notes have no place in Argilla's span answers; they "
+             "are in the mercury-static output (--format mercury-static)")
+    out = merge_argilla(tmp_path, asked, alice, bob, notes=notes)
     assert sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()) == [
         ".argilla/dataset.json", ".argilla/settings.json", "annotators.json", "records.json"]
     records = json.loads((out / "records.json").read_text(encoding="utf-8"))
@@ -93,7 +98,7 @@ def test_argilla_layout(asked, tmp_path):
     assert settings["distribution"] == {"strategy": "overlap", "min_submitted": 2}
     assert settings["vectors"][0]["dimensions"] == 384 and settings["guidelines"] == "Read both texts."
     # deterministic: the same inputs give the same bytes
-    again = merge_argilla(tmp_path / "again", asked, bob, alice)
+    again = merge_argilla(tmp_path / "again", asked, bob, alice, notes=notes)
     assert all((again / f).read_bytes() == (out / f).read_bytes() for f in ("records.json", ".argilla/settings.json"))
     if os.environ.get("ARGILLA_PYTHON"):
         parsed = subprocess.run([os.environ["ARGILLA_PYTHON"], str(Path(__file__).parent / "argilla_read.py"), str(out)],
@@ -116,7 +121,7 @@ def test_argilla_of_a_bundle_without_settings(build_bundle, tmp_path):
            "records": [{"record_id": "p1", "status": "submitted", "updated_at": "2026-12-01T10:00:00Z",
                         "annotations": [span]}]}
     (tmp_path / "alice.json").write_text(json.dumps(doc), encoding="utf-8")
-    out = merge_argilla(tmp_path, plain, tmp_path / "alice.json")
+    out = merge_argilla(tmp_path, plain, tmp_path / "alice.json")  # no source span, no note: no note
     records = json.loads((out / "records.json").read_text(encoding="utf-8"))
     settings = json.loads((out / ".argilla" / "settings.json").read_text(encoding="utf-8"))
     assert errors(records, SCHEMAS["records"]) == [] and errors(settings, SCHEMAS["settings"]) == []
