@@ -195,3 +195,35 @@ def test_cli_prints_question_and_agent_agreement(asked, tmp_path):
     blind = next(x for x in doc["agents"] if x["split"] == "blind")
     # r2 only (HHEM said consistent, 0.6): alice hallucinated, bob consistent -> no majority
     assert (blind["records"], blind["agree"], blind["majority_records"], blind["accuracy"]) == (1, 0.5, 0, None)
+
+
+SHARED_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+
+
+@pytest.mark.shared_data
+@pytest.mark.skipif(not (SHARED_DATA / "faithbench").is_dir(), reason="../shared/data/faithbench absent")
+def test_faithbench_verdict_question_agrees_with_span_verdicts(build_bundle, tmp_path):
+    """On the real FaithBench batches built with examples/faithbench-settings.yaml: when each annotator's
+    `verdict` answer is their span verdict (an Unwanted span or not), the question's nominal alpha equals the
+    span verdicts' alpha, two computations that share no code; HHEM-2.1 is scored on every record it covers."""
+    files = sorted((SHARED_DATA / "faithbench").glob("batch_*.json"))
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    bundle = load_bundle(build_bundle(files, name="faithbench-settings", settings=examples / "faithbench-settings.yaml"))
+    dumps = merge_files(files, bundle)
+    work: dict[str, list] = {}
+    for i, r in enumerate(dumps.records):
+        for name in sorted({a["annotator"] for a in r["annotations"]}):
+            spans = [a for a in r["annotations"] if a["annotator"] == name]
+            verdict = "hallucinated" if any(x.split(".")[0] == "Unwanted" for a in spans for x in a["label"]) \
+                else "consistent"  # the README's span verdict: a label Unwanted or below it
+            work.setdefault(name, []).append(entry(r["id"], {"verdict": verdict}, shown=i % 2 == 0, annotations=[
+                {k: a[k] for k in ("id", "label", "note", "summary", "source")} for a in spans]))
+    paths = [export(tmp_path / f"{n}.json", bundle, n, *recs) for n, recs in work.items()]
+    result = merge_files(paths, bundle)
+    assert not result.problems and result.counts.merged == dumps.counts.merged
+    (verdict,) = [q for q in result.agreement["questions"] if q["question"] == "verdict"]
+    assert verdict["records"] == result.agreement["overall"]["records"] > 200
+    assert verdict["alpha"]["nominal"] == result.agreement["overall"]["alpha"]
+    hhem = {x["split"]: x for x in result.agreement["agents"] if x["agent"] == "HHEM-2.1"}
+    assert hhem["all"]["records"] == hhem["blind"]["records"] + hhem["shown"]["records"]
+    print("\nFaithBench verdict:", verdict, "\nHHEM-2.1:", *hhem.values(), sep="\n  ")
