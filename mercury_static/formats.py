@@ -35,7 +35,8 @@ def check_format(doc, file: str, name: str, version: int | tuple[int, ...]) -> N
     found = doc.get("version")
     if type(found) is not int or found not in versions:
         raise InputError(file, None, "version", f"unsupported version {_short(found)} of {name} "
-                         f"(this tool reads version {' and '.join(map(str, versions))})")
+                         f"(this tool reads version{'s' if len(versions) > 1 else ''} "
+                         f"{' and '.join(map(str, versions))})")
 
 
 def _short(value) -> str:
