@@ -103,6 +103,8 @@ def _distance(metric: str, n_c: dict) -> Callable[[Hashable, Hashable], float]:
 
 
 def _hashable(q: Question, value) -> Hashable:
+    if q.type == "span":  # a span suggestion: [{label, summary: [start, end], source}]
+        return _covered(tuple(v["summary"]) for v in value)
     if q.type == "multi_label":
         return frozenset(value)
     if q.type == "ranking":
@@ -111,9 +113,17 @@ def _hashable(q: Question, value) -> Hashable:
 
 
 def _answers(record: dict, q: Question) -> list[tuple[dict, Hashable]]:
-    """(response, answer) of the annotators who submitted the record and answered `q`."""
-    return [(r, _hashable(q, r["values"][q.name])) for r in record.get("responses", [])
-            if r["status"] == "submitted" and q.name in r.get("values", {})]
+    """(response, answer) of the annotators who submitted the record and answered `q`; the span question's
+    answer is the set of summary characters the annotator's spans cover (none: "consistent")."""
+    submitted = [r for r in record.get("responses", []) if r["status"] == "submitted"]
+    if q.type == "span":
+        return [(r, _covered((a["summary"]["start"], a["summary"]["end"]) for a in record["annotations"]
+                             if a["annotator"] == r["annotator"])) for r in submitted]
+    return [(r, _hashable(q, r["values"][q.name])) for r in submitted if q.name in r.get("values", {})]
+
+
+def _covered(spans) -> frozenset:
+    return frozenset(i for start, end in spans for i in range(start, end))
 
 
 def _round(x: float | None) -> float | None:
@@ -124,7 +134,7 @@ def question_agreement(records: Sequence[dict], questions: Sequence[Question]) -
     """Per record-level question: answers, records answered by 2+ annotators, alpha per metric."""
     out = []
     for q in questions:
-        if q.type == "span":
+        if q.type == "span":  # today's span figures (agreement.py)
             continue
         units = [[a for _, a in _answers(r, q)] for r in records]
         out.append({"question": q.name, "type": q.type, "answers": sum(map(len, units)),
@@ -159,8 +169,9 @@ def agent_agreement(records: Sequence[dict], questions: Sequence[Question]) -> l
     """Per (question, agent, split): how often the annotators' answers equal the agent's suggestion, its
     accuracy against the majority answer of each record, alpha with the agent as one more coder, the ROC AUC
     of its score (Argilla's meaning: its confidence in the suggested value) for "the majority chose the
-    suggested value", and how often a shown suggestion was accepted. Span suggestions are not scored here."""
-    by_name = {q.name: q for q in questions if q.type not in ("span", "text")}
+    suggested value", and how often a shown suggestion was accepted. A span suggestion is scored by the pooled
+    character-overlap F1 of its summary spans with each annotator's (`agree`; the README's char F1)."""
+    by_name = {q.name: q for q in questions if q.type != "text"}
     groups: defaultdict[tuple[str, str, str], list[tuple[Hashable, float | None, list]]] = defaultdict(list)
     for record in records:
         for s in record.get("suggestions", []):
@@ -182,6 +193,13 @@ def agent_agreement(records: Sequence[dict], questions: Sequence[Question]) -> l
         decided = [(value, score, m) for value, score, m in majorities if m is not None]
         scored = [(score, m == value) for value, score, m in decided if isinstance(score, (int, float))]
         shown = [r for r, _, _ in answers if r.get("suggestions") and r["suggestions"]["shown"]]
+        if q.type == "span":
+            common, total = sum(len(a & v) for _, a, v in answers), sum(len(a) + len(v) for _, a, v in answers)
+            out.append({"question": name, "agent": agent, "split": split, "records": len(items),
+                        "answers": len(answers), "agree": _round(2 * common / total) if total else None,
+                        "majority_records": 0, "accuracy": None, "alpha": None, "auc": None,
+                        "accepted": _accepted(shown, name, agent)})
+            continue
         out.append({
             "question": name, "agent": agent, "split": split, "records": len(items), "answers": len(answers),
             "agree": _round(sum(a == value for _, a, value in answers) / len(answers)),
@@ -190,7 +208,12 @@ def agent_agreement(records: Sequence[dict], questions: Sequence[Question]) -> l
             "alpha": _round(alpha([[value, *(a for _, a in chosen)] for value, _, chosen in items],
                                   METRICS[q.type][0])),
             "auc": _round(roc_auc([s for s, _ in scored], [p for _, p in scored])),
-            "accepted": _round(sum(r["suggestions"]["accepted"].get(name) == agent for r in shown) / len(shown))
-            if shown else None,
+            "accepted": _accepted(shown, name, agent),
         })
     return out
+
+
+def _accepted(shown: list[dict], question: str, agent: str) -> float | None:
+    """Share of the answers given with suggestions shown that accepted this agent's suggestion."""
+    return _round(sum(r["suggestions"]["accepted"].get(question) == agent for r in shown) / len(shown)) if shown \
+        else None

@@ -111,3 +111,16 @@ def test_agent_agreement_by_hand():
                                                                                   round(2 / 3, 4), 1.0)
     assert blind["accepted"] is None  # nothing was shown
     assert (shown["answers"], shown["agree"], shown["accepted"]) == (4, 0.25, 0.25)  # alice took it on r1
+
+
+def test_span_agent_by_hand():
+    spans = {"question": "spans", "value": [{"label": "Unwanted.Intrinsic", "summary": [0, 4], "source": None}],
+             "score": 0.8, "agent": "checker"}
+    record = {"id": "r", "suggestions": [spans],
+              "annotations": [{"annotator": "alice", "summary": {"start": 2, "end": 6}}],
+              "responses": [resp("alice", H, True), resp("bob", C, False), resp("carol", H, True, status="discarded")]}
+    rows = {x["split"]: x for x in agent_agreement([record], QUESTIONS) if x["question"] == "spans"}
+    # agent covers {0..3}; alice {2..5} (2 in common), bob nothing: F1 = 2·(2 + 0) / ((4 + 4) + (4 + 0))
+    assert (rows["all"]["answers"], rows["all"]["agree"]) == (2, round(4 / 12, 4))
+    assert rows["blind"]["agree"] == 0.0 and rows["shown"]["agree"] == 0.5  # bob alone; alice alone
+    assert rows["all"]["accuracy"] is rows["all"]["alpha"] is rows["all"]["auc"] is None
