@@ -1,5 +1,6 @@
 """`merge --format argilla`: Argilla's on-disk layout, read back against its schemas (and, when a Python with
-the `argilla` package is given in $ARGILLA_PYTHON, parsed by argilla's own Settings / Record classes)."""
+the `argilla` package is given in $ARGILLA_PYTHON, parsed by argilla's own Settings / Record classes and
+records.json loaded by `datasets`)."""
 
 from __future__ import annotations
 
@@ -107,6 +108,7 @@ def test_argilla_layout(asked, tmp_path):
         assert [q for q, _ in doc["questions"]] == ["spans", "verdict", "topics", "quality", "order", "comment"]
         assert doc["records"][0]["suggestions"] == [["verdict", "hallucinated", 0.9, "HHEM-2.1"]]
         assert ["verdict", b, "submitted"] in doc["records"][0]["responses"]
+        assert doc["datasets_rows"] == 3 and doc["min_submitted"] == 2
 
 
 def test_argilla_of_a_bundle_without_settings(build_bundle, tmp_path):
