@@ -49,7 +49,9 @@ class MergeResult:
 
     def report(self) -> dict:
         """The JSON report (`--report`)."""
-        return {"output": {"format": MERGED_FORMAT, "version": MERGED_VERSION}, "counts": vars(self.counts),
+        output = {"format": "argilla", "files": sorted(self.directory)} if self.directory else {
+            "format": MERGED_FORMAT, "version": MERGED_VERSION}
+        return {"output": output, "counts": vars(self.counts),
                 "files": self.files,
                 "problems": [str(p) for p in self.problems], "notes": self.notes, **self.agreement}
 

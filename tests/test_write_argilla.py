@@ -136,6 +136,11 @@ def test_argilla_output_paths(asked, tmp_path):
     export_file = export(tmp_path / "alice.json", asked, "alice", entry("r1", {"verdict": "consistent"}))
     runner = CliRunner()
     base = ["merge", str(export_file), "--bundle", str(asked.dir), "--format", "argilla"]
+    from mercury_static.merge import merge_files
+
+    assert merge_files([export_file], asked, fmt="argilla").report()["output"] == {
+        "format": "argilla", "files": [".argilla/dataset.json", ".argilla/settings.json", "annotators.json",
+                                       "records.json"]}
     taken = tmp_path / "taken"
     taken.write_text("mine", encoding="utf-8")
     run = runner.invoke(app, [*base, "-o", str(taken)])
