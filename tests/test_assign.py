@@ -109,10 +109,10 @@ def test_assign_writes_queues_and_keeps_the_bundle(run, bundle):
 
 
 @pytest.mark.parametrize("names, overlap, words", [
-    ("alice,bob", 3, ["'overlap'", "from 1 to the number of annotators (2)"]),
-    ("alice,,bob", 1, ["'annotators'", "empty annotator name"]),
-    ("alice,bob,alice", 2, ["'annotators'", "duplicate annotator 'alice'"]),
-    ("alice", 0, ["'overlap'"]),
+    ("alice,bob", 3, ["'--overlap'", "from 1 to the number of annotators (2)"]),
+    ("alice,,bob", 1, ["'--annotators'", "empty annotator name"]),
+    ("alice,bob,alice", 2, ["'--annotators'", "duplicate annotator 'alice'"]),
+    ("alice", 0, ["'--overlap'"]),
     (" ", 1, ["empty annotator name"]),
 ])
 def test_bad_names_or_overlap_are_one_line_and_change_nothing(run, bundle, names, overlap, words):
