@@ -119,7 +119,7 @@ def merge_files(paths: Iterable[str | Path], bundle: Bundle | str | Path, fmt: s
     with _without_cyclic_gc():
         try:
             reader = InputReader(bundle, strict)
-        except InputError as e:  # the manifest's questions
+        except InputError as e:  # the manifest's settings (Bundle.settings)
             raise InputError(bundle.dir, None, None, f"cannot read the bundle: {e}") from None
         for path in paths:
             reader.read(Path(path))
