@@ -155,3 +155,25 @@ def test_argilla_output_paths(asked, tmp_path):
     (out / "notes.txt").write_text("keep", encoding="utf-8")  # a file it did not write stays
     assert runner.invoke(app, [*base, "-o", str(out)]).exit_code == 0
     assert (out / "notes.txt").read_text(encoding="utf-8") == "keep" and (out / "records.json").is_file()
+
+
+@pytest.mark.parametrize("damage", ["truncated", "a row short", "missing"])
+def test_damaged_record_vectors_are_one_line(asked, tmp_path, damage):
+    import shutil
+
+    copy = tmp_path / "bundle"
+    shutil.copytree(asked.dir, copy)
+    vectors = copy / "data" / "record_vectors.bin"
+    raw = vectors.read_bytes()
+    if damage == "missing":
+        vectors.unlink()
+    else:
+        vectors.write_bytes(raw[:-3] if damage == "truncated" else raw[:-384 * 2])
+    export_file = export(tmp_path / "alice.json", asked, "alice", entry("r1", {"verdict": "consistent"}))
+    run = CliRunner().invoke(app, ["merge", str(export_file), "--bundle", str(copy), "-o", str(tmp_path / "out"),
+                                   "--format", "argilla"], env={"COLUMNS": "300"})
+    assert run.exit_code == 2 and "Traceback" not in run.output and not (tmp_path / "out").exists()
+    (line,) = [x for x in run.output.splitlines() if x.strip()]
+    assert line.startswith(f"error: {copy}: cannot read the bundle: data/record_vectors.bin: ")
+    assert {"truncated": "not 384-dimensional", "a row short": "2 rows for 3 records",
+            "missing": "record_vectors.bin"}[damage] in line
