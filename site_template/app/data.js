@@ -5,6 +5,7 @@
  * The bundle stores offsets as Python code points; the page works in UTF-16 units (JS strings) and
  * converts back for export. Everything here follows docs/DESIGN.md.
  */
+import { spanSuggestionsAsPrior } from './suggestions.js';
 
 const SURROGATE = /[\uD800-\uDFFF]/;
 
@@ -225,6 +226,9 @@ export class Bundle {
     this.ids = index.ids;
     this.titles = index.titles || []; // row titles: the record's title, else the start of its summary
     this.tags = index.tags || []; // short metadata values per record (the record filter matches them)
+    this.meta = index.meta || []; // per record: the visible settings.metadata values (filters, sort)
+    this.hideSuggestions = false; // blind mode (settings.suggestions.blind): no suggestion leaves this module
+    this.spanQuestion = (manifest.settings?.questions || []).find((q) => q.type === 'span')?.name || 'spans';
     this.recordShard = index.shard;
     this.textShards = index.text_shards || []; // [source shard, summary shard] per record
     this.position = new Map(this.ids.map((id, i) => [id, i]));
@@ -313,9 +317,14 @@ export class Bundle {
       this.text(rec.source, this._textShardOf(rec, 'source')),
       this.text(rec.summary, this._textShardOf(rec, 'summary')),
     ]);
+    const blind = this.hideSuggestions;
+    const suggestions = blind ? [] : rec.suggestions || [];
+    // span suggestions join the prior annotations: the suggestions card shows and accepts both
+    const prior = blind ? [] : [...(rec.prior_annotations || []), ...spanSuggestionsAsPrior(suggestions, this.spanQuestion, { source, summary })];
     return {
       id: rec.id, title: rec.title || null, metadata: rec.metadata || {},
-      prior_annotations: rec.prior_annotations || [], gold: rec.gold || null, source, summary,
+      prior_annotations: prior, gold: rec.gold || null, source, summary,
+      fields: rec.fields || {}, suggestions: suggestions.filter((sg) => sg && sg.question !== this.spanQuestion),
     };
   }
 

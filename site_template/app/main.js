@@ -13,9 +13,13 @@ import { nextTodoIndex } from './nav.js';
 import { mountPairing } from './pairing.js';
 import { mountScrollMemory } from './scrollmemory.js';
 import { clientId, prefs, WorkStorage } from './storage.js';
-import { createAppStore, SIDES, unexportedCount } from './store.js';
+import { createAppStore, liveAnnotations, SIDES, unexportedCount } from './store.js';
 import { TextPane } from './textpane.js';
 import { buildExport, checkAgainstBundle, downloadJson, exportFileName, parseImport } from './transfer.js';
+import { mountFields } from './fields.js';
+import { mountQuestions, QUESTION_SHORTCUTS } from './questions.js';
+import { missingRequired } from './responses.js';
+import { pageSettings } from './settings.js';
 import { h, nowIso } from './util.js';
 import {
   mountAllDone, mountAnnotations, mountBanners, mountDraft, mountFinish, mountOverlays, mountRecordInfo,
@@ -77,6 +81,8 @@ async function main() {
   const wanted = recordIdFromHash();
   let firstId = firstRecordId(bundle);
   const annotator = await resolveAnnotator();
+  const settings = pageSettings(manifest, annotator);
+  bundle.hideSuggestions = settings.blind; // blind: no suggestion reaches the store, hence the DOM
   const storage = new WorkStorage(manifest.bundle_id, annotator);
   const opened = await storage.open().catch((error) => ({ work: null, aside: [], error }));
   const viewKey = `view:${manifest.bundle_id}`;
@@ -170,7 +176,18 @@ async function main() {
 
   // --- renderers -------------------------------------------------------------------------------
   mountTopbar(store, bundle);
-  mountRecordInfo(store);
+  mountRecordInfo(store, manifest.settings?.metadata);
+  // the settings' fields and questions: titles of the texts, extra fields above them, the form under them
+  for (const side of SIDES) document.querySelector(`.pane[data-pane="${side}"] .pane-title`).firstChild.data = `${settings.fields[side].title} `;
+  const layoutEl = document.querySelector('.layout');
+  const fieldsBox = h('section', { id: 'fields', class: 'fields', 'aria-label': 'fields', hidden: true });
+  const formBox = h('section', { id: 'questions', class: 'questions', 'aria-label': 'questions', hidden: true });
+  if (settings.fields.extra.length || settings.questions.length) {
+    layoutEl.append(fieldsBox, formBox);
+    document.body.dataset.form = 'true';
+  }
+  mountFields(store, settings.fields.extra, fieldsBox);
+  const form = mountQuestions(store, actions, settings.questions, formBox);
   mountDraft(store, actions, { save: () => save(), clear: () => clear() });
   mountAnnotations(store, actions);
   mountSuggestions(store, actions);
@@ -189,7 +206,8 @@ async function main() {
     else renderSaveStatus(saveStatus, { state: s.ui.save.state === 'failed' ? 'error' : s.ui.save.state, at: s.ui.save.at });
   });
   document.getElementById('help-keys').replaceChildren(
-    ...SHORTCUTS.map(([k, what]) => h('tr', {}, h('td', {}, h('kbd', {}, k)), h('td', {}, what))));
+    ...[...SHORTCUTS, ...(settings.questions.length ? QUESTION_SHORTCUTS : [])]
+      .map(([k, what]) => h('tr', {}, h('td', {}, h('kbd', {}, k)), h('td', {}, what))));
 
   const scrollMemory = mountScrollMemory(manifest.bundle_id, panes, SIDES);
   let shownRecord = null;
@@ -362,7 +380,18 @@ async function main() {
     if (i < 0) store.update({ ui: { ...store.state.ui, allDone: true } });
     else if (i !== store.state.current.index) actions.goTo(i);
   };
+  /** A submit with a required question unanswered is refused, naming it (its control gets the focus). */
+  const refused = () => {
+    const { work, current } = store.state;
+    const entry = current.id ? work.records[current.id] : null;
+    const missing = missingRequired(settings.all, entry, liveAnnotations(entry).length);
+    if (!missing.length) return false;
+    actions.message(`Not submitted: “${missing[0]}” is required and not answered yet${missing.length > 1 ? ` (also: ${missing.slice(1).join(', ')})` : ''}.`);
+    form.focusQuestionNamed(missing[0]);
+    return true;
+  };
   const finish = (status) => actions.leaveDraft(status === 'submitted' ? 'submit' : 'discard', () => {
+    if (status === 'submitted' && refused()) return;
     actions.setStatus(status);
     goNextTodo();
   });
@@ -423,6 +452,9 @@ async function main() {
     nextTodo, toggleList: () => layout.toggle('list'), toggleSide: () => layout.toggle('side'),
     nextMatch: () => jumpMatch(1), prevMatch: () => jumpMatch(-1),
     guidelines: () => actions.toggleGuidelines(), help: () => actions.toggleHelp(),
+    ...(settings.questions.length ? {
+      nextQuestion: () => form.focusQuestion(1), prevQuestion: () => form.focusQuestion(-1), accept: () => form.accept(),
+    } : {}),
   });
 
   // k and minimum score

@@ -161,3 +161,9 @@ export function restoreAnswer(entry, before, name, at) {
   const old = before?.responses?.[name];
   return answer(entry, name, old ? old.value : null, before?.accepted?.[name]?.agent || null, at);
 }
+
+/** `entry` with `agent`'s suggestion of question `name` marked accepted (a span suggestion copied in). */
+export function markAccepted(entry, name, agent, at) {
+  entry.accepted = withStamp(entry.accepted, name, { agent, updated_at: at });
+  return entry;
+}

@@ -9,7 +9,7 @@
 import {
   applyEntries, dict, emptyWork, hasOwn, isQuotaError, mergeDraft, mergeWork, withKey,
 } from './storage.js';
-import { answer, changesSince, restoreAnswer } from './responses.js';
+import { answer, changesSince, markAccepted, restoreAnswer } from './responses.js';
 import { nowIso, uuid } from './util.js';
 
 export const SIDES = ['source', 'summary'];
@@ -397,7 +397,7 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
           id, label: [...(p.label || [])], note: p.note || '', summary: span(p.summary), source: span(p.source),
           created_at: at, updated_at: at,
         };
-        return entry;
+        return p.question && p.agent ? markAccepted(entry, p.question, p.agent, at) : entry; // a machine's span suggestion
       });
       return id;
     },

@@ -195,8 +195,12 @@ export function mountRecordList(store, bundle, onPick) {
   });
 }
 
-/** Title, id, status and metadata of the open record. */
-export function mountRecordInfo(store) {
+/**
+ * Title, id, status and metadata of the open record. `metadata` = settings.metadata: its hidden
+ * properties are never shown (they are for the coordinator's merge, e.g. a detector's score).
+ */
+export function mountRecordInfo(store, metadata = []) {
+  const hidden = new Set((metadata || []).filter((m) => m.visible === false).map((m) => m.name));
   const box = document.getElementById('record-info');
   watch(store, (s) => [s.current, s.work], (s) => {
     const { current } = s;
@@ -209,7 +213,7 @@ export function mountRecordInfo(store) {
       return;
     }
     const st = recordStatus(s.work, current.id);
-    const meta = current.record ? Object.entries(current.record.metadata) : [];
+    const meta = current.record ? Object.entries(current.record.metadata).filter(([k]) => !hidden.has(k)) : [];
     box.replaceChildren(
       h('h2', { class: 'rec-heading' }, current.record?.title || current.id),
       h('p', { class: 'rec-id' }, 'id ', h('code', {}, current.id), ' · ',
@@ -377,7 +381,8 @@ export function mountSuggestions(store, actions) {
         btn.addEventListener('click', () => actions.acceptPrior(i));
         return h('li', { 'data-prior': String(i) },
           h('div', { class: 'chips' }, leafLabels(p.label || []).map((l) => h('span', { class: 'chip', title: l }, labelText(l))),
-            p.annotator ? h('span', { class: 'muted' }, ` by ${p.annotator}`) : null),
+            p.annotator ? h('span', { class: 'muted' }, ` by ${p.annotator}`) : null,
+            typeof p.score === 'number' ? h('span', { class: 'muted sug-score' }, ` · score ${p.score.toFixed(2)}`) : null),
           h('div', { class: 'ann-span' }, h('b', {}, 'Summary: '), h('q', {}, clip(p.summary?.text || '', 160))),
           h('div', { class: 'ann-span' }, h('b', {}, 'Source: '),
             p.source ? h('q', {}, clip(p.source.text || '', 160)) : h('span', { class: 'muted' }, 'none')),
