@@ -1,0 +1,242 @@
+"""Issue 13 in the page: the questions form, extra fields, suggestions and blind mode, export version 2.
+
+Real Chromium, a real FaithBench-like bundle built with the real model, the settings parts added to it as
+the contract says (settings_fixtures.py), real IndexedDB; the crash test SIGKILLs the real browser.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import pytest
+from conftest import CHROMIUM_ARGS, chromium_path
+from page_fixtures import faithbench_dump
+from settings_fixtures import with_settings
+from test_page import READY, block_model, export_file, open_page, state
+from test_page_safety import browser_pid
+
+pytestmark = pytest.mark.browser
+
+N = 6
+SAVED = '#save-state[data-state="saved"]'
+
+
+@pytest.fixture(scope="module")
+def fb_plain(build_bundle, tmp_path_factory):
+    return build_bundle([faithbench_dump(tmp_path_factory.mktemp("fbq") / "batch.json", n=N)], name="fbq")
+
+
+@pytest.fixture(scope="module")
+def settings_bundle(fb_plain, tmp_path_factory):
+    return with_settings(fb_plain, tmp_path_factory.mktemp("settings") / "bundle")
+
+
+@pytest.fixture(scope="module")
+def blind_bundle(fb_plain, tmp_path_factory):
+    return with_settings(fb_plain, tmp_path_factory.mktemp("blind") / "bundle", blind=["alice"])
+
+
+@pytest.fixture(scope="module")
+def settings_url(settings_bundle, serve_dir):
+    return serve_dir(settings_bundle)
+
+
+def responses(page, rid: str) -> dict:
+    return page.evaluate("""(rid) => { const e = mercuryStatic.store.state.work.records[rid];
+        const out = {}; for (const [q, r] of Object.entries(e?.responses || {})) if (r.value !== null) out[q] = r.value;
+        return out; }""", rid)
+
+
+def wait_saved_response(page, rid: str, question: str, value):
+    page.wait_for_function("""([rid, q, v]) => { const e = mercuryStatic.store.state.work.records[rid];
+        return e && e.responses && JSON.stringify(e.responses[q]?.value) === JSON.stringify(v)
+          && document.querySelector('#save-state').dataset.state === 'saved'; }""", arg=[rid, question, value],
+                           timeout=30_000)
+
+
+def focused_question(page) -> str | None:
+    return page.evaluate("() => document.activeElement?.closest('.question')?.dataset.question ?? null")
+
+
+def answer_all_by_keyboard(page):
+    """Every question of the form answered from the keyboard only (q moves between questions)."""
+    page.keyboard.press("q")
+    assert focused_question(page) == "verdict"
+    page.keyboard.press("2")  # Hallucinated
+    page.keyboard.press("q")
+    assert focused_question(page) == "topics"
+    page.keyboard.press("1")
+    page.keyboard.press("3")  # Numbers, Dates
+    page.keyboard.press("q")
+    assert focused_question(page) == "quality"
+    page.keyboard.press("4")
+    page.keyboard.press("q")
+    assert focused_question(page) == "order"
+    page.keyboard.press("Shift+ArrowDown")  # Omission one down: y, x, z
+    page.keyboard.press("q")
+    assert focused_question(page) == "comment"
+    page.keyboard.type("Two numbers are wrong.")
+    page.keyboard.press("Escape")  # leaves the text field
+
+
+EXPECTED = {"verdict": "hallucinated", "topics": ["numbers", "dates"], "quality": 4, "order": ["y", "x", "z"],
+            "comment": "Two numbers are wrong."}
+
+
+def test_every_question_by_keyboard_survives_a_reload_and_is_exported(page, settings_url, tmp_path):
+    block_model(page)
+    open_page(page, settings_url, "0")
+    # the form: one control per non-span question, in settings order, required ones marked
+    assert page.locator("#questions .question").evaluate_all("els => els.map(e => e.dataset.question)") == [
+        "verdict", "topics", "quality", "order", "comment"]
+    assert page.locator('#questions [data-question="verdict"] .required').count() == 1
+    assert page.locator('#questions [data-question="topics"] .required').count() == 0
+    answer_all_by_keyboard(page)
+    wait_saved_response(page, "0", "comment", EXPECTED["comment"])
+    assert responses(page, "0") == EXPECTED
+    page.reload()
+    page.wait_for_selector(READY)
+    page.wait_for_function("() => document.querySelector('#questions').dataset.loaded === 'true'")
+    assert responses(page, "0") == EXPECTED
+    # and the form shows them again
+    checked = page.locator("#questions input:checked").evaluate_all(
+        "els => els.map(e => [e.closest('.question').dataset.question, e.dataset.value])")
+    assert checked == [["verdict", "hallucinated"], ["topics", "numbers"], ["topics", "dates"], ["quality", "4"]]
+    assert page.locator("#questions .q-ranking li").evaluate_all("els => els.map(e => e.dataset.value)") == ["y", "x", "z"]
+    assert page.locator('#questions textarea[data-question="comment"]').input_value() == EXPECTED["comment"]
+    # 0 clears an answer; the clear is undoable (Ctrl+Z) like a delete
+    page.keyboard.press("Escape")
+    page.keyboard.press("q")
+    page.keyboard.press("0")
+    assert "verdict" not in responses(page, "0")
+    page.keyboard.press("Control+z")
+    page.wait_for_function("() => mercuryStatic.store.state.work.records['0'].responses.verdict.value === 'hallucinated'")
+    # export version 2: the answers and the suggestions shown (none accepted)
+    page.keyboard.press("Escape")
+    page.keyboard.press("s")
+    page.wait_for_function("() => mercuryStatic.store.state.current.id !== '0'")
+    data = export_file(page, tmp_path)
+    assert data["version"] == 2
+    [rec] = [r for r in data["records"] if r["record_id"] == "0"]
+    assert rec["status"] == "submitted" and rec["responses"] == EXPECTED
+    assert rec["suggestions"] == {"shown": True, "accepted": {}}
+
+
+def test_submit_is_refused_while_a_required_question_is_unanswered(page, settings_url):
+    block_model(page)
+    open_page(page, settings_url, "2")
+    page.keyboard.press("s")
+    msg = page.locator("#message")
+    msg.wait_for()
+    assert "“Verdict” is required" in msg.inner_text() and "Quality" in msg.inner_text()
+    assert state(page, "s.current.id") == "2" and state(page, "s.work.records['2']?.status ?? null") is None
+    assert focused_question(page) == "verdict"  # the control of the question it names has the focus
+    page.keyboard.press("1")
+    page.keyboard.press("s")
+    page.wait_for_function("() => document.querySelector('#message')?.textContent.includes('“Quality” is required')")
+    assert state(page, "s.current.id") == "2"
+    page.locator('#questions [data-question="quality"] input[data-value="5"]').check()  # the mouse works too
+    page.keyboard.press("Escape")
+    page.keyboard.press("s")
+    page.wait_for_function("() => mercuryStatic.store.state.current.id !== '2'")
+    assert state(page, "s.work.records['2'].status") == "submitted"
+    assert responses(page, "2") == {"verdict": "consistent", "quality": 5}
+
+
+def test_a_suggestion_shows_agent_and_score_and_one_key_accepts_it(page, settings_url, tmp_path):
+    block_model(page)
+    open_page(page, settings_url, "1")
+    box = page.locator('#questions [data-question="verdict"] .q-suggestion')
+    text = box.inner_text()
+    assert "HHEM-2.1" in text and "score 0.41" in text and "Hallucinated" in text
+    page.keyboard.press("a")  # outside the form: the first suggestion not yet accepted
+    wait_saved_response(page, "1", "verdict", "hallucinated")
+    assert box.get_attribute("data-accepted") == "true"
+    assert state(page, "s.work.records['1'].accepted.verdict.agent") == "HHEM-2.1"
+    # the span suggestion has agent and score in the suggestions card, and Accept copies it
+    card = page.locator("#suggestions")
+    assert "prior-mercury" in card.inner_text() and "score 0.70" in card.inner_text()
+    card.locator('[data-action="accept"]').first.click()
+    page.wait_for_function("() => mercuryStatic.store.state.work.records['1'].accepted?.spans?.agent === 'prior-mercury'")
+    # changing the answer by hand takes the acceptance back
+    page.locator('#questions [data-question="verdict"] input[data-value="consistent"]').check()
+    page.wait_for_function("() => mercuryStatic.store.state.work.records['1'].accepted.verdict.agent === null")
+    page.keyboard.press("a")  # inside the question (its radio has the focus): its suggestion
+    wait_saved_response(page, "1", "verdict", "hallucinated")
+    data = export_file(page, tmp_path)
+    [rec] = [r for r in data["records"] if r["record_id"] == "1"]
+    assert rec["suggestions"] == {"shown": True, "accepted": {"verdict": "HHEM-2.1", "spans": "prior-mercury"}}
+    assert len(rec["annotations"]) == 1 and rec["annotations"][0]["label"] == ["Unwanted", "Unwanted.Intrinsic"]
+
+
+def test_blind_mode_puts_no_suggestion_in_the_dom(context, blind_bundle, serve_dir, tmp_path):
+    base = serve_dir(blind_bundle)
+    page = context.new_page()
+    block_model(page)
+    open_page(page, base, "1", annotator="alice")  # alice is listed as blind
+    page.wait_for_function("() => document.querySelector('#questions').dataset.loaded === 'true'")
+    html = page.content()
+    for needle in ("HHEM", "prior-mercury", "judge-", "Suggested", "score 0."):
+        assert needle not in html, needle
+    assert state(page, "s.current.record.suggestions.length + s.current.record.prior_annotations.length") == 0
+    page.keyboard.press("a")  # nothing to accept
+    assert "verdict" not in responses(page, "1")
+    page.keyboard.press("q")
+    page.keyboard.press("1")
+    wait_saved_response(page, "1", "verdict", "consistent")
+    data = export_file(page, tmp_path)
+    assert [r["suggestions"] for r in data["records"]] == [{"shown": False, "accepted": {}}]
+    # bob is not blind in the same bundle: he sees them
+    page2 = context.new_page()
+    block_model(page2)
+    open_page(page2, base, "1", annotator="bob")
+    page2.wait_for_function("() => document.querySelector('#questions').dataset.loaded === 'true'")
+    assert "HHEM-2.1" in page2.locator("#questions").inner_text()
+
+
+def test_extra_fields_show_dataset_text_as_text(page, settings_url):
+    block_model(page)
+    open_page(page, settings_url, "0")
+    field = page.locator('#fields [data-field="question"]')
+    assert field.locator(".field-title").inner_text().lower() == "question"
+    body = field.locator(".field-body")
+    assert '<img src=x onerror="window.__pwned=1">' in body.inner_text()
+    assert body.locator("img").count() == 0 and page.evaluate("() => window.__pwned") is None
+    assert body.locator("strong").inner_text() == "Is"  # Markdown, built as nodes
+    # the settings' titles of the texts
+    assert page.locator('.pane[data-pane="source"] .pane-title').inner_text().lower().startswith("source article")
+
+
+def test_text_answer_survives_a_killed_browser_mid_typing(browser, settings_url, tmp_path):
+    profile = tmp_path / "profile"
+    kind = browser.browser_type
+
+    def launch():
+        ctx = kind.launch_persistent_context(profile, executable_path=chromium_path(), headless=True,
+                                             args=CHROMIUM_ARGS)
+        pg = ctx.pages[0] if ctx.pages else ctx.new_page()
+        block_model(pg)
+        return ctx, pg
+
+    ctx, pg = launch()
+    open_page(pg, settings_url, "3")
+    pg.locator('#questions textarea[data-question="comment"]').click()
+    pg.keyboard.type("half a thou")  # still typing: no Enter, no blur
+    wait_saved_response(pg, "3", "comment", "half a thou")
+    os.kill(browser_pid(profile), signal.SIGKILL)
+    try:
+        ctx.close()
+    except Exception:  # noqa: BLE001 - the browser is gone: closing may only report it
+        pass
+    time.sleep(0.2)
+    ctx, pg = launch()
+    try:
+        pg.goto(settings_url + "?annotator=alice#record=3")
+        pg.wait_for_selector(READY)
+        pg.wait_for_function("() => document.querySelector('#questions').dataset.loaded === 'true'")
+        assert pg.locator('#questions textarea[data-question="comment"]').input_value() == "half a thou"
+        assert responses(pg, "3") == {"comment": "half a thou"}
+    finally:
+        ctx.close()
