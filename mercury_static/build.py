@@ -19,8 +19,9 @@ import yaml
 from . import __version__, ranker_options, safeio
 from .bundle import (FORMAT, VECTOR_ENCODING, VERSION, RowVectors, ShardLimits, StoredText, dumps, text_id,
                      write_data)
-from .formats import Manifest, ModelInfo
+from .formats import Manifest, ModelInfo, default_manifest_settings
 from .records import InputError, Record
+from .settings import Settings, manifest_settings
 
 log = logging.getLogger("mercury_static")
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,6 +54,8 @@ class BuildOptions:
     title: str | None = None
     labels: Path | None = None
     guidelines: Path | None = None
+    settings: Path | None = None
+    suggestions: Path | None = None
     cache_dir: Path | None = None
     ranker: dict = field(default_factory=dict)
     shards: ShardLimits = field(default_factory=ShardLimits)
@@ -107,10 +110,13 @@ def read_label_tree(path: Path):
 
 def load_labels(path: Path | None) -> tuple[list[str], list[str]]:
     """Label tree (YAML/JSON) → (all dotted paths in display order, the leaves an annotator picks)."""
-    tree = DEFAULT_LABELS if path is None else read_label_tree(path)
+    return label_paths(DEFAULT_LABELS if path is None else read_label_tree(path), path or "labels")
+
+
+def label_paths(tree, file) -> tuple[list[str], list[str]]:
+    """A label tree (parsed) → (all dotted paths in display order, the leaves an annotator picks)."""
     paths: list[str] = []
     leaves: list[str] = []
-    file = path or "labels"
 
     def walk(node, prefix: str, where: str, ancestors: tuple[int, ...]):
         if id(node) in ancestors:
@@ -178,12 +184,57 @@ def segment_texts(records: list[Record], embedder, step: Step) -> list[StoredTex
     return list(texts.values())
 
 
-def record_json(r: Record) -> dict:
-    """A record as stored in a record shard (texts by id)."""
+def record_json(r: Record, extras: dict | None = None) -> dict:
+    """A record as stored in a record shard (texts by id), with the settings' `fields`/`meta`/`suggestions`
+    (record_extras.py) when it has any."""
     meta = r.metadata or {}
     title = meta.get("title") if isinstance(meta.get("title"), str) else None
     return {"id": r.id, "title": title, "source": text_id(r.source), "summary": text_id(r.summary),
-            "metadata": meta, "prior_annotations": r.prior_annotations, "gold": r.gold}
+            "metadata": meta, "prior_annotations": r.prior_annotations, "gold": r.gold, **(extras or {})}
+
+
+def text_columns(options: BuildOptions, settings: Settings) -> tuple[str, str]:
+    """The input columns of the two texts: the settings' `fields.*.column`, else --source-field /
+    --summary-field; both given and different is one line."""
+    out = []
+    for f, flag, given, default in ((settings.fields.source, "--source-field", options.source_field, "source"),
+                                    (settings.fields.summary, "--summary-field", options.summary_field, "summary")):
+        if f.column is not None and given not in (default, f.column):
+            raise InputError(settings.file, f"fields.{f.name}", "column",
+                             f"{f.column!r} and {flag} {given!r} disagree; give one of them")
+        out.append(f.column or given)
+    return out[0], out[1]
+
+
+def span_labels(options: BuildOptions, settings: Settings) -> tuple[list[str], list[str]]:
+    """The span question's labels: its `labels` in the settings file, else --labels, else the default."""
+    span = settings.span
+    if span.labels is None:
+        return load_labels(options.labels)
+    if options.labels is not None:
+        raise InputError(settings.file, f"questions: {span.name}", "labels",
+                         f"labels given twice (here and --labels {options.labels}); give one of them")
+    return label_paths(span.labels, settings.file)
+
+
+def settings_guidelines(options: BuildOptions, settings: Settings) -> dict | None:
+    """The settings file's `guidelines` (Markdown), else --guidelines; both given is one line."""
+    if settings.guidelines is None:
+        return load_guidelines(options.guidelines)
+    if options.guidelines is not None:
+        raise InputError(settings.file, None, "guidelines",
+                         f"guidelines given twice (here and --guidelines {options.guidelines}); give one of them")
+    return {"format": "markdown", "text": settings.guidelines.replace("\r\n", "\n")}
+
+
+def suggestion_file(options: BuildOptions, settings: Settings) -> Path | None:
+    """--suggestions FILE, else the settings' `suggestions.file` (relative to the settings file)."""
+    if settings.suggestions_file is None:
+        return options.suggestions
+    if options.suggestions is not None:
+        raise InputError(settings.file, "suggestions", "file",
+                         f"a suggestions file given twice (here and --suggestions {options.suggestions})")
+    return Path(settings.file).parent / settings.suggestions_file
 
 
 def bundle_id(records: list[dict], texts: list[StoredText], options: dict, model_sha: str) -> str:
@@ -319,15 +370,26 @@ def known_label_priors(record: Record, labels: list[str]) -> list[dict]:
 
 def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no_progress) -> dict:
     """Build a bundle from input files into `out`; returns the manifest."""
+    from .assign import write_queues
     from .embed import Embedder
     from .export import ensure_model
     from .read import read_records
+    from .read_settings import read_settings
+    from .record_extras import record_extras
+    from .record_vectors import write_record_vectors
+    from .suggestions import read_suggestion_file
 
     out = Path(out)
-    records = read_records([Path(p) for p in inputs], fmt=options.fmt, source_field=options.source_field,
-                           summary_field=options.summary_field, id_field=options.id_field)
-    labels, choices = load_labels(options.labels)
-    guidelines = load_guidelines(options.guidelines)
+    settings = read_settings(options.settings)
+    source_field, summary_field = text_columns(options, settings)
+    records = read_records([Path(p) for p in inputs], fmt=options.fmt, source_field=source_field,
+                           summary_field=summary_field, id_field=options.id_field)
+    labels, choices = span_labels(options, settings)
+    guidelines = settings_guidelines(options, settings)
+    sugg_path = suggestion_file(options, settings)
+    from_file = read_suggestion_file(sugg_path, records, settings, choices) if sugg_path else {}
+    extras, ranges = record_extras(records, settings, from_file)
+    shown = manifest_settings(settings, ranges)
     ranker = ranker_options.validate(options.ranker, "--ranker-option")
     title = options.title or (Path(inputs[0]).stem if len(inputs) == 1 else "mercury-static")
     safeio.check(title, "--title" if options.title else f"{inputs[0]} (the title is the file name; pass --title)",
@@ -335,7 +397,8 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
     for r in records:
         r.prior_annotations = known_label_priors(r, labels)
     runtime = find_runtime()
-    protected = [Path(p) for p in inputs] + [p for p in (options.labels, options.guidelines, options.model) if p]
+    protected = [Path(p) for p in inputs] + [Path(p) for p in (options.labels, options.guidelines, options.model,
+                                                                options.settings, sugg_path) if p]
     tmp = prepare_output(out, protected)
     try:
         model = ensure_model(options.model, cache_dir=options.cache_dir)
@@ -346,14 +409,21 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
         unique, slot = embedder.embed_unique(rows, progress=step("Embedding sentences", n_rows),
                                              dtype=np.float16)  # as stored: no float32 copy of every row
         del rows
-        shards = write_data(tmp, [record_json(r) for r in records], texts, RowVectors(unique, slot),
-                            options.shards)
+        stored = [record_json(r, x) for r, x in zip(records, extras)]
+        visible = [p.name for p in settings.metadata if p.visible]
+        shards = write_data(tmp, stored, texts, RowVectors(unique, slot), options.shards, visible)
         model_path = f"models/{model.name}"
-        shaping = {"fmt": options.fmt, "source_field": options.source_field,
-                   "summary_field": options.summary_field, "id_field": options.id_field,
-                   "labels": labels, "guidelines": guidelines, "ranker": ranker}
+        shaping = {"fmt": options.fmt, "source_field": source_field, "summary_field": summary_field,
+                   "id_field": options.id_field, "labels": labels, "guidelines": guidelines, "ranker": ranker}
+        if shown != default_manifest_settings():  # today's bundles keep today's ids
+            shaping["settings"] = shown
+        the_id = bundle_id(stored, texts, shaping, model.sha256)
+        vectors = write_record_vectors(tmp, [r.summary for r in records], texts, RowVectors(unique, slot),
+                                       model.dim) if settings.similar_records else None
+        queues = write_queues(tmp, [r.id for r in records], settings.distribution, the_id) \
+            if settings.distribution else None
         manifest = Manifest(
-            bundle_id=bundle_id([record_json(r) for r in records], texts, shaping, model.sha256),
+            bundle_id=the_id,
             tool_version=__version__, title=title,
             model=ModelInfo(name=model.name, path=model_path, dim=model.dim, max_seq_length=model.max_seq_length,
                             pooling=model.pooling, sha256=model.sha256),
@@ -361,7 +431,8 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
             counts={"records": len(records), "texts": len(texts),
                     "sentences": sum(len(t.sentences) for t in texts), "rows": n_rows},
             shards=shards, labels=labels, label_choices=choices, guidelines=guidelines, ranker=ranker,
-            ranker_spec=ranker_options.spec_json(), id_field=options.id_field).to_json()
+            ranker_spec=ranker_options.spec_json(), id_field=options.id_field, settings=shown, queues=queues,
+            record_vectors=vectors).to_json()
         (tmp / "manifest.json").write_text(safeio.dumps(manifest, sort_keys=True, indent=1), encoding="utf-8")
         render_site(tmp, manifest, runtime, model.dir)
         (tmp / MARKER).write_text(f"{FORMAT} {VERSION}\nWritten by mercury-static build; a later build "

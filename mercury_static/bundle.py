@@ -83,6 +83,9 @@ class BundleRecord:
     prior_annotations: list[dict]
     gold: dict | None
     source_text: StoredText | None = None
+    fields: dict = field(default_factory=dict)
+    meta: dict = field(default_factory=dict)
+    suggestions: list[dict] = field(default_factory=list)
     summary_text: StoredText | None = None
 
 
@@ -154,11 +157,13 @@ _ROWS_PER_WRITE = 16384
 
 
 def write_data(out: Path, records: list[dict], texts: list[StoredText], vectors: np.ndarray | RowVectors,
-               limits: ShardLimits = ShardLimits()) -> dict:
+               limits: ShardLimits = ShardLimits(), visible_meta: list[str] = ()) -> dict:
     """Write data/ (record index and shards, text shards, vector shards); return shard counts.
 
     `records` are JSON-ready dicts with `source`/`summary` text ids; `vectors[i]` belongs to the i-th row
-    of the concatenation of `texts[*].rows` in order (an array, or `RowVectors`).
+    of the concatenation of `texts[*].rows` in order (an array, or `RowVectors`). With `visible_meta` (the
+    visible metadata properties) the index gets each record's values of them (`meta`), so the page filters
+    and sorts without fetching shards.
     """
     data = out / "data"
     data.mkdir(parents=True, exist_ok=True)
@@ -186,6 +191,8 @@ def write_data(out: Path, records: list[dict], texts: list[StoredText], vectors:
 
     # text_shards: the page requests a record's texts alongside its record shard, not after it
     index = {"ids": [], "shard": [], "titles": [], "tags": [], "text_shards": []}
+    if visible_meta:
+        index["meta"] = []
     shard, batch, size = 0, [], 0
 
     def flush():
@@ -205,6 +212,9 @@ def write_data(out: Path, records: list[dict], texts: list[StoredText], vectors:
         index["titles"].append(rec.get("title") or row_title(by_id[rec["summary"]].text))
         index["tags"].append(row_tags(rec.get("metadata")))
         index["text_shards"].append([rec["source_shard"], rec["summary_shard"]])
+        if visible_meta:
+            meta = rec.get("meta") or {}
+            index["meta"].append({k: meta[k] for k in visible_meta if k in meta})
     if batch:
         flush()
     (data / "records.json").write_text(dumps(index), encoding="utf-8")
@@ -269,7 +279,8 @@ def _load_bundle(directory: Path, reading: list[str]) -> Bundle:
             bundle.records.append(BundleRecord(
                 id=r["id"], title=r.get("title"), source=src.text, summary=summ.text,
                 metadata=r.get("metadata") or {}, prior_annotations=r.get("prior_annotations") or [],
-                gold=r.get("gold"), source_text=src, summary_text=summ))
+                gold=r.get("gold"), source_text=src, summary_text=summ, fields=r.get("fields") or {},
+                meta=r.get("meta") or {}, suggestions=r.get("suggestions") or []))
     return bundle
 
 

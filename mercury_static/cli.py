@@ -90,6 +90,10 @@ def build(
     title: Optional[str] = typer.Option(None, help="Title shown in the page."),
     labels: Optional[Path] = typer.Option(None, help="Label tree, YAML or JSON."),
     guidelines: Optional[Path] = typer.Option(None, help="Annotator guidelines, Markdown or text."),
+    settings: Optional[Path] = typer.Option(None, help="Dataset settings (YAML/JSON, or Argilla's settings.json): "
+                                            "fields, questions, metadata, suggestions, distribution."),
+    suggestions: Optional[Path] = typer.Option(None, help="Suggestions, JSON Lines of {record_id, question, value, "
+                                               "score, agent}."),
     ranker_option: List[str] = typer.Option([], "--ranker-option", help="KEY=VALUE ranker option (repeatable; "
                                             "stored in the manifest)."),
 ):
@@ -97,8 +101,8 @@ def build(
     from .build import BuildOptions, build as run_build
 
     options = BuildOptions(fmt=fmt, source_field=source_field, summary_field=summary_field, id_field=id_field,
-                           model=model, title=title, labels=labels, guidelines=guidelines,
-                           ranker=ranker_items(ranker_option))
+                           model=model, title=title, labels=labels, guidelines=guidelines, settings=settings,
+                           suggestions=suggestions, ranker=ranker_items(ranker_option))
     with input_errors(), progress_steps() as step:
         manifest = run_build(inputs, out, options, step=step)
     c = manifest["counts"]
@@ -106,6 +110,22 @@ def build(
         f" {out}: {c['records']} records, {c['texts']} distinct texts, {c['sentences']} sentences, "
         f"bundle id {manifest['bundle_id']}")), soft_wrap=True)
     say(f"preview: mercury-static serve {out}")
+
+
+@app.command()
+def assign(
+    bundle: Path = typer.Argument(..., help="A bundle folder."),
+    annotators: str = typer.Option(..., help="Annotator names, comma-separated: alice,bob,carol."),
+    overlap: int = typer.Option(1, help="How many annotators see each record (Argilla's min_submitted)."),
+):
+    """Give each annotator a deterministic queue covering every record `overlap` times (stored in the bundle)."""
+    from .assign import assign_bundle, parse_annotators
+
+    with input_errors():
+        manifest = assign_bundle(bundle, parse_annotators(annotators), overlap)
+    q = manifest["queues"]
+    say(f"assigned {manifest['counts']['records']} records to {len(q['annotators'])} annotators, "
+        f"overlap {q['overlap']}: {bundle / q['path']}")
 
 
 @app.command()

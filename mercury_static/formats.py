@@ -47,6 +47,13 @@ def _get(doc: dict, key: str, kind: type | tuple, file: str, optional: bool = Fa
     return value
 
 
+def default_manifest_settings() -> dict:
+    """The manifest's `settings` without a settings file (also what a manifest lacking the key means)."""
+    from .settings import MetadataRanges, Settings, manifest_settings
+
+    return manifest_settings(Settings(), MetadataRanges())
+
+
 @dataclass(frozen=True)
 class ModelInfo:
     """The embedding model in the bundle (`path` is relative to the bundle root)."""
@@ -76,6 +83,9 @@ class Manifest:
     ranker: dict
     ranker_spec: list[dict] = field(default_factory=list)
     id_field: str | None = None
+    settings: dict = field(default_factory=lambda: default_manifest_settings())
+    queues: dict | None = None
+    record_vectors: dict | None = None
     format: str = BUNDLE_FORMAT
     version: int = BUNDLE_VERSION
 
@@ -106,7 +116,10 @@ class Manifest:
                    label_choices=_get(doc, "label_choices", list, file),
                    guidelines=_get(doc, "guidelines", dict, file, optional=True),
                    ranker=_get(doc, "ranker", dict, file), ranker_spec=doc.get("ranker_spec") or [],
-                   id_field=_get(doc, "id_field", str, file, optional=True))
+                   id_field=_get(doc, "id_field", str, file, optional=True),
+                   settings=_get(doc, "settings", dict, file, optional=True) or default_manifest_settings(),
+                   queues=_get(doc, "queues", dict, file, optional=True),
+                   record_vectors=_get(doc, "record_vectors", dict, file, optional=True))
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,162 @@
+"""An Argilla 2.x `settings.json` (as `rg.Settings.to_json` / `rg.Dataset.to_disk` write it) translated to
+this tool's settings document, for `settings.parse_settings` to check like any other.
+
+Which text is which: the source is the field named `source`, else the first text field; the summary the
+field named `summary`, else the first other text field (Argilla shows fields in order: context, then
+answer); every other text field is an extra read-only field, and a span question must annotate the
+summary. Without a span question, today's span question is added first. What this product cannot show
+or store (an image, chat or custom field, a span question over another field than the summary, a mapping
+onto questions) is one line naming it, exit 2.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from .records import InputError
+
+log = logging.getLogger("mercury_static")
+QUESTION_TYPES = {"label_selection": "label", "multi_label_selection": "multi_label", "rating": "rating",
+                  "ranking": "ranking", "text": "text", "span": "span"}
+METADATA_TYPES = ("terms", "integer", "float")
+
+
+def _kind(item: dict) -> str | None:
+    settings = item.get("settings")
+    return settings.get("type") if isinstance(settings, dict) else item.get("type")
+
+
+def _list(doc: dict, key: str, file: str) -> list:
+    value = doc.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(x, dict) for x in value):
+        raise InputError(file, None, key, "expected a list of objects (Argilla settings.json)")
+    return value
+
+
+def _name(item: dict, file: str, where: str) -> str:
+    name = item.get("name")
+    if not isinstance(name, str) or not name:
+        raise InputError(file, where, "name", "missing")
+    return name
+
+
+def _texts(fields: list, file: str) -> list[dict]:
+    for i, f in enumerate(fields):
+        kind = _kind(f)
+        if kind != "text":
+            raise InputError(file, f"fields[{i}] ({f.get('name')!r})", "type",
+                             f"{kind!r} fields are not supported (text fields only)")
+    if len(fields) < 2:
+        raise InputError(file, None, "fields", f"expected at least two text fields (the source and the summary), "
+                         f"found {len(fields)}")
+    return fields
+
+
+def _roles(fields: list[dict]) -> tuple[dict, dict, list[dict]]:
+    by_name = {f["name"]: f for f in fields}
+    source = by_name.get("source") or next(f for f in fields if f is not by_name.get("summary"))
+    summary = by_name.get("summary") or next(f for f in fields if f is not source)
+    return source, summary, [f for f in fields if f is not source and f is not summary]
+
+
+def _options(settings: dict, file: str, where: str) -> list[dict]:
+    options = settings.get("options")
+    if not isinstance(options, list) or not all(isinstance(o, dict) and "value" in o for o in options):
+        raise InputError(file, where, "settings.options", "expected a list of {value, text}")
+    return options
+
+
+def _question(q: dict, file: str, where: str, fields: dict) -> dict:
+    kind = _kind(q)
+    if kind not in QUESTION_TYPES:
+        raise InputError(file, where, "type", f"{kind!r} questions are not supported")
+    settings = q.get("settings") if isinstance(q.get("settings"), dict) else {}
+    out = {"name": _name(q, file, where), "type": QUESTION_TYPES[kind], "required": bool(q.get("required", True))}
+    for key in ("title", "description"):
+        if q.get(key) is not None:
+            out[key] = q[key]
+    if kind in ("label_selection", "multi_label_selection", "ranking"):
+        out["options"] = [{"value": o["value"], "text": o.get("text") or o["value"]}
+                          for o in _options(settings, file, where)]
+    elif kind == "rating":
+        out["values"] = [o["value"] for o in _options(settings, file, where)]
+    elif kind == "text":
+        out["markdown"] = bool(settings.get("use_markdown", False))
+    else:
+        if settings.get("field") not in (None, fields["summary"]):
+            raise InputError(file, where, "settings.field", f"a span question over field {settings['field']!r} is "
+                             f"not supported (spans are annotated on the summary, field {fields['summary']!r})")
+        out["labels"] = {o["value"]: None for o in _options(settings, file, where)}
+    return out
+
+
+def _metadata(m: dict, file: str, where: str) -> dict:
+    kind = _kind(m)
+    if kind not in METADATA_TYPES:
+        raise InputError(file, where, "type", f"{kind!r} metadata is not supported (terms, integer, float)")
+    settings = m.get("settings") if isinstance(m.get("settings"), dict) else {}
+    out = {"name": _name(m, file, where), "type": kind, "column": m["name"],
+           "visible": bool(m.get("visible_for_annotators", settings.get("visible_for_annotators", True)))}
+    if m.get("title"):
+        out["title"] = m["title"]
+    if kind == "terms" and settings.get("values") is not None:
+        out["values"] = settings["values"]
+    for key in ("min", "max"):
+        if kind != "terms" and settings.get(key) is not None:
+            out[key] = settings[key]
+    return out
+
+
+def _columns(mapping, names: set[str], file: str) -> dict[str, str]:
+    """Argilla's `mapping` (incoming column → field or metadata name) as target → column."""
+    if mapping is None:
+        return {}
+    if not isinstance(mapping, dict):
+        raise InputError(file, None, "mapping", "expected an object (incoming column → attribute)")
+    out: dict[str, str] = {}
+    for column, targets in mapping.items():
+        for target in [targets] if isinstance(targets, str) else targets if isinstance(targets, list) else [None]:
+            if target not in names:
+                raise InputError(file, "mapping", column, f"mapping onto {target!r} is not supported (only onto a "
+                                 "text field or a metadata property)")
+            out[target] = column
+    return out
+
+
+def from_argilla(doc: dict, file: str) -> dict:
+    """This tool's settings document for an Argilla 2.x settings.json (see the module docstring)."""
+    questions = _list(doc, "questions", file)
+    spans = [q for q in questions if _kind(q) == "span"]
+    fields = _texts(_list(doc, "fields", file), file)
+    for i, f in enumerate(fields):
+        _name(f, file, f"fields[{i}]")
+    source, summary, extra = _roles(fields)
+    meta = [_metadata(m, file, f"metadata[{i}]") for i, m in enumerate(_list(doc, "metadata", file))]
+    columns = _columns(doc.get("mapping"), {f["name"] for f in fields} | {m["name"] for m in meta}, file)
+    for m in meta:
+        m["column"] = columns.get(m["name"], m["name"])
+    names = {"source": source["name"], "summary": summary["name"]}
+    out_questions = [_question(q, file, f"questions[{i}] ({q.get('name')!r})", names) for i, q in enumerate(questions)]
+    if not spans:
+        out_questions.insert(0, {"name": "spans", "type": "span"})
+
+    def text(f: dict, extra_field: bool) -> dict:
+        t = {"title": f.get("title") or f["name"], "column": columns.get(f["name"], f["name"])}
+        if extra_field:
+            t.update(name=f["name"], markdown=bool((f.get("settings") or {}).get("use_markdown", False)),
+                     required=bool(f.get("required", True)))
+        return t
+
+    out = {"fields": {"source": text(source, False), "summary": text(summary, False),
+                      "extra": [text(f, True) for f in extra]},
+           "questions": out_questions, "metadata": meta,
+           "vectors": {"similar_records": bool(_list(doc, "vectors", file))}}
+    if doc.get("guidelines"):
+        out["guidelines"] = doc["guidelines"]
+    dist = doc.get("distribution")
+    if isinstance(dist, dict) and isinstance(dist.get("min_submitted"), int) and dist["min_submitted"] > 1:
+        log.warning("%s: distribution min_submitted %d: give the annotators with `mercury-static assign BUNDLE "
+                    "--annotators NAMES --overlap %d`", file, dist["min_submitted"], dist["min_submitted"])
+    return out

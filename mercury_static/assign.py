@@ -1,0 +1,78 @@
+"""Annotator queues (Argilla's task distribution): every record in exactly `overlap` queues, queue sizes
+within one of each other, deterministic (seeded by the bundle id, never the time or a random state).
+
+`mercury-static assign` writes them into an existing bundle (`assign_bundle`); `build` writes them from the
+settings file's `distribution`. The bundle id does not change: queues change no stored work.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from . import safeio
+from .bundle import dumps, load_bundle
+from .records import InputError
+from .settings import Distribution, check_distribution
+
+QUEUES_PATH = "data/queues.json"
+
+
+def make_queues(record_ids: list[str], dist: Distribution, seed: str) -> dict[str, list[str]]:
+    """Queues of `dist.annotators`: records in an order shuffled by `seed`; the i-th record goes to the
+    `overlap` annotators i*overlap … i*overlap+overlap-1 (mod n), so each gets ⌊N·k/n⌋ or ⌈N·k/n⌉ records and
+    a record's annotators reach it at about the same point of their queues."""
+    def rank(rid: str) -> str:
+        return hashlib.sha256(f"{seed}\0{rid}".encode()).hexdigest()
+
+    order = sorted(record_ids, key=lambda rid: (rank(rid), rid))
+    n, k = len(dist.annotators), dist.overlap
+    queues: dict[str, list[str]] = {name: [] for name in dist.annotators}
+    for i, rid in enumerate(order):
+        for j in range(k):
+            queues[dist.annotators[(i * k + j) % n]].append(rid)
+    return queues
+
+
+def write_queues(out: Path, record_ids: list[str], dist: Distribution, seed: str) -> dict:
+    """Write data/queues.json (through a temporary file and a rename); return the manifest's `queues`."""
+    queues = make_queues(record_ids, dist, seed)
+    _replace(Path(out) / QUEUES_PATH, dumps(queues))
+    return {"path": QUEUES_PATH, "overlap": dist.overlap, "annotators": list(dist.annotators)}
+
+
+def _replace(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def parse_annotators(text: str) -> list[str]:
+    """`--annotators alice,bob,carol` → names (surrounding spaces removed; checks in check_distribution)."""
+    return [x.strip() for x in text.split(",")]
+
+
+def assign_bundle(directory: Path, annotators: list[str], overlap: int) -> dict:
+    """Write queues into a bundle and rewrite its manifest (beside, then rename; the marker stays)."""
+    from .build import is_bundle
+
+    directory = Path(directory)
+    bundle = load_bundle(directory)
+    if not is_bundle(directory):
+        raise InputError(directory, None, None, "not a bundle written by mercury-static build (no marker file)")
+    dist = check_distribution(annotators, overlap, "--annotators", None)
+    manifest = dict(bundle.manifest)
+    manifest["queues"] = write_queues(directory, [r.id for r in bundle.records], dist, manifest["bundle_id"])
+    _replace(directory / "manifest.json", safeio.dumps(manifest, sort_keys=True, indent=1))
+    return manifest
+
+
+def read_queues(directory: Path) -> dict[str, list[str]] | None:
+    """The bundle's queues, or None when it has none."""
+    path = Path(directory) / QUEUES_PATH
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None

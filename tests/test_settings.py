@@ -1,0 +1,470 @@
+"""Issue 13: the settings file (YAML/JSON and Argilla's settings.json), what build writes from it (manifest
+`settings`, record `fields`/`meta`/`suggestions`, records.json `meta`, record vectors), and its bad input:
+one line naming the file, the entry or record and the field, exit 2, nothing written."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+from typer.testing import CliRunner
+
+from conftest import EXAMPLES, REPO, TEST_CACHE
+from schema_lite import errors
+
+SCHEMA = json.loads((REPO / "docs" / "manifest.schema.json").read_text(encoding="utf-8"))
+SPAN = {"name": "spans", "type": "span"}
+VERDICT = {"name": "verdict", "type": "label", "options": ["consistent", "hallucinated"]}
+ROWS = [
+    {"id": "a", "source": "The cat sat on the mat. It was warm.", "summary": "A cat sat on the mat.",
+     "prompt": "Summarise.", "model": "m1", "length": 12, "hhem": 0.52694},
+    {"id": "b", "source": "The dog ran in the park. It was cold.", "summary": "A dog ran. It was hot.",
+     "prompt": "Summarise briefly.", "model": "m2", "length": 30, "hhem": 0.2},
+    {"id": "c", "source": "Rain fell all day in the town.", "summary": "It rained all day.",
+     "prompt": "Summarise.", "model": "m1", "length": 7, "hhem": 0.5},
+]
+SETTINGS = {
+    "fields": {"source": {"title": "Retrieved context"}, "summary": {"title": "Answer"},
+               "extra": [{"name": "question", "title": "Question", "column": "prompt"}]},
+    "questions": [SPAN, VERDICT, {"name": "quality", "type": "rating", "values": [1, 2, 3]},
+                  {"name": "comment", "type": "text"}],
+    "metadata": [{"name": "model", "type": "terms"}, {"name": "length", "type": "integer"},
+                 {"name": "hhem", "title": "HHEM score", "type": "float", "visible": False}],
+    "suggestions": {"columns": [{"question": "verdict", "agent": "HHEM-2.1", "score_from": "hhem",
+                                 "threshold": 0.5, "at_or_above": "consistent", "below": "hallucinated"}]},
+}
+
+
+def parse(doc):
+    from mercury_static.settings import parse_settings
+
+    return parse_settings(doc, "s.yaml")
+
+
+def write_jsonl(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def run(exported_model, monkeypatch):
+    from mercury_static.cli import app
+
+    monkeypatch.setenv("MERCURY_STATIC_CACHE", str(TEST_CACHE))
+
+    def invoke(*args):
+        result = CliRunner().invoke(app, [str(a) for a in args])
+        assert "Traceback" not in result.output, result.output
+        return result
+    return invoke
+
+
+def one_error(result, *parts: str) -> str:
+    assert result.exit_code == 2, result.output
+    lines = [x for x in result.output.splitlines() if x.startswith("error:")]
+    assert len(lines) == 1, result.output
+    for part in parts:
+        assert part in lines[0], lines[0]
+    return lines[0]
+
+
+# ---------------------------------------------------------------- the settings document, rule by rule
+
+@pytest.mark.parametrize("doc, words", [
+    ({"questions": [SPAN, {**VERDICT, "options": ["a", "a"]}]}, ["questions[1]", "'options'", "duplicate option 'a'"]),
+    ({"questions": [SPAN, {**VERDICT, "options": ["a"]}]}, ["questions[1]", "at least two"]),
+    ({"questions": [SPAN, {"name": "q", "type": "rating", "values": [1, 2.5]}]}, ["'values'", "2.5 is not an integer"]),
+    ({"questions": [SPAN, {"name": "q", "type": "rating", "values": [1, True]}]}, ["'values'", "True is not an integer"]),
+    ({"questions": [SPAN, {"name": "q", "type": "rating", "values": [1, 2, 1]}]}, ["'values'", "duplicate value 1"]),
+    ({"questions": [SPAN, VERDICT, {**VERDICT, "type": "multi_label"}]}, ["questions[2]", "duplicate question name"]),
+    ({"questions": [VERDICT]}, ["questions", "exactly one span question", "found 0"]),
+    ({"questions": [SPAN, {**SPAN, "name": "more"}]}, ["questions[1]", "exactly one span question", "found 2"]),
+    ({"questions": [SPAN, {**VERDICT, "name": "Verdict"}]}, ["questions[1]", "'name'", "lower-case"]),
+    ({"questions": [SPAN, {**VERDICT, "type": "likert"}]}, ["questions[1]", "'type'", "'likert' is not one of"]),
+    ({"questions": [SPAN, {**VERDICT, "values": [1, 2]}]}, ["questions[1]", "'values'", "unknown key"]),
+    ({"questions": [SPAN, {**VERDICT, "required": "yes"}]}, ["'required'", "expected true or false, got string"]),
+    ({"question": [SPAN]}, ["'question'", "unknown key"]),
+    ({"metadata": [{"name": "m", "type": "date"}]}, ["metadata[0]", "'type'", "'date' is not one of"]),
+    ({"metadata": [{"name": "m", "type": "integer", "min": 5, "max": 1}]}, ["metadata[0]", "'min'", "greater"]),
+    ({"metadata": [{"name": "m", "type": "integer", "min": 1.5}]}, ["metadata[0]", "'min'", "expected an integer"]),
+    ({"metadata": [{"name": "m", "type": "terms", "min": 1}]}, ["metadata[0]", "'min'", "only integer and float"]),
+    ({"metadata": [{"name": "m", "type": "terms"}, {"name": "m", "type": "float"}]}, ["metadata[1]", "duplicate"]),
+    ({"fields": {"extra": [{"name": "source"}]}}, ["fields.extra[0]", "duplicate field name"]),
+    ({"questions": [SPAN, VERDICT], "suggestions": {"columns": [{"question": "nope", "agent": "x",
+                                                                  "value_from": "v"}]}},
+     ["suggestions.columns[0]", "unknown question 'nope'"]),
+    ({"questions": [SPAN, VERDICT], "suggestions": {"columns": [{"question": "verdict", "agent": "x",
+                                                                  "score_from": "s", "threshold": 0.5,
+                                                                  "at_or_above": "yes", "below": "hallucinated"}]}},
+     ["'at_or_above'", "'yes' is not an option"]),
+    ({"questions": [SPAN, {"name": "q", "type": "rating", "values": [1, 2]}],
+      "suggestions": {"columns": [{"question": "q", "agent": "x", "score_from": "s", "threshold": 0.5,
+                                   "at_or_above": "1", "below": "2"}]}}, ["'threshold'", "label question"]),
+    ({"questions": [SPAN, VERDICT], "suggestions": {"columns": [{"question": "verdict", "agent": "x"}]}},
+     ["'value_from'", "missing"]),
+    ({"suggestions": {"blind": "yes"}}, ["suggestions", "'blind'"]),
+    ({"suggestions": {"blind": ["alice", ""]}}, ["'blind'", "annotator names"]),
+    ({"distribution": {"annotators": ["alice", "bob"], "overlap": 3}}, ["distribution", "'overlap'", "from 1 to"]),
+    ({"distribution": {"annotators": ["alice", " alice "]}}, ["'annotators'", "duplicate annotator 'alice'"]),
+    ({"distribution": {"annotators": ["alice", ""]}}, ["'annotators'", "empty annotator name"]),
+    ([SPAN], ["expected a mapping, got array"]),
+])
+def test_each_rule_is_one_message(doc, words):
+    from mercury_static.records import InputError
+
+    with pytest.raises(InputError) as e:
+        parse(doc)
+    message = str(e.value)
+    assert message.startswith("s.yaml: ") and "\n" not in message
+    for w in words:
+        assert w in message, message
+
+
+def test_a_complete_settings_document_is_read():
+    s = parse(SETTINGS)
+    assert [q.type for q in s.questions] == ["span", "label", "rating", "text"]
+    assert s.question("verdict").options[1].value == "hallucinated"
+    assert s.question("quality").values == (1, 2, 3)
+    assert [(m.name, m.type, m.visible) for m in s.metadata] == [
+        ("model", "terms", True), ("length", "integer", True), ("hhem", "float", False)]
+    assert s.fields.extra[0].column == "prompt" and s.similar_records and s.distribution is None
+
+
+def test_the_example_settings_files_are_valid():
+    from mercury_static.read_settings import read_settings
+
+    demo = read_settings(EXAMPLES / "settings.yaml")
+    assert sorted(q.type for q in demo.questions) == sorted(
+        ["span", "label", "multi_label", "rating", "ranking", "text"])
+    assert demo.distribution.overlap == 2
+    fb = read_settings(EXAMPLES / "faithbench-settings.yaml")
+    assert fb.suggestions[0].threshold == 0.5 and fb.metadata[1].column == "hhem-2.1"
+
+
+@pytest.mark.parametrize("q, good, bad", [
+    ({"type": "label", "options": ["a", "b"]}, ["a"], ["c", 1, None, ["a"]]),
+    ({"type": "multi_label", "options": ["a", "b"]}, [["a"], ["b", "a"]], [[], ["a", "a"], ["c"], "a"]),
+    ({"type": "rating", "values": [1, 2, 3]}, [1, 3], [0, 4, 2.0, True, "2"]),
+    ({"type": "ranking", "options": ["a", "b", "c"]}, [["c", "a", "b"]], [["a", "b"], ["a", "a", "b"], ["a", "b", "d"],
+                                                                           ["a", "b", "c", "c"]]),
+    ({"type": "text"}, ["fine"], ["", " ", 3]),
+])
+def test_value_problem_per_question_type(q, good, bad):
+    """A value is checked against its question alike for suggestions (build) and responses (merge)."""
+    from mercury_static.settings import value_problem
+
+    doc = {"questions": [SPAN, {"name": "q", **q}]}
+    question = parse(doc).question("q")
+    for value in good:
+        assert value_problem(question, value) is None, value
+    for value in bad:
+        assert value_problem(question, value), value
+
+
+def test_value_problem_of_spans():
+    from mercury_static.settings import value_problem
+
+    span = parse({}).span
+    choices = ["Benign", "Unwanted.Intrinsic"]
+    ok = [{"label": "Benign", "summary": [0, 3], "source": None},
+          {"label": "Unwanted.Intrinsic", "summary": [2, 5], "source": [4, 9]}]
+    assert value_problem(span, ok, choices, (5, 9)) is None
+    for bad in ([], [{"label": "Unwanted", "summary": [0, 3]}], [{"label": "Benign", "summary": [3, 3]}],
+                [{"label": "Benign", "summary": [0, 6]}], [{"label": "Benign", "summary": [0, 2], "source": [8, 10]}],
+                [{"label": "Benign", "summary": [0, 2], "extra": 1}], [{"label": "Benign", "summary": [0, True]}]):
+        assert value_problem(span, bad, choices, (5, 9)), bad
+
+
+# ---------------------------------------------------------------- reading files: YAML, JSON, Argilla
+
+def test_yaml_faults_name_line_and_key(tmp_path):
+    from mercury_static.read_settings import read_settings
+    from mercury_static.records import InputError
+
+    for text, words in [("questions:\n  - name: a\n    name: b\n", ["line 3", "'name'", "given twice"]),
+                        ("questions: [\n", ["invalid YAML"]),
+                        ("metadata:\n  - {name: m, type: terms, 1: x}\n", ["'1'", "a key must be text"])]:
+        path = tmp_path / "s.yaml"
+        path.write_text(text, encoding="utf-8")
+        with pytest.raises(InputError) as e:
+            read_settings(path)
+        for w in words:
+            assert w in str(e.value), str(e.value)
+    path = tmp_path / "s.json"
+    path.write_text('{"guidelines": "a", "guidelines": "b"}', encoding="utf-8")
+    with pytest.raises(InputError, match="duplicate key"):
+        read_settings(path)
+
+
+def argilla_doc() -> dict:
+    """An Argilla 2.x settings.json as `rg.Settings.serialize()` writes it (pydantic model dumps plus `type`)."""
+    def text_field(name, title):
+        return {"id": None, "inserted_at": None, "updated_at": None, "name": name, "title": title,
+                "required": True, "description": None, "dataset_id": None, "type": "text",
+                "settings": {"type": "text", "use_markdown": False}}
+
+    def question(name, settings, required=True):
+        return {"id": None, "inserted_at": None, "updated_at": None, "name": name, "title": name.title(),
+                "description": None, "required": required, "dataset_id": None, "type": settings["type"],
+                "settings": settings}
+
+    return {
+        "guidelines": "Check every claim.",
+        "fields": [text_field("context", "Retrieved context"), text_field("answer", "Answer"),
+                   text_field("question", "Question")],
+        "questions": [
+            question("spans", {"type": "span", "allow_overlapping": False, "field": "answer", "visible_options": None,
+                               "options": [{"value": "Intrinsic", "text": "Intrinsic", "description": None},
+                                           {"value": "Extrinsic", "text": "Extrinsic", "description": None}]}, False),
+            question("verdict", {"type": "label_selection", "visible_options": None,
+                                 "options": [{"value": "consistent", "text": "Consistent", "description": None},
+                                             {"value": "hallucinated", "text": "Hallucinated", "description": None}]}),
+            question("topics", {"type": "multi_label_selection", "visible_options": 3, "options_order": "natural",
+                                "options": [{"value": v, "text": v, "description": None} for v in "abc"]}, False),
+            question("quality", {"type": "rating", "options": [{"value": v} for v in (1, 2, 3, 4, 5)]}, False),
+            question("order", {"type": "ranking", "options": [{"value": v, "text": v, "description": None}
+                                                              for v in ("x", "y")]}, False),
+            question("comment", {"type": "text", "use_markdown": True}, False),
+        ],
+        "metadata": [
+            {"id": None, "name": "model", "title": "Model", "type": "terms", "visible_for_annotators": True,
+             "settings": {"type": "terms", "values": ["m1", "m2"], "visible_for_annotators": True}},
+            {"id": None, "name": "length", "title": "Length", "type": "integer", "visible_for_annotators": False,
+             "settings": {"type": "integer", "min": 0, "max": None, "visible_for_annotators": False}},
+        ],
+        "vectors": [{"id": None, "name": "emb", "title": "emb", "dimensions": 384, "type": "vector"}],
+        "allow_extra_metadata": False,
+        "distribution": {"strategy": "overlap", "min_submitted": 1},
+        "mapping": None,
+    }
+
+
+def test_an_argilla_settings_json_is_read(tmp_path):
+    from mercury_static.read_settings import read_settings
+
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps(argilla_doc()), encoding="utf-8")
+    s = read_settings(path)
+    assert (s.fields.source.column, s.fields.source.title) == ("context", "Retrieved context")
+    assert (s.fields.summary.column, s.fields.summary.title) == ("answer", "Answer")
+    assert [(f.name, f.column) for f in s.fields.extra] == [("question", "question")]
+    assert [(q.name, q.type) for q in s.questions] == [("spans", "span"), ("verdict", "label"),
+                                                       ("topics", "multi_label"), ("quality", "rating"),
+                                                       ("order", "ranking"), ("comment", "text")]
+    assert s.span.labels == {"Intrinsic": None, "Extrinsic": None}
+    assert s.question("verdict").required and s.question("quality").values == (1, 2, 3, 4, 5)
+    assert s.question("comment").markdown is True
+    assert [(m.name, m.type, m.visible, m.values, m.min) for m in s.metadata] == [
+        ("model", "terms", True, ("m1", "m2"), None), ("length", "integer", False, None, 0)]
+    assert s.guidelines == "Check every claim." and s.similar_records
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda d: d["fields"].append({"name": "img", "type": "image", "settings": {"type": "image"}}),
+     ["fields[3] ('img')", "'type'", "'image' fields are not supported"]),
+    (lambda d: d["fields"].append({"name": "c", "type": "custom", "settings": {"type": "custom", "template": ""}}),
+     ["'custom' fields are not supported"]),
+    (lambda d: d["questions"][0]["settings"].update(field="context"),
+     ["questions[0] ('spans')", "span question over field 'context'"]),
+    (lambda d: d.update(mapping={"q": "verdict.suggestion"}), ["mapping", "'q'", "not supported"]),
+    (lambda d: d["metadata"][0]["settings"].update(type="date"), ["metadata[0]", "'date' metadata"]),
+    (lambda d: d["questions"][1].update(name="Ver-dict"), ["'name'", "lower-case"]),
+    (lambda d: d.update(fields=d["fields"][:1]), ["'fields'", "at least two text fields"]),
+])
+def test_what_argilla_has_and_this_product_not_is_one_line(tmp_path, change, words):
+    from mercury_static.read_settings import read_settings
+    from mercury_static.records import InputError
+
+    doc = argilla_doc()
+    change(doc)
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    with pytest.raises(InputError) as e:
+        read_settings(path)
+    assert str(e.value).startswith(str(path)) and "\n" not in str(e.value)
+    for w in words:
+        assert w in str(e.value), str(e.value)
+
+
+# ---------------------------------------------------------------- build with a settings file
+
+@pytest.fixture(scope="module")
+def rag_bundle(build_bundle, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("rag")
+    data = write_jsonl(folder / "rag.jsonl", [{**r, "context": r["source"], "answer": r["summary"]} for r in ROWS])
+    settings = folder / "settings.yaml"
+    settings.write_text(yaml.safe_dump(SETTINGS), encoding="utf-8")
+    return build_bundle([data], name="rag", settings=settings)
+
+
+def shard_records(bundle: Path) -> list[dict]:
+    return [r for p in sorted((bundle / "data").glob("records-*.json"))
+            for r in json.loads(p.read_text(encoding="utf-8"))["records"]]
+
+
+def test_build_writes_settings_fields_meta_and_suggestions(rag_bundle):
+    manifest = json.loads((rag_bundle / "manifest.json").read_text(encoding="utf-8"))
+    assert errors(manifest, SCHEMA) == []
+    s = manifest["settings"]
+    assert s["fields"] == {"source": {"title": "Retrieved context"}, "summary": {"title": "Answer"},
+                           "extra": [{"name": "question", "title": "Question", "markdown": False}]}
+    assert [q["name"] for q in s["questions"]] == ["spans", "verdict", "quality", "comment"]
+    assert s["metadata"] == [
+        {"name": "model", "title": "Model", "type": "terms", "visible": True, "values": ["m1", "m2"]},
+        {"name": "length", "title": "Length", "type": "integer", "visible": True, "min": 7, "max": 30},
+        {"name": "hhem", "title": "HHEM score", "type": "float", "visible": False, "min": 0.2, "max": 0.52694}]
+    records = shard_records(rag_bundle)
+    assert [r["fields"] for r in records] == [{"question": "Summarise."}, {"question": "Summarise briefly."},
+                                              {"question": "Summarise."}]
+    assert records[1]["meta"] == {"model": "m2", "length": 30, "hhem": 0.2}
+    # HHEM's score is P(consistent): >= 0.5 suggests consistent with p, below hallucinated with 1 - p
+    assert [r["suggestions"] for r in records] == [
+        [{"question": "verdict", "value": "consistent", "score": 0.52694, "agent": "HHEM-2.1"}],
+        [{"question": "verdict", "value": "hallucinated", "score": 0.8, "agent": "HHEM-2.1"}],
+        [{"question": "verdict", "value": "consistent", "score": 0.5, "agent": "HHEM-2.1"}]]
+    index = json.loads((rag_bundle / "data" / "records.json").read_text(encoding="utf-8"))
+    assert index["meta"] == [{"model": "m1", "length": 12}, {"model": "m2", "length": 30},
+                             {"model": "m1", "length": 7}]  # hidden metadata stays in the shards
+
+
+def test_record_vectors_are_the_mean_of_the_summary_rows(rag_bundle):
+    from mercury_static.bundle import load_bundle, load_vectors
+
+    manifest = json.loads((rag_bundle / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["record_vectors"] == {"path": "data/record_vectors.bin", "encoding": "float16", "dim": 384}
+    stored = np.frombuffer((rag_bundle / "data" / "record_vectors.bin").read_bytes(), "<f2").reshape(-1, 384)
+    bundle = load_bundle(rag_bundle)
+    assert stored.shape[0] == len(bundle.records) == 3
+    for row, rec in zip(stored.astype(np.float32), bundle.records):
+        t = rec.summary_text
+        rows = load_vectors(rag_bundle, t.shard, 384)[t.row0:t.row0 + len(t.rows)]
+        mean = rows.mean(0) / np.linalg.norm(rows.mean(0))
+        assert len(t.rows) >= 1 and np.abs(row - mean).max() < 2e-3
+    # the two-sentence summary's vector is neither of its sentences'
+    t = bundle.records[1].summary_text
+    assert len(t.rows) == 2
+    rows = load_vectors(rag_bundle, t.shard, 384)[t.row0:t.row0 + 2]
+    assert (rows @ stored[1].astype(np.float32)).max() < 0.999
+
+
+def test_no_settings_file_is_todays_bundle(demo_bundle):
+    from mercury_static.formats import default_manifest_settings
+
+    manifest = json.loads((demo_bundle / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["settings"] == default_manifest_settings()
+    assert [q["type"] for q in manifest["settings"]["questions"]] == ["span"]
+    assert manifest["settings"]["fields"]["source"] == {"title": "Source"}
+    assert manifest["queues"] is None and manifest["record_vectors"] is None
+    assert not (demo_bundle / "data" / "queues.json").exists()
+    assert not (demo_bundle / "data" / "record_vectors.bin").exists()
+    index = json.loads((demo_bundle / "data" / "records.json").read_text(encoding="utf-8"))
+    assert "meta" not in index
+    for r in shard_records(demo_bundle):
+        assert not {"fields", "meta", "suggestions"} & set(r)
+
+
+def test_a_manifest_without_settings_reads_as_today(demo_bundle):
+    from mercury_static.formats import Manifest, default_manifest_settings
+
+    manifest = json.loads((demo_bundle / "manifest.json").read_text(encoding="utf-8"))
+    for key in ("settings", "queues", "record_vectors"):
+        del manifest[key]
+    info = Manifest.from_json(manifest, "manifest.json")
+    assert info.settings == default_manifest_settings() and info.queues is None
+
+
+def test_suggestions_from_a_jsonl_file(build_bundle, tmp_path):
+    data = write_jsonl(tmp_path / "d.jsonl", ROWS)
+    settings = tmp_path / "s.yaml"
+    settings.write_text(yaml.safe_dump({"questions": [SPAN, VERDICT]}), encoding="utf-8")
+    hot, cold = ROWS[1]["summary"].index("hot"), ROWS[1]["source"].index("cold")
+    span = {"label": "Unwanted.Intrinsic", "summary": [hot, hot + 3], "source": [cold, cold + 4]}
+    sugg = write_jsonl(tmp_path / "sugg.jsonl", [
+        {"record_id": "b", "question": "spans", "value": [span], "score": 0.7, "agent": "detector"},
+        {"record_id": "b", "question": "verdict", "value": "hallucinated", "agent": "judge"}])
+    out = build_bundle([data], name="sugg", settings=settings, suggestions=sugg)
+    records = shard_records(out)
+    assert "suggestions" not in records[0]
+    assert records[1]["suggestions"] == [
+        {"question": "spans", "value": [span], "score": 0.7, "agent": "detector"},
+        {"question": "verdict", "value": "hallucinated", "score": None, "agent": "judge"}]
+
+
+# ---------------------------------------------------------------- bad input at build: one line, nothing written
+
+def test_bad_metadata_value_names_file_record_and_column(run, tmp_path):
+    data = write_jsonl(tmp_path / "d.jsonl", [ROWS[0], {**ROWS[1], "length": "long"}])
+    settings = tmp_path / "s.yaml"
+    settings.write_text(yaml.safe_dump({"metadata": [{"name": "length", "type": "integer"}]}), encoding="utf-8")
+    out = tmp_path / "out"
+    one_error(run("build", data, "-o", out, "--settings", settings),
+              "d.jsonl:2", "record b", "field 'length'", "expected an integer, got string")
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("meta, rows, words", [
+    ({"name": "m", "type": "terms", "column": "model", "values": ["m1"]}, ROWS, ["d.jsonl:2", "'m2' is not one of"]),
+    ({"name": "m", "type": "float", "column": "hhem", "max": 0.3}, ROWS, ["d.jsonl:1", "outside"]),
+    ({"name": "m", "type": "float", "column": "hhem"}, [{**ROWS[0], "hhem": True}], ["expected a number, got boolean"]),
+    ({"name": "m", "type": "terms", "column": "model"}, [{**ROWS[0], "model": 3}], ["expected a string or a list"]),
+])
+def test_metadata_values_are_type_checked(run, tmp_path, meta, rows, words):
+    data = write_jsonl(tmp_path / "d.jsonl", rows)
+    settings = tmp_path / "s.yaml"
+    settings.write_text(yaml.safe_dump({"metadata": [meta]}), encoding="utf-8")
+    one_error(run("build", data, "-o", tmp_path / "out", "--settings", settings), *words)
+
+
+@pytest.mark.parametrize("line, words", [
+    ({"record_id": "zz", "question": "verdict", "value": "consistent", "agent": "a"}, ["line 2", "unknown record id"]),
+    ({"record_id": "a", "question": "nope", "value": 1, "agent": "a"}, ["line 2", "unknown question 'nope'"]),
+    ({"record_id": "a", "question": "verdict", "value": "maybe", "agent": "a"}, ["line 2", "'value'", "'maybe'"]),
+    ({"record_id": "a", "question": "verdict", "value": "consistent", "agent": "a", "score": 1.5},
+     ["line 2", "'score'", "from 0 to 1"]),
+    ({"record_id": "a", "question": "spans", "agent": "a",
+      "value": [{"label": "Benign", "summary": [0, 99], "source": None}]}, ["line 2", "out of range"]),
+    ({"record_id": "a", "question": "spans", "agent": "a",
+      "value": [{"label": "Wrong", "summary": [0, 3], "source": None}]}, ["line 2", "label 'Wrong'"]),
+    ({"record_id": "a", "question": "verdict", "value": "hallucinated", "agent": "x"}, ["line 2", "a second suggestion"]),
+    ({"record_id": "a", "question": "verdict", "value": "consistent"}, ["line 2", "'agent'", "missing"]),
+])
+def test_bad_suggestion_lines(run, tmp_path, line, words):
+    data = write_jsonl(tmp_path / "d.jsonl", ROWS)
+    settings = tmp_path / "s.yaml"
+    settings.write_text(yaml.safe_dump({"questions": [SPAN, VERDICT]}), encoding="utf-8")
+    first = {"record_id": "a", "question": "verdict", "value": "consistent", "agent": "x"}
+    sugg = write_jsonl(tmp_path / "sugg.jsonl", [first, line])
+    one_error(run("build", data, "-o", tmp_path / "out", "--settings", settings, "--suggestions", sugg),
+              "sugg.jsonl", *words)
+
+
+def test_given_twice_is_one_line(run, tmp_path):
+    data = write_jsonl(tmp_path / "d.jsonl", ROWS)
+    settings = tmp_path / "s.yaml"
+    settings.write_text(yaml.safe_dump({"questions": [{**SPAN, "labels": ["Bad"]}], "guidelines": "Read."}),
+                        encoding="utf-8")
+    one_error(run("build", data, "-o", tmp_path / "o", "--settings", settings, "--labels", EXAMPLES / "labels.yaml"),
+              "s.yaml", "'labels'", "labels given twice")
+    settings.write_text(yaml.safe_dump({"guidelines": "Read."}), encoding="utf-8")
+    one_error(run("build", data, "-o", tmp_path / "o", "--settings", settings, "--guidelines",
+                  EXAMPLES / "guidelines.md"), "s.yaml", "'guidelines'", "given twice")
+    settings.write_text(yaml.safe_dump({"fields": {"source": {"column": "context"}}}), encoding="utf-8")
+    one_error(run("build", data, "-o", tmp_path / "o", "--settings", settings, "--source-field", "text"),
+              "fields.source", "'column'", "disagree")
+    settings.write_text(yaml.safe_dump({"fields": {"extra": [{"name": "nope"}]}}), encoding="utf-8")
+    one_error(run("build", data, "-o", tmp_path / "o", "--settings", settings),
+              "d.jsonl:1", "record a", "field 'nope'", "missing")
+    assert not (tmp_path / "o").exists()
+
+
+def test_the_span_question_labels_replace_labels(build_bundle, tmp_path):
+    data = write_jsonl(tmp_path / "d.jsonl", ROWS)
+    settings = tmp_path / "s.yaml"
+    settings.write_text(yaml.safe_dump({"questions": [{**SPAN, "labels": {"Wrong": ["Number", "Name"]}}]}),
+                        encoding="utf-8")
+    manifest = json.loads((build_bundle([data], name="lab", settings=settings) / "manifest.json").read_text())
+    assert manifest["labels"] == ["Wrong", "Wrong.Number", "Wrong.Name"]
+    assert manifest["label_choices"] == ["Wrong.Number", "Wrong.Name"]
