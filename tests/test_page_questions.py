@@ -1,7 +1,7 @@
 """Issue 13 in the page: the questions form, extra fields, suggestions and blind mode, export version 2.
 
-Real Chromium, a real FaithBench-like bundle built with the real model, the settings parts added to it as
-the contract says (settings_fixtures.py), real IndexedDB; the crash test SIGKILLs the real browser.
+Real Chromium, a FaithBench-like bundle really built with a settings file and the real model
+(settings_fixtures.py), real IndexedDB; the crash test SIGKILLs the real browser.
 """
 
 from __future__ import annotations
@@ -12,8 +12,7 @@ import time
 
 import pytest
 from conftest import CHROMIUM_ARGS, chromium_path
-from page_fixtures import faithbench_dump
-from settings_fixtures import with_settings
+from settings_fixtures import faithbench_like
 from test_page import READY, block_model, export_file, open_page, state
 from test_page_safety import browser_pid
 
@@ -24,18 +23,15 @@ SAVED = '#save-state[data-state="saved"]'
 
 
 @pytest.fixture(scope="module")
-def fb_plain(build_bundle, tmp_path_factory):
-    return build_bundle([faithbench_dump(tmp_path_factory.mktemp("fbq") / "batch.json", n=N)], name="fbq")
+def settings_bundle(build_bundle, tmp_path_factory):
+    data, settings = faithbench_like(tmp_path_factory.mktemp("fbq"), n=N)
+    return build_bundle([data], name="fbq", settings=settings)
 
 
 @pytest.fixture(scope="module")
-def settings_bundle(fb_plain, tmp_path_factory):
-    return with_settings(fb_plain, tmp_path_factory.mktemp("settings") / "bundle")
-
-
-@pytest.fixture(scope="module")
-def blind_bundle(fb_plain, tmp_path_factory):
-    return with_settings(fb_plain, tmp_path_factory.mktemp("blind") / "bundle", blind=["alice"])
+def blind_bundle(build_bundle, tmp_path_factory):
+    data, settings = faithbench_like(tmp_path_factory.mktemp("fbq-blind"), n=N, blind=["alice"])
+    return build_bundle([data], name="fbq-blind", settings=settings)
 
 
 @pytest.fixture(scope="module")
@@ -150,16 +146,16 @@ def test_a_suggestion_shows_agent_and_score_and_one_key_accepts_it(page, setting
     open_page(page, settings_url, "1")
     box = page.locator('#questions [data-question="verdict"] .q-suggestion')
     text = box.inner_text()
-    assert "HHEM-2.1" in text and "score 0.41" in text and "Hallucinated" in text
+    assert "HHEM-2.1" in text and "score 0.59" in text and "Hallucinated" in text
     page.keyboard.press("a")  # outside the form: the first suggestion not yet accepted
     wait_saved_response(page, "1", "verdict", "hallucinated")
     assert box.get_attribute("data-accepted") == "true"
     assert state(page, "s.work.records['1'].accepted.verdict.agent") == "HHEM-2.1"
     # the span suggestion has agent and score in the suggestions card, and Accept copies it
     card = page.locator("#suggestions")
-    assert "prior-mercury" in card.inner_text() and "score 0.70" in card.inner_text()
+    assert "prior-detector" in card.inner_text() and "score 0.70" in card.inner_text()
     card.locator('[data-action="accept"]').first.click()
-    page.wait_for_function("() => mercuryStatic.store.state.work.records['1'].accepted?.spans?.agent === 'prior-mercury'")
+    page.wait_for_function("() => mercuryStatic.store.state.work.records['1'].accepted?.spans?.agent === 'prior-detector'")
     # changing the answer by hand takes the acceptance back
     page.locator('#questions [data-question="verdict"] input[data-value="consistent"]').check()
     page.wait_for_function("() => mercuryStatic.store.state.work.records['1'].accepted.verdict.agent === null")
@@ -167,7 +163,7 @@ def test_a_suggestion_shows_agent_and_score_and_one_key_accepts_it(page, setting
     wait_saved_response(page, "1", "verdict", "hallucinated")
     data = export_file(page, tmp_path)
     [rec] = [r for r in data["records"] if r["record_id"] == "1"]
-    assert rec["suggestions"] == {"shown": True, "accepted": {"verdict": "HHEM-2.1", "spans": "prior-mercury"}}
+    assert rec["suggestions"] == {"shown": True, "accepted": {"verdict": "HHEM-2.1", "spans": "prior-detector"}}
     assert len(rec["annotations"]) == 1 and rec["annotations"][0]["label"] == ["Unwanted", "Unwanted.Intrinsic"]
 
 
@@ -178,7 +174,7 @@ def test_blind_mode_puts_no_suggestion_in_the_dom(context, blind_bundle, serve_d
     open_page(page, base, "1", annotator="alice")  # alice is listed as blind
     page.wait_for_function("() => document.querySelector('#questions').dataset.loaded === 'true'")
     html = page.content()
-    for needle in ("HHEM", "prior-mercury", "judge-", "Suggested", "score 0."):
+    for needle in ("HHEM", "prior-detector", "judge-", "Suggested", "score 0."):
         assert needle not in html, needle
     assert state(page, "s.current.record.suggestions.length + s.current.record.prior_annotations.length") == 0
     page.keyboard.press("a")  # nothing to accept
