@@ -6,6 +6,7 @@ Real Chromium, a FaithBench-like bundle really built with a settings file and th
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import time
@@ -236,3 +237,58 @@ def test_text_answer_survives_a_killed_browser_mid_typing(browser, settings_url,
         assert responses(pg, "3") == {"comment": "half a thou"}
     finally:
         ctx.close()
+
+
+def shown_rows(page) -> list[str]:
+    return page.locator("#record-list li[data-record]").evaluate_all("els => els.map(e => e.dataset.record)")
+
+
+def test_metadata_filters_and_sort_combine_with_the_text_filter_and_hidden_metadata_is_never_shown(
+        page, settings_url, settings_bundle):
+    index = json.loads((settings_bundle / "data/records.json").read_text(encoding="utf-8"))
+    meta = dict(zip(index["ids"], index["meta"]))
+    assert all("hhem" not in m for m in meta.values())  # hidden: not in the index the page reads
+    block_model(page)
+    open_page(page, settings_url, "1")
+    page.wait_for_selector("#record-list li[data-record]")
+    info = page.locator("#record-info")
+    info.locator("summary").click()
+    assert "Model" in info.inner_text() and "model-a" in info.inner_text()
+    assert "hhem" not in info.inner_text().lower() and "0.41" not in info.inner_text()
+    assert "HHEM score" not in page.content()
+    page.locator("#meta-filters > summary").click()
+    page.locator('#meta-filters [data-meta="summarizer"] input[data-value="model-a"]').check()
+    model_a = [rid for rid in index["ids"] if meta[rid]["summarizer"] == "model-a"]
+    page.wait_for_function("(n) => document.querySelectorAll('#record-list li[data-record]').length === n",
+                           arg=len(model_a))
+    assert shown_rows(page) == model_a
+    # a range on an integer property narrows further
+    lo = sorted(meta[r]["length"] for r in model_a)[1]
+    page.locator('#meta-filters [data-meta="length"] input[data-bound="lo"]').fill(str(lo))
+    in_range = [r for r in model_a if meta[r]["length"] >= lo]
+    page.wait_for_function("(n) => document.querySelectorAll('#record-list li[data-record]').length === n",
+                           arg=len(in_range))
+    assert shown_rows(page) == in_range
+    # combined with the text filter (status words): answer one question of one of them → in progress
+    target = in_range[-1]
+    page.evaluate("(id) => { location.hash = 'record=' + id; }", target)
+    page.wait_for_function("(id) => mercuryStatic.store.state.current.record?.id === id", arg=target)
+    page.keyboard.press("Escape")  # leaves the range field
+    page.keyboard.press("q")
+    page.keyboard.press("1")
+    wait_saved_response(page, target, "verdict", "consistent")
+    page.fill("#record-filter", "progress")
+    page.wait_for_function("(id) => [...document.querySelectorAll('#record-list li[data-record]')]"
+                           ".map(e => e.dataset.record).join() === id", arg=target)
+    # clear the filters; sort by length, descending
+    page.fill("#record-filter", "")
+    page.locator('#meta-filters [data-meta="length"] input[data-bound="lo"]').fill("")
+    page.locator('#meta-filters [data-meta="summarizer"] input[data-value="model-a"]').uncheck()
+    page.select_option("#record-sort", "meta:length|-1")
+    by_length = sorted(index["ids"], key=lambda r: -meta[r]["length"])
+    page.wait_for_function("(ids) => [...document.querySelectorAll('#record-list li[data-record]')]"
+                           ".map(e => e.dataset.record).join() === ids.join()", arg=by_length)
+    # by status: the one in progress after the ones to do
+    page.select_option("#record-sort", "status")
+    rows = shown_rows(page)
+    assert rows[-1] == target and sorted(rows) == sorted(index["ids"])

@@ -324,7 +324,7 @@ export class Bundle {
     return {
       id: rec.id, title: rec.title || null, metadata: rec.metadata || {},
       prior_annotations: prior, gold: rec.gold || null, source, summary,
-      fields: rec.fields || {}, suggestions: suggestions.filter((sg) => sg && sg.question !== this.spanQuestion),
+      fields: rec.fields || {}, meta: rec.meta || {}, suggestions: suggestions.filter((sg) => sg && sg.question !== this.spanQuestion),
     };
   }
 

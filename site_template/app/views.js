@@ -3,6 +3,7 @@
  * redraws its element only when the state slices it shows have changed. Text is inserted with
  * textContent / text nodes only.
  */
+import { mountMetaFilters } from './filters.js';
 import { renderGuidelines } from './markdown.js';
 import { LABEL_COLOURS, labelColour } from './pairing.js';
 import { statusCounts } from './nav.js';
@@ -70,8 +71,9 @@ export function mountTopbar(store, bundle) {
  * The filter: every word typed must occur in the record's id, row title, a short metadata value
  * (bundle.tags) or its status in words; the status buttons (with their counts, the list's legend)
  * narrow it to one status. ArrowDown moves from the filter into the list, Enter opens the first match.
+ * With visible metadata (settings.metadata), filters by their values and a sort (filters.js) join them.
  */
-export function mountRecordList(store, bundle, onPick) {
+export function mountRecordList(store, bundle, onPick, metadata = []) {
   const list = document.getElementById('record-list');
   const filter = document.getElementById('record-filter');
   const statusBox = document.getElementById('status-filter');
@@ -113,15 +115,16 @@ export function mountRecordList(store, bundle, onPick) {
       haystack = bundle.ids.map((id, i) => `${id} ${bundle.titles[i] || ''} ${(bundle.tags[i] || []).join(' ')}`.toLowerCase());
     }
     let order = null;
-    if (words.length || onlyStatus) {
+    if (words.length || onlyStatus || (meta && meta.active())) {
       order = [];
       for (let i = 0; i < n; i++) {
         if (onlyStatus && status[i] !== onlyStatus) continue;
+        if (meta && !meta.matches(i)) continue;
         const st = STATUS_TEXT[status[i]];
         if (words.every((w) => haystack[i].includes(w) || st.includes(w))) order.push(i);
       }
     }
-    rows.setOrder(order, keepScroll, current);
+    rows.setOrder(meta ? meta.sort(order, status) : order, keepScroll, current);
   }
 
   list.addEventListener('click', (ev) => {
@@ -175,6 +178,7 @@ export function mountRecordList(store, bundle, onPick) {
     return b;
   });
   statusBox.replaceChildren(...statusButtons);
+  const meta = metadata.length ? mountMetaFilters(statusBox, bundle, metadata, () => refilter(false)) : null;
   watch(store, (s) => [s.current.index], (s) => {
     const was = rows.row(current);
     current = s.current.index;
@@ -190,17 +194,18 @@ export function mountRecordList(store, bundle, onPick) {
     }
     const c = statusCounts(bundle.ids, bundle.position, s.work);
     for (const b of statusButtons) b.lastChild.textContent = String(c[b.dataset.status]);
-    if (words.length || onlyStatus) refilter(true);
+    if (words.length || onlyStatus || (meta && meta.active())) refilter(true);
     else for (const [i, li] of rows.rendered()) paint(li, i);
   });
 }
 
 /**
- * Title, id, status and metadata of the open record. `metadata` = settings.metadata: its hidden
- * properties are never shown (they are for the coordinator's merge, e.g. a detector's score).
+ * Title, id, status and metadata of the open record. With settings.metadata (`metadata`), only its
+ * visible properties are shown, by title: the hidden ones (a detector's score, for the coordinator's
+ * merge) and the raw input columns behind them never are.
  */
 export function mountRecordInfo(store, metadata = []) {
-  const hidden = new Set((metadata || []).filter((m) => m.visible === false).map((m) => m.name));
+  const visible = (metadata || []).filter((m) => m.visible !== false);
   const box = document.getElementById('record-info');
   watch(store, (s) => [s.current, s.work], (s) => {
     const { current } = s;
@@ -213,7 +218,10 @@ export function mountRecordInfo(store, metadata = []) {
       return;
     }
     const st = recordStatus(s.work, current.id);
-    const meta = current.record ? Object.entries(current.record.metadata).filter(([k]) => !hidden.has(k)) : [];
+    const typed = current.record?.meta || {};
+    const meta = !current.record ? []
+      : metadata?.length ? visible.filter((p) => typed[p.name] !== undefined).map((p) => [p.title || p.name, typed[p.name]])
+        : Object.entries(current.record.metadata);
     box.replaceChildren(
       h('h2', { class: 'rec-heading' }, current.record?.title || current.id),
       h('p', { class: 'rec-id' }, 'id ', h('code', {}, current.id), ' · ',
