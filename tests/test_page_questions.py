@@ -292,3 +292,36 @@ def test_metadata_filters_and_sort_combine_with_the_text_filter_and_hidden_metad
     page.select_option("#record-sort", "status")
     rows = shown_rows(page)
     assert rows[-1] == target and sorted(rows) == sorted(index["ids"])
+
+
+def test_the_annotators_queue_leads_and_other_records_stay_reachable(page, settings_url, settings_bundle):
+    queues = json.loads((settings_bundle / "data/queues.json").read_text(encoding="utf-8"))
+    ids = json.loads((settings_bundle / "data/records.json").read_text(encoding="utf-8"))["ids"]
+    mine = queues["alice"]
+    others = [r for r in ids if r not in mine]
+    assert mine and others  # 6 records, 3 annotators, overlap 2: 4 each
+    block_model(page)
+    page.goto(settings_url + "?annotator=alice")
+    page.wait_for_selector(READY)
+    page.wait_for_function("(id) => mercuryStatic.store.state.current.record?.id === id", arg=mine[0])
+    page.keyboard.press("Escape")
+    progress = page.locator("#progress-text")
+    assert progress.inner_text() == f"0 / {len(mine)} of your queue"
+    page.keyboard.press("d")  # discard: the next one of her queue, not of the bundle
+    page.wait_for_function("(id) => mercuryStatic.store.state.current.id === id", arg=mine[1])
+    page.wait_for_function("(t) => document.querySelector('#progress-text').textContent === t",
+                           arg=f"1 / {len(mine)} of your queue")
+    # a record outside her queue is reachable; "to do" from it goes back to her queue
+    page.evaluate("(id) => { location.hash = 'record=' + id; }", others[0])
+    page.wait_for_function("(id) => mercuryStatic.store.state.current.record?.id === id", arg=others[0])
+    page.keyboard.press("t")
+    page.wait_for_function("(id) => mercuryStatic.store.state.current.id === id", arg=mine[1])
+    for rid in mine[1:]:
+        page.wait_for_function("(id) => mercuryStatic.store.state.current.record?.id === id", arg=rid)
+        page.keyboard.press("d")
+    done = page.locator("#all-done")
+    done.wait_for()
+    assert f"All {len(mine)} records of your queue done" in done.inner_text()
+    assert progress.inner_text() == f"{len(mine)} / {len(mine)} of your queue"
+    # the records outside it are still to do, and still open
+    assert all(state(page, f"s.work.records[{json.dumps(r)}]?.status ?? null") is None for r in others)

@@ -19,6 +19,7 @@ import { buildExport, checkAgainstBundle, downloadJson, exportFileName, parseImp
 import { mountFields } from './fields.js';
 import { mountQuestions, QUESTION_SHORTCUTS } from './questions.js';
 import { missingRequired } from './responses.js';
+import { loadQueue, nextInQueue } from './queue.js';
 import { pageSettings } from './settings.js';
 import { h, nowIso } from './util.js';
 import {
@@ -92,8 +93,15 @@ async function main() {
     store.update({ ui: { ...store.state.ui, storageError: `This browser refuses to save (${opened.error.message || opened.error}): nothing you do here is saved. Export to keep your work.` } });
   }
   const { actions } = store;
+  // The annotator's queue (manifest.queues): the first record, the next to do and the progress follow it.
+  const queue = await loadQueue(bundle, annotator).catch((err) => {
+    actions.message(`Your queue could not be read (${err.message}): working through every record in bundle order.`);
+    return null;
+  });
+  const todoFrom = (from, after) => (queue ? nextInQueue(queue, bundle.ids, store.state.work, from, after)
+    : nextTodoIndex(bundle.ids, store.state.work, Math.max(0, from), after));
   // Without a deep link, open the first record still to do (boot.js could only prefetch the first one).
-  const todoAtStart = bundle.ids.length ? nextTodoIndex(bundle.ids, store.state.work) : -1;
+  const todoAtStart = bundle.ids.length ? todoFrom(-1, false) : -1;
   if (!(wanted && bundle.position.has(wanted)) && todoAtStart > 0) firstId = bundle.ids[todoAtStart];
   const levelOf = makeLevelOf(manifest);
   const panes = Object.fromEntries(SIDES.map((side) => [side,
@@ -175,7 +183,7 @@ async function main() {
   }
 
   // --- renderers -------------------------------------------------------------------------------
-  mountTopbar(store, bundle);
+  mountTopbar(store, bundle, queue);
   mountRecordInfo(store, manifest.settings?.metadata);
   // the settings' fields and questions: titles of the texts, extra fields above them, the form under them
   for (const side of SIDES) document.querySelector(`.pane[data-pane="${side}"] .pane-title`).firstChild.data = `${settings.fields[side].title} `;
@@ -196,7 +204,7 @@ async function main() {
   mountOverlays(store, actions, manifest);
   mountFinish(store);
   const closeAllDone = () => store.update({ ui: { ...store.state.ui, allDone: false } });
-  mountAllDone(store, bundle, exportNow, closeAllDone);
+  mountAllDone(store, bundle, exportNow, closeAllDone, queue);
   const layout = mountLayout(store);
   // The "saved" indicator of the top bar: "saved" only once storage says the change is on disk.
   const saveStatus = document.getElementById('save-status');
@@ -376,7 +384,7 @@ async function main() {
   // --- toolbar, keyboard --------------------------------------------------------------------------
   /** The next record still to do after the open one; when none is left, show "all done". */
   const goNextTodo = () => {
-    const i = bundle.ids.length ? nextTodoIndex(bundle.ids, store.state.work, Math.max(0, store.state.current.index), true) : -1;
+    const i = bundle.ids.length ? todoFrom(store.state.current.index, true) : -1;
     if (i < 0) store.update({ ui: { ...store.state.ui, allDone: true } });
     else if (i !== store.state.current.index) actions.goTo(i);
   };

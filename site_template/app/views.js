@@ -7,6 +7,7 @@ import { mountMetaFilters } from './filters.js';
 import { renderGuidelines } from './markdown.js';
 import { LABEL_COLOURS, labelColour } from './pairing.js';
 import { statusCounts } from './nav.js';
+import { queueProgress } from './queue.js';
 import { liveAnnotations, recordStatus, unexportedCount, watch } from './store.js';
 import { clip, h } from './util.js';
 import { virtualList } from './virtuallist.js';
@@ -30,8 +31,11 @@ export function renderSaveStatus(el, { state, at = null, message = '' }) {
   el.title = message || (state === 'saved' ? `Your last change is saved in this browser (${time}).` : '');
 }
 
-/** Record position, progress, unexported counter, model status, annotator name. */
-export function mountTopbar(store, bundle) {
+/**
+ * Record position, progress, unexported counter, model status, annotator name. With the annotator's
+ * `queue` (queue.js), the progress counts her queue: "12 / 40 of your queue".
+ */
+export function mountTopbar(store, bundle, queue = null) {
   const pos = document.getElementById('rec-pos');
   const fill = document.getElementById('progress-fill');
   const ptext = document.getElementById('progress-text');
@@ -44,8 +48,9 @@ export function mountTopbar(store, bundle) {
   });
   watch(store, (s) => [s.work], (s) => {
     const c = statusCounts(bundle.ids, bundle.position, s.work);
-    fill.style.width = `${total ? (100 * c.done) / total : 0}%`;
-    ptext.textContent = `${c.done} / ${total} done`;
+    const q = queue ? queueProgress(queue, bundle.ids, s.work) : null;
+    fill.style.width = q ? `${q.total ? (100 * q.done) / q.total : 0}%` : `${total ? (100 * c.done) / total : 0}%`;
+    ptext.textContent = q ? `${q.done} / ${q.total} of your queue` : `${c.done} / ${total} done`;
     ptext.parentElement.title = `${c.submitted} submitted · ${c.discarded} discarded · ${c.in_progress} in progress · ${c.todo} to do`;
     const n = unexportedCount(s.work);
     unexp.textContent = n ? `${n} not exported` : 'all exported';
@@ -498,18 +503,19 @@ export function mountFinish(store) {
  * "All done": after the last record still to do was finished, every record is done. Shown while
  * `ui.allDone` is set (main.js); says what is left: export and send the file.
  */
-export function mountAllDone(store, bundle, exportNow, close) {
+export function mountAllDone(store, bundle, exportNow, close, queue = null) {
   const box = document.getElementById('all-done');
+  const queueIds = queue ? queue.map((i) => bundle.ids[i]) : null;
   watch(store, (s) => [s.ui.allDone, s.work], (s) => {
     box.hidden = !s.ui.allDone;
     if (!s.ui.allDone) return;
-    const c = statusCounts(bundle.ids, bundle.position, s.work);
+    const c = queueIds ? statusCounts(queueIds, new Set(queueIds), s.work) : statusCounts(bundle.ids, bundle.position, s.work);
     const n = unexportedCount(s.work);
     const exp = h('button', { type: 'button', class: 'primary', 'data-action': 'export' }, 'Export');
     const review = h('button', { type: 'button', 'data-action': 'close-all-done' }, 'Review records');
     review.addEventListener('click', close);
     box.replaceChildren(
-      h('h2', {}, `All ${plural(c.total, 'record')} done`),
+      h('h2', {}, `All ${plural(c.total, 'record')}${queueIds ? ' of your queue' : ''} done`),
       h('p', {}, `${c.submitted} submitted, ${c.discarded} discarded.`),
       h('p', { id: 'all-done-export' }, n
         ? `${plural(n, 'change')} ${n === 1 ? 'is' : 'are'} only in this browser: press Export and send the file to your coordinator.`
