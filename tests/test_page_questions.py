@@ -325,3 +325,38 @@ def test_the_annotators_queue_leads_and_other_records_stay_reachable(page, setti
     assert progress.inner_text() == f"{len(mine)} / {len(mine)} of your queue"
     # the records outside it are still to do, and still open
     assert all(state(page, f"s.work.records[{json.dumps(r)}]?.status ?? null") is None for r in others)
+
+
+def test_similar_records_are_the_top_10_by_cosine_of_the_built_record_vectors(page, build_bundle, tmp_path_factory,
+                                                                                serve_dir):
+    import numpy as np
+
+    data, settings = faithbench_like(tmp_path_factory.mktemp("fbq-many"), n=16)
+    bundle = build_bundle([data], name="fbq-many", settings=settings)
+    manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
+    ids = json.loads((bundle / "data/records.json").read_text(encoding="utf-8"))["ids"]
+    rv = manifest["record_vectors"]
+    vecs = np.frombuffer((bundle / rv["path"]).read_bytes(), dtype="<f2").reshape(len(ids), rv["dim"]).astype(np.float64)
+    base = serve_dir(bundle)
+    requested: list[str] = []
+    page.on("request", lambda r: requested.append(r.url))
+    block_model(page)
+    open_page(page, base, "0")
+    assert not any("record_vectors" in u for u in requested)  # fetched on first use only
+    page.locator("#similar > summary").click()
+    for rid in ("0", "7"):
+        page.evaluate("(id) => { location.hash = 'record=' + id; }", rid)  # the open card follows the record
+        page.wait_for_function("(id) => document.querySelector('#similar-list')?.dataset.for === id", arg=rid)
+        shown = page.locator("#similar-list li").evaluate_all("els => els.map(e => e.dataset.record)")
+        i = ids.index(rid)
+        scores = vecs @ vecs[i]
+        scores[i] = -np.inf
+        expected = [ids[j] for j in sorted(range(len(ids)), key=lambda j: (-scores[j], j))[:10]]
+        assert shown == expected
+        shown_scores = page.locator("#similar-list .similar-score").all_inner_texts()
+        assert all(abs(float(x) - scores[ids.index(r)]) <= 0.005 + 1e-9 for x, r in zip(shown_scores, expected))
+    assert sum("record_vectors" in u for u in requested) == 1
+    # a click opens the record
+    target = page.locator("#similar-list li").first.get_attribute("data-record")
+    page.locator("#similar-list li button").first.click()
+    page.wait_for_function("(id) => mercuryStatic.store.state.current.id === id", arg=target)

@@ -147,7 +147,7 @@ export class TextView {
 
 /** float16 bit pattern -> float32 value, for all 65536 patterns (built on first use, from the bits). */
 let HALF = null;
-function halfTable() {
+export function halfTable() {
   if (HALF) return HALF;
   HALF = new Float32Array(65536);
   const bits = new Uint32Array(HALF.buffer);

@@ -21,6 +21,7 @@ import { mountQuestions, QUESTION_SHORTCUTS } from './questions.js';
 import { missingRequired } from './responses.js';
 import { loadQueue, nextInQueue } from './queue.js';
 import { pageSettings } from './settings.js';
+import { mountSimilar } from './similar.js';
 import { h, nowIso } from './util.js';
 import {
   mountAllDone, mountAnnotations, mountBanners, mountDraft, mountFinish, mountOverlays, mountRecordInfo,
@@ -195,6 +196,11 @@ async function main() {
     document.body.dataset.form = 'true';
   }
   mountFields(store, settings.fields.extra, fieldsBox);
+  if (settings.similar) {
+    const similarBox = h('section', { class: 'card similar', id: 'similar-card' });
+    document.querySelector('#side .side-scroll').append(similarBox);
+    mountSimilar(store, bundle, similarBox, (id) => navigate(() => actions.goToId(id)));
+  }
   const form = mountQuestions(store, actions, settings.questions, formBox);
   mountDraft(store, actions, { save: () => save(), clear: () => clear() });
   mountAnnotations(store, actions);
