@@ -163,8 +163,8 @@ def version():
 def merge(
     exports: List[Path] = typer.Argument(..., help="Export files of the page and/or Mercury dumps."),
     bundle: Path = typer.Option(..., "--bundle", help="The bundle the annotations were made on."),
-    out: Path = typer.Option(..., "-o", "--out", help="Merged dataset file."),
-    fmt: str = typer.Option("mercury-static", "--format", help="mercury-static|mercury|jsonl"),
+    out: Path = typer.Option(..., "-o", "--out", help="Merged dataset file (a folder for --format argilla)."),
+    fmt: str = typer.Option("mercury-static", "--format", help="mercury-static|mercury|jsonl|argilla"),
     report: Optional[Path] = typer.Option(None, "--report", help="Write the agreement report as JSON."),
     strict: bool = typer.Option(False, "--strict", help="Stop at the first problem (exit 2)."),
 ):
@@ -173,19 +173,26 @@ def merge(
     from .merge import FORMATS, merge_files
     from .printing import print_merge
     from .safeio import check_writable, dumps, write_file
+    from .write_argilla import FILES
 
     if fmt not in FORMATS:
         fail(f"--format: {fmt!r} is not one of {', '.join(FORMATS)}")
     protected = [*exports, bundle]
+    targets = [out / name for name in FILES] if fmt == "argilla" else [out]
     with input_errors():
-        if report is not None and Path(report).resolve() == Path(out).resolve():
-            raise InputError(report, None, None, "--report and -o are the same file")
-        for path in (out, report):
+        if fmt == "argilla" and out.exists() and not out.is_dir():
+            raise InputError(out, None, None, "is a file; --format argilla writes a folder")
+        if report is not None and Path(report).resolve() in {Path(t).resolve() for t in targets}:
+            raise InputError(report, None, None, "--report is one of the files -o writes")
+        for path in (*targets, report):
             if path is not None:
                 check_writable(path, protected)
         loaded = load_bundle(bundle)
         result = merge_files(exports, loaded, fmt, strict)
-        write_file(out, result.output, protected)
+        for name, data in result.directory.items() if fmt == "argilla" else ((None, result.output),):
+            target = out if name is None else out / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            write_file(target, data, protected)
         if report:
             write_file(report, (dumps(result.report(), indent=1) + "\n").encode("utf-8"), protected)
     print_merge(result, make_console(), console)

@@ -14,23 +14,29 @@ from dataclasses import dataclass, field
 from .records import InputError
 
 BUNDLE_FORMAT, BUNDLE_VERSION = "mercury-static/bundle", 1
-EXPORT_FORMAT, EXPORT_VERSION = "mercury-static/annotations", 1
+EXPORT_FORMAT, EXPORT_VERSION = "mercury-static/annotations", 2
+EXPORT_VERSIONS = (1, 2)
+"""Export versions merge reads: 1 (spans and a status only) and 2 (adds each question's response and the
+suggestions shown/accepted, docs/export.schema.json)."""
 MERGED_FORMAT, MERGED_VERSION = "mercury-static/merged", 1
 """The merged dataset is a JSON list (pandas, 🤗 datasets and Mercury tooling read it as is), so its format
 name and version are in the merge report (`--report`), not in the file."""
 
 
-def check_format(doc, file: str, name: str, version: int) -> None:
-    """InputError unless `doc` is an object with this `format` and `version`."""
+def check_format(doc, file: str, name: str, version: int | tuple[int, ...]) -> None:
+    """InputError unless `doc` is an object with this `format` and `version` (or one of these versions)."""
     if not isinstance(doc, dict):
         raise InputError(file, None, None, f"not a {name} file (expected a JSON object)")
     if doc.get("format") != name:
         found = doc.get("format")
         raise InputError(file, None, "format", f"{_short(found)} is not {name!r}" if found is not None
                          else f"missing (expected {name!r})")
-    if doc.get("version") != version:
-        raise InputError(file, None, "version", f"unsupported version {_short(doc.get('version'))} of {name} "
-                         f"(this tool reads version {version})")
+    versions = version if isinstance(version, tuple) else (version,)
+    found = doc.get("version")
+    if type(found) is not int or found not in versions:
+        raise InputError(file, None, "version", f"unsupported version {_short(found)} of {name} "
+                         f"(this tool reads version{'s' if len(versions) > 1 else ''} "
+                         f"{' and '.join(map(str, versions))})")
 
 
 def _short(value) -> str:
@@ -125,7 +131,8 @@ class Manifest:
 @dataclass(frozen=True)
 class ExportHeader:
     """The top of a page export file; `records` holds one entry per record the annotator touched
-    (`{record_id, status, updated_at, annotations}`, checked entry by entry by merge)."""
+    (`{record_id, status, updated_at, annotations}`, version 2 adds `responses` and `suggestions`; checked entry
+    by entry by merge)."""
 
     bundle_id: str
     annotator: str
@@ -134,10 +141,11 @@ class ExportHeader:
     records: list
     title: str | None = None
     tool_version: str | None = None
+    version: int = EXPORT_VERSION
 
     @classmethod
     def from_json(cls, doc, file: str) -> ExportHeader:
-        check_format(doc, file, EXPORT_FORMAT, EXPORT_VERSION)
+        check_format(doc, file, EXPORT_FORMAT, EXPORT_VERSIONS)
         annotator = doc.get("annotator")
         if not isinstance(annotator, str) or not annotator.strip():
             raise InputError(file, None, "annotator", "missing or empty")
@@ -150,12 +158,14 @@ class ExportHeader:
         exported_at = doc.get("exported_at")
         return cls(bundle_id=doc.get("bundle_id"), annotator=annotator, client_id=client,
                    exported_at=exported_at if isinstance(exported_at, str) else "", records=records,
-                   title=doc.get("title"), tool_version=doc.get("tool_version"))
+                   title=doc.get("title"), tool_version=doc.get("tool_version"), version=doc["version"])
 
 
 @dataclass
 class MergedRecord:
-    """One record of the merged dataset (`mercury-static` layout; annotations as in docs/merged.schema.json)."""
+    """One record of the merged dataset (`mercury-static` layout; annotations as in docs/merged.schema.json).
+    `suggestions` (the bundle's machine suggestions) is written only when there are some, so a bundle without
+    settings merges to the same bytes as before version 2."""
 
     id: str
     source: str
@@ -163,6 +173,10 @@ class MergedRecord:
     metadata: dict
     annotations: list[dict]
     responses: list[dict]
+    suggestions: list[dict] = field(default_factory=list)
 
     def to_json(self) -> dict:
-        return dict(vars(self))
+        out = dict(vars(self))
+        if not self.suggestions:
+            del out["suggestions"]
+        return out

@@ -14,6 +14,7 @@ from . import merge_checks, mercury, safeio
 from .bundle import Bundle, BundleRecord
 from .formats import EXPORT_FORMAT, ExportHeader
 from .merge_checks import Reject, check_json, check_status, parse_time, short, span
+from .merge_questions import check_responses, check_suggestion_use, read_questions
 from .merge_versions import Counts, Version
 from .records import InputError
 
@@ -28,6 +29,7 @@ class InputReader:
         self.labels = list(bundle.manifest["labels"])
         self.id_field = bundle.manifest.get("id_field")
         self.known_labels = set(self.labels)
+        self.questions = {q.name: q for q in read_questions(bundle.manifest)}
         self.by_id = {r.id: r for r in bundle.records}
         self.by_texts: dict[tuple[str, str], BundleRecord | None] = {}
         for r in bundle.records:
@@ -91,7 +93,8 @@ class InputReader:
         if header.client_id:
             self.clients[annotator].add(header.client_id)
         for i, entry in enumerate(header.records):
-            self.read_export_record(path, i, entry, annotator, header.client_id, header.exported_at)
+            self.read_export_record(path, i, entry, annotator, header.client_id, header.exported_at,
+                                    header.version)
 
     def name(self, raw: str) -> str:
         """The annotator's name as compared (mercury.normalize_name); spellings merged are noted."""
@@ -99,8 +102,13 @@ class InputReader:
         self.spellings[name].add(raw.strip())
         return name
 
+    def answers(self, values, use, record: BundleRecord, status: str) -> tuple[dict, dict | None]:
+        """The question answers and suggestion use of a version-2 entry (or of a merged file's response)."""
+        return (check_responses(self.questions, values, status),
+                check_suggestion_use(self.questions, use, record.suggestions))
+
     def read_export_record(self, path: Path, index: int, entry, annotator: str, client: str | None,
-                           exported_at: str) -> None:
+                           exported_at: str, version: int = 1) -> None:
         where = f"records[{index}]"
         if not isinstance(entry, dict):
             return self.problem(path, where, None, "expected an object")
@@ -126,6 +134,12 @@ class InputReader:
             return self.problem(path, where, e.field, e.message, n)
         if not isinstance(anns, list):
             return self.problem(path, where, "annotations", "expected a list")
+        values = use = None
+        if version >= 2:
+            try:
+                values, use = self.answers(entry.get("responses"), entry.get("suggestions"), record, status)
+            except Reject as e:
+                return self.problem(path, where, e.field, e.message, n)
         key = (annotator, record_id, entry["updated_at"])
         seen = self.clean_entries.get(key)
         if seen is not None and seen[0] == entry:  # a re-export of a version already validated cleanly
@@ -143,7 +157,7 @@ class InputReader:
             if len(self.problems) == problems:
                 self.clean_entries[key] = (entry, kept)
         self.versions.append(Version(annotator, record_id, status, entry["updated_at"], time, kept, client,
-                                     exported_at))
+                                     exported_at, values, use))
 
     def export_annotation(self, a, record: BundleRecord, annotator: str) -> tuple[float | None, dict]:
         if not isinstance(a, dict):
@@ -225,13 +239,15 @@ class InputReader:
                     raise Reject("annotator", "missing or empty")
                 check_status(r.get("status"))
                 time = parse_time(r.get("updated_at"), "updated_at")
+                values, use = self.answers(r["values"], r.get("suggestions"), record, r["status"]) \
+                    if "values" in r else (None, None)
             except Reject as e:  # the annotations stay, as an undated version
                 self.problem(path, f"{where}, responses[{j}]", e.field, e.message)
                 continue
             name = self.name(r["annotator"])
             responded.add(name)
             self.versions.append(Version(name, record.id, r["status"], r.get("updated_at"), time,
-                                         by_annotator.get(name, [])))
+                                         by_annotator.get(name, []), values=values, suggestion_use=use))
         for annotator, kept in by_annotator.items():
             if annotator not in responded:
                 self.versions.append(Version(annotator, record.id, None, None, None, kept))

@@ -34,6 +34,10 @@ class Version:
     annotations: list[tuple[float | None, dict]]
     client_id: str | None = None
     exported_at: str = ""
+    values: dict | None = None
+    """The question answers (export version 2; None: the input has no questions, e.g. version 1)."""
+    suggestion_use: dict | None = None
+    """`{shown, accepted}`: whether the annotator saw the bundle's suggestions and which were accepted."""
 
 
 @dataclass
@@ -77,8 +81,12 @@ def resolve(versions: list[Version], counts: Counts) -> Resolved:
         out.annotations[record_id].extend(ann for _, ann in kept.values())
         winner = max(winners, key=lambda v: (v.exported_at, v.client_id or "", v.status or ""))
         if winner.status is not None:
-            out.responses[record_id].append({"annotator": annotator, "status": winner.status,
-                                             "updated_at": winner.updated_at})
+            response = {"annotator": annotator, "status": winner.status, "updated_at": winner.updated_at}
+            if winner.values is not None:
+                response["values"] = winner.values
+            if winner.suggestion_use is not None:
+                response["suggestions"] = winner.suggestion_use
+            out.responses[record_id].append(response)
         other_clients = {v.client_id for v in group if v.client_id and v.client_id != winner.client_id
                          and _version_time(v) != newest}
         if dropped and other_clients:

@@ -53,11 +53,27 @@ def print_merge(result: MergeResult, out: Console, err: Console) -> None:
                                                                     "verdict agree", "Cohen κ"], rows))
     out.print(Text(f"Krippendorff's alpha (verdicts, nominal, {o['records']} records): "
                    f"{_cell(o['alpha'])}"))
+    if a.get("questions"):
+        out.print(_table("Agreement per question (Krippendorff's alpha, submitted answers)",
+                         ["question", "type", "answers", "records 2+", "alpha", "metric"],
+                         ([q["question"], q["type"], q["answers"], q["records"],
+                           *(_alphas(q["alpha"]) if q["alpha"] else ["–", "count only"])] for q in a["questions"])))
+    if a.get("agents"):
+        out.print(_table("Suggestion agents against the annotators (blind: suggestions hidden)",
+                         ["question", "agent", "split", "records", "answers", "agree", "maj. acc", "alpha", "AUC",
+                          "accepted"],
+                         ([x["question"], x["agent"], x["split"], x["records"], x["answers"], x["agree"],
+                           x["accuracy"], x["alpha"], x["auc"], x["accepted"]] for x in a["agents"])))
     if a["adjudication"]:
         out.print(_table("Most disagreement (adjudicate first)", ["record", "verdicts", "verdict split",
                                                                   "mean char F1"],
                          ([x["record_id"], ", ".join(f"{k}={v}" for k, v in x["verdicts"].items()),
                            x["verdict_disagreement"], x["char_f1_mean"]] for x in a["adjudication"][:10])))
+
+
+def _alphas(alphas: dict) -> list[str]:
+    """The alpha cell and the metric cell of one question: `0.812 / 0.790`, `ordinal / interval`."""
+    return [" / ".join(_cell(v).plain for v in alphas.values()), " / ".join(alphas)]
 
 
 def print_eval(report: EvalReport, console: Console) -> None:

@@ -146,7 +146,7 @@ class _Doc:
     def fail(self, key: str | None, message: str):
         raise InputError(self.file, self.where, key, message)
 
-    def get(self, key: str, kind, default=None, required: bool = False):
+    def get(self, key: str, kind, default=None, required: bool = False, empty: bool = False):
         if key not in self.value or self.value[key] is None:
             if required:
                 self.fail(key, "missing")
@@ -157,7 +157,7 @@ class _Doc:
             self.fail(key, f"expected {_names(kinds)}, got {_kind(value)}")
         if isinstance(value, float) and not math.isfinite(value):
             self.fail(key, f"{value} is not a finite number")
-        if isinstance(value, str) and kind is str and not value.strip():
+        if isinstance(value, str) and kind is str and not empty and not value.strip():
             self.fail(key, "empty text")
         return value
 
@@ -272,7 +272,7 @@ def _questions(items, file: str) -> tuple[Question, ...]:
             d.fail("name", f"duplicate question name {name!r}")
         default_title = SPAN_TITLE if kind == "span" else name.replace("_", " ").capitalize()
         q = Question(name=name, type=kind, title=d.get("title", str, default_title),
-                     description=d.get("description", str, SPAN_DESCRIPTION if kind == "span" else ""),
+                     description=d.get("description", str, SPAN_DESCRIPTION if kind == "span" else "", empty=True),
                      required=d.get("required", bool, False))
         if kind in ("label", "multi_label", "ranking"):
             q = _replace(q, options=_options(d))
@@ -511,3 +511,11 @@ def _span_problem(value, choices: list[str], lengths: tuple[int, int] | None) ->
             if not 0 <= pair[0] < pair[1] or limit is not None and pair[1] > limit:
                 return f"span {k}: {side}: offsets {pair[0]}..{pair[1]} out of range (text has {limit} characters)"
     return None
+
+
+def from_manifest(doc: dict, file: str = "manifest.json") -> Settings:
+    """The `Settings` of a bundle's manifest `settings` (merge checks responses against its questions). The
+    span question's labels are the manifest's `labels`, not repeated here."""
+    doc = dict(doc)
+    doc["metadata"] = [{k: v for k, v in m.items() if not (k == "values" and not v)} for m in doc.get("metadata", [])]
+    return parse_settings(doc, file)

@@ -1,72 +1,63 @@
-"""A FaithBench-like input with a dataset settings file (issue 13), for real `build --settings` bundles: an
-extra Markdown field (record 0's holds HTML), a required label question with HHEM-style suggestions from a
-score column, a multi-label, a required rating, a ranking and a text question, two visible metadata filters
-and a hidden detector score, a span suggestion from a JSONL file, queues and record vectors."""
+"""A real bundle built with a settings file (six question types, metadata, an extra field, HHEM-style
+suggestions from a score column), for the merge and Argilla-output tests."""
 
 from __future__ import annotations
 
 import json
-import random
 from pathlib import Path
 
-from page_fixtures import sentence
+RECORDS = [
+    {"id": "r1", "source": "The Eiffel Tower is in Paris. It was completed in 1889.",
+     "summary": "The Eiffel Tower, completed in 1899, stands in Rome.", "question": "Where is it?",
+     "model": "gpt-4", "hhem": 0.1},
+    {"id": "r2", "source": "Alice met Bob 🎉 at noon. They had lunch.",
+     "summary": "Alice met Bob 🎉 at midnight for dinner.", "question": "When?", "model": "llama", "hhem": 0.6},
+    {"id": "r3", "source": "Nothing happened today.", "summary": "Nothing happened.", "question": "What?",
+     "model": "llama"},
+]
+JUDGE = {"record_id": "r1", "question": "verdict", "value": "consistent", "score": 0.2, "agent": "judge-llm"}
+"""A second agent's suggestion for r1's verdict (from the --suggestions file the settings name)."""
+SETTINGS = """\
+fields:
+  source: {title: Source}
+  summary: {title: Summary}
+  extra:
+    - {name: question, title: Question, column: question}
+questions:
+  - {name: spans, type: span, title: Spans}
+  - name: verdict
+    type: label
+    title: Verdict
+    required: true
+    options:
+      - {value: consistent, text: Consistent}
+      - {value: hallucinated, text: Hallucinated}
+  - {name: topics, type: multi_label, title: Topics, options: [dates, places, people]}
+  - {name: quality, type: rating, title: Quality, values: [1, 2, 3, 4, 5]}
+  - {name: order, type: ranking, title: Order, options: [x, y, z]}
+  - {name: comment, type: text, title: Comment}
+guidelines: Read both texts.
+metadata:
+  - {name: model, title: Model, type: terms, visible: true}
+  - {name: hhem, title: HHEM score, type: float, visible: false, min: 0, max: 1}
+suggestions:
+  blind: false
+  file: suggestions.jsonl
+  columns:
+    - {question: verdict, agent: HHEM-2.1, score_from: hhem, threshold: 0.5, at_or_above: consistent,
+       below: hallucinated}
+distribution:
+  annotators: [alice, bob]
+  overlap: 2
+vectors:
+  similar_records: true
+"""
 
-EVIL = '<img src=x onerror="window.__pwned=1">'
-HHEM = [0.9, 0.41, 0.7, 0.2, 0.55, 0.3, 0.8, 0.1, 0.65, 0.45, 0.95, 0.05]
 
-
-def settings_doc(blind=False) -> dict:
-    return {
-        "fields": {"source": {"title": "Source article"}, "summary": {"title": "Summary"},
-                   "extra": [{"name": "question", "title": "Question", "markdown": True}]},
-        "questions": [
-            {"name": "spans", "type": "span", "title": "Spans", "description": "Mark what the source does not support"},
-            {"name": "verdict", "type": "label", "title": "Verdict", "required": True,
-             "description": "Is the summary consistent with the source?",
-             "options": [{"value": "consistent", "text": "Consistent"}, {"value": "hallucinated", "text": "Hallucinated"}]},
-            {"name": "topics", "type": "multi_label", "title": "Topics",
-             "options": [{"value": "numbers", "text": "Numbers"}, {"value": "names", "text": "Names"},
-                         {"value": "dates", "text": "Dates"}]},
-            {"name": "quality", "type": "rating", "title": "Quality", "description": "1 = poor, 5 = excellent",
-             "required": True, "values": [1, 2, 3, 4, 5]},
-            {"name": "order", "type": "ranking", "title": "Order of the errors",
-             "options": [{"value": "x", "text": "Omission"}, {"value": "y", "text": "Addition"},
-                         {"value": "z", "text": "Contradiction"}]},
-            {"name": "comment", "type": "text", "title": "Comment"},
-        ],
-        "metadata": [
-            {"name": "summarizer", "title": "Model", "type": "terms", "visible": True},
-            {"name": "length", "title": "Length", "type": "integer", "visible": True},
-            {"name": "hhem", "title": "HHEM score", "type": "float", "column": "hhem-2.1", "visible": False},
-        ],
-        "suggestions": {"blind": blind, "file": "suggestions.jsonl", "columns": [
-            {"question": "verdict", "agent": "HHEM-2.1", "score_from": "hhem-2.1", "threshold": 0.5,
-             "at_or_above": "consistent", "below": "hallucinated"}]},
-        "distribution": {"annotators": ["alice", "bob", "carol"], "overlap": 2},
-        "vectors": {"similar_records": True},
-    }
-
-
-def faithbench_like(folder: Path, n: int = 6, blind=False) -> tuple[Path, Path]:
-    """Write `data.jsonl`, `suggestions.jsonl` and `settings.json` into `folder`; returns (data, settings)."""
-    rng = random.Random(7)
-    rows, sugs = [], []
-    for i in range(n):
-        source = " ".join(sentence(rng, 10 * i + j) for j in range(8))
-        summary = " ".join(sentence(rng, 10 * i + j) for j in (1, 4)) + f" Record {i} closes here."
-        question = f"{EVIL} **Is** it right?" if i == 0 else f"Question {i}: is it *right*?"
-        rows.append({"id": str(i), "source": source, "summary": summary, "question": question,
-                     "summarizer": "model-a" if i % 2 else "model-b", "length": len(summary),
-                     "hhem-2.1": HHEM[i % len(HHEM)]})
-        if i == 1:
-            word = summary.split()[1]
-            s = summary.index(word)
-            sugs.append({"record_id": str(i), "question": "spans", "agent": "prior-detector", "score": 0.7,
-                         "value": [{"label": "Unwanted.Intrinsic", "summary": [s, s + len(word)], "source": None}]})
-    folder.mkdir(parents=True, exist_ok=True)
-    data = folder / "data.jsonl"
-    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    (folder / "suggestions.jsonl").write_text("".join(json.dumps(s) + "\n" for s in sugs), encoding="utf-8")
-    settings = folder / "settings.json"
-    settings.write_text(json.dumps(settings_doc(blind)), encoding="utf-8")
-    return data, settings
+def build_with_settings(build_bundle, directory: Path, name: str) -> Path:
+    """Build RECORDS with SETTINGS for real (the test model, `build --settings`)."""
+    data, settings = directory / "tiny.jsonl", directory / "settings.yaml"
+    data.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in RECORDS), encoding="utf-8")
+    (directory / "suggestions.jsonl").write_text(json.dumps(JUDGE) + "\n", encoding="utf-8")
+    settings.write_text(SETTINGS, encoding="utf-8")
+    return build_bundle([data], name=name, id_field="id", settings=settings)

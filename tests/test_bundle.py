@@ -27,6 +27,15 @@ def test_two_builds_are_byte_identical(build_bundle, demo_bundle):
     assert tree_digest(again) == tree_digest(demo_bundle)
 
 
+def test_two_builds_with_settings_are_byte_identical(build_bundle):
+    """With the demo settings (suggestions file, queues, record vectors, metadata) a rebuild is byte-identical."""
+    first, again = (build_bundle([EXAMPLES / "demo.jsonl"], name=name, settings=EXAMPLES / "settings.yaml")
+                    for name in ("settings-1", "settings-2"))
+    digests = tree_digest(first)
+    assert {"data/queues.json", "data/record_vectors.bin"} <= set(digests)
+    assert tree_digest(again) == digests
+
+
 def test_manifest_counts_match_the_data(demo_bundle):
     manifest = json.loads((demo_bundle / "manifest.json").read_text())
     lines = [json.loads(x) for x in (EXAMPLES / "demo.jsonl").read_text().splitlines() if x.strip()]

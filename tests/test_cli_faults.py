@@ -189,12 +189,12 @@ def test_values_json_cannot_carry_skip_only_their_record(tmp_path, run, bundle):
 
 
 def test_an_unknown_export_version_is_refused(tmp_path, run, bundle):
-    v2 = export(tmp_path / "v2.json", bundle, "alice", version=2)
+    v3 = export(tmp_path / "v3.json", bundle, "alice", version=3)
     other = export(tmp_path / "other.json", bundle, "bob", format="mercury-static/somethingelse")
-    result = run("merge", v2, other, "--bundle", bundle, "-o", tmp_path / "m.json")
+    result = run("merge", v3, other, "--bundle", bundle, "-o", tmp_path / "m.json")
     assert result.exit_code == 1
-    assert (f"skipped: {v2}: field 'version': unsupported version 2 of mercury-static/annotations (this tool "
-            "reads version 1)") in result.output
+    assert (f"skipped: {v3}: field 'version': unsupported version 3 of mercury-static/annotations (this tool "
+            "reads versions 1 and 2)") in result.output
     assert f"skipped: {other}: field 'format': 'mercury-static/somethingelse' is not" in result.output
 
 

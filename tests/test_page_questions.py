@@ -13,7 +13,7 @@ import time
 
 import pytest
 from conftest import CHROMIUM_ARGS, chromium_path
-from settings_fixtures import faithbench_like
+from page_settings import faithbench_like
 from test_page import READY, block_model, export_file, open_page, state
 from test_page_safety import browser_pid
 

@@ -468,3 +468,51 @@ def test_the_span_question_labels_replace_labels(build_bundle, tmp_path):
     manifest = json.loads((build_bundle([data], name="lab", settings=settings) / "manifest.json").read_text())
     assert manifest["labels"] == ["Wrong", "Wrong.Number", "Wrong.Name"]
     assert manifest["label_choices"] == ["Wrong.Number", "Wrong.Name"]
+
+
+def test_the_manifest_settings_read_back(rag_bundle, demo_bundle):
+    """merge reads the questions back from the manifest (`settings.from_manifest`) as build wrote them."""
+    from mercury_static.settings import from_manifest
+
+    s = from_manifest(json.loads((rag_bundle / "manifest.json").read_text(encoding="utf-8"))["settings"])
+    expected = parse(SETTINGS)
+    assert s.questions == expected.questions
+    assert [m.name for m in s.metadata] == ["model", "length", "hhem"] and s.metadata[0].values == ("m1", "m2")
+    default = from_manifest(json.loads((demo_bundle / "manifest.json").read_text(encoding="utf-8"))["settings"])
+    assert default.questions == parse({}).questions
+
+
+def test_argilla_mapping_names_the_columns(tmp_path):
+    from mercury_static.read_settings import read_settings
+
+    doc = argilla_doc()
+    doc["mapping"] = {"ctx": "context", "text": "answer", "llm": "model"}
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    s = read_settings(path)
+    assert (s.fields.source.column, s.fields.summary.column, s.metadata[0].column) == ("ctx", "text", "llm")
+
+
+@pytest.mark.shared_data
+def test_faithbench_settings_build(build_bundle):
+    """The FaithBench example settings on a real batch: HHEM-2.1 becomes the verdict suggestion by the
+    documented threshold rule, the detectors' scores are typed metadata."""
+    from conftest import SHARED_DATA
+
+    batch = SHARED_DATA / "faithbench" / "batch_1.json"
+    if not batch.exists():
+        pytest.skip("no shared data")
+    out = build_bundle([batch], name="fb", settings=EXAMPLES / "faithbench-settings.yaml")
+    samples = json.loads(batch.read_text(encoding="utf-8"))["samples"]
+    records = shard_records(out)
+    assert len(records) == len(samples)
+    for sample, rec in zip(samples, records):
+        p = sample["metadata"]["hhem-2.1"]
+        (s,) = rec["suggestions"]
+        assert s["agent"] == "HHEM-2.1"
+        assert (s["value"], s["score"]) == (("consistent", p) if p >= 0.5 else ("hallucinated", round(1 - p, 6)))
+        assert rec["meta"]["hhem"] == p and rec["meta"]["summarizer"] == sample["metadata"]["summarizer"]
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    assert errors(manifest, SCHEMA) == []
+    index = json.loads((out / "data" / "records.json").read_text(encoding="utf-8"))
+    assert all(set(m) == {"summarizer", "hhem"} for m in index["meta"])  # gpt_4o is hidden

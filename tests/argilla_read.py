@@ -1,0 +1,37 @@
+"""Parse a `merge --format argilla` folder with the `argilla` package's own classes and print what they read.
+
+Run by test_write_argilla.py with $ARGILLA_PYTHON (a Python with `pip install argilla`; not a dependency of
+this project). argilla's client checks a server at creation; there is none, so that one check is skipped:
+nothing here talks to a server, the classes only parse.
+"""
+
+import json
+import sys
+from pathlib import Path
+
+import argilla as rg
+from argilla._api._client import APIClient
+from argilla._models import DatasetModel
+
+
+def main(out: Path) -> None:
+    APIClient._validate_connection = lambda self: None
+    rg.Argilla(api_url="http://127.0.0.1:9", api_key="offline")  # the default client the classes need
+    settings = rg.Settings.from_json(out / ".argilla" / "settings.json")
+    records = [rg.Record.from_dict(r) for r in json.loads((out / "records.json").read_text(encoding="utf-8"))]
+    DatasetModel(**json.loads((out / ".argilla" / "dataset.json").read_text(encoding="utf-8")))
+    print(json.dumps({
+        "questions": [(q.name, type(q).__name__) for q in settings.questions],
+        "fields": [f.name for f in settings.fields], "metadata": [m.name for m in settings.metadata],
+        "vectors": [(v.name, v.dimensions) for v in settings.vectors],
+        "min_submitted": settings.distribution.min_submitted,
+        "records": [{"id": r.id,
+                     "responses": sorted([x.question_name, str(x.user_id), x.status.value if x.status else None]
+                                         for x in r.responses),
+                     "suggestions": [[s.question_name, s.value, s.score, s.agent] for s in r.suggestions],
+                     "metadata": dict(r.metadata), "vectors": {k: len(v) for k, v in r.vectors.items()}}
+                    for r in records]}))
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]))
