@@ -360,3 +360,61 @@ def test_similar_records_are_the_top_10_by_cosine_of_the_built_record_vectors(pa
     target = page.locator("#similar-list li").first.get_attribute("data-record")
     page.locator("#similar-list li button").first.click()
     page.wait_for_function("(id) => mercuryStatic.store.state.current.id === id", arg=target)
+
+
+def test_end_to_end_filter_answer_by_keyboard_accept_export_merge_agreement(browser, settings_url, settings_bundle,
+                                                                              tmp_path):
+    """Issue 13's "done when": two annotators in real Chromium filter the list, answer every question by
+    keyboard, one accepts the HHEM suggestion, both export (version 2), `mercury-static merge` merges the
+    files and prints the agreement per question and per suggestion agent."""
+    from typer.testing import CliRunner
+
+    from mercury_static.cli import app
+
+    exports = []
+    for who, verdict_keys in (("alice", ["a"]), ("bob", ["q", "1"])):
+        ctx = browser.new_context(accept_downloads=True)
+        page = ctx.new_page()
+        block_model(page)
+        open_page(page, settings_url, "0", annotator=who)
+        page.locator("#meta-filters > summary").click()
+        page.locator('#meta-filters [data-meta="summarizer"] input[data-value="model-a"]').check()
+        page.wait_for_function("() => !document.querySelector('#record-list li[data-record=\"0\"]')")
+        page.locator('#record-list li[data-record="1"] button').click()
+        page.wait_for_function("() => mercuryStatic.store.state.current.record?.id === '1'")
+        page.keyboard.press("Escape")  # out of the list
+        for rid, quality in (("1", "4" if who == "alice" else "2"), ("3", "3")):
+            page.wait_for_function("(id) => mercuryStatic.store.state.current.record?.id === id", arg=rid)
+            for key in (verdict_keys if rid == "1" else ["q", "2"]):
+                page.keyboard.press(key)
+            page.keyboard.press("q")  # topics
+            page.keyboard.press("1")
+            page.keyboard.press("q")  # quality
+            page.keyboard.press(quality)
+            page.keyboard.press("q")  # order: keep it as shown
+            page.keyboard.press("Enter")
+            page.keyboard.press("q")  # comment
+            page.keyboard.type(f"{who} on {rid}")
+            page.keyboard.press("Escape")
+            wait_saved_response(page, rid, "comment", f"{who} on {rid}")
+            page.keyboard.press("s")
+            page.wait_for_function("(id) => mercuryStatic.store.state.current.id !== id", arg=rid)
+            if rid == "1":
+                page.evaluate("() => { location.hash = 'record=3'; }")
+        path = tmp_path / f"{who}.json"
+        path.write_text(json.dumps(export_file(page, tmp_path / who)), encoding="utf-8")
+        exports.append(path)
+        ctx.close()
+    alice = json.loads(exports[0].read_text(encoding="utf-8"))
+    [a1] = [r for r in alice["records"] if r["record_id"] == "1"]
+    assert a1["responses"]["verdict"] == "hallucinated" and a1["suggestions"]["accepted"] == {"verdict": "HHEM-2.1"}
+    assert a1["responses"]["order"] == ["x", "y", "z"]
+    out = tmp_path / "merged.json"
+    run = CliRunner().invoke(app, ["merge", *map(str, exports), "--bundle", str(settings_bundle), "-o", str(out)],
+                             env={"COLUMNS": "200"})
+    assert run.exit_code == 0, run.output
+    assert "Agreement per question" in run.output and "verdict" in run.output and "HHEM-2.1" in run.output
+    merged = {r["id"]: r for r in json.loads(out.read_text(encoding="utf-8"))}
+    answers_1 = {r["annotator"]: r["values"]["verdict"] for r in merged["1"]["responses"]}
+    assert answers_1 == {"alice": "hallucinated", "bob": "consistent"}
+    assert {r["annotator"]: r["values"]["quality"] for r in merged["3"]["responses"]} == {"alice": 3, "bob": 3}

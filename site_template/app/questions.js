@@ -208,7 +208,7 @@ export function mountQuestions(store, actions, questions, box) {
         controls[i].focus();
       }
     },
-    /** `a` outside the form: the first suggestion not yet accepted. */
+    /** `a` outside the form: the first suggestion not yet accepted (its question then has the focus). */
     accept() {
       const s = store.state;
       const entry = s.current.id ? s.work.records[s.current.id] : null;
@@ -216,7 +216,10 @@ export function mountQuestions(store, actions, questions, box) {
         const sg = suggestionOf(s, q);
         return sg && !(entry?.accepted?.[q.name]?.agent === sg.agent && JSON.stringify(answers(entry)[q.name]) === JSON.stringify(sg.value));
       });
-      return i >= 0 && accept(i);
+      if (i < 0 || !accept(i)) return false;
+      last = i; // q goes on from the question just answered
+      controls[i].focus();
+      return true;
     },
   };
   return api;
