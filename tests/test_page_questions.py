@@ -11,9 +11,12 @@ import os
 import signal
 import time
 
+from pathlib import Path
+
 import pytest
 from conftest import CHROMIUM_ARGS, chromium_path
 from page_settings import faithbench_like
+from schema_lite import errors
 from test_page import READY, block_model, export_file, open_page, state
 from test_page_safety import browser_pid
 
@@ -90,6 +93,9 @@ def test_every_question_by_keyboard_survives_a_reload_and_is_exported(page, sett
         "verdict", "topics", "quality", "order", "comment"]
     assert page.locator('#questions [data-question="verdict"] .required').count() == 1
     assert page.locator('#questions [data-question="topics"] .required').count() == 0
+    page.keyboard.press("?")  # the form's keys are in the keyboard help
+    assert "next / previous question of the form" in page.locator("#help-keys").inner_text()
+    page.keyboard.press("Escape")
     answer_all_by_keyboard(page)
     wait_saved_response(page, "0", "comment", EXPECTED["comment"])
     assert responses(page, "0") == EXPECTED
@@ -406,6 +412,9 @@ def test_end_to_end_filter_answer_by_keyboard_accept_export_merge_agreement(brow
         exports.append(path)
         ctx.close()
     alice = json.loads(exports[0].read_text(encoding="utf-8"))
+    schema = json.loads((Path(__file__).parent.parent / "docs/export.schema.json").read_text(encoding="utf-8"))
+    for path in exports:
+        assert errors(json.loads(path.read_text(encoding="utf-8")), schema) == []
     [a1] = [r for r in alice["records"] if r["record_id"] == "1"]
     assert a1["responses"]["verdict"] == "hallucinated" and a1["suggestions"]["accepted"] == {"verdict": "HHEM-2.1"}
     assert a1["responses"]["order"] == ["x", "y", "z"]
