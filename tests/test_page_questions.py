@@ -17,7 +17,7 @@ import pytest
 from conftest import CHROMIUM_ARGS, chromium_path
 from page_settings import faithbench_like
 from schema_lite import errors
-from test_page import READY, block_model, export_file, open_page, state
+from test_page import READY, STORED, block_model, export_file, open_page, state, stored_records
 from test_page_safety import browser_pid
 
 pytestmark = pytest.mark.browser
@@ -427,3 +427,64 @@ def test_end_to_end_filter_answer_by_keyboard_accept_export_merge_agreement(brow
     answers_1 = {r["annotator"]: r["values"]["verdict"] for r in merged["1"]["responses"]}
     assert answers_1 == {"alice": "hallucinated", "bob": "consistent"}
     assert {r["annotator"]: r["values"]["quality"] for r in merged["3"]["responses"]} == {"alice": 3, "bob": 3}
+
+
+def test_two_tabs_answering_one_record_keep_both_answers(context, settings_url):
+    """Tab B never hears of tab A's answer (no BroadcastChannel): its write still merges per question with
+    the stored entry inside the transaction, so neither answer overwrites the other."""
+    a, b = context.new_page(), context.new_page()
+    b.add_init_script("delete window.BroadcastChannel;")
+    for pg in (a, b):
+        block_model(pg)
+        open_page(pg, settings_url, "4")
+    a.bring_to_front()
+    a.keyboard.press("q")
+    a.keyboard.press("2")
+    wait_saved_response(a, "4", "verdict", "hallucinated")
+    b.bring_to_front()
+    assert "verdict" not in responses(b, "4")  # b's view is stale
+    b.keyboard.press("q")
+    b.keyboard.press("q")
+    b.keyboard.press("q")  # quality
+    b.keyboard.press("5")
+    wait_saved_response(b, "4", "quality", 5)
+    assert responses(b, "4") == {"verdict": "hallucinated", "quality": 5}  # the merged entry came back
+    stored = stored_records(b)["4"]["responses"]
+    assert (stored["verdict"]["value"], stored["quality"]["value"]) == ("hallucinated", 5)
+    a.reload()
+    a.wait_for_selector(READY)
+    assert responses(a, "4") == {"verdict": "hallucinated", "quality": 5}
+
+
+def test_an_unreadable_stored_response_is_kept_aside_and_the_rest_goes_on(page, settings_url):
+    block_model(page)
+    open_page(page, settings_url, "5")
+    page.keyboard.press("q")
+    page.keyboard.press("1")
+    wait_saved_response(page, "5", "verdict", "consistent")
+    page.keyboard.press("q")
+    page.keyboard.press("q")
+    page.keyboard.press("3")
+    wait_saved_response(page, "5", "quality", 3)
+    page.evaluate("""async () => {
+        const req = (r) => new Promise((ok, ko) => { r.onsuccess = () => ok(r.result); r.onerror = () => ko(r.error); });
+        const db = await req(indexedDB.open('mercury-static'));
+        const os = db.transaction('entries', 'readwrite').objectStore('entries');
+        const keys = await req(os.getAllKeys());
+        const k = keys.find((x) => x[1] === 'r' && x[2] === '5');
+        const e = await req(os.get(k));
+        e.responses.verdict = {value: {html: '<b>x</b>'}, updated_at: 'later'};
+        await req(os.put(e, k));
+        db.close(); }""")
+    before = page.evaluate(STORED)
+    page.reload()
+    page.wait_for_selector(READY)
+    page.locator("#storage-aside").wait_for()
+    assert "responses.verdict" in page.locator("#storage-aside").inner_text()
+    assert responses(page, "5") == {"quality": 3}  # what could be read
+    page.keyboard.press("Escape")
+    page.keyboard.press("q")
+    page.keyboard.press("2")
+    wait_saved_response(page, "5", "verdict", "hallucinated")
+    after = page.evaluate(STORED)
+    assert [kv for kv in after if kv in before] == before  # the unreadable entry was not overwritten
