@@ -8,7 +8,6 @@ settings file's `distribution`. The bundle id does not change: queues change no 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from pathlib import Path
 
@@ -65,14 +64,9 @@ def assign_bundle(directory: Path, annotators: list[str], overlap: int) -> dict:
     bundle = load_bundle(directory)
     if not is_bundle(directory):
         raise InputError(directory, None, None, "not a bundle written by mercury-static build (no marker file)")
-    dist = check_distribution(annotators, overlap, "--annotators", None)
+    dist = check_distribution(annotators, overlap, str(directory), None, ("--annotators", "--overlap"))
     manifest = dict(bundle.manifest)
     manifest["queues"] = write_queues(directory, [r.id for r in bundle.records], dist, manifest["bundle_id"])
     _replace(directory / "manifest.json", safeio.dumps(manifest, sort_keys=True, indent=1))
     return manifest
 
-
-def read_queues(directory: Path) -> dict[str, list[str]] | None:
-    """The bundle's queues, or None when it has none."""
-    path = Path(directory) / QUEUES_PATH
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None

@@ -9,13 +9,18 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from . import safeio
 from .formats import BUNDLE_FORMAT, BUNDLE_VERSION, Manifest
 from .records import InputError
+
+if TYPE_CHECKING:
+    from .settings import Settings
 
 FORMAT, VERSION = BUNDLE_FORMAT, BUNDLE_VERSION
 VECTOR_ENCODING = "float16"
@@ -96,6 +101,14 @@ class Bundle:
     dir: Path
     manifest: dict
     records: list[BundleRecord] = field(default_factory=list)
+
+    @cached_property
+    def settings(self) -> Settings:
+        """The bundle's settings: its questions, metadata, fields (a manifest without them: today's)."""
+        from .formats import default_manifest_settings
+        from .settings import from_manifest
+
+        return from_manifest(self.manifest.get("settings") or default_manifest_settings())
 
     def record(self, record_id: str) -> BundleRecord | None:
         """The record with this id, or None."""

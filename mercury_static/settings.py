@@ -1,7 +1,7 @@
 """The dataset settings (Argilla's vocabulary): fields, questions, metadata, suggestions, distribution.
 
 `parse_settings` checks a settings document (the parsed YAML/JSON of `--settings`, or what
-read_settings.py makes of an Argilla settings.json) into typed dataclasses; `default_settings` is
+read_settings.py makes of an Argilla settings.json) into typed dataclasses; `Settings()` is
 today's behaviour (one span question, Source/Summary). `manifest_settings` is the manifest's `settings`
 key (docs/DESIGN.md). Every fault is one InputError naming the file, the entry (`questions[2]`) and the key.
 """
@@ -127,11 +127,6 @@ class Settings:
         return next((q for q in self.questions if q.name == name), None)
 
 
-def default_settings() -> Settings:
-    """Today's behaviour: Source/Summary, one span question, no metadata, suggestions or queues."""
-    return Settings()
-
-
 class _Doc:
     """A mapping of the settings document being checked, with its place for messages."""
 
@@ -201,7 +196,8 @@ def parse_settings(doc, file: str) -> Settings:
 
 
 def _text_field(value, file: str, where: str, name: str | None, title: str) -> TextField:
-    keys = ("title", "column", "markdown") if name else ("name", "title", "column", "markdown", "required")
+    # the two texts are annotated by offset, so they are plain text (no markdown key)
+    keys = ("title", "column") if name else ("name", "title", "column", "markdown", "required")
     d = _Doc(value, file, where, keys)
     name = name or d.name()
     column = d.get("column", str, None if name in ("source", "summary") else name)
@@ -379,19 +375,21 @@ def _distribution(value, file: str) -> Distribution:
     return check_distribution(names, overlap, file, "distribution")
 
 
-def check_distribution(names, overlap: int, file: str, where: str | None) -> Distribution:
-    """Annotator names (non-empty, distinct) and 1 <= overlap <= their number (shared with `assign`)."""
+def check_distribution(names, overlap: int, file: str, where: str | None,
+                       keys: tuple[str, str] = ("annotators", "overlap")) -> Distribution:
+    """Annotator names (non-empty, distinct) and 1 <= overlap <= their number (shared with `assign`, whose
+    `keys` are its flags)."""
     clean: list[str] = []
     for name in names:
         if not isinstance(name, str) or not name.strip():
-            raise InputError(file, where, "annotators", f"empty annotator name ({name!r})")
+            raise InputError(file, where, keys[0], f"empty annotator name ({name!r})")
         if name.strip() in clean:
-            raise InputError(file, where, "annotators", f"duplicate annotator {name.strip()!r}")
+            raise InputError(file, where, keys[0], f"duplicate annotator {name.strip()!r}")
         clean.append(name.strip())
     if not clean:
-        raise InputError(file, where, "annotators", "no annotator names")
+        raise InputError(file, where, keys[0], "no annotator names")
     if isinstance(overlap, bool) or not isinstance(overlap, int) or not 1 <= overlap <= len(clean):
-        raise InputError(file, where, "overlap", f"{overlap!r} must be an integer from 1 to the number of "
+        raise InputError(file, where, keys[1], f"{overlap!r} must be an integer from 1 to the number of "
                          f"annotators ({len(clean)})")
     return Distribution(tuple(clean), overlap)
 

@@ -102,6 +102,13 @@ def read_suggestion_file(path: Path, records: list[Record], settings: Settings,
 
 
 def record_suggestions(record: Record, settings: Settings, from_file: dict[str, list[dict]]) -> list[dict]:
-    """Every suggestion of one record: the column rules in settings order, then the file's in line order."""
+    """Every suggestion of one record: the column rules in settings order, then the file's in line order;
+    one agent suggests one value per question (a second one is an error, not a silent choice)."""
     found = [s for rule in settings.suggestions if (s := from_columns(record, rule, settings))]
+    seen: set[tuple[str, str]] = set()
+    for s in found + from_file.get(record.id, []):
+        if (s["question"], s["agent"]) in seen:
+            raise InputError(settings.file, f"record {record.id}", "agent", f"agent {s['agent']!r} suggests "
+                             f"question {s['question']!r} twice (settings columns and the suggestions file)")
+        seen.add((s["question"], s["agent"]))
     return found + from_file.get(record.id, [])

@@ -93,6 +93,7 @@ def one_error(result, *parts: str) -> str:
     ({"metadata": [{"name": "m", "type": "terms", "min": 1}]}, ["metadata[0]", "'min'", "only integer and float"]),
     ({"metadata": [{"name": "m", "type": "terms"}, {"name": "m", "type": "float"}]}, ["metadata[1]", "duplicate"]),
     ({"fields": {"extra": [{"name": "source"}]}}, ["fields.extra[0]", "duplicate field name"]),
+    ({"fields": {"summary": {"markdown": True}}}, ["fields.summary", "'markdown'", "unknown key"]),
     ({"questions": [SPAN, VERDICT], "suggestions": {"columns": [{"question": "nope", "agent": "x",
                                                                   "value_from": "v"}]}},
      ["suggestions.columns[0]", "unknown question 'nope'"]),
@@ -441,6 +442,17 @@ def test_bad_suggestion_lines(run, tmp_path, line, words):
               "sugg.jsonl", *words)
 
 
+def test_one_agent_one_value_per_question(run, tmp_path):
+    data = write_jsonl(tmp_path / "d.jsonl", ROWS)
+    settings = tmp_path / "s.yaml"
+    settings.write_text(yaml.safe_dump({"questions": [SPAN, VERDICT], "suggestions": SETTINGS["suggestions"]}),
+                        encoding="utf-8")
+    sugg = write_jsonl(tmp_path / "sugg.jsonl", [
+        {"record_id": "b", "question": "verdict", "value": "consistent", "agent": "HHEM-2.1"}])
+    one_error(run("build", data, "-o", tmp_path / "out", "--settings", settings, "--suggestions", sugg),
+              "s.yaml", "record b", "'agent'", "suggests question 'verdict' twice")
+
+
 def test_given_twice_is_one_line(run, tmp_path):
     data = write_jsonl(tmp_path / "d.jsonl", ROWS)
     settings = tmp_path / "s.yaml"
@@ -480,6 +492,9 @@ def test_the_manifest_settings_read_back(rag_bundle, demo_bundle):
     assert [m.name for m in s.metadata] == ["model", "length", "hhem"] and s.metadata[0].values == ("m1", "m2")
     default = from_manifest(json.loads((demo_bundle / "manifest.json").read_text(encoding="utf-8"))["settings"])
     assert default.questions == parse({}).questions
+    from mercury_static.bundle import load_bundle
+
+    assert load_bundle(rag_bundle).settings.questions == expected.questions
 
 
 def test_argilla_mapping_names_the_columns(tmp_path):
@@ -516,3 +531,26 @@ def test_faithbench_settings_build(build_bundle):
     assert errors(manifest, SCHEMA) == []
     index = json.loads((out / "data" / "records.json").read_text(encoding="utf-8"))
     assert all(set(m) == {"summarizer", "hhem"} for m in index["meta"])  # gpt_4o is hidden
+
+
+def test_a_settings_json_written_by_argilla_is_read(run, tmp_path):
+    """tests/argilla_settings.json was written by argilla 2.8.0 (`rg.Settings(...).to_json`, every question
+    type, three metadata types, a vector, min_submitted 2): build reads it and says how to get the overlap."""
+    rows = [{"id": r["id"], "context": r["source"], "answer": r["summary"], "question": r["prompt"],
+             "model": r["model"], "length": r["length"], "hhem": r["hhem"]} for r in ROWS]
+    data = write_jsonl(tmp_path / "rag.jsonl", rows)
+    out = tmp_path / "out"
+    result = run("build", data, "-o", out, "--settings", Path(__file__).parent / "argilla_settings.json")
+    assert result.exit_code == 0, result.output
+    assert "warning: " in result.output and "min_submitted 2" in result.output and "--overlap 2" in result.output
+    manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
+    s = manifest["settings"]
+    assert s["fields"] == {"source": {"title": "Retrieved context"}, "summary": {"title": "Answer"},
+                           "extra": [{"name": "question", "title": "Question", "markdown": True}]}
+    assert [(q["name"], q["type"]) for q in s["questions"]] == [
+        ("spans", "span"), ("verdict", "label"), ("topics", "multi_label"), ("quality", "rating"),
+        ("order", "ranking"), ("comment", "text")]
+    assert manifest["labels"] == ["Intrinsic", "Extrinsic"] and manifest["guidelines"]["format"] == "markdown"
+    assert [(m["name"], m["visible"]) for m in s["metadata"]] == [("model", True), ("length", False), ("hhem", True)]
+    assert s["vectors"] == {"similar_records": True} and manifest["queues"] is None
+    assert shard_records(out)[0]["fields"] == {"question": "Summarise."}
