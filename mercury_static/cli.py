@@ -183,7 +183,8 @@ def merge(
         if fmt == "argilla" and out.exists() and not out.is_dir():
             raise InputError(out, None, None, "is a file; --format argilla writes a folder")
         if report is not None and Path(report).resolve() in {Path(t).resolve() for t in targets}:
-            raise InputError(report, None, None, "--report is one of the files -o writes")
+            raise InputError(report, None, None, "--report is one of the files -o writes" if fmt == "argilla"
+                             else "--report and -o are the same file")
         for path in (*targets, report):
             if path is not None:
                 check_writable(path, protected)

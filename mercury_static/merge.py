@@ -49,7 +49,9 @@ class MergeResult:
 
     def report(self) -> dict:
         """The JSON report (`--report`)."""
-        return {"output": {"format": MERGED_FORMAT, "version": MERGED_VERSION}, "counts": vars(self.counts),
+        output = {"format": "argilla", "files": sorted(self.directory)} if self.directory else {
+            "format": MERGED_FORMAT, "version": MERGED_VERSION}
+        return {"output": output, "counts": vars(self.counts),
                 "files": self.files,
                 "problems": [str(p) for p in self.problems], "notes": self.notes, **self.agreement}
 
@@ -117,7 +119,7 @@ def merge_files(paths: Iterable[str | Path], bundle: Bundle | str | Path, fmt: s
     with _without_cyclic_gc():
         try:
             reader = InputReader(bundle, strict)
-        except InputError as e:  # the manifest's questions
+        except InputError as e:  # the manifest's settings (Bundle.settings)
             raise InputError(bundle.dir, None, None, f"cannot read the bundle: {e}") from None
         for path in paths:
             reader.read(Path(path))

@@ -14,7 +14,7 @@ from . import merge_checks, mercury, safeio
 from .bundle import Bundle, BundleRecord
 from .formats import EXPORT_FORMAT, ExportHeader
 from .merge_checks import Reject, check_json, check_status, parse_time, short, span
-from .merge_questions import check_responses, check_suggestion_use, read_questions
+from .merge_questions import check_responses, check_suggestion_use
 from .merge_versions import Counts, Version
 from .records import InputError
 
@@ -29,7 +29,7 @@ class InputReader:
         self.labels = list(bundle.manifest["labels"])
         self.id_field = bundle.manifest.get("id_field")
         self.known_labels = set(self.labels)
-        self.questions = {q.name: q for q in read_questions(bundle.manifest)}
+        self.questions = {q.name: q for q in bundle.settings.questions}
         self.by_id = {r.id: r for r in bundle.records}
         self.by_texts: dict[tuple[str, str], BundleRecord | None] = {}
         for r in bundle.records:

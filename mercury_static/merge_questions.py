@@ -1,4 +1,4 @@
-"""The bundle's questions (manifest `settings.questions`) and the check of one annotator's answers to them.
+"""The check of one annotator's answers to the bundle's questions (`Bundle.settings.questions`).
 
 An export of version 2 carries, per record, `responses` (question name -> value, only the questions answered;
 the span question is answered by `annotations`) and `suggestions` (`{shown, accepted: {question: agent}}`).
@@ -9,17 +9,11 @@ Kept apart from merge_checks.py (spans and times) because it depends on the bund
 from __future__ import annotations
 
 from .merge_checks import Reject, short
-from .settings import Question, Settings, from_manifest, value_problem
+from .settings import Question, value_problem
 
 TEXT_LIMIT = 10_000
-"""Longest `text` response in code points: a comment, not a document (the page's note field is as short)."""
-
-
-def read_questions(manifest: dict) -> tuple[Question, ...]:
-    """The questions of the manifest's `settings`, in form order (without `settings`: today's one span
-    question); a malformed one is an InputError naming its field in manifest.json."""
-    settings = manifest.get("settings")
-    return Settings().questions if settings is None else from_manifest(settings).questions
+"""Longest `text` response in code points: an answer is a comment, not a document, and a runaway paste should
+be a problem line rather than megabytes in every output."""
 
 
 def check_value(q: Question, value) -> None:

@@ -147,6 +147,8 @@ def _record_vectors(bundle: Bundle) -> tuple[int | None, list]:
     name = info["path"]
     try:
         rows = decode_rows(safeio.read_bytes(bundle.dir / name, name), info["dim"])
+    except InputError as e:
+        raise InputError(bundle.dir, None, None, f"cannot read the bundle: {e}") from None
     except (ValueError, TypeError):
         raise InputError(bundle.dir, None, None, f"cannot read the bundle: {name}: not {info['dim']}-dimensional "
                          "float16 rows") from None

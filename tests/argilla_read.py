@@ -1,4 +1,5 @@
-"""Parse a `merge --format argilla` folder with the `argilla` package's own classes and print what they read.
+"""Parse a `merge --format argilla` folder with the `argilla` package's own classes (and records.json with
+`datasets`, which argilla installs) and print what they read.
 
 Run by test_write_argilla.py with $ARGILLA_PYTHON (a Python with `pip install argilla`; not a dependency of
 this project). argilla's client checks a server at creation; there is none, so that one check is skipped:
@@ -10,6 +11,7 @@ import sys
 from pathlib import Path
 
 import argilla as rg
+import datasets
 from argilla._api._client import APIClient
 from argilla._models import DatasetModel
 
@@ -20,11 +22,12 @@ def main(out: Path) -> None:
     settings = rg.Settings.from_json(out / ".argilla" / "settings.json")
     records = [rg.Record.from_dict(r) for r in json.loads((out / "records.json").read_text(encoding="utf-8"))]
     DatasetModel(**json.loads((out / ".argilla" / "dataset.json").read_text(encoding="utf-8")))
+    rows = datasets.load_dataset("json", data_files=str(out / "records.json"), split="train")
     print(json.dumps({
         "questions": [(q.name, type(q).__name__) for q in settings.questions],
         "fields": [f.name for f in settings.fields], "metadata": [m.name for m in settings.metadata],
         "vectors": [(v.name, v.dimensions) for v in settings.vectors],
-        "min_submitted": settings.distribution.min_submitted,
+        "min_submitted": settings.distribution.min_submitted, "datasets_rows": rows.num_rows,
         "records": [{"id": r.id,
                      "responses": sorted([x.question_name, str(x.user_id), x.status.value if x.status else None]
                                          for x in r.responses),

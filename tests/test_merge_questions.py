@@ -227,3 +227,20 @@ def test_faithbench_verdict_question_agrees_with_span_verdicts(build_bundle, tmp
     hhem = {x["split"]: x for x in result.agreement["agents"] if x["agent"] == "HHEM-2.1"}
     assert hhem["all"]["records"] == hhem["blind"]["records"] + hhem["shown"]["records"]
     print("\nFaithBench verdict:", verdict, "\nHHEM-2.1:", *hhem.values(), sep="\n  ")
+
+
+def test_a_merged_file_with_a_bad_answer_keeps_its_spans(asked, tmp_path):
+    """A merged file read back as a dump: a response whose answer no longer fits is one problem line; that
+    annotator's spans stay (undated, as a dump's), nothing else is dropped."""
+    span = {"id": "s1", "label": ["Unwanted", "Unwanted.Intrinsic"], "note": "",
+            "summary": {"start": 47, "end": 51, "text": "Rome"}, "source": None}
+    a = export(tmp_path / "alice.json", asked, "alice", entry("r1", {"verdict": "hallucinated"}, annotations=[span]))
+    merged = json.loads(merge_files([a], asked).output)
+    merged[0]["responses"][0]["values"]["verdict"] = "maybe"
+    path = tmp_path / "merged.json"
+    path.write_text(json.dumps(merged), encoding="utf-8")
+    result = merge_files([path], asked)
+    (problem,) = result.problems
+    assert str(problem) == (f"{path}: sample r1, responses[0]: field 'responses.verdict': 'maybe' is not one of "
+                            "consistent, hallucinated")
+    assert [x["id"] for x in result.records[0]["annotations"]] == ["s1"] and result.records[0]["responses"] == []

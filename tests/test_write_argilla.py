@@ -1,5 +1,6 @@
 """`merge --format argilla`: Argilla's on-disk layout, read back against its schemas (and, when a Python with
-the `argilla` package is given in $ARGILLA_PYTHON, parsed by argilla's own Settings / Record classes)."""
+the `argilla` package is given in $ARGILLA_PYTHON, parsed by argilla's own Settings / Record classes and
+records.json loaded by `datasets`)."""
 
 from __future__ import annotations
 
@@ -107,6 +108,7 @@ def test_argilla_layout(asked, tmp_path):
         assert [q for q, _ in doc["questions"]] == ["spans", "verdict", "topics", "quality", "order", "comment"]
         assert doc["records"][0]["suggestions"] == [["verdict", "hallucinated", 0.9, "HHEM-2.1"]]
         assert ["verdict", b, "submitted"] in doc["records"][0]["responses"]
+        assert doc["datasets_rows"] == 3 and doc["min_submitted"] == 2
 
 
 def test_argilla_of_a_bundle_without_settings(build_bundle, tmp_path):
@@ -134,6 +136,11 @@ def test_argilla_output_paths(asked, tmp_path):
     export_file = export(tmp_path / "alice.json", asked, "alice", entry("r1", {"verdict": "consistent"}))
     runner = CliRunner()
     base = ["merge", str(export_file), "--bundle", str(asked.dir), "--format", "argilla"]
+    from mercury_static.merge import merge_files
+
+    assert merge_files([export_file], asked, fmt="argilla").report()["output"] == {
+        "format": "argilla", "files": [".argilla/dataset.json", ".argilla/settings.json", "annotators.json",
+                                       "records.json"]}
     taken = tmp_path / "taken"
     taken.write_text("mine", encoding="utf-8")
     run = runner.invoke(app, [*base, "-o", str(taken)])
@@ -148,3 +155,25 @@ def test_argilla_output_paths(asked, tmp_path):
     (out / "notes.txt").write_text("keep", encoding="utf-8")  # a file it did not write stays
     assert runner.invoke(app, [*base, "-o", str(out)]).exit_code == 0
     assert (out / "notes.txt").read_text(encoding="utf-8") == "keep" and (out / "records.json").is_file()
+
+
+@pytest.mark.parametrize("damage", ["truncated", "a row short", "missing"])
+def test_damaged_record_vectors_are_one_line(asked, tmp_path, damage):
+    import shutil
+
+    copy = tmp_path / "bundle"
+    shutil.copytree(asked.dir, copy)
+    vectors = copy / "data" / "record_vectors.bin"
+    raw = vectors.read_bytes()
+    if damage == "missing":
+        vectors.unlink()
+    else:
+        vectors.write_bytes(raw[:-3] if damage == "truncated" else raw[:-384 * 2])
+    export_file = export(tmp_path / "alice.json", asked, "alice", entry("r1", {"verdict": "consistent"}))
+    run = CliRunner().invoke(app, ["merge", str(export_file), "--bundle", str(copy), "-o", str(tmp_path / "out"),
+                                   "--format", "argilla"], env={"COLUMNS": "300"})
+    assert run.exit_code == 2 and "Traceback" not in run.output and not (tmp_path / "out").exists()
+    (line,) = [x for x in run.output.splitlines() if x.strip()]
+    assert line.startswith(f"error: {copy}: cannot read the bundle: data/record_vectors.bin: ")
+    assert {"truncated": "not 384-dimensional", "a row short": "2 rows for 3 records",
+            "missing": "record_vectors.bin"}[damage] in line
