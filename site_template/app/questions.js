@@ -191,8 +191,10 @@ export function mountQuestions(store, actions, questions, box) {
     }
     else if (!done && (ev.key === 'q' || ev.key === 'Q')) done = api.focusQuestion(ev.key === 'q' ? 1 : -1);
     if (done) ev.preventDefault();
-    // arrows stay inside the form (a radio group's own arrows), never move the selection in a text
-    if (done || ev.key.startsWith('Arrow')) ev.stopPropagation();
+    // arrows stay inside the form (a radio group's own arrows), never move the selection in a text; Enter
+    // on an option is not the draft's "save" (a button still takes it)
+    const enter = ev.key === 'Enter' && !(ev.target instanceof HTMLButtonElement);
+    if (done || enter || ev.key.startsWith('Arrow')) ev.stopPropagation();
   });
   const api = {
     /** Focus the next (+1) / previous (-1) question after the one last focused. */
