@@ -161,8 +161,12 @@ def test_a_suggestion_shows_agent_and_score_and_one_key_accepts_it(page, setting
     # the span suggestion has agent and score in the suggestions card, and Accept copies it
     card = page.locator("#suggestions")
     assert "prior-detector" in card.inner_text() and "score 0.70" in card.inner_text()
-    card.locator('[data-action="accept"]').first.click()
+    page.locator("#pane-summary").focus()
+    page.keyboard.press("a")  # every record-level suggestion is accepted: a takes the span suggestion
     page.wait_for_function("() => mercuryStatic.store.state.work.records['1'].accepted?.spans?.agent === 'prior-detector'")
+    assert card.locator('[data-action="accept"]').first.inner_text() == "Accepted"
+    page.keyboard.press("a")  # nothing left to accept: no second copy
+    assert len(page.evaluate("() => Object.keys(mercuryStatic.store.state.work.records['1'].annotations)")) == 1
     # changing the answer by hand takes the acceptance back
     page.locator('#questions [data-question="verdict"] input[data-value="consistent"]').check()
     page.wait_for_function("() => mercuryStatic.store.state.work.records['1'].accepted.verdict.agent === null")

@@ -21,6 +21,7 @@ import { mountQuestions, QUESTION_SHORTCUTS } from './questions.js';
 import { missingRequired } from './responses.js';
 import { loadQueue, nextInQueue } from './queue.js';
 import { pageSettings } from './settings.js';
+import { acceptedPriors } from './suggestions.js';
 import { mountSimilar } from './similar.js';
 import { h, nowIso } from './util.js';
 import {
@@ -422,6 +423,13 @@ async function main() {
     window.getSelection().removeAllRanges();
     assistant.reset();
   };
+  /** `a` once every record-level suggestion is accepted: the first span suggestion not yet among the annotations. */
+  const acceptSpanSuggestion = () => {
+    const { current, work } = store.state;
+    const prior = current.record?.prior_annotations || [];
+    const i = acceptedPriors(prior, liveAnnotations(current.id ? work.records[current.id] : null)).indexOf(false);
+    return i >= 0 && Boolean(actions.acceptPrior(i));
+  };
   const clickActions = {
     prev, next, export: exportNow, 'next-todo': nextTodo,
     import: () => importInput.click(), help: () => actions.toggleHelp(), guidelines: () => actions.toggleGuidelines(),
@@ -467,7 +475,8 @@ async function main() {
     nextMatch: () => jumpMatch(1), prevMatch: () => jumpMatch(-1),
     guidelines: () => actions.toggleGuidelines(), help: () => actions.toggleHelp(),
     ...(settings.questions.length ? {
-      nextQuestion: () => form.focusQuestion(1), prevQuestion: () => form.focusQuestion(-1), accept: () => form.accept(),
+      nextQuestion: () => form.focusQuestion(1), prevQuestion: () => form.focusQuestion(-1),
+      accept: () => form.accept() || acceptSpanSuggestion(),
     } : {}),
   });
 

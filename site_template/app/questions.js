@@ -19,7 +19,7 @@ import { h } from './util.js';
 export const QUESTION_SHORTCUTS = [
   ['q / Shift+Q', 'next / previous question of the form'],
   ['1 … 9 (in a question)', 'choose (toggle) its option of that number; 0 clears the answer'],
-  ['a', 'accept the suggestion (of the focused question, else the first one not yet accepted)'],
+  ['a', 'accept the suggestion (of the focused question, else the first one not yet accepted, span suggestions last)'],
   ['↑ / ↓, Shift+↑ / ↓ (ranking)', 'move between items / move the item; a digit gives it that rank; Enter keeps the order'],
 ];
 

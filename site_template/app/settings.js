@@ -5,6 +5,8 @@
  */
 
 const DEFAULT_SPAN = { name: 'spans', type: 'span', title: 'Spans', description: '', required: false };
+/** The record-level question types the form has a control for (a bundle of a later version may have more). */
+const FORM_TYPES = ['label', 'multi_label', 'rating', 'ranking', 'text'];
 
 /**
  * {fields: {source, summary, extra}, span, questions (the non-span ones, in form order), all (every
@@ -23,7 +25,7 @@ export function pageSettings(manifest, annotator) {
       extra: Array.isArray(f.extra) ? f.extra : [],
     },
     span,
-    questions: questions.filter((q) => q.type !== 'span'),
+    questions: questions.filter((q) => FORM_TYPES.includes(q.type)),
     all: questions.length ? questions : [span],
     metadata: (Array.isArray(s.metadata) ? s.metadata : []).filter((m) => m.visible !== false),
     blind: blind === true || (Array.isArray(blind) && blind.includes(annotator)),

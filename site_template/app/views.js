@@ -7,6 +7,7 @@ import { mountMetaFilters } from './filters.js';
 import { renderGuidelines } from './markdown.js';
 import { LABEL_COLOURS, labelColour } from './pairing.js';
 import { statusCounts } from './nav.js';
+import { acceptedPriors } from './suggestions.js';
 import { queueProgress } from './queue.js';
 import { liveAnnotations, recordStatus, unexportedCount, watch } from './store.js';
 import { clip, h } from './util.js';
@@ -384,12 +385,10 @@ export function mountSuggestions(store, actions) {
       return;
     }
     box.hidden = false;
-    const own = liveAnnotations(s.work.records[s.current.id]);
-    const key = (a) => JSON.stringify([a.label, a.summary?.start, a.summary?.end, a.source?.start ?? null, a.source?.end ?? null]);
-    const ownKeys = new Set(own.map(key));
+    const done = acceptedPriors(prior, liveAnnotations(s.work.records[s.current.id]));
     box.replaceChildren(h('h3', {}, `Suggestions from the input (${prior.length})`),
       h('ol', { class: 'ann-list' }, prior.map((p, i) => {
-        const accepted = ownKeys.has(key(p));
+        const accepted = done[i];
         const btn = h('button', { type: 'button', 'data-action': 'accept', disabled: accepted }, accepted ? 'Accepted' : 'Accept');
         btn.addEventListener('click', () => actions.acceptPrior(i));
         return h('li', { 'data-prior': String(i) },
