@@ -317,6 +317,15 @@ def test_the_annotators_queue_leads_and_other_records_stay_reachable(page, setti
     page.keyboard.press("Escape")
     progress = page.locator("#progress-text")
     assert progress.inner_text() == f"0 / {len(mine)} of your queue"
+    # the list marks her records; "your queue" shows only them, and back
+    page.wait_for_selector("#record-list li[data-record]")
+    marked = page.locator("#record-list li[data-queue]").evaluate_all("els => els.map(e => e.dataset.record)")
+    assert sorted(marked) == sorted(mine)
+    page.locator('#status-filter [data-filter="queue"]').click()
+    page.wait_for_function("(n) => document.querySelectorAll('#record-list li[data-record]').length === n", arg=len(mine))
+    page.locator('#status-filter [data-filter="queue"]').click()
+    page.wait_for_function("(n) => document.querySelectorAll('#record-list li[data-record]').length === n", arg=len(ids))
+    page.keyboard.press("Escape")
     page.keyboard.press("d")  # discard: the next one of her queue, not of the bundle
     page.wait_for_function("(id) => mercuryStatic.store.state.current.id === id", arg=mine[1])
     page.wait_for_function("(t) => document.querySelector('#progress-text').textContent === t",

@@ -522,7 +522,7 @@ async function main() {
     mountRecordList(store, bundle, (id) => { // after the first paint (10k records)
       layout.closeDrawer();
       navigate(() => actions.goToId(id));
-    }, settings.metadata);
+    }, { metadata: settings.metadata, queue });
   }, 0));
   if (todoAtStart < 0 && !wanted) store.update({ ui: { ...store.state.ui, allDone: true } });
   document.body.dataset.ready = 'true';

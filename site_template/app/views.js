@@ -77,9 +77,10 @@ export function mountTopbar(store, bundle, queue = null) {
  * The filter: every word typed must occur in the record's id, row title, a short metadata value
  * (bundle.tags) or its status in words; the status buttons (with their counts, the list's legend)
  * narrow it to one status. ArrowDown moves from the filter into the list, Enter opens the first match.
- * With visible metadata (settings.metadata), filters by their values and a sort (filters.js) join them.
+ * With visible metadata (`metadata`: settings.metadata), filters by their values and a sort (filters.js)
+ * join them; with the annotator's `queue` (bundle indices), its rows are marked and a button shows only them.
  */
-export function mountRecordList(store, bundle, onPick, metadata = []) {
+export function mountRecordList(store, bundle, onPick, { metadata = [], queue = null } = {}) {
   const list = document.getElementById('record-list');
   const filter = document.getElementById('record-filter');
   const statusBox = document.getElementById('status-filter');
@@ -89,6 +90,8 @@ export function mountRecordList(store, bundle, onPick, metadata = []) {
   let words = []; // the filter's words, lower-cased
   let onlyStatus = null; // a STATUS_TEXT key, or null: any status
   let current = -1;
+  const inQueue = queue ? new Set(queue) : null;
+  let onlyQueue = false;
 
   const paint = (li, i) => {
     li.dataset.status = status[i];
@@ -107,7 +110,7 @@ export function mountRecordList(store, bundle, onPick, metadata = []) {
   };
   const makeRow = (i) => {
     const title = bundle.titles[i];
-    const li = h('li', { 'data-record': bundle.ids[i] },
+    const li = h('li', { 'data-record': bundle.ids[i], 'data-queue': inQueue?.has(i) ? 'true' : null },
       h('button', { type: 'button', class: 'rec', title: title ? `${bundle.ids[i]}: ${title}` : bundle.ids[i], tabindex: '-1' },
         h('span', { class: 'rec-status' }), titleEl(i)));
     paint(li, i);
@@ -121,10 +124,11 @@ export function mountRecordList(store, bundle, onPick, metadata = []) {
       haystack = bundle.ids.map((id, i) => `${id} ${bundle.titles[i] || ''} ${(bundle.tags[i] || []).join(' ')}`.toLowerCase());
     }
     let order = null;
-    if (words.length || onlyStatus || (meta && meta.active())) {
+    if (words.length || onlyStatus || onlyQueue || (meta && meta.active())) {
       order = [];
       for (let i = 0; i < n; i++) {
         if (onlyStatus && status[i] !== onlyStatus) continue;
+        if (onlyQueue && !inQueue.has(i)) continue;
         if (meta && !meta.matches(i)) continue;
         const st = STATUS_TEXT[status[i]];
         if (words.every((w) => haystack[i].includes(w) || st.includes(w))) order.push(i);
@@ -184,6 +188,16 @@ export function mountRecordList(store, bundle, onPick, metadata = []) {
     return b;
   });
   statusBox.replaceChildren(...statusButtons);
+  if (inQueue) {
+    const b = h('button', { type: 'button', 'data-filter': 'queue', 'aria-pressed': 'false', title: 'show only the records of your queue' },
+      h('span', { class: 'status-name' }, 'your queue'), h('span', { class: 'status-count' }, String(inQueue.size)));
+    b.addEventListener('click', () => {
+      onlyQueue = !onlyQueue;
+      b.setAttribute('aria-pressed', String(onlyQueue));
+      refilter(false);
+    });
+    statusBox.append(b);
+  }
   const meta = metadata.length ? mountMetaFilters(statusBox, bundle, metadata, () => refilter(false)) : null;
   watch(store, (s) => [s.current.index], (s) => {
     const was = rows.row(current);
@@ -200,7 +214,7 @@ export function mountRecordList(store, bundle, onPick, metadata = []) {
     }
     const c = statusCounts(bundle.ids, bundle.position, s.work);
     for (const b of statusButtons) b.lastChild.textContent = String(c[b.dataset.status]);
-    if (words.length || onlyStatus || (meta && meta.active())) refilter(true);
+    if (words.length || onlyStatus || onlyQueue || (meta && meta.active())) refilter(true);
     else for (const [i, li] of rows.rendered()) paint(li, i);
   });
 }
