@@ -501,3 +501,56 @@ def test_an_unreadable_stored_response_is_kept_aside_and_the_rest_goes_on(page, 
     wait_saved_response(page, "5", "verdict", "hallucinated")
     after = page.evaluate(STORED)
     assert [kv for kv in after if kv in before] == before  # the unreadable entry was not overwritten
+
+
+@pytest.mark.shared_data
+def test_faithbench_with_its_settings_file_end_to_end(browser, build_bundle, serve_dir, tmp_path):
+    """The real FaithBench batch built with examples/faithbench-settings.yaml: filter by summarizer, answer
+    the verdict (accepting HHEM-2.1's suggestion), the rating and the comment by keyboard, export, merge."""
+    from typer.testing import CliRunner
+
+    from conftest import EXAMPLES, SHARED_DATA
+    from mercury_static.cli import app
+
+    bundle = build_bundle([SHARED_DATA / "faithbench/batch_1.json"], name="fb-settings",
+                          settings=EXAMPLES / "faithbench-settings.yaml")
+    index = json.loads((bundle / "data/records.json").read_text(encoding="utf-8"))
+    base = serve_dir(bundle)
+    ctx = browser.new_context(accept_downloads=True)
+    page = ctx.new_page()
+    block_model(page)
+    open_page(page, base, index["ids"][0])
+    assert page.locator("#questions .question").evaluate_all("els => els.map(e => e.dataset.question)") == [
+        "verdict", "confidence", "comment"]
+    model = index["meta"][0]["summarizer"]
+    page.locator("#meta-filters > summary").click()
+    page.locator(f'#meta-filters [data-meta="summarizer"] input[data-value="{model}"]').check()
+    picked = [rid for rid, m in zip(index["ids"], index["meta"]) if m.get("summarizer") == model]
+    page.wait_for_function("(n) => document.querySelectorAll('#record-list li[data-record]').length === n",
+                           arg=len(picked))
+    page.locator(f'#record-list li[data-record="{picked[-1]}"] button').click()
+    page.wait_for_function("(id) => mercuryStatic.store.state.current.record?.id === id", arg=picked[-1])
+    page.keyboard.press("Escape")
+    suggestion = page.locator('#questions [data-question="verdict"] .q-suggestion')
+    assert "HHEM-2.1" in suggestion.inner_text()
+    page.keyboard.press("a")
+    page.keyboard.press("q")
+    page.keyboard.press("4")
+    page.keyboard.press("q")
+    page.keyboard.type("checked against the source")
+    page.keyboard.press("Escape")
+    wait_saved_response(page, picked[-1], "comment", "checked against the source")
+    page.keyboard.press("s")
+    page.wait_for_function("(id) => mercuryStatic.store.state.current.id !== id", arg=picked[-1])
+    path = tmp_path / "alice.json"
+    path.write_text(json.dumps(export_file(page, tmp_path / "dl")), encoding="utf-8")
+    ctx.close()
+    [rec] = [r for r in json.loads(path.read_text(encoding="utf-8"))["records"] if r["record_id"] == picked[-1]]
+    assert rec["status"] == "submitted" and rec["suggestions"]["accepted"] == {"verdict": "HHEM-2.1"}
+    assert rec["responses"]["confidence"] == 4
+    out = tmp_path / "merged.json"
+    run = CliRunner().invoke(app, ["merge", str(path), "--bundle", str(bundle), "-o", str(out)], env={"COLUMNS": "200"})
+    assert run.exit_code == 0, run.output
+    assert "HHEM-2.1" in run.output
+    merged = {r["id"]: r for r in json.loads(out.read_text(encoding="utf-8"))}
+    assert merged[picked[-1]]["responses"][0]["values"]["confidence"] == 4
