@@ -15,8 +15,8 @@ EVIL = '<img src=x onerror="window.__pwned=1">'
 HHEM = [0.9, 0.41, 0.7, 0.2, 0.55, 0.3, 0.8, 0.1, 0.65, 0.45, 0.95, 0.05]
 
 
-def settings_doc(blind=False) -> dict:
-    return {
+def settings_doc(blind=False, metadata=True) -> dict:
+    doc = {
         "fields": {"source": {"title": "Source article"}, "summary": {"title": "Summary"},
                    "extra": [{"name": "question", "title": "Question", "markdown": True}]},
         "questions": [
@@ -45,9 +45,12 @@ def settings_doc(blind=False) -> dict:
         "distribution": {"annotators": ["alice", "bob", "carol"], "overlap": 2},
         "vectors": {"similar_records": True},
     }
+    if not metadata:
+        del doc["metadata"]
+    return doc
 
 
-def faithbench_like(folder: Path, n: int = 6, blind=False) -> tuple[Path, Path]:
+def faithbench_like(folder: Path, n: int = 6, blind=False, metadata=True) -> tuple[Path, Path]:
     """Write `data.jsonl`, `suggestions.jsonl` and `settings.json` into `folder`; returns (data, settings)."""
     rng = random.Random(7)
     rows, sugs = [], []
@@ -68,5 +71,5 @@ def faithbench_like(folder: Path, n: int = 6, blind=False) -> tuple[Path, Path]:
     data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     (folder / "suggestions.jsonl").write_text("".join(json.dumps(s) + "\n" for s in sugs), encoding="utf-8")
     settings = folder / "settings.json"
-    settings.write_text(json.dumps(settings_doc(blind)), encoding="utf-8")
+    settings.write_text(json.dumps(settings_doc(blind, metadata)), encoding="utf-8")
     return data, settings

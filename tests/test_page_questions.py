@@ -34,7 +34,8 @@ def settings_bundle(build_bundle, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def blind_bundle(build_bundle, tmp_path_factory):
-    data, settings = faithbench_like(tmp_path_factory.mktemp("fbq-blind"), n=N, blind=["alice"])
+    # no metadata section: the raw input columns (hhem-2.1, the suggestions' score) would be the record's metadata
+    data, settings = faithbench_like(tmp_path_factory.mktemp("fbq-blind"), n=N, blind=["alice"], metadata=False)
     return build_bundle([data], name="fbq-blind", settings=settings)
 
 
@@ -185,7 +186,7 @@ def test_blind_mode_puts_no_suggestion_in_the_dom(context, blind_bundle, serve_d
     open_page(page, base, "1", annotator="alice")  # alice is listed as blind
     page.wait_for_function("() => document.querySelector('#questions').dataset.loaded === 'true'")
     html = page.content()
-    for needle in ("HHEM", "prior-detector", "judge-", "Suggested", "score 0."):
+    for needle in ("HHEM", "hhem", "0.41", "prior-detector", "judge-", "Suggested", "score 0."):
         assert needle not in html, needle
     assert state(page, "s.current.record.suggestions.length + s.current.record.prior_annotations.length") == 0
     page.keyboard.press("a")  # nothing to accept

@@ -186,7 +186,7 @@ async function main() {
 
   // --- renderers -------------------------------------------------------------------------------
   mountTopbar(store, bundle, queue);
-  mountRecordInfo(store, manifest.settings?.metadata);
+  mountRecordInfo(store, manifest.settings?.metadata, settings.blind);
   // the settings' fields and questions: titles of the texts, extra fields above them, the form under them
   for (const side of SIDES) document.querySelector(`.pane[data-pane="${side}"] .pane-title`).firstChild.data = `${settings.fields[side].title} `;
   const layoutEl = document.querySelector('.layout');

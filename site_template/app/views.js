@@ -222,9 +222,10 @@ export function mountRecordList(store, bundle, onPick, { metadata = [], queue = 
 /**
  * Title, id, status and metadata of the open record. With settings.metadata (`metadata`), only its
  * visible properties are shown, by title: the hidden ones (a detector's score, for the coordinator's
- * merge) and the raw input columns behind them never are.
+ * merge) and the raw input columns behind them never are. `blind`: the raw columns are never shown
+ * either (one of them may be the score a suggestion was made from).
  */
-export function mountRecordInfo(store, metadata = []) {
+export function mountRecordInfo(store, metadata = [], blind = false) {
   const visible = (metadata || []).filter((m) => m.visible !== false);
   const box = document.getElementById('record-info');
   watch(store, (s) => [s.current, s.work], (s) => {
@@ -240,7 +241,7 @@ export function mountRecordInfo(store, metadata = []) {
     const st = recordStatus(s.work, current.id);
     const typed = current.record?.meta || {};
     const meta = !current.record ? []
-      : metadata?.length ? visible.filter((p) => typed[p.name] !== undefined).map((p) => [p.title || p.name, typed[p.name]])
+      : metadata?.length || blind ? visible.filter((p) => typed[p.name] !== undefined).map((p) => [p.title || p.name, typed[p.name]])
         : Object.entries(current.record.metadata);
     box.replaceChildren(
       h('h2', { class: 'rec-heading' }, current.record?.title || current.id),
