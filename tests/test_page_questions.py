@@ -177,6 +177,11 @@ def test_a_suggestion_shows_agent_and_score_and_one_key_accepts_it(page, setting
     [rec] = [r for r in data["records"] if r["record_id"] == "1"]
     assert rec["suggestions"] == {"shown": True, "accepted": {"verdict": "HHEM-2.1", "spans": "prior-detector"}}
     assert len(rec["annotations"]) == 1 and rec["annotations"][0]["label"] == ["Unwanted", "Unwanted.Intrinsic"]
+    # deleting the annotation copied from the span suggestion takes its acceptance back
+    page.locator('#annotations [data-action="delete"]').click()
+    data = export_file(page, tmp_path / "again")
+    [rec] = [r for r in data["records"] if r["record_id"] == "1"]
+    assert rec["suggestions"]["accepted"] == {"verdict": "HHEM-2.1"} and rec["annotations"] == []
 
 
 def test_blind_mode_puts_no_suggestion_in_the_dom(context, blind_bundle, serve_dir, tmp_path):

@@ -3,7 +3,10 @@
  * suggestions the annotator accepted, kept in the record's work entry beside its annotations:
  *
  *   entry.responses = {QUESTION: {value, updated_at}}   value null = cleared (a tombstone, like a deleted
- *   entry.accepted  = {QUESTION: {agent, updated_at}}   annotation: merging never brings an old answer back)
+ *   entry.accepted  = {QUESTION: {agent, updated_at, annotations?}}   annotation: merging never brings
+ *                                                        an old answer back)
+ * `annotations` (the span question): the ids of the annotations copied from that agent's suggestions; the
+ * acceptance counts while one of them is live (deleting them takes it back).
  *
  * Each question merges on its own, newest `updated_at` winning, so two tabs answering different
  * questions of one record both keep their answers. No DOM, no imports: storage.js and store.js call it.
@@ -58,7 +61,12 @@ export function readExtras(e, problems, where) {
         problems.push(`${where}: field '${key}.${q}': unreadable`);
         continue;
       }
+      if (r.annotations !== undefined && !(Array.isArray(r.annotations) && r.annotations.every((x) => typeof x === 'string'))) {
+        problems.push(`${where}: field '${key}.${q}.annotations': unreadable`);
+        continue;
+      }
       map[q] = { [field]: Array.isArray(r[field]) ? [...r[field]] : r[field], updated_at: r.updated_at || '' };
+      if (r.annotations) map[q].annotations = [...r.annotations];
     }
     if (Object.keys(map).length) out[key] = map;
   }
@@ -85,10 +93,13 @@ export function answers(entry) {
   return out;
 }
 
-/** The accepted suggestions of an entry: {QUESTION: agent}. */
+/** The accepted suggestions of an entry: {QUESTION: agent} (a span acceptance while one of its annotations is live). */
 export function acceptedAgents(entry) {
   const out = {};
-  for (const [q, r] of Object.entries(entry?.accepted || {})) if (r.agent) out[q] = r.agent;
+  const live = (id) => Boolean(entry.annotations?.[id] && !entry.annotations[id].deleted);
+  for (const [q, r] of Object.entries(entry?.accepted || {})) {
+    if (r.agent && (!r.annotations || r.annotations.some(live))) out[q] = r.agent;
+  }
   return out;
 }
 
@@ -162,8 +173,10 @@ export function restoreAnswer(entry, before, name, at) {
   return answer(entry, name, old ? old.value : null, before?.accepted?.[name]?.agent || null, at);
 }
 
-/** `entry` with `agent`'s suggestion of question `name` marked accepted (a span suggestion copied in). */
-export function markAccepted(entry, name, agent, at) {
-  entry.accepted = withStamp(entry.accepted, name, { agent, updated_at: at });
+/** `entry` with `agent`'s span suggestion of question `name` copied in as annotation `id`, marked accepted. */
+export function markAccepted(entry, name, agent, id, at) {
+  const prev = entry.accepted?.[name];
+  const ids = prev && prev.agent === agent && prev.annotations ? prev.annotations : [];
+  entry.accepted = withStamp(entry.accepted, name, { agent, updated_at: at, annotations: [...ids, id] });
   return entry;
 }

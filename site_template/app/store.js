@@ -397,7 +397,7 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
           id, label: [...(p.label || [])], note: p.note || '', summary: span(p.summary), source: span(p.source),
           created_at: at, updated_at: at,
         };
-        return p.question && p.agent ? markAccepted(entry, p.question, p.agent, at) : entry; // a machine's span suggestion
+        return p.question && p.agent ? markAccepted(entry, p.question, p.agent, id, at) : entry; // a machine's span suggestion
       });
       return id;
     },

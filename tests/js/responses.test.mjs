@@ -115,3 +115,19 @@ test('import reads version 1 files (no responses) and drops responses this bundl
   assert.deepEqual(answers(checked.work.records.r1), { quality: 4, order: ['x', 'y', 'z'] });
   assert.equal(checked.skipped, 2);
 });
+
+test('a span acceptance counts while one of the annotations copied from it is live', async () => {
+  const { markAccepted, acceptedAgents: agents } = await import('../../site_template/app/responses.js');
+  const a = (id, deleted = false) => (deleted ? { id, deleted: true, updated_at: 't' } : { id, label: ['Benign'], updated_at: 't' });
+  let e = markAccepted(entry({ annotations: { x: a('x') } }), 'spans', 'det', 'x', 't1');
+  e = markAccepted({ ...e, annotations: { ...e.annotations, y: a('y') } }, 'spans', 'det', 'y', 't2');
+  assert.deepEqual(e.accepted.spans.annotations, ['x', 'y']);
+  assert.deepEqual(agents(e), { spans: 'det' });
+  assert.deepEqual(agents({ ...e, annotations: { x: a('x', true), y: a('y') } }), { spans: 'det' });
+  assert.deepEqual(agents({ ...e, annotations: { x: a('x', true), y: a('y', true) } }), {});
+  // read back from storage with its ids; a malformed list is reported
+  const problems = [];
+  assert.deepEqual(plain(readExtras(e, problems, 'r').accepted.spans.annotations), ['x', 'y']);
+  readExtras({ accepted: { spans: { agent: 'det', updated_at: 't', annotations: [1] } } }, problems, 'r');
+  assert.deepEqual(problems, ["r: field 'accepted.spans.annotations': unreadable"]);
+});
