@@ -32,7 +32,7 @@ def settings_doc(blind=False, metadata=True) -> dict:
             {"name": "order", "type": "ranking", "title": "Order of the errors",
              "options": [{"value": "x", "text": "Omission"}, {"value": "y", "text": "Addition"},
                          {"value": "z", "text": "Contradiction"}]},
-            {"name": "comment", "type": "text", "title": "Comment"},
+            {"name": "comment", "type": "text", "title": "Comment", "markdown": True},
         ],
         "metadata": [
             {"name": "summarizer", "title": "Model", "type": "terms", "visible": True},

@@ -78,12 +78,12 @@ def answer_all_by_keyboard(page):
     page.keyboard.press("Shift+ArrowDown")  # Omission one down: y, x, z
     page.keyboard.press("q")
     assert focused_question(page) == "comment"
-    page.keyboard.type("Two numbers are wrong.")
+    page.keyboard.type(EXPECTED["comment"])
     page.keyboard.press("Escape")  # leaves the text field
 
 
 EXPECTED = {"verdict": "hallucinated", "topics": ["numbers", "dates"], "quality": 4, "order": ["y", "x", "z"],
-            "comment": "Two numbers are wrong."}
+            "comment": "Two **numbers** are wrong <img src=x onerror=window.__pwned=1>"}
 
 
 def test_every_question_by_keyboard_survives_a_reload_and_is_exported(page, settings_url, tmp_path):
@@ -110,6 +110,9 @@ def test_every_question_by_keyboard_survives_a_reload_and_is_exported(page, sett
     assert checked == [["verdict", "hallucinated"], ["topics", "numbers"], ["topics", "dates"], ["quality", "4"]]
     assert page.locator("#questions .q-ranking li").evaluate_all("els => els.map(e => e.dataset.value)") == ["y", "x", "z"]
     assert page.locator('#questions textarea[data-question="comment"]').input_value() == EXPECTED["comment"]
+    preview = page.locator('#questions [data-question="comment"] .q-preview')  # markdown: true, built as nodes
+    assert preview.locator("strong").inner_text() == "numbers" and preview.locator("img").count() == 0
+    assert page.evaluate("() => window.__pwned") is None
     # 0 clears an answer; the clear is undoable (Ctrl+Z) like a delete
     page.keyboard.press("Escape")
     page.keyboard.press("q")

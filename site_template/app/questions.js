@@ -10,6 +10,7 @@
  * in a ranking ↑/↓ move between items, Shift+↑/↓ move the item, a digit puts it at that rank and
  * Enter keeps the order shown as the answer.
  */
+import { renderMarkdown } from './markdown.js';
 import { answers, isEmpty } from './responses.js';
 import { questionSuggestions, scoreText, valueText } from './suggestions.js';
 import { watch } from './store.js';
@@ -110,10 +111,13 @@ function questionControl(q, set) {
   } else {
     const area = h('textarea', { class: 'q-text', rows: '2', 'data-question': q.name, 'aria-label': q.title || q.name });
     area.addEventListener('input', () => set(area.value)); // every keystroke is saved, as the note's draft is
-    fs.append(area);
+    // markdown: true (Argilla's use_markdown): the answer is previewed as markdown.js renders it (nodes only)
+    const preview = q.markdown ? h('div', { class: 'q-preview md', 'aria-label': 'preview' }) : null;
+    fs.append(area, preview);
     draw = (value) => {
       const v = typeof value === 'string' ? value : '';
       if (area.value !== v) area.value = v;
+      if (preview) preview.replaceChildren(renderMarkdown(v));
     };
   }
   fs.append(sugBox);
