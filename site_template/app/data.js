@@ -5,8 +5,6 @@
  * The bundle stores offsets as Python code points; the page works in UTF-16 units (JS strings) and
  * converts back for export. Everything here follows docs/DESIGN.md.
  */
-import { spanSuggestionsAsPrior } from './suggestions.js';
-
 const SURROGATE = /[\uD800-\uDFFF]/;
 
 /** Offset maps of one string between Python code points and JS UTF-16 units. */
@@ -229,6 +227,9 @@ export class Bundle {
     this.meta = index.meta || []; // per record: the visible settings.metadata values (filters, sort)
     this.hideSuggestions = false; // blind mode (settings.suggestions.blind): no suggestion leaves this module
     this.spanQuestion = (manifest.settings?.questions || []).find((q) => q.type === 'span')?.name || 'spans';
+    // (suggestions, {source, summary}) -> prior annotations: set by main.js (suggestions.js), so that this
+    // module, on the boot path, imports nothing
+    this.spanSuggestions = () => [];
     this.recordShard = index.shard;
     this.textShards = index.text_shards || []; // [source shard, summary shard] per record
     this.position = new Map(this.ids.map((id, i) => [id, i]));
@@ -320,7 +321,7 @@ export class Bundle {
     const blind = this.hideSuggestions;
     const suggestions = blind ? [] : rec.suggestions || [];
     // span suggestions join the prior annotations: the suggestions card shows and accepts both
-    const prior = blind ? [] : [...(rec.prior_annotations || []), ...spanSuggestionsAsPrior(suggestions, this.spanQuestion, { source, summary })];
+    const prior = blind ? [] : [...(rec.prior_annotations || []), ...this.spanSuggestions(suggestions, { source, summary })];
     return {
       id: rec.id, title: rec.title || null, metadata: rec.metadata || {},
       prior_annotations: prior, gold: rec.gold || null, source, summary,

@@ -7,12 +7,8 @@ import { renderMarkdown } from './markdown.js';
 import { watch } from './store.js';
 import { h } from './util.js';
 
-/** Mount into `box` (hidden when the settings have no extra field or the record has none of them). */
+/** Mount the `extra` fields (at least one) into `box`; hidden while the record has none of them. */
 export function mountFields(store, extra, box) {
-  if (!extra.length) {
-    box.hidden = true;
-    return;
-  }
   watch(store, (s) => [s.current.record], (s) => {
     const values = s.current.record?.fields || {};
     const shown = extra.filter((f) => typeof values[f.name] === 'string' && values[f.name]);

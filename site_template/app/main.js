@@ -16,13 +16,9 @@ import { clientId, prefs, WorkStorage } from './storage.js';
 import { createAppStore, liveAnnotations, SIDES, unexportedCount } from './store.js';
 import { TextPane } from './textpane.js';
 import { buildExport, checkAgainstBundle, downloadJson, exportFileName, parseImport } from './transfer.js';
-import { mountFields } from './fields.js';
-import { mountQuestions, QUESTION_SHORTCUTS } from './questions.js';
 import { missingRequired } from './responses.js';
-import { loadQueue, nextInQueue } from './queue.js';
 import { pageSettings } from './settings.js';
-import { acceptedPriors } from './suggestions.js';
-import { mountSimilar } from './similar.js';
+import { acceptedPriors, spanSuggestionsAsPrior } from './suggestions.js';
 import { h, nowIso } from './util.js';
 import {
   mountAllDone, mountAnnotations, mountBanners, mountDraft, mountFinish, mountOverlays, mountRecordInfo,
@@ -86,6 +82,14 @@ async function main() {
   const annotator = await resolveAnnotator();
   const settings = pageSettings(manifest, annotator);
   bundle.hideSuggestions = settings.blind; // blind: no suggestion reaches the store, hence the DOM
+  bundle.spanSuggestions = (suggestions, texts) => spanSuggestionsAsPrior(suggestions, bundle.spanQuestion, texts);
+  // The modules of the settings' parts, requested now: a bundle without them (the default) loads none.
+  const parts = Promise.all([
+    settings.questions.length ? import('./questions.js') : null,
+    settings.fields.extra.length ? import('./fields.js') : null,
+    settings.similar ? import('./similar.js') : null,
+    manifest.queues ? import('./queue.js') : null,
+  ]);
   const storage = new WorkStorage(manifest.bundle_id, annotator);
   const opened = await storage.open().catch((error) => ({ work: null, aside: [], error }));
   const viewKey = `view:${manifest.bundle_id}`;
@@ -96,11 +100,12 @@ async function main() {
   }
   const { actions } = store;
   // The annotator's queue (manifest.queues): the first record, the next to do and the progress follow it.
-  const queue = await loadQueue(bundle, annotator).catch((err) => {
+  const [questionsMod, fieldsMod, similarMod, queueMod] = await parts;
+  const queue = queueMod && await queueMod.loadQueue(bundle, annotator).catch((err) => {
     actions.message(`Your queue could not be read (${err.message}): working through every record in bundle order.`);
     return null;
   });
-  const todoFrom = (from, after) => (queue ? nextInQueue(queue, bundle.ids, store.state.work, from, after)
+  const todoFrom = (from, after) => (queue ? queueMod.nextInQueue(queue, bundle.ids, store.state.work, from, after)
     : nextTodoIndex(bundle.ids, store.state.work, Math.max(0, from), after));
   // Without a deep link, open the first record still to do (boot.js could only prefetch the first one).
   const todoAtStart = bundle.ids.length ? todoFrom(-1, false) : -1;
@@ -196,13 +201,14 @@ async function main() {
     layoutEl.append(fieldsBox, formBox);
     document.body.dataset.form = 'true';
   }
-  mountFields(store, settings.fields.extra, fieldsBox);
-  if (settings.similar) {
+  if (fieldsMod) fieldsMod.mountFields(store, settings.fields.extra, fieldsBox);
+  if (similarMod) {
     const similarBox = h('section', { class: 'card similar', id: 'similar-card' });
     document.querySelector('#side .side-scroll').append(similarBox);
-    mountSimilar(store, bundle, similarBox, (id) => navigate(() => actions.goToId(id)));
+    similarMod.mountSimilar(store, bundle, similarBox, (id) => navigate(() => actions.goToId(id)));
   }
-  const form = mountQuestions(store, actions, settings.questions, formBox);
+  const form = questionsMod ? questionsMod.mountQuestions(store, actions, settings.questions, formBox)
+    : { focusQuestion: () => false, accept: () => false, focusQuestionNamed: () => {} };
   mountDraft(store, actions, { save: () => save(), clear: () => clear() });
   mountAnnotations(store, actions);
   mountSuggestions(store, actions);
@@ -221,7 +227,7 @@ async function main() {
     else renderSaveStatus(saveStatus, { state: s.ui.save.state === 'failed' ? 'error' : s.ui.save.state, at: s.ui.save.at });
   });
   document.getElementById('help-keys').replaceChildren(
-    ...[...SHORTCUTS, ...(settings.questions.length ? QUESTION_SHORTCUTS : [])]
+    ...[...SHORTCUTS, ...(questionsMod ? questionsMod.QUESTION_SHORTCUTS : [])]
       .map(([k, what]) => h('tr', {}, h('td', {}, h('kbd', {}, k)), h('td', {}, what))));
 
   const scrollMemory = mountScrollMemory(manifest.bundle_id, panes, SIDES);
@@ -474,7 +480,7 @@ async function main() {
     nextTodo, toggleList: () => layout.toggle('list'), toggleSide: () => layout.toggle('side'),
     nextMatch: () => jumpMatch(1), prevMatch: () => jumpMatch(-1),
     guidelines: () => actions.toggleGuidelines(), help: () => actions.toggleHelp(),
-    ...(settings.questions.length ? {
+    ...(questionsMod ? {
       nextQuestion: () => form.focusQuestion(1), prevQuestion: () => form.focusQuestion(-1),
       accept: () => form.accept() || acceptSpanSuggestion(),
     } : {}),

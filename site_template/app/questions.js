@@ -151,14 +151,10 @@ function questionControl(q, set) {
 }
 
 /**
- * Mount the form into `box` (hidden when the settings have no record-level question). Returns
- * {focusQuestion(dir), acceptFocusedOrFirst(), focusQuestionNamed(name)} for main.js's keys.
+ * Mount the form of `questions` (at least one) into `box`. Returns {focusQuestion(dir), accept(),
+ * focusQuestionNamed(name)} for main.js's keys.
  */
 export function mountQuestions(store, actions, questions, box) {
-  if (!questions.length) {
-    box.hidden = true;
-    return { focusQuestion: () => false, accept: () => false, focusQuestionNamed: () => {} };
-  }
   box.hidden = false;
   let last = -1; // the question last focused: q moves on from it
   const controls = questions.map((q) => questionControl(q, (value) => actions.setResponse(q.name, value)));

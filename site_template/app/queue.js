@@ -2,7 +2,7 @@
  * The annotator's queue (issue 13, Argilla's distribution): with `manifest.queues`, `?annotator=alice`
  * works through the records `data/queues.json` assigns her, in its order: the first record opened, the
  * next to do and the progress count go by her queue; every other record stays reachable (list, n / p,
- * links). Pure functions but `loadQueue`.
+ * links). Loaded only for a bundle with queues; pure functions but `loadQueue`.
  */
 import { recordStatus } from './store.js';
 
@@ -37,11 +37,4 @@ export function nextInQueue(queue, ids, work, current = -1, after = false) {
     if (!isDone(work, ids[i])) return i;
   }
   return -1;
-}
-
-/** {done, total} of the queue. */
-export function queueProgress(queue, ids, work) {
-  let done = 0;
-  for (const i of queue) if (isDone(work, ids[i])) done += 1;
-  return { done, total: queue.length };
 }

@@ -3,12 +3,10 @@
  * redraws its element only when the state slices it shows have changed. Text is inserted with
  * textContent / text nodes only.
  */
-import { mountMetaFilters } from './filters.js';
 import { renderGuidelines } from './markdown.js';
 import { LABEL_COLOURS, labelColour } from './pairing.js';
 import { statusCounts } from './nav.js';
 import { acceptedPriors } from './suggestions.js';
-import { queueProgress } from './queue.js';
 import { liveAnnotations, recordStatus, unexportedCount, watch } from './store.js';
 import { clip, h } from './util.js';
 import { virtualList } from './virtuallist.js';
@@ -44,12 +42,13 @@ export function mountTopbar(store, bundle, queue = null) {
   const model = document.getElementById('model-status');
   document.getElementById('annotator').textContent = store.state.annotator;
   const total = bundle.ids.length;
+  const queueIds = queue ? queue.map((i) => bundle.ids[i]) : null;
   watch(store, (s) => [s.current.index], (s) => {
     pos.textContent = total ? `${s.current.index + 1} / ${total}` : '0 / 0';
   });
   watch(store, (s) => [s.work], (s) => {
     const c = statusCounts(bundle.ids, bundle.position, s.work);
-    const q = queue ? queueProgress(queue, bundle.ids, s.work) : null;
+    const q = queueIds ? statusCounts(queueIds, new Set(queueIds), s.work) : null;
     fill.style.width = q ? `${q.total ? (100 * q.done) / q.total : 0}%` : `${total ? (100 * c.done) / total : 0}%`;
     ptext.textContent = q ? `${q.done} / ${q.total} of your queue` : `${c.done} / ${total} done`;
     ptext.parentElement.title = `${c.submitted} submitted · ${c.discarded} discarded · ${c.in_progress} in progress · ${c.todo} to do`;
@@ -198,7 +197,12 @@ export function mountRecordList(store, bundle, onPick, { metadata = [], queue = 
     });
     statusBox.append(b);
   }
-  const meta = metadata.length ? mountMetaFilters(statusBox, bundle, metadata, () => refilter(false)) : null;
+  let meta = null; // the metadata filters, loaded only for a bundle that has visible metadata
+  if (metadata.length) {
+    import('./filters.js').then(({ mountMetaFilters }) => {
+      meta = mountMetaFilters(statusBox, bundle, metadata, () => refilter(false));
+    });
+  }
   watch(store, (s) => [s.current.index], (s) => {
     const was = rows.row(current);
     current = s.current.index;

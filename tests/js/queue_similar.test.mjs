@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { halfTable } from '../../site_template/app/data.js';
-import { nextInQueue, queueProgress } from '../../site_template/app/queue.js';
+import { nextInQueue } from '../../site_template/app/queue.js';
 import { topSimilar } from '../../site_template/app/similar.js';
 
 const ids = ['a', 'b', 'c', 'd', 'e'];
@@ -17,7 +17,6 @@ test('nextInQueue walks the queue in its order from the open record, wrapping; -
   assert.equal(nextInQueue(queue, ids, done('e'), 4, true), 3); // wraps
   assert.equal(nextInQueue(queue, ids, done(), 1, true), 3); // b is not in the queue: from its start
   assert.equal(nextInQueue(queue, ids, done('a', 'd', 'e'), 3, true), -1);
-  assert.deepEqual(queueProgress(queue, ids, done('a', 'b')), { done: 1, total: 3 });
 });
 
 /** float16 bit patterns of float32 values (round toward zero: enough for a test of the scan). */
