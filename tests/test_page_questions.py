@@ -563,3 +563,24 @@ def test_faithbench_with_its_settings_file_end_to_end(browser, build_bundle, ser
     assert "HHEM-2.1" in run.output
     merged = {r["id"]: r for r in json.loads(out.read_text(encoding="utf-8"))}
     assert merged[picked[-1]]["responses"][0]["values"]["confidence"] == 4
+
+
+def test_a_bundle_without_settings_looks_as_before_and_loads_none_of_their_modules(page, bundle_server, tmp_path):
+    requested: list[str] = []
+    page.on("request", lambda r: requested.append(r.url))
+    block_model(page)
+    open_page(page, bundle_server, "harbor-lighthouse")
+    for sel in ("#questions", "#fields", "#meta-filters", "#similar-card", '#status-filter [data-filter="queue"]'):
+        assert page.locator(sel).count() == 0, sel
+    assert page.evaluate("() => document.body.dataset.form") is None
+    assert page.locator('.pane[data-pane="source"] .pane-title').inner_text().lower().startswith("source")
+    assert "question" not in page.locator("#help-keys").inner_text()
+    page.keyboard.press("q")  # no form: q and a do nothing
+    page.keyboard.press("a")
+    assert state(page, "s.work.records['harbor-lighthouse'] ?? null") is None
+    loaded = {u.rsplit("/", 1)[-1] for u in requested if "/app/" in u}
+    assert not loaded & {"questions.js", "fields.js", "filters.js", "queue.js", "similar.js"}, loaded
+    page.keyboard.press("s")
+    page.wait_for_function("() => mercuryStatic.store.state.current.id !== 'harbor-lighthouse'")
+    [rec] = export_file(page, tmp_path)["records"]
+    assert rec["responses"] == {} and rec["suggestions"] == {"shown": True, "accepted": {}}
