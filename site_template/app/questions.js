@@ -181,15 +181,16 @@ export function mountQuestions(store, actions, questions, box) {
   box.addEventListener('keydown', (ev) => {
     const i = controls.findIndex((c) => c.el.contains(ev.target));
     if (i < 0 || ev.ctrlKey || ev.metaKey || ev.target instanceof HTMLTextAreaElement) return;
+    const q = questions[i];
     let done = controls[i].key(ev);
     if (!done && ev.key === '0') {
-      actions.setResponse(questions[i].name, null, { undo: `Answer to “${questions[i].title || questions[i].name}” cleared.` });
+      const entry = store.state.work.records[store.state.current.id];
+      if (!isEmpty(answers(entry)[q.name])) actions.setResponse(q.name, null, { undo: `Answer to “${q.title || q.name}” cleared.` });
       done = true;
     } else if (!done && ev.key === 'a') {
       accept(i);
       done = true;
-    }
-    else if (!done && (ev.key === 'q' || ev.key === 'Q')) done = api.focusQuestion(ev.key === 'q' ? 1 : -1);
+    } else if (!done && (ev.key === 'q' || ev.key === 'Q')) done = api.focusQuestion(ev.key === 'q' ? 1 : -1);
     if (done) ev.preventDefault();
     // arrows stay inside the form (a radio group's own arrows), never move the selection in a text; Enter
     // on an option is not the draft's "save" (a button still takes it)
