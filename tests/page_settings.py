@@ -15,7 +15,7 @@ EVIL = '<img src=x onerror="window.__pwned=1">'
 HHEM = [0.9, 0.41, 0.7, 0.2, 0.55, 0.3, 0.8, 0.1, 0.65, 0.45, 0.95, 0.05]
 
 
-def settings_doc(blind=False, metadata=True) -> dict:
+def settings_doc(blind=False, metadata=True, markdown=True) -> dict:
     doc = {
         "fields": {"source": {"title": "Source article"}, "summary": {"title": "Summary"},
                    "extra": [{"name": "question", "title": "Question", "markdown": True}]},
@@ -32,7 +32,7 @@ def settings_doc(blind=False, metadata=True) -> dict:
             {"name": "order", "type": "ranking", "title": "Order of the errors",
              "options": [{"value": "x", "text": "Omission"}, {"value": "y", "text": "Addition"},
                          {"value": "z", "text": "Contradiction"}]},
-            {"name": "comment", "type": "text", "title": "Comment", "markdown": True},
+            {"name": "comment", "type": "text", "title": "Comment", "markdown": markdown},
         ],
         "metadata": [
             {"name": "summarizer", "title": "Model", "type": "terms", "visible": True},
@@ -50,7 +50,7 @@ def settings_doc(blind=False, metadata=True) -> dict:
     return doc
 
 
-def faithbench_like(folder: Path, n: int = 6, blind=False, metadata=True) -> tuple[Path, Path]:
+def faithbench_like(folder: Path, n: int = 6, blind=False, metadata=True, markdown=True) -> tuple[Path, Path]:
     """Write `data.jsonl`, `suggestions.jsonl` and `settings.json` into `folder`; returns (data, settings)."""
     rng = random.Random(7)
     rows, sugs = [], []
@@ -71,5 +71,5 @@ def faithbench_like(folder: Path, n: int = 6, blind=False, metadata=True) -> tup
     data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     (folder / "suggestions.jsonl").write_text("".join(json.dumps(s) + "\n" for s in sugs), encoding="utf-8")
     settings = folder / "settings.json"
-    settings.write_text(json.dumps(settings_doc(blind, metadata)), encoding="utf-8")
+    settings.write_text(json.dumps(settings_doc(blind, metadata, markdown)), encoding="utf-8")
     return data, settings

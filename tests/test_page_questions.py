@@ -35,7 +35,9 @@ def settings_bundle(build_bundle, tmp_path_factory):
 @pytest.fixture(scope="module")
 def blind_bundle(build_bundle, tmp_path_factory):
     # no metadata section: the raw input columns (hhem-2.1, the suggestions' score) would be the record's metadata
-    data, settings = faithbench_like(tmp_path_factory.mktemp("fbq-blind"), n=N, blind=["alice"], metadata=False)
+    # (and a plain text question, without its Markdown preview)
+    data, settings = faithbench_like(tmp_path_factory.mktemp("fbq-blind"), n=N, blind=["alice"], metadata=False,
+                                     markdown=False)
     return build_bundle([data], name="fbq-blind", settings=settings)
 
 
@@ -197,6 +199,8 @@ def test_blind_mode_puts_no_suggestion_in_the_dom(context, blind_bundle, serve_d
     for needle in ("HHEM", "hhem", "0.41", "prior-detector", "judge-", "Suggested", "score 0."):
         assert needle not in html, needle
     assert state(page, "s.current.record.suggestions.length + s.current.record.prior_annotations.length") == 0
+    assert "null" not in page.locator("#questions").inner_text()  # no stray text where no preview is
+    assert page.locator('#questions [data-question="comment"] .q-preview').count() == 0
     page.keyboard.press("a")  # nothing to accept
     assert "verdict" not in responses(page, "1")
     page.keyboard.press("q")

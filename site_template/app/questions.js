@@ -113,7 +113,8 @@ function questionControl(q, set) {
     area.addEventListener('input', () => set(area.value)); // every keystroke is saved, as the note's draft is
     // markdown: true (Argilla's use_markdown): the answer is previewed as markdown.js renders it (nodes only)
     const preview = q.markdown ? h('div', { class: 'q-preview md', 'aria-label': 'preview' }) : null;
-    fs.append(area, preview);
+    fs.append(area);
+    if (preview) fs.append(preview);
     draw = (value) => {
       const v = typeof value === 'string' ? value : '';
       if (area.value !== v) area.value = v;
