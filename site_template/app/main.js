@@ -99,8 +99,8 @@ async function main() {
     store.update({ ui: { ...store.state.ui, storageError: `This browser refuses to save (${opened.error.message || opened.error}): nothing you do here is saved. Export to keep your work.` } });
   }
   const { actions } = store;
-  // The annotator's queue (manifest.queues): the first record, the next to do and the progress follow it.
   const [questionsMod, fieldsMod, similarMod, queueMod] = await parts;
+  // The annotator's queue (manifest.queues): the first record, the next to do and the progress follow it.
   const queue = queueMod && await queueMod.loadQueue(bundle, annotator).catch((err) => {
     actions.message(`Your queue could not be read (${err.message}): working through every record in bundle order.`);
     return null;
