@@ -334,7 +334,7 @@ def test_export_format_and_code_point_offsets_with_emoji(page, bundle_server, de
     page.keyboard.press("d")  # discard this one… (moves to the next record)
     page.wait_for_function("() => mercuryStatic.store.state.current.id !== 'space-exhibit'")
     data = export_file(page, tmp_path)
-    assert data["format"] == "mercury-static/annotations" and data["version"] == 1
+    assert data["format"] == "mercury-static/annotations" and data["version"] == 2
     assert data["bundle_id"] == demo.manifest["bundle_id"]
     assert data["annotator"] == "alice" and data["client_id"]
     assert data["title"] == demo.manifest["title"] and data["tool_version"] == demo.manifest["tool_version"]

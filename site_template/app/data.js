@@ -5,7 +5,6 @@
  * The bundle stores offsets as Python code points; the page works in UTF-16 units (JS strings) and
  * converts back for export. Everything here follows docs/DESIGN.md.
  */
-
 const SURROGATE = /[\uD800-\uDFFF]/;
 
 /** Offset maps of one string between Python code points and JS UTF-16 units. */
@@ -146,7 +145,7 @@ export class TextView {
 
 /** float16 bit pattern -> float32 value, for all 65536 patterns (built on first use, from the bits). */
 let HALF = null;
-function halfTable() {
+export function halfTable() {
   if (HALF) return HALF;
   HALF = new Float32Array(65536);
   const bits = new Uint32Array(HALF.buffer);
@@ -225,6 +224,12 @@ export class Bundle {
     this.ids = index.ids;
     this.titles = index.titles || []; // row titles: the record's title, else the start of its summary
     this.tags = index.tags || []; // short metadata values per record (the record filter matches them)
+    this.meta = index.meta || []; // per record: the visible settings.metadata values (filters, sort)
+    this.hideSuggestions = false; // blind mode (settings.suggestions.blind): no suggestion leaves this module
+    this.spanQuestion = (manifest.settings?.questions || []).find((q) => q.type === 'span')?.name || 'spans';
+    // (suggestions, {source, summary}) -> prior annotations: set by main.js (suggestions.js), so that this
+    // module, on the boot path, imports nothing
+    this.spanSuggestions = () => [];
     this.recordShard = index.shard;
     this.textShards = index.text_shards || []; // [source shard, summary shard] per record
     this.position = new Map(this.ids.map((id, i) => [id, i]));
@@ -313,9 +318,14 @@ export class Bundle {
       this.text(rec.source, this._textShardOf(rec, 'source')),
       this.text(rec.summary, this._textShardOf(rec, 'summary')),
     ]);
+    const blind = this.hideSuggestions;
+    const suggestions = blind ? [] : rec.suggestions || [];
+    // span suggestions join the prior annotations: the suggestions card shows and accepts both
+    const prior = blind ? [] : [...(rec.prior_annotations || []), ...this.spanSuggestions(suggestions, { source, summary })];
     return {
       id: rec.id, title: rec.title || null, metadata: rec.metadata || {},
-      prior_annotations: rec.prior_annotations || [], gold: rec.gold || null, source, summary,
+      prior_annotations: prior, gold: rec.gold || null, source, summary,
+      fields: rec.fields || {}, meta: rec.meta || {}, suggestions: suggestions.filter((sg) => sg && sg.question !== this.spanQuestion),
     };
   }
 

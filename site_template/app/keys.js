@@ -53,13 +53,13 @@ export function trapFocus(container) {
 /**
  * @param handlers {next, prev, label(i), save, submit, discard, escape, undo, nextMatch, prevMatch,
  *   pairMatch, noSource, note, otherPane, step(side | null, unit, dir, extend), modal() -> bool,
- *   guidelines, help, nextTodo, toggleList, toggleSide}
+ *   guidelines, help, nextTodo, toggleList, toggleSide, nextQuestion?, prevQuestion?, accept?}
  */
 export function mountKeys(handlers) {
   document.addEventListener('keydown', (ev) => {
     if (ev.defaultPrevented) return;
     const field = ev.target instanceof Element
-      && ev.target.closest('input:not([type=checkbox]):not([type=range]), textarea, select, [contenteditable]');
+      && ev.target.closest('input:not([type=checkbox]):not([type=radio]):not([type=range]), textarea, select, [contenteditable]');
     if (ev.key === 'Escape') {
       if (field) ev.target.blur(); // leaving a field is all Esc does there
       else handlers.escape();
@@ -93,6 +93,7 @@ export function mountKeys(handlers) {
       '.': handlers.nextMatch, ',': handlers.prevMatch, g: handlers.guidelines, '?': handlers.help,
       l: handlers.pairMatch, x: handlers.noSource, c: handlers.note, o: () => handlers.otherPane(pane ? pane.id.slice(5) : null),
       t: handlers.nextTodo, '[': handlers.toggleList, ']': handlers.toggleSide,
+      q: handlers.nextQuestion, Q: handlers.prevQuestion, a: handlers.accept, // the questions form (questions.js)
     };
     let fn = map[ev.key];
     if (!fn && /^[1-9]$/.test(ev.key)) fn = () => handlers.label(Number(ev.key) - 1);

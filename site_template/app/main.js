@@ -14,9 +14,12 @@ import { nextTodoIndex } from './nav.js';
 import { mountPairing } from './pairing.js';
 import { mountScrollMemory } from './scrollmemory.js';
 import { clientId, prefs, WorkStorage } from './storage.js';
-import { createAppStore, SIDES, unexportedCount } from './store.js';
+import { createAppStore, liveAnnotations, SIDES, unexportedCount } from './store.js';
 import { TextPane } from './textpane.js';
 import { buildExport, checkAgainstBundle, downloadJson, exportFileName, parseImport } from './transfer.js';
+import { missingRequired } from './responses.js';
+import { pageSettings } from './settings.js';
+import { acceptedPriors, spanSuggestionsAsPrior } from './suggestions.js';
 import { h, nowIso } from './util.js';
 import {
   mountAllDone, mountAnnotations, mountBanners, mountDraft, mountFinish, mountOverlays, mountRecordInfo,
@@ -79,6 +82,16 @@ async function main() {
   const wanted = recordIdFromHash();
   let firstId = firstRecordId(bundle);
   const annotator = await resolveAnnotator();
+  const settings = pageSettings(manifest, annotator);
+  bundle.hideSuggestions = settings.blind; // blind: no suggestion reaches the store, hence the DOM
+  bundle.spanSuggestions = (suggestions, texts) => spanSuggestionsAsPrior(suggestions, bundle.spanQuestion, texts);
+  // The modules of the settings' parts, requested now: a bundle without them (the default) loads none.
+  const parts = Promise.all([
+    settings.questions.length ? import('./questions.js') : null,
+    settings.fields.extra.length ? import('./fields.js') : null,
+    settings.similar ? import('./similar.js') : null,
+    manifest.queues ? import('./queue.js') : null,
+  ]);
   const storage = new WorkStorage(manifest.bundle_id, annotator);
   const opened = await storage.open().catch((error) => ({ work: null, aside: [], error }));
   const viewKey = `view:${manifest.bundle_id}`;
@@ -88,8 +101,16 @@ async function main() {
     store.update({ ui: { ...store.state.ui, storageError: `This browser refuses to save (${opened.error.message || opened.error}): nothing you do here is saved. Export to keep your work.` } });
   }
   const { actions } = store;
+  const [questionsMod, fieldsMod, similarMod, queueMod] = await parts;
+  // The annotator's queue (manifest.queues): the first record, the next to do and the progress follow it.
+  const queue = queueMod && await queueMod.loadQueue(bundle, annotator).catch((err) => {
+    actions.message(`Your queue could not be read (${err.message}): working through every record in bundle order.`);
+    return null;
+  });
+  const todoFrom = (from, after) => (queue ? queueMod.nextInQueue(queue, bundle.ids, store.state.work, from, after)
+    : nextTodoIndex(bundle.ids, store.state.work, Math.max(0, from), after));
   // Without a deep link, open the first record still to do (boot.js could only prefetch the first one).
-  const todoAtStart = bundle.ids.length ? nextTodoIndex(bundle.ids, store.state.work) : -1;
+  const todoAtStart = bundle.ids.length ? todoFrom(-1, false) : -1;
   if (!(wanted && bundle.position.has(wanted)) && todoAtStart > 0) firstId = bundle.ids[todoAtStart];
   const levelOf = makeLevelOf(manifest);
   const panes = Object.fromEntries(SIDES.map((side) => [side,
@@ -171,8 +192,25 @@ async function main() {
   }
 
   // --- renderers -------------------------------------------------------------------------------
-  mountTopbar(store, bundle);
-  mountRecordInfo(store);
+  mountTopbar(store, bundle, queue);
+  mountRecordInfo(store, manifest.settings?.metadata, settings.blind);
+  // the settings' fields and questions: titles of the texts, extra fields above them, the form under them
+  for (const side of SIDES) document.querySelector(`.pane[data-pane="${side}"] .pane-title`).firstChild.data = `${settings.fields[side].title} `;
+  const layoutEl = document.querySelector('.layout');
+  const fieldsBox = h('section', { id: 'fields', class: 'fields', 'aria-label': 'fields', hidden: true });
+  const formBox = h('section', { id: 'questions', class: 'questions', 'aria-label': 'questions', hidden: true });
+  if (settings.fields.extra.length || settings.questions.length) {
+    layoutEl.append(fieldsBox, formBox);
+    document.body.dataset.form = 'true';
+  }
+  if (fieldsMod) fieldsMod.mountFields(store, settings.fields.extra, fieldsBox);
+  if (similarMod) {
+    const similarBox = h('section', { class: 'card similar', id: 'similar-card' });
+    document.querySelector('#side .side-scroll').append(similarBox);
+    similarMod.mountSimilar(store, bundle, similarBox, (id) => navigate(() => actions.goToId(id)));
+  }
+  const form = questionsMod ? questionsMod.mountQuestions(store, actions, settings.questions, formBox)
+    : { focusQuestion: () => false, accept: () => false, focusQuestionNamed: () => {} };
   mountDraft(store, actions, { save: () => save(), clear: () => clear() });
   mountAnnotations(store, actions);
   mountSuggestions(store, actions);
@@ -181,7 +219,7 @@ async function main() {
   mountOverlays(store, actions, manifest);
   mountFinish(store);
   const closeAllDone = () => store.update({ ui: { ...store.state.ui, allDone: false } });
-  mountAllDone(store, bundle, exportNow, closeAllDone);
+  mountAllDone(store, bundle, exportNow, closeAllDone, queue);
   const layout = mountLayout(store);
   // The "saved" indicator of the top bar: "saved" only once storage says the change is on disk.
   const saveStatus = document.getElementById('save-status');
@@ -191,7 +229,8 @@ async function main() {
     else renderSaveStatus(saveStatus, { state: s.ui.save.state === 'failed' ? 'error' : s.ui.save.state, at: s.ui.save.at });
   });
   document.getElementById('help-keys').replaceChildren(
-    ...SHORTCUTS.map(([k, what]) => h('tr', {}, h('td', {}, h('kbd', {}, k)), h('td', {}, what))));
+    ...[...SHORTCUTS, ...(questionsMod ? questionsMod.QUESTION_SHORTCUTS : [])]
+      .map(([k, what]) => h('tr', {}, h('td', {}, h('kbd', {}, k)), h('td', {}, what))));
 
   const scrollMemory = mountScrollMemory(manifest.bundle_id, panes, SIDES);
   let shownRecord = null;
@@ -360,11 +399,22 @@ async function main() {
   // --- toolbar, keyboard --------------------------------------------------------------------------
   /** The next record still to do after the open one; when none is left, show "all done". */
   const goNextTodo = () => {
-    const i = bundle.ids.length ? nextTodoIndex(bundle.ids, store.state.work, Math.max(0, store.state.current.index), true) : -1;
+    const i = bundle.ids.length ? todoFrom(store.state.current.index, true) : -1;
     if (i < 0) store.update({ ui: { ...store.state.ui, allDone: true } });
     else if (i !== store.state.current.index) actions.goTo(i);
   };
+  /** A submit with a required question unanswered is refused, naming it (its control gets the focus). */
+  const refused = () => {
+    const { work, current } = store.state;
+    const entry = current.id ? work.records[current.id] : null;
+    const missing = missingRequired(settings.all, entry, liveAnnotations(entry).length);
+    if (!missing.length) return false;
+    actions.message(`Not submitted: “${missing[0]}” is required and not answered yet${missing.length > 1 ? ` (also: ${missing.slice(1).join(', ')})` : ''}.`);
+    form.focusQuestionNamed(missing[0]);
+    return true;
+  };
   const finish = (status) => actions.leaveDraft(status === 'submitted' ? 'submit' : 'discard', () => {
+    if (status === 'submitted' && refused()) return;
     actions.setStatus(status);
     goNextTodo();
   });
@@ -380,6 +430,13 @@ async function main() {
     if (!actions.requestClear()) return;
     window.getSelection().removeAllRanges();
     assistant.reset();
+  };
+  /** `a` once every record-level suggestion is accepted: the first span suggestion not yet among the annotations. */
+  const acceptSpanSuggestion = () => {
+    const { current, work } = store.state;
+    const prior = current.record?.prior_annotations || [];
+    const i = acceptedPriors(prior, liveAnnotations(current.id ? work.records[current.id] : null)).indexOf(false);
+    return i >= 0 && Boolean(actions.acceptPrior(i));
   };
   const clickActions = {
     prev, next, export: exportNow, 'next-todo': nextTodo,
@@ -425,6 +482,10 @@ async function main() {
     nextTodo, toggleList: () => layout.toggle('list'), toggleSide: () => layout.toggle('side'),
     nextMatch: () => jumpMatch(1), prevMatch: () => jumpMatch(-1),
     guidelines: () => actions.toggleGuidelines(), help: () => actions.toggleHelp(),
+    ...(questionsMod ? {
+      nextQuestion: () => form.focusQuestion(1), prevQuestion: () => form.focusQuestion(-1),
+      accept: () => form.accept() || acceptSpanSuggestion(),
+    } : {}),
   });
 
   // k and minimum score
@@ -469,7 +530,7 @@ async function main() {
     mountRecordList(store, bundle, (id) => { // after the first paint (10k records)
       layout.closeDrawer();
       navigate(() => actions.goToId(id));
-    });
+    }, { metadata: settings.metadata, queue });
   }, 0));
   if (todoAtStart < 0 && !wanted) store.update({ ui: { ...store.state.ui, allDone: true } });
   document.body.dataset.ready = 'true';

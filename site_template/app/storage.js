@@ -7,7 +7,8 @@
  * `durability: "strict"` transaction is on disk when it completes, and a change writes one small entry.
  * The page says "saved" only after that completion.
  *
- * Work shape: {records: {RECORD_ID: {status, status_at, updated_at, annotations: {ID: annotation}}},
+ * Work shape: {records: {RECORD_ID: {status, status_at, updated_at, annotations: {ID: annotation},
+ * responses?, accepted? (responses.js)}},
  * drafts: {RECORD_ID: draft}, last_export_at}; every map has no prototype (`__proto__` and
  * `constructor` are ids like any other). A deleted annotation stays as a tombstone {id, deleted: true,
  * updated_at} so that merging never resurrects it. Every write merges with the stored entry inside its
@@ -19,6 +20,8 @@
  * value, for a download). Work of older versions of the page (one localStorage JSON value) is read the
  * same way and carried over.
  */
+
+import { extrasAdd, mergeExtras, readExtras } from './responses.js';
 
 export const PREFIX = 'mercury-static:v1';
 const DB_NAME = 'mercury-static';
@@ -63,6 +66,7 @@ export function mergeRecord(a, b) {
     status_at: statusFrom.status_at,
     updated_at: newer(a.updated_at, b.updated_at),
     annotations,
+    ...mergeExtras(a, b),
   };
 }
 
@@ -77,6 +81,7 @@ export function mergeDraft(a, b) {
 function recordAdds(a, b) {
   if (!a) return true;
   if ((b.status_at || '') > (a.status_at || '')) return true;
+  if (extrasAdd(a, b)) return true;
   for (const id of Object.keys(b.annotations || {})) {
     const mine = a.annotations[id];
     if (!mine || (b.annotations[id].updated_at || '') > (mine.updated_at || '')) return true;
@@ -164,6 +169,7 @@ function readRecord(id, e, problems) {
   }
   return {
     status: e.status || 'in_progress', status_at: e.status_at || null, updated_at: e.updated_at || null, annotations,
+    ...readExtras(e, problems, where),
   };
 }
 

@@ -9,6 +9,7 @@
 import {
   applyEntries, dict, emptyWork, hasOwn, isQuotaError, mergeDraft, mergeWork, withKey,
 } from './storage.js';
+import { answer, changesSince, markAccepted, restoreAnswer } from './responses.js';
 import { nowIso, uuid } from './util.js';
 
 export const SIDES = ['source', 'summary'];
@@ -95,6 +96,7 @@ export function unexportedCount(work) {
     if (!rec) continue;
     if ((rec.status_at || '') > since) n += 1;
     for (const a of Object.values(rec.annotations || {})) if ((a.updated_at || '') > since) n += 1;
+    n += changesSince(rec, since);
   }
   return n;
 }
@@ -395,7 +397,7 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
           id, label: [...(p.label || [])], note: p.note || '', summary: span(p.summary), source: span(p.source),
           created_at: at, updated_at: at,
         };
-        return entry;
+        return p.question && p.agent ? markAccepted(entry, p.question, p.agent, id, at) : entry; // a machine's span suggestion
       });
       return id;
     },
@@ -422,6 +424,8 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
         if (t.annotation) {
           const old = before && hasOwn(before.annotations, t.annotation) ? before.annotations[t.annotation] : null;
           entry.annotations[t.annotation] = old ? { ...old, updated_at: at } : { id: t.annotation, deleted: true, updated_at: at };
+        } else if (t.response) {
+          restoreAnswer(entry, before, t.response, at);
         } else {
           entry.status = before?.status || 'in_progress';
           entry.status_at = at;
@@ -430,6 +434,17 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
       });
       if (t.index !== undefined && t.index !== get().current.index) actions.goTo(t.index);
       return true;
+    },
+    /**
+     * Answer a record-level question of the open record (an empty value clears it), saved like an
+     * annotation. opts: {agent} when it accepts that agent's suggestion, {undo: text} for a notice with Undo.
+     */
+    setResponse(name, value, { agent = null, undo = null } = {}) {
+      const { current } = get();
+      if (!current.id) return;
+      const toast = undo ? undoable(undo, current.id, { response: name }) : null;
+      changeRecord(current.id, (entry) => answer(entry, name, value, agent, nowIso()));
+      if (toast) toast();
     },
     dismissToast() {
       if (get().ui.toast) setUi({ toast: null });

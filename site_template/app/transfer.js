@@ -2,14 +2,23 @@
  * Export (the contract with `mercury-static merge`, see docs/DESIGN.md) and import of annotations.
  * Offsets in files are Python code points; the work in storage already holds them that way.
  */
+import { acceptedAgents, answers, isEmpty, responseProblem } from './responses.js';
+import { pageSettings } from './settings.js';
 import { dict, labelPath } from './storage.js';
 import { liveAnnotations } from './store.js';
 
 export const EXPORT_FORMAT = 'mercury-static/annotations';
-export const EXPORT_VERSION = 1; // mercury_static/formats.py EXPORT_VERSION: the same number on both sides
+export const EXPORT_VERSION = 2; // mercury_static/formats.py EXPORT_VERSION: the same number on both sides
+/** Versions import reads: 1 (spans only) and 2 (+ responses and suggestions). */
+const READABLE_VERSIONS = [1, 2];
 
-/** The export object for the annotator's work, records in bundle order. */
+/**
+ * The export object for the annotator's work, records in bundle order. Version 2: each record also
+ * carries its answered questions (`responses`) and `suggestions: {shown, accepted: {QUESTION: agent}}`
+ * (shown is false when the annotator works blind).
+ */
 export function buildExport({ manifest, ids, annotator, clientId, work, exportedAt }) {
+  const shown = !pageSettings(manifest, annotator).blind;
   const order = new Map(ids.map((id, i) => [id, i]));
   const recIds = Object.keys(work.records).filter((id) => order.has(id)).sort((a, b) => order.get(a) - order.get(b));
   return {
@@ -32,6 +41,8 @@ export function buildExport({ manifest, ids, annotator, clientId, work, exported
           summary: a.summary, source: a.source || null,
           created_at: a.created_at, updated_at: a.updated_at,
         })),
+        responses: answers(e),
+        suggestions: { shown, accepted: acceptedAgents(e) },
       };
     }),
   };
@@ -58,6 +69,23 @@ export function downloadJson(obj, fileName) {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
+const isMap = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** The responses and accepted suggestions of an exported record entry, stamped with its time (version 2). */
+function importedExtras(r, at) {
+  const out = {};
+  if (isMap(r.responses) && Object.keys(r.responses).length) {
+    out.responses = dict();
+    for (const q of Object.keys(r.responses)) out.responses[q] = { value: r.responses[q], updated_at: at };
+  }
+  const accepted = isMap(r.suggestions) && isMap(r.suggestions.accepted) ? r.suggestions.accepted : null;
+  if (accepted && Object.keys(accepted).length) {
+    out.accepted = dict();
+    for (const q of Object.keys(accepted)) out.accepted[q] = { agent: String(accepted[q]), updated_at: at };
+  }
+  return out;
+}
+
 const isSpan = (s) => s && Number.isInteger(s.start) && Number.isInteger(s.end) && typeof s.text === 'string';
 
 /**
@@ -74,8 +102,8 @@ export function parseImport(text, { manifest, ids, annotator }) {
   if (!data || data.format !== EXPORT_FORMAT || !Array.isArray(data.records)) {
     throw new Error('This file is not a mercury-static annotations export: nothing was imported.');
   }
-  if (data.version !== EXPORT_VERSION) {
-    throw new Error(`This export is of version ${JSON.stringify(data.version)}, which this page (version ${EXPORT_VERSION}) cannot read: nothing was imported.`);
+  if (!READABLE_VERSIONS.includes(data.version)) {
+    throw new Error(`This export is of version ${JSON.stringify(data.version)}, which this page (versions ${READABLE_VERSIONS.join(' and ')}) cannot read: nothing was imported.`);
   }
   if (data.bundle_id !== manifest.bundle_id) {
     throw new Error(`This export belongs to another bundle (${data.title || data.bundle_id}), not to this one (${manifest.title || manifest.bundle_id}): nothing was imported.`);
@@ -107,9 +135,10 @@ export function parseImport(text, { manifest, ids, annotator }) {
       };
       count += 1;
     }
+    const at = String(r.updated_at || '');
     records[r.record_id] = {
       // An exported status is at least as old as the record's updated_at.
-      status: r.status, status_at: String(r.updated_at || ''), updated_at: String(r.updated_at || ''), annotations,
+      status: r.status, status_at: at, updated_at: at, annotations, ...importedExtras(r, at),
     };
   }
   const exportedAt = typeof data.exported_at === 'string' ? data.exported_at : null;
@@ -123,6 +152,7 @@ export function parseImport(text, { manifest, ids, annotator }) {
  */
 export async function checkAgainstBundle(work, bundle) {
   const labels = new Set(bundle.manifest.labels || []);
+  const questions = new Map(pageSettings(bundle.manifest, null).questions.map((q) => [q.name, q]));
   const fits = (view, span) => {
     if (!span) return true;
     const o = view.offsets;
@@ -150,6 +180,17 @@ export async function checkAgainstBundle(work, bundle) {
       } else skipped += 1;
     }
     records[id] = { ...entry, annotations };
+    if (entry.responses) {
+      // a response must answer a question of this bundle with a valid value, as merge checks it
+      const responses = dict();
+      for (const q of Object.keys(entry.responses)) {
+        const question = questions.get(q);
+        const { value } = entry.responses[q];
+        if (question && (isEmpty(value) || !responseProblem(question, value))) responses[q] = entry.responses[q];
+        else skipped += 1;
+      }
+      records[id].responses = responses;
+    }
   }
   return { work: { ...work, records }, records: Object.keys(records).length, annotations: count, skipped };
 }

@@ -6,6 +6,7 @@
 import { renderGuidelines } from './markdown.js';
 import { LABEL_COLOURS, labelColour } from './pairing.js';
 import { statusCounts } from './nav.js';
+import { acceptedPriors } from './suggestions.js';
 import { liveAnnotations, recordStatus, unexportedCount, watch } from './store.js';
 import { clip, h } from './util.js';
 import { virtualList } from './virtuallist.js';
@@ -29,8 +30,11 @@ export function renderSaveStatus(el, { state, at = null, message = '' }) {
   el.title = message || (state === 'saved' ? `Your last change is saved in this browser (${time}).` : '');
 }
 
-/** Record position, progress, unexported counter, model status, annotator name. */
-export function mountTopbar(store, bundle) {
+/**
+ * Record position, progress, unexported counter, model status, annotator name. With the annotator's
+ * `queue` (queue.js), the progress counts her queue: "12 / 40 of your queue".
+ */
+export function mountTopbar(store, bundle, queue = null) {
   const pos = document.getElementById('rec-pos');
   const fill = document.getElementById('progress-fill');
   const ptext = document.getElementById('progress-text');
@@ -38,13 +42,15 @@ export function mountTopbar(store, bundle) {
   const model = document.getElementById('model-status');
   document.getElementById('annotator').textContent = store.state.annotator;
   const total = bundle.ids.length;
+  const queueIds = queue ? queue.map((i) => bundle.ids[i]) : null;
   watch(store, (s) => [s.current.index], (s) => {
     pos.textContent = total ? `${s.current.index + 1} / ${total}` : '0 / 0';
   });
   watch(store, (s) => [s.work], (s) => {
     const c = statusCounts(bundle.ids, bundle.position, s.work);
-    fill.style.width = `${total ? (100 * c.done) / total : 0}%`;
-    ptext.textContent = `${c.done} / ${total} done`;
+    const q = queueIds ? statusCounts(queueIds, new Set(queueIds), s.work) : null;
+    fill.style.width = q ? `${q.total ? (100 * q.done) / q.total : 0}%` : `${total ? (100 * c.done) / total : 0}%`;
+    ptext.textContent = q ? `${q.done} / ${q.total} of your queue` : `${c.done} / ${total} done`;
     ptext.parentElement.title = `${c.submitted} submitted · ${c.discarded} discarded · ${c.in_progress} in progress · ${c.todo} to do`;
     const n = unexportedCount(s.work);
     unexp.textContent = n ? `${n} not exported` : 'all exported';
@@ -70,8 +76,10 @@ export function mountTopbar(store, bundle) {
  * The filter: every word typed must occur in the record's id, row title, a short metadata value
  * (bundle.tags) or its status in words; the status buttons (with their counts, the list's legend)
  * narrow it to one status. ArrowDown moves from the filter into the list, Enter opens the first match.
+ * With visible metadata (`metadata`: settings.metadata), filters by their values and a sort (filters.js)
+ * join them; with the annotator's `queue` (bundle indices), its rows are marked and a button shows only them.
  */
-export function mountRecordList(store, bundle, onPick) {
+export function mountRecordList(store, bundle, onPick, { metadata = [], queue = null } = {}) {
   const list = document.getElementById('record-list');
   const filter = document.getElementById('record-filter');
   const statusBox = document.getElementById('status-filter');
@@ -81,6 +89,8 @@ export function mountRecordList(store, bundle, onPick) {
   let words = []; // the filter's words, lower-cased
   let onlyStatus = null; // a STATUS_TEXT key, or null: any status
   let current = -1;
+  const inQueue = queue ? new Set(queue) : null;
+  let onlyQueue = false;
 
   const paint = (li, i) => {
     li.dataset.status = status[i];
@@ -99,7 +109,7 @@ export function mountRecordList(store, bundle, onPick) {
   };
   const makeRow = (i) => {
     const title = bundle.titles[i];
-    const li = h('li', { 'data-record': bundle.ids[i] },
+    const li = h('li', { 'data-record': bundle.ids[i], 'data-queue': inQueue?.has(i) ? 'true' : null },
       h('button', { type: 'button', class: 'rec', title: title ? `${bundle.ids[i]}: ${title}` : bundle.ids[i], tabindex: '-1' },
         h('span', { class: 'rec-status' }), titleEl(i)));
     paint(li, i);
@@ -113,15 +123,17 @@ export function mountRecordList(store, bundle, onPick) {
       haystack = bundle.ids.map((id, i) => `${id} ${bundle.titles[i] || ''} ${(bundle.tags[i] || []).join(' ')}`.toLowerCase());
     }
     let order = null;
-    if (words.length || onlyStatus) {
+    if (words.length || onlyStatus || onlyQueue || (meta && meta.active())) {
       order = [];
       for (let i = 0; i < n; i++) {
         if (onlyStatus && status[i] !== onlyStatus) continue;
+        if (onlyQueue && !inQueue.has(i)) continue;
+        if (meta && !meta.matches(i)) continue;
         const st = STATUS_TEXT[status[i]];
         if (words.every((w) => haystack[i].includes(w) || st.includes(w))) order.push(i);
       }
     }
-    rows.setOrder(order, keepScroll, current);
+    rows.setOrder(meta ? meta.sort(order, status) : order, keepScroll, current);
   }
 
   list.addEventListener('click', (ev) => {
@@ -175,6 +187,22 @@ export function mountRecordList(store, bundle, onPick) {
     return b;
   });
   statusBox.replaceChildren(...statusButtons);
+  if (inQueue) {
+    const b = h('button', { type: 'button', 'data-filter': 'queue', 'aria-pressed': 'false', title: 'show only the records of your queue' },
+      h('span', { class: 'status-name' }, 'your queue'), h('span', { class: 'status-count' }, String(inQueue.size)));
+    b.addEventListener('click', () => {
+      onlyQueue = !onlyQueue;
+      b.setAttribute('aria-pressed', String(onlyQueue));
+      refilter(false);
+    });
+    statusBox.append(b);
+  }
+  let meta = null; // the metadata filters, loaded only for a bundle that has visible metadata
+  if (metadata.length) {
+    import('./filters.js').then(({ mountMetaFilters }) => {
+      meta = mountMetaFilters(statusBox, bundle, metadata, () => refilter(false));
+    });
+  }
   watch(store, (s) => [s.current.index], (s) => {
     const was = rows.row(current);
     current = s.current.index;
@@ -190,13 +218,19 @@ export function mountRecordList(store, bundle, onPick) {
     }
     const c = statusCounts(bundle.ids, bundle.position, s.work);
     for (const b of statusButtons) b.lastChild.textContent = String(c[b.dataset.status]);
-    if (words.length || onlyStatus) refilter(true);
+    if (words.length || onlyStatus || onlyQueue || (meta && meta.active())) refilter(true);
     else for (const [i, li] of rows.rendered()) paint(li, i);
   });
 }
 
-/** Title, id, status and metadata of the open record. */
-export function mountRecordInfo(store) {
+/**
+ * Title, id, status and metadata of the open record. With settings.metadata (`metadata`), only its
+ * visible properties are shown, by title: the hidden ones (a detector's score, for the coordinator's
+ * merge) and the raw input columns behind them never are. `blind`: the raw columns are never shown
+ * either (one of them may be the score a suggestion was made from).
+ */
+export function mountRecordInfo(store, metadata = [], blind = false) {
+  const visible = (metadata || []).filter((m) => m.visible !== false);
   const box = document.getElementById('record-info');
   watch(store, (s) => [s.current, s.work], (s) => {
     const { current } = s;
@@ -209,7 +243,10 @@ export function mountRecordInfo(store) {
       return;
     }
     const st = recordStatus(s.work, current.id);
-    const meta = current.record ? Object.entries(current.record.metadata) : [];
+    const typed = current.record?.meta || {};
+    const meta = !current.record ? []
+      : metadata?.length || blind ? visible.filter((p) => typed[p.name] !== undefined).map((p) => [p.title || p.name, typed[p.name]])
+        : Object.entries(current.record.metadata);
     box.replaceChildren(
       h('h2', { class: 'rec-heading' }, current.record?.title || current.id),
       h('p', { class: 'rec-id' }, 'id ', h('code', {}, current.id), ' · ',
@@ -367,17 +404,16 @@ export function mountSuggestions(store, actions) {
       return;
     }
     box.hidden = false;
-    const own = liveAnnotations(s.work.records[s.current.id]);
-    const key = (a) => JSON.stringify([a.label, a.summary?.start, a.summary?.end, a.source?.start ?? null, a.source?.end ?? null]);
-    const ownKeys = new Set(own.map(key));
+    const done = acceptedPriors(prior, liveAnnotations(s.work.records[s.current.id]));
     box.replaceChildren(h('h3', {}, `Suggestions from the input (${prior.length})`),
       h('ol', { class: 'ann-list' }, prior.map((p, i) => {
-        const accepted = ownKeys.has(key(p));
+        const accepted = done[i];
         const btn = h('button', { type: 'button', 'data-action': 'accept', disabled: accepted }, accepted ? 'Accepted' : 'Accept');
         btn.addEventListener('click', () => actions.acceptPrior(i));
         return h('li', { 'data-prior': String(i) },
           h('div', { class: 'chips' }, leafLabels(p.label || []).map((l) => h('span', { class: 'chip', title: l }, labelText(l))),
-            p.annotator ? h('span', { class: 'muted' }, ` by ${p.annotator}`) : null),
+            p.annotator ? h('span', { class: 'muted' }, ` by ${p.annotator}`) : null,
+            typeof p.score === 'number' ? h('span', { class: 'muted sug-score' }, ` · score ${p.score.toFixed(2)}`) : null),
           h('div', { class: 'ann-span' }, h('b', {}, 'Summary: '), h('q', {}, clip(p.summary?.text || '', 160))),
           h('div', { class: 'ann-span' }, h('b', {}, 'Source: '),
             p.source ? h('q', {}, clip(p.source.text || '', 160)) : h('span', { class: 'muted' }, 'none')),
@@ -485,18 +521,19 @@ export function mountFinish(store) {
  * "All done": after the last record still to do was finished, every record is done. Shown while
  * `ui.allDone` is set (main.js); says what is left: export and send the file.
  */
-export function mountAllDone(store, bundle, exportNow, close) {
+export function mountAllDone(store, bundle, exportNow, close, queue = null) {
   const box = document.getElementById('all-done');
+  const queueIds = queue ? queue.map((i) => bundle.ids[i]) : null;
   watch(store, (s) => [s.ui.allDone, s.work], (s) => {
     box.hidden = !s.ui.allDone;
     if (!s.ui.allDone) return;
-    const c = statusCounts(bundle.ids, bundle.position, s.work);
+    const c = queueIds ? statusCounts(queueIds, new Set(queueIds), s.work) : statusCounts(bundle.ids, bundle.position, s.work);
     const n = unexportedCount(s.work);
     const exp = h('button', { type: 'button', class: 'primary', 'data-action': 'export' }, 'Export');
     const review = h('button', { type: 'button', 'data-action': 'close-all-done' }, 'Review records');
     review.addEventListener('click', close);
     box.replaceChildren(
-      h('h2', {}, `All ${plural(c.total, 'record')} done`),
+      h('h2', {}, `All ${plural(c.total, 'record')}${queueIds ? ' of your queue' : ''} done`),
       h('p', {}, `${c.submitted} submitted, ${c.discarded} discarded.`),
       h('p', { id: 'all-done-export' }, n
         ? `${plural(n, 'change')} ${n === 1 ? 'is' : 'are'} only in this browser: press Export and send the file to your coordinator.`

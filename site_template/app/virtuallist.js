@@ -11,7 +11,8 @@ const OVERSCAN = 8;
 /** Items 0..n-1 (or the subset given to `setOrder`) as rows of `list`, rendered on scroll and resize. */
 export function virtualList(list, n, makeRow) {
   const rowHeight = parseFloat(getComputedStyle(list).getPropertyValue('--row')) || 28;
-  let order = null; // the items shown, ascending, or null: all items
+  let order = null; // the items shown, in list order (a sorted list need not be ascending), or null: all items
+  let index = null; // item -> its position in `order` (-1: not shown)
   const rows = new Map(); // item -> li, the rendered window in order
   const spacer = () => h('li', { class: 'rec-spacer', role: 'presentation', 'aria-hidden': 'true' });
   const above = spacer();
@@ -20,17 +21,7 @@ export function virtualList(list, n, makeRow) {
   const count = () => (order ? order.length : n);
   const at = (pos) => (order ? order[pos] : pos);
   /** The list position of item `i`, or -1 when it is not shown. */
-  const posOf = (i) => {
-    if (!order) return i;
-    let lo = 0;
-    let hi = order.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (order[mid] < i) lo = mid + 1;
-      else hi = mid;
-    }
-    return order[lo] === i ? lo : -1;
-  };
+  const posOf = (i) => (order ? index[i] ?? -1 : i);
 
   /** Rows for the scrolled window; kept rows stay in place (a focused row keeps its focus). */
   function render() {
@@ -74,9 +65,13 @@ export function virtualList(list, n, makeRow) {
     return rows.get(at(pos)) || null;
   }
 
-  /** Show `next` (ascending items, or null: all); keep the scroll position, or else reveal item `item`. */
+  /** Show `next` (items in list order, or null: all); keep the scroll position, or else reveal item `item`. */
   function setOrder(next, keepScroll, item) {
     order = next;
+    if (next) {
+      index = new Int32Array(n).fill(-1);
+      next.forEach((i, pos) => { index[i] = pos; });
+    }
     const top = list.scrollTop;
     for (const li of rows.values()) li.remove();
     rows.clear();

@@ -27,7 +27,7 @@ const exported = () => buildExport({ manifest, ids, annotator: 'alice', clientId
 test('buildExport: bundle order, known records only, no tombstones, seconds-precision time', () => {
   const e = exported();
   assert.equal(e.format, EXPORT_FORMAT);
-  assert.equal(e.version, 1);
+  assert.equal(e.version, 2);
   assert.equal(e.exported_at, '2026-11-29T12:00:00Z');
   assert.deepEqual([e.bundle_id, e.title, e.annotator, e.client_id, e.tool_version], ['b1', 'Demo bundle', 'alice', 'c1', '0.1.0']);
   assert.deepEqual(e.records.map((r) => r.record_id), ['r1', 'r3']);
@@ -60,7 +60,7 @@ test('import refuses whole files with one line', () => {
   refuse(JSON.stringify({ ...exported(), records: {} }), /not a mercury-static annotations export/);
   refuse(JSON.stringify({ ...exported(), bundle_id: 'b2', title: 'Other' }), /another bundle \(Other\)/);
   refuse(JSON.stringify({ ...exported(), annotator: 'bob' }), /"bob"'s work; you are "alice"/);
-  refuse(JSON.stringify({ ...exported(), version: 2 }), /version 2, which this page \(version 1\) cannot read/);
+  refuse(JSON.stringify({ ...exported(), version: 3 }), /version 3, which this page \(versions 1 and 2\) cannot read/);
 });
 
 test('import skips bad records and annotations, counts them, keeps the rest', () => {

@@ -1,0 +1,43 @@
+// The annotator's queue (queue.js) and the similar-records scan (similar.js), as pure functions.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { halfTable } from '../../site_template/app/data.js';
+import { nextInQueue } from '../../site_template/app/queue.js';
+import { topSimilar } from '../../site_template/app/similar.js';
+
+const ids = ['a', 'b', 'c', 'd', 'e'];
+const done = (...rs) => ({ records: Object.fromEntries(rs.map((r) => [r, { status: 'submitted', annotations: {} }])) });
+
+test('nextInQueue walks the queue in its order from the open record, wrapping; -1 when it is done', () => {
+  const queue = [3, 0, 4]; // d, a, e
+  assert.equal(nextInQueue(queue, ids, done(), -1), 3);
+  assert.equal(nextInQueue(queue, ids, done(), 3, true), 0);
+  assert.equal(nextInQueue(queue, ids, done('a'), 3, true), 4);
+  assert.equal(nextInQueue(queue, ids, done('e'), 4, true), 3); // wraps
+  assert.equal(nextInQueue(queue, ids, done(), 1, true), 3); // b is not in the queue: from its start
+  assert.equal(nextInQueue(queue, ids, done('a', 'd', 'e'), 3, true), -1);
+});
+
+/** float16 bit patterns of float32 values (round toward zero: enough for a test of the scan). */
+function toHalves(rows) {
+  const f = new Float32Array(1);
+  const u = new Uint32Array(f.buffer);
+  return Uint16Array.from(rows.flat(), (x) => {
+    f[0] = x;
+    const e = ((u[0] >> 23) & 0xff) - 112;
+    return ((u[0] >> 16) & 0x8000) | (e <= 0 ? 0 : (e << 10) | ((u[0] >> 13) & 0x3ff));
+  });
+}
+
+test('topSimilar: the k best cosines but the row itself, best first, equal scores in bundle order', () => {
+  const rows = [[1, 0, 0], [0.6, 0.8, 0], [0, 1, 0], [0.6, 0.8, 0], [-1, 0, 0], [0.8, 0.6, 0]];
+  const halves = toHalves(rows);
+  const table = halfTable();
+  const dot = (i, j) => [0, 1, 2].reduce((s, d) => s + table[halves[i * 3 + d]] * table[halves[j * 3 + d]], 0);
+  const got = topSimilar(halves, 3, 0, 3);
+  assert.deepEqual(got.map((r) => r.index), [5, 1, 3]); // 1 and 3 tie: bundle order
+  got.forEach((r) => assert.equal(r.score, dot(0, r.index)));
+  assert.deepEqual(topSimilar(halves, 3, 0, 10).map((r) => r.index), [5, 1, 3, 2, 4]); // k > n - 1
+  assert.deepEqual(topSimilar(halves, 3, 2, 2).map((r) => r.index), [1, 3]);
+});
