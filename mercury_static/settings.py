@@ -189,10 +189,17 @@ def parse_settings(doc, file: str) -> Settings:
     blind = _blind(sugg)
     vectors = _Doc(top.get("vectors", dict, {}), file, "vectors", ("similar_records",))
     dist = top.get("distribution", dict)
+    distribution = None if dist is None else _distribution(dist, file)
+    if isinstance(blind, tuple) and distribution:
+        # a misspelt blind name would silently show that annotator every suggestion
+        stray = [n for n in blind if n not in distribution.annotators]
+        if stray:
+            sugg.fail("blind", f"{stray[0]!r} is not one of distribution.annotators "
+                      f"({', '.join(distribution.annotators)})")
     return Settings(fields=fields, questions=questions, metadata=metadata, guidelines=guidelines,
                     suggestions=columns, suggestions_file=sugg.get("file", str), blind=blind,
                     similar_records=vectors.get("similar_records", bool, True),
-                    distribution=None if dist is None else _distribution(dist, file), file=file)
+                    distribution=distribution, file=file)
 
 
 def _text_field(value, file: str, where: str, name: str | None, title: str) -> TextField:

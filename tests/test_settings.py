@@ -111,6 +111,8 @@ def one_error(result, *parts: str) -> str:
     ({"distribution": {"annotators": ["alice", "bob"], "overlap": 3}}, ["distribution", "'overlap'", "from 1 to"]),
     ({"distribution": {"annotators": ["alice", " alice "]}}, ["'annotators'", "duplicate annotator 'alice'"]),
     ({"distribution": {"annotators": ["alice", ""]}}, ["'annotators'", "empty annotator name"]),
+    ({"suggestions": {"blind": ["bobby"]}, "distribution": {"annotators": ["alice", "bob"], "overlap": 2}},
+     ["suggestions", "'blind'", "'bobby' is not one of distribution.annotators (alice, bob)"]),
     ([SPAN], ["expected a mapping, got array"]),
 ])
 def test_each_rule_is_one_message(doc, words):
