@@ -421,6 +421,29 @@ def test_metadata_values_are_type_checked(run, tmp_path, meta, rows, words):
     one_error(run("build", data, "-o", tmp_path / "out", "--settings", settings), *words)
 
 
+@pytest.mark.parametrize("settings, words", [
+    ({"metadata": [{"name": "m", "type": "terms", "column": "model"}, {"name": "n", "type": "integer", "column": "lenght"}]},
+     ["s.yaml: metadata[1]: field 'column': column 'lenght' is in none of the 3 records"]),
+    ({"questions": [SPAN, VERDICT], "suggestions": {"columns": [
+        {"question": "verdict", "agent": "HHEM-2.1", "score_from": "hhem_2.1", "threshold": 0.5,
+         "at_or_above": "consistent", "below": "hallucinated"}]}},
+     ["s.yaml: suggestions.columns[0]: field 'score_from': column 'hhem_2.1' is in none of the 3 records"]),
+])
+def test_a_settings_column_in_no_record_is_a_misspelling(run, tmp_path, settings, words):
+    """Absent from some records is no value; absent from all is a typo that would give an empty filter or no
+    suggestion at all, silently."""
+    rows = [ROWS[0], {k: v for k, v in ROWS[1].items() if k not in ("model", "hhem")}, ROWS[2]]
+    data = write_jsonl(tmp_path / "d.jsonl", rows)
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump(settings), encoding="utf-8")
+    out = tmp_path / "out"
+    one_error(run("build", data, "-o", out, "--settings", path), *words)
+    assert not out.exists()
+    fixed = json.loads(json.dumps(settings).replace("lenght", "length").replace("hhem_2.1", "hhem"))
+    path.write_text(yaml.safe_dump(fixed), encoding="utf-8")
+    assert run("build", data, "-o", out, "--settings", path).exit_code == 0
+
+
 @pytest.mark.parametrize("line, words", [
     ({"record_id": "zz", "question": "verdict", "value": "consistent", "agent": "a"}, ["line 2", "unknown record id"]),
     ({"record_id": "a", "question": "nope", "value": 1, "agent": "a"}, ["line 2", "unknown question 'nope'"]),
