@@ -216,6 +216,24 @@ def test_blind_mode_puts_no_suggestion_in_the_dom(context, blind_bundle, serve_d
     assert "HHEM-2.1" in page2.locator("#questions").inner_text()
 
 
+def test_a_blind_annotator_who_types_her_name_differently_is_still_blind(context, blind_bundle, serve_dir):
+    """alice is listed blind; opened without ?annotator=, she types " Alice" in the name dialog: no suggestion
+    may reach the page (merge would still count her answers as given blind: shown is false)."""
+    base = serve_dir(blind_bundle)
+    page = context.new_page()
+    block_model(page)
+    page.goto(base + "#record=1")
+    page.fill("#annotator-dialog input", " Alice\u200b")
+    page.keyboard.press("Enter")
+    page.wait_for_selector(READY)
+    page.wait_for_function("() => document.querySelector('#questions').dataset.loaded === 'true'")
+    assert state(page, "s.annotator") == "Alice\u200b"
+    html = page.content()
+    for needle in ("HHEM", "prior-detector", "score 0."):
+        assert needle not in html, needle
+    assert state(page, "s.current.record.suggestions.length + s.current.record.prior_annotations.length") == 0
+
+
 def test_extra_fields_show_dataset_text_as_text(page, settings_url):
     block_model(page)
     open_page(page, settings_url, "0")
