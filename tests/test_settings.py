@@ -276,6 +276,12 @@ def test_an_argilla_settings_json_is_read(tmp_path):
     (lambda d: d["metadata"][0]["settings"].update(type="date"), ["metadata[0]", "'date' metadata"]),
     (lambda d: d["questions"][1].update(name="Ver-dict"), ["'name'", "lower-case"]),
     (lambda d: d.update(fields=d["fields"][:1]), ["'fields'", "at least two text fields"]),
+    # a file of another version: Argilla 1.x's argilla.yaml (metadata_properties), a field without its type
+    (lambda d: d.update(metadata_properties=[]), ["'metadata_properties'", "unknown key", "Argilla 1.x"]),
+    (lambda d: [d["fields"][0].pop(k) for k in ("settings", "type")], ["fields[0] ('context')", "'settings.type'", "missing"]),
+    # without a span question (one is added), questions[i] is still the file's questions[i]
+    (lambda d: [d["questions"].pop(0), d["questions"][1]["settings"]["options"][0].update(value=1)],
+     ["questions[1].options[0]", "'value'", "expected a string"]),
 ])
 def test_what_argilla_has_and_this_product_not_is_one_line(tmp_path, change, words):
     from mercury_static.read_settings import read_settings
