@@ -188,6 +188,9 @@ def test_cli_prints_question_and_agent_agreement(asked, tmp_path):
     assert run.exit_code == 0, run.output
     assert "Agreement per question" in run.output and "ordinal / interval" in run.output
     assert "HHEM-2.1" in run.output and "count only" in run.output
+    # the span tables' verdicts are not the `verdict` question's answers: they say so
+    assert "span verdict agree" in run.output and "Krippendorff's alpha (span verdicts, nominal" in run.output
+    assert "(verdicts," not in run.output
     doc = json.loads(report.read_text(encoding="utf-8"))
     verdict = next(q for q in doc["questions"] if q["question"] == "verdict")
     # verdict units [H, H], [H, C]: o_HH = 2, o_HC = o_CH = 1; n_H = 3, n_C = 1, n = 4 -> 1 - 3·2/(2·3·1) = 0
