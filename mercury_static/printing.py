@@ -52,8 +52,8 @@ def print_merge(result: MergeResult, out: Console, err: Console) -> None:
     rows = [[f"{p['a']} × {p['b']}", p["records"], p["char_f1"], p["exact_f1"], p["observed_agreement"],
              p["kappa"]] for p in a["pairwise"]]
     rows.append(["overall", o["records"], o["char_f1"], o["exact_f1"], None, None])
-    out.print(_table(f"Agreement (summary spans; record {verdict}s)", ["pair", "records", "char F1", "exact F1",
-                                                                      f"{verdict} agree", "Cohen κ"], rows))
+    out.print(_table(f"Agreement (summary spans; {'span' if a.get('questions') else 'record'} verdicts)",
+                     ["pair", "records", "char F1", "exact F1", f"{verdict} agree", "Cohen κ"], rows))
     out.print(Text(f"Krippendorff's alpha ({verdict}s, nominal, {o['records']} records): "
                    f"{_cell(o['alpha'])}"))
     if a.get("questions"):
