@@ -154,6 +154,36 @@ def test_submit_is_refused_while_a_required_question_is_unanswered(page, setting
     assert responses(page, "2") == {"verdict": "consistent", "quality": 5}
 
 
+def test_clearing_a_required_answer_of_a_submitted_record_takes_it_back_to_in_progress(page, settings_url,
+                                                                                      settings_bundle, tmp_path):
+    """Submitted, then its required verdict cleared (0): left submitted, merge would skip the whole record entry
+    (required, missing on a submitted record), spans and all. It goes back to in progress and says why."""
+    from mercury_static.bundle import load_bundle
+    from mercury_static.merge import merge_files
+
+    block_model(page)
+    open_page(page, settings_url, "4")
+    page.keyboard.press("q")
+    page.keyboard.press("1")  # verdict
+    page.locator('#questions [data-question="quality"] input[data-value="3"]').check()
+    page.keyboard.press("Escape")
+    page.keyboard.press("s")
+    page.wait_for_function("() => mercuryStatic.store.state.work.records['4']?.status === 'submitted'")
+    page.evaluate("() => { location.hash = 'record=4'; }")
+    page.wait_for_function("() => mercuryStatic.store.state.current.id === '4'")
+    page.locator('#questions [data-question="verdict"] input[data-value="consistent"]').focus()
+    page.keyboard.press("0")  # clears the verdict
+    page.wait_for_function("() => mercuryStatic.store.state.work.records['4'].status === 'in_progress'")
+    assert "“Verdict” is required" in page.locator("#message").inner_text()
+    data = export_file(page, tmp_path)
+    [rec] = [r for r in data["records"] if r["record_id"] == "4"]
+    assert rec["status"] == "in_progress" and rec["responses"] == {"quality": 3}
+    path = tmp_path / "alice.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    result = merge_files([path], load_bundle(settings_bundle))
+    assert result.problems == [] and result.counts.rejected == 0
+
+
 def test_a_suggestion_shows_agent_and_score_and_one_key_accepts_it(page, settings_url, tmp_path):
     block_model(page)
     open_page(page, settings_url, "1")

@@ -209,7 +209,24 @@ async function main() {
     document.querySelector('#side .side-scroll').append(similarBox);
     similarMod.mountSimilar(store, bundle, similarBox, (id) => navigate(() => actions.goToId(id)));
   }
-  const form = questionsMod ? questionsMod.mountQuestions(store, actions, settings.questions, formBox)
+  /**
+   * An answer cleared on a submitted record that leaves a required question unanswered takes the record back
+   * to in progress, saying so: merge refuses a submitted record without its required answers (spans and all).
+   */
+  const formActions = {
+    ...actions,
+    setResponse(name, value, opts) {
+      actions.setResponse(name, value, opts);
+      const { work, current } = store.state;
+      const entry = current.id ? work.records[current.id] : null;
+      if (entry?.status !== 'submitted') return;
+      const missing = missingRequired(settings.all, entry, liveAnnotations(entry).length);
+      if (!missing.length) return;
+      actions.setStatus('in_progress');
+      actions.message(`Back to in progress: “${missing[0]}” is required; answer it, then submit again (s).`);
+    },
+  };
+  const form = questionsMod ? questionsMod.mountQuestions(store, formActions, settings.questions, formBox)
     : { focusQuestion: () => false, accept: () => false, focusQuestionNamed: () => {} };
   mountDraft(store, actions, { save: () => save(), clear: () => clear() });
   mountAnnotations(store, actions);
