@@ -365,6 +365,23 @@ def test_metadata_filters_and_sort_combine_with_the_text_filter_and_hidden_metad
     assert rows[-1] == target and sorted(rows) == sorted(index["ids"])
 
 
+def test_a_name_with_no_queue_is_told_so(context, settings_url):
+    """Queues for alice, bob, carol; "Bob" (typed, or a link edited) has none: said, not silently bundle order."""
+    page = context.new_page()
+    block_model(page)
+    page.goto(settings_url + "?annotator=Bob")  # (open_page's Escape would close the message)
+    page.wait_for_selector(READY)
+    msg = page.locator("#message")
+    msg.wait_for()
+    assert "No queue for “Bob” in this bundle (queues: alice, bob, carol)" in msg.inner_text()
+    assert "of your queue" not in page.locator("#progress-text").inner_text()
+    page2 = context.new_page()  # alice has one: no such line
+    block_model(page2)
+    open_page(page2, settings_url, annotator="alice")
+    page2.wait_for_function("() => document.querySelector('#progress-text')?.textContent.includes('of your queue')")
+    assert "No queue" not in page2.locator("body").inner_text()
+
+
 def test_the_annotators_queue_leads_and_other_records_stay_reachable(page, settings_url, settings_bundle):
     queues = json.loads((settings_bundle / "data/queues.json").read_text(encoding="utf-8"))
     ids = json.loads((settings_bundle / "data/records.json").read_text(encoding="utf-8"))["ids"]

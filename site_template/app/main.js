@@ -105,8 +105,12 @@ async function main() {
   // The annotator's queue (manifest.queues): the first record, the next to do and the progress follow it.
   const queue = queueMod && await queueMod.loadQueue(bundle, annotator).catch((err) => {
     actions.message(`Your queue could not be read (${err.message}): working through every record in bundle order.`);
-    return null;
+    return undefined;
   });
+  const names = manifest.queues?.annotators;
+  if (queue === null && Array.isArray(names) && names.length) { // a name typed differently has no queue: say so
+    actions.message(`No queue for “${annotator}” in this bundle (queues: ${names.join(', ')}): working through every record in bundle order. Open the link your coordinator gave you.`);
+  }
   const todoFrom = (from, after) => (queue ? queueMod.nextInQueue(queue, bundle.ids, store.state.work, from, after)
     : nextTodoIndex(bundle.ids, store.state.work, Math.max(0, from), after));
   // Without a deep link, open the first record still to do (boot.js could only prefetch the first one).
