@@ -196,6 +196,8 @@ def parse_settings(doc, file: str) -> Settings:
         if stray:
             sugg.fail("blind", f"{stray[0]!r} is not one of distribution.annotators "
                       f"({', '.join(distribution.annotators)})")
+    if blind:
+        _check_blind_metadata(metadata, columns, file)
     return Settings(fields=fields, questions=questions, metadata=metadata, guidelines=guidelines,
                     suggestions=columns, suggestions_file=sugg.get("file", str), blind=blind,
                     similar_records=vectors.get("similar_records", bool, True),
@@ -364,6 +366,17 @@ def _column_suggestion(item, file: str, where: str, questions: tuple[Question, .
             if value not in [o.value for o in q.options]:
                 d.fail(key, f"{value!r} is not an option of question {name!r}")
     return s
+
+
+def _check_blind_metadata(metadata: tuple[MetadataProperty, ...], columns: tuple[ColumnSuggestion, ...],
+                          file: str) -> None:
+    """In blind mode a visible metadata property read from a suggestion's column would show that suggestion
+    (its score in the list's filter, sort and record info) to the annotators it is hidden from."""
+    for i, p in enumerate(metadata):
+        rule = next((c for c in columns if p.visible and p.column in (c.score_from, c.value_from)), None)
+        if rule:
+            raise InputError(file, f"metadata[{i}]", "visible", f"column {p.column!r} holds the suggestion of agent "
+                             f"{rule.agent!r}, which suggestions.blind hides: set visible: false")
 
 
 def _blind(d: _Doc) -> bool | tuple[str, ...]:

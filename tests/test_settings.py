@@ -111,6 +111,8 @@ def one_error(result, *parts: str) -> str:
     ({"distribution": {"annotators": ["alice", "bob"], "overlap": 3}}, ["distribution", "'overlap'", "from 1 to"]),
     ({"distribution": {"annotators": ["alice", " alice "]}}, ["'annotators'", "duplicate annotator 'alice'"]),
     ({"distribution": {"annotators": ["alice", ""]}}, ["'annotators'", "empty annotator name"]),
+    ({**SETTINGS, "metadata": [{"name": "hhem", "type": "float"}], "suggestions": {**SETTINGS["suggestions"], "blind": ["bob"]}},
+     ["metadata[0]", "'visible'", "column 'hhem' holds the suggestion of agent 'HHEM-2.1', which suggestions.blind hides: set visible: false"]),
     ({"suggestions": {"blind": ["bobby"]}, "distribution": {"annotators": ["alice", "bob"], "overlap": 2}},
      ["suggestions", "'blind'", "'bobby' is not one of distribution.annotators (alice, bob)"]),
     ([SPAN], ["expected a mapping, got array"]),
