@@ -219,6 +219,26 @@ def test_a_suggestion_shows_agent_and_score_and_one_key_accepts_it(page, setting
     assert rec["suggestions"]["accepted"] == {"verdict": "HHEM-2.1"} and rec["annotations"] == []
 
 
+def test_the_accepted_option_chosen_again_by_keyboard_stays_accepted(page, settings_url, tmp_path):
+    """a accepts HHEM's "hallucinated" on record 3; the annotator then presses its digit (2) as well: the answer
+    did not change, so the export must still say the suggestion was accepted (the agents' `accepted` share)."""
+    block_model(page)
+    open_page(page, settings_url, "3")
+    page.keyboard.press("q")  # verdict
+    page.keyboard.press("a")
+    wait_saved_response(page, "3", "verdict", "hallucinated")
+    assert state(page, "s.work.records['3'].accepted.verdict.agent") == "HHEM-2.1"
+    page.keyboard.press("2")  # Hallucinated, again
+    page.keyboard.press("1")  # and a real change by hand takes it back
+    wait_saved_response(page, "3", "verdict", "consistent")
+    assert state(page, "s.work.records['3'].accepted.verdict.agent") is None
+    page.keyboard.press("a")
+    page.keyboard.press("2")
+    wait_saved_response(page, "3", "verdict", "hallucinated")
+    [rec] = [r for r in export_file(page, tmp_path)["records"] if r["record_id"] == "3"]
+    assert rec["suggestions"]["accepted"] == {"verdict": "HHEM-2.1"}
+
+
 def test_blind_mode_puts_no_suggestion_in_the_dom(context, blind_bundle, serve_dir, tmp_path):
     base = serve_dir(blind_bundle)
     page = context.new_page()
