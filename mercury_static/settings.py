@@ -234,6 +234,10 @@ def _options(d: _Doc) -> tuple[Option, ...]:
     for k, item in enumerate(items):
         if isinstance(item, str) and item.strip():
             option = Option(item, item)
+        elif not isinstance(item, dict):  # options: [1, 2] (YAML numbers): the values are text
+            hint = f" {item!r} (quote it: '{item}')" if isinstance(item, (int, float)) else ""
+            raise InputError(d.file, f"{d.where}.options[{k}]", None,
+                             f"expected a text or {{value, text}}, got {_kind(item)}{hint}")
         else:
             o = _Doc(item, d.file, f"{d.where}.options[{k}]", ("value", "text"))
             value = o.get("value", str, required=True)

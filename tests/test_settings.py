@@ -76,6 +76,8 @@ def one_error(result, *parts: str) -> str:
 @pytest.mark.parametrize("doc, words", [
     ({"questions": [SPAN, {**VERDICT, "options": ["a", "a"]}]}, ["questions[1]", "'options'", "duplicate option 'a'"]),
     ({"questions": [SPAN, {**VERDICT, "options": ["a"]}]}, ["questions[1]", "at least two"]),
+    ({"questions": [SPAN, {**VERDICT, "options": [1, 2]}]},
+     ["questions[1].options[0]", "expected a text or {value, text}, got number 1 (quote it: '1')"]),
     ({"questions": [SPAN, {"name": "q", "type": "rating", "values": [1, 2.5]}]}, ["'values'", "2.5 is not an integer"]),
     ({"questions": [SPAN, {"name": "q", "type": "rating", "values": [1, True]}]}, ["'values'", "True is not an integer"]),
     ({"questions": [SPAN, {"name": "q", "type": "rating", "values": [1, 2, 1]}]}, ["'values'", "duplicate value 1"]),
