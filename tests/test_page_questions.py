@@ -184,6 +184,35 @@ def test_clearing_a_required_answer_of_a_submitted_record_takes_it_back_to_in_pr
     assert result.problems == [] and result.counts.rejected == 0
 
 
+def test_a_blank_text_answer_is_no_answer_and_the_record_still_merges(page, settings_url, settings_bundle, tmp_path):
+    """A stray Enter and space in the comment box: exported as an answer, merge refused it ("expected a
+    non-empty text") and skipped the whole record entry, verdict and spans with it."""
+    from mercury_static.bundle import load_bundle
+    from mercury_static.merge import merge_files
+
+    block_model(page)
+    open_page(page, settings_url, "5")
+    page.keyboard.press("q")
+    page.keyboard.press("2")  # verdict
+    page.locator('#questions [data-question="quality"] input[data-value="2"]').check()
+    area = page.locator('#questions textarea[data-question="comment"]')
+    area.focus()
+    page.keyboard.press("Enter")
+    page.keyboard.press("Space")
+    page.wait_for_function("() => document.querySelector('#save-state').dataset.state === 'saved'")
+    assert area.input_value() == "\n "  # what is being typed stays in the box
+    page.keyboard.press("Escape")
+    page.keyboard.press("s")
+    page.wait_for_function("() => mercuryStatic.store.state.work.records['5']?.status === 'submitted'")
+    data = export_file(page, tmp_path)
+    [rec] = [r for r in data["records"] if r["record_id"] == "5"]
+    assert rec["responses"] == {"verdict": "hallucinated", "quality": 2}
+    path = tmp_path / "alice.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    result = merge_files([path], load_bundle(settings_bundle))
+    assert result.problems == [] and [r["id"] for r in result.records if r.get("responses")] == ["5"]
+
+
 def test_a_suggestion_shows_agent_and_score_and_one_key_accepts_it(page, settings_url, tmp_path):
     block_model(page)
     open_page(page, settings_url, "1")

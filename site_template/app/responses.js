@@ -133,7 +133,7 @@ export function responseProblem(question, value) {
       return Array.isArray(value) && value.length === opts.length && opts.every((o) => value.includes(o))
         ? null : 'not an order of all its options';
     case 'text':
-      return typeof value === 'string' && value ? null : 'not a text';
+      return typeof value === 'string' && value.trim() ? null : 'not a text';
     default:
       return `unknown question type ${JSON.stringify(question.type)}`;
   }

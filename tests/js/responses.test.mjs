@@ -82,6 +82,7 @@ test('responseProblem: the checks merge makes', () => {
   assert.ok(responseProblem(q.order, ['z', 'x']));
   assert.ok(responseProblem(q.order, ['z', 'x', 'x']));
   assert.equal(responseProblem(q.comment, 'fine'), null);
+  assert.ok(responseProblem(q.comment, '\n '), 'blanks only: merge refuses it (expected a non-empty text)');
 });
 
 test('missingRequired names the required questions left unanswered (the span question needs an annotation)', () => {
