@@ -110,15 +110,14 @@ function questionControl(q, set) {
     };
   } else {
     const area = h('textarea', { class: 'q-text', rows: '2', 'data-question': q.name, 'aria-label': q.title || q.name });
-    // every keystroke is saved, as the note's draft is; only blanks is no answer (merge refuses a blank text)
-    area.addEventListener('input', () => set(area.value.trim() ? area.value : null));
+    area.addEventListener('input', () => set(area.value)); // every keystroke is saved, as the note's draft is
     // markdown: true (Argilla's use_markdown): the answer is previewed as markdown.js renders it (nodes only)
     const preview = q.markdown ? h('div', { class: 'q-preview md', 'aria-label': 'preview' }) : null;
     fs.append(area);
     if (preview) fs.append(preview);
     draw = (value) => {
       const v = typeof value === 'string' ? value : '';
-      if (area.value !== v && (v || area.value.trim())) area.value = v; // the blanks being typed stay
+      if (area.value !== v && (v || area.value.trim())) area.value = v; // blanks being typed (no answer) stay
       if (preview) preview.replaceChildren(renderMarkdown(v));
     };
   }

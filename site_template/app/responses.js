@@ -103,8 +103,8 @@ export function acceptedAgents(entry) {
   return out;
 }
 
-/** An answer that says nothing: null, '' or an empty list (stored as a cleared response). */
-export const isEmpty = (v) => v === null || v === undefined || v === '' || (Array.isArray(v) && !v.length);
+/** An answer that says nothing: null, blanks or an empty list (stored as a cleared response; merge refuses a blank text). */
+export const isEmpty = (v) => v === null || v === undefined || (typeof v === 'string' && !v.trim()) || (Array.isArray(v) && !v.length);
 
 /** Stamps of an entry's responses newer than `since` (the unexported counter). */
 export function changesSince(entry, since) {
