@@ -4,7 +4,7 @@ this tool's settings document, for `settings.parse_settings` to check like any o
 Which text is which: the source is the field named `source`, else the first text field; the summary the
 field named `summary`, else the first other text field (Argilla shows fields in order: context, then
 answer); every other text field is an extra read-only field, and a span question must annotate the
-summary. Without a span question, today's span question is added first. What this product cannot show
+summary. Without a span question, today's span question is added (last). What this product cannot show
 or store (an image, chat or custom field, a span question over another field than the summary, a mapping
 onto questions) is one line naming it, exit 2.
 """
@@ -19,6 +19,8 @@ log = logging.getLogger("mercury_static")
 QUESTION_TYPES = {"label_selection": "label", "multi_label_selection": "multi_label", "rating": "rating",
                   "ranking": "ranking", "text": "text", "span": "span"}
 METADATA_TYPES = ("terms", "integer", "float")
+# the keys of `rg.Settings.to_json` (argilla 2.x); another one is a file of another version or not Argilla's
+KEYS = ("guidelines", "questions", "fields", "vectors", "metadata", "allow_extra_metadata", "distribution", "mapping")
 
 
 def _kind(item: dict) -> str | None:
@@ -45,6 +47,8 @@ def _name(item: dict, file: str, where: str) -> str:
 def _texts(fields: list, file: str) -> list[dict]:
     for i, f in enumerate(fields):
         kind = _kind(f)
+        if kind is None:
+            raise InputError(file, f"fields[{i}] ({f.get('name')!r})", "settings.type", "missing")
         if kind != "text":
             raise InputError(file, f"fields[{i}] ({f.get('name')!r})", "type",
                              f"{kind!r} fields are not supported (text fields only)")
@@ -127,6 +131,10 @@ def _columns(mapping, names: set[str], file: str) -> dict[str, str]:
 
 def from_argilla(doc: dict, file: str) -> dict:
     """This tool's settings document for an Argilla 2.x settings.json (see the module docstring)."""
+    unknown = [k for k in doc if k not in KEYS]
+    if unknown:
+        raise InputError(file, None, str(unknown[0]), "unknown key of an Argilla 2.x settings.json (expected one "
+                         f"of: {', '.join(KEYS)}; Argilla 1.x's argilla.yaml is not read)")
     questions = _list(doc, "questions", file)
     spans = [q for q in questions if _kind(q) == "span"]
     fields = _texts(_list(doc, "fields", file), file)
@@ -139,8 +147,8 @@ def from_argilla(doc: dict, file: str) -> dict:
         m["column"] = columns.get(m["name"], m["name"])
     names = {"source": source["name"], "summary": summary["name"]}
     out_questions = [_question(q, file, f"questions[{i}] ({q.get('name')!r})", names) for i, q in enumerate(questions)]
-    if not spans:
-        out_questions.insert(0, {"name": "spans", "type": "span"})
+    if not spans:  # last, so that questions[i] in a message is the file's questions[i]
+        out_questions.append({"name": "spans", "type": "span"})
 
     def text(f: dict, extra_field: bool) -> dict:
         t = {"title": f.get("title") or f["name"], "column": columns.get(f["name"], f["name"])}

@@ -8,6 +8,7 @@ settings file's `distribution`. The bundle id does not change: queues change no 
 from __future__ import annotations
 
 import hashlib
+import logging
 from pathlib import Path
 
 from . import safeio
@@ -17,6 +18,7 @@ from .records import InputError
 from .settings import Distribution, check_distribution
 
 QUEUES_PATH = "data/queues.json"
+log = logging.getLogger("mercury_static")
 
 
 def make_queues(record_ids: list[str], dist: Distribution, seed: str) -> dict[str, list[str]]:
@@ -59,5 +61,11 @@ def assign_bundle(directory: Path, annotators: list[str], overlap: int) -> dict:
     manifest = dict(bundle.manifest)
     manifest["queues"] = write_queues(directory, [r.id for r in bundle.records], dist, manifest["bundle_id"])
     safeio.write_file(directory / "manifest.json", manifest_bytes(manifest))
+    blind = bundle.settings.blind
+    stray = [n for n in blind if n not in dist.annotators] if isinstance(blind, tuple) else []
+    if stray:  # the blind list was written for other names: whoever was meant to work blind now sees everything
+        log.warning("%s: blind annotator(s) %s of the settings (suggestions.blind) are not among --annotators: "
+                    "blind mode hides suggestions only from the names it lists (rebuild with the right names)",
+                    directory, ", ".join(stray))
     return manifest
 

@@ -131,7 +131,8 @@ def merge_files(paths: Iterable[str | Path], bundle: Bundle | str | Path, fmt: s
                                 suggestions=r.suggestions).to_json()
                    for r in bundle.records]
         notes = [*merge_notes.name_notes(reader.spellings), *merge_notes.client_notes(reader.clients),
-                 *resolved.notes, *merge_notes.shared_id_notes(records)]
+                 *resolved.notes, *merge_notes.shared_id_notes(records),
+                 *merge_notes.blind_notes(records, bundle.settings.blind)]
         questions = list(reader.questions.values())
         agreement = {**agreement_report(records, reader.labels, top=top),
                      "questions": question_agreement(records, questions),

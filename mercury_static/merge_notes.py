@@ -32,3 +32,18 @@ def shared_id_notes(records: list[dict]) -> list[str]:
     record_id, ident, who = min(shared)
     return [f"{len(shared)} annotation id(s) appear under several annotators of one record "
             f"(e.g. record {record_id}, id {ident!r}: {', '.join(who)}); kept under each"]
+
+
+def blind_notes(records: list[dict], blind: bool | tuple[str, ...]) -> list[str]:
+    """Annotators the settings make blind whose exports say suggestions were shown (a name typed otherwise in
+    an older page, a bundle rebuilt blind): their answers count as `shown` in the agent agreement."""
+    if not blind:
+        return []
+    listed = None if blind is True else {name.casefold() for name in blind}
+    shown: dict[str, int] = defaultdict(int)
+    for r in records:
+        for x in r.get("responses", []):
+            if (x.get("suggestions") or {}).get("shown") and (listed is None or x["annotator"].casefold() in listed):
+                shown[x["annotator"]] += 1
+    return [f"annotator {name!r} is blind in the settings (suggestions.blind) but their export says suggestions "
+            f"were shown on {n} record(s): those answers count as shown" for name, n in sorted(shown.items())]

@@ -39,8 +39,10 @@ def print_merge(result: MergeResult, out: Console, err: Console) -> None:
     out.print(Text(f"{result.files} file(s): {c.read} annotations read, {c.merged} merged, {c.duplicate} "
                    f"duplicate, {c.superseded} superseded by newer versions, {c.rejected} rejected"))
     r = a["records"]
+    # with record-level questions (often one named "verdict"), say that these verdicts are the spans'
+    verdict = "span verdict" if a.get("questions") else "verdict"
     out.print(Text(f"{r['total']} records: {r['annotated']} with annotations, {r['judged']} judged, "
-                   f"{r['judged_by_2_or_more']} judged by 2+ annotators (verdict: {a['verdict']})"))
+                   f"{r['judged_by_2_or_more']} judged by 2+ annotators ({verdict}: {a['verdict']})"))
     out.print(_table("Annotators", ["annotator", "annotations", "records annotated", "submitted", "discarded",
                                     "in progress", "judged"],
                      ([x["annotator"], x["annotations"], x["records_annotated"], x["submitted"], x["discarded"],
@@ -50,9 +52,9 @@ def print_merge(result: MergeResult, out: Console, err: Console) -> None:
     rows = [[f"{p['a']} × {p['b']}", p["records"], p["char_f1"], p["exact_f1"], p["observed_agreement"],
              p["kappa"]] for p in a["pairwise"]]
     rows.append(["overall", o["records"], o["char_f1"], o["exact_f1"], None, None])
-    out.print(_table("Agreement (summary spans; record verdicts)", ["pair", "records", "char F1", "exact F1",
-                                                                    "verdict agree", "Cohen κ"], rows))
-    out.print(Text(f"Krippendorff's alpha (verdicts, nominal, {o['records']} records): "
+    out.print(_table(f"Agreement (summary spans; {'span' if a.get('questions') else 'record'} verdicts)",
+                     ["pair", "records", "char F1", "exact F1", f"{verdict} agree", "Cohen κ"], rows))
+    out.print(Text(f"Krippendorff's alpha ({verdict}s, nominal, {o['records']} records): "
                    f"{_cell(o['alpha'])}"))
     if a.get("questions"):
         out.print(_table("Agreement per question (Krippendorff's alpha, submitted answers)",
@@ -66,7 +68,7 @@ def print_merge(result: MergeResult, out: Console, err: Console) -> None:
                          ([x["question"], x["agent"], x["split"], x["records"], x["answers"], x["agree"],
                            x["accuracy"], x["alpha"], x["auc"], x["accepted"]] for x in a["agents"])))
     if a["adjudication"]:
-        out.print(_table("Most disagreement (adjudicate first)", ["record", "verdicts", "verdict split",
+        out.print(_table("Most disagreement (adjudicate first)", ["record", f"{verdict}s", f"{verdict} split",
                                                                   "mean char F1"],
                          ([x["record_id"], ", ".join(f"{k}={v}" for k, v in x["verdicts"].items()),
                            x["verdict_disagreement"], x["char_f1_mean"]] for x in a["adjudication"][:10])))

@@ -49,4 +49,18 @@ def record_extras(records: list[Record], settings: Settings,
         parts = {"fields": extra_fields(r, settings), "meta": record_meta(r, settings, ranges),
                  "suggestions": record_suggestions(r, settings, from_file)}
         extras.append({k: v for k, v in parts.items() if v})
+    _check_columns_used(records, settings)
     return extras, ranges
+
+
+def _check_columns_used(records: list[Record], settings: Settings) -> None:
+    """A column of the settings that no record has is a misspelt name (an empty filter, no suggestion at all),
+    not data: one error naming the settings entry. Absent from some records only is fine."""
+    named = [(f"metadata[{i}]", "column", p.column) for i, p in enumerate(settings.metadata)]
+    named += [(f"suggestions.columns[{i}]", key, getattr(rule, key))
+              for i, rule in enumerate(settings.suggestions) for key in ("value_from", "score_from")
+              if getattr(rule, key)]
+    for where, key, column in named:
+        if records and not any(r.metadata.get(column) is not None for r in records):
+            raise InputError(settings.file, where, key,
+                             f"column {column!r} is in none of the {len(records)} records")

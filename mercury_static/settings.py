@@ -189,10 +189,19 @@ def parse_settings(doc, file: str) -> Settings:
     blind = _blind(sugg)
     vectors = _Doc(top.get("vectors", dict, {}), file, "vectors", ("similar_records",))
     dist = top.get("distribution", dict)
+    distribution = None if dist is None else _distribution(dist, file)
+    if isinstance(blind, tuple) and distribution:
+        # a misspelt blind name would silently show that annotator every suggestion
+        stray = [n for n in blind if n not in distribution.annotators]
+        if stray:
+            sugg.fail("blind", f"{stray[0]!r} is not one of distribution.annotators "
+                      f"({', '.join(distribution.annotators)})")
+    if blind:
+        _check_blind_metadata(metadata, columns, file)
     return Settings(fields=fields, questions=questions, metadata=metadata, guidelines=guidelines,
                     suggestions=columns, suggestions_file=sugg.get("file", str), blind=blind,
                     similar_records=vectors.get("similar_records", bool, True),
-                    distribution=None if dist is None else _distribution(dist, file), file=file)
+                    distribution=distribution, file=file)
 
 
 def _text_field(value, file: str, where: str, name: str | None, title: str) -> TextField:
@@ -225,6 +234,10 @@ def _options(d: _Doc) -> tuple[Option, ...]:
     for k, item in enumerate(items):
         if isinstance(item, str) and item.strip():
             option = Option(item, item)
+        elif not isinstance(item, dict):  # options: [1, 2] (YAML numbers): the values are text
+            hint = f" {item!r} (quote it: '{item}')" if isinstance(item, (int, float)) else ""
+            raise InputError(d.file, f"{d.where}.options[{k}]", None,
+                             f"expected a text or {{value, text}}, got {_kind(item)}{hint}")
         else:
             o = _Doc(item, d.file, f"{d.where}.options[{k}]", ("value", "text"))
             value = o.get("value", str, required=True)
@@ -357,6 +370,17 @@ def _column_suggestion(item, file: str, where: str, questions: tuple[Question, .
             if value not in [o.value for o in q.options]:
                 d.fail(key, f"{value!r} is not an option of question {name!r}")
     return s
+
+
+def _check_blind_metadata(metadata: tuple[MetadataProperty, ...], columns: tuple[ColumnSuggestion, ...],
+                          file: str) -> None:
+    """In blind mode a visible metadata property read from a suggestion's column would show that suggestion
+    (its score in the list's filter, sort and record info) to the annotators it is hidden from."""
+    for i, p in enumerate(metadata):
+        rule = next((c for c in columns if p.visible and p.column in (c.score_from, c.value_from)), None)
+        if rule:
+            raise InputError(file, f"metadata[{i}]", "visible", f"column {p.column!r} holds the suggestion of agent "
+                             f"{rule.agent!r}, which suggestions.blind hides: set visible: false")
 
 
 def _blind(d: _Doc) -> bool | tuple[str, ...]:

@@ -179,3 +179,16 @@ def test_a_killed_assign_leaves_whole_files(run, bundle, exported_model):
     manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
     stored = json.loads((bundle / "data" / "queues.json").read_text(encoding="utf-8"))
     assert sorted(stored) == manifest["queues"]["annotators"] == ["a", "b", "c"]
+
+
+def test_assign_warns_when_the_blind_names_are_not_among_the_annotators(run, build_bundle, tmp_path):
+    """Settings blind for bob, queues later for dan and eve: nobody works blind any more; said, not silent."""
+    settings = tmp_path / "s.yaml"
+    settings.write_text(yaml.safe_dump({"suggestions": {"blind": ["bob"]}}), encoding="utf-8")
+    built = build_bundle([EXAMPLES / "demo.jsonl"], name="blind-assign", settings=settings)
+    result = run("assign", built, "--annotators", "dan,eve", "--overlap", "1")
+    assert result.exit_code == 0, result.output
+    [warning] = [x for x in result.output.splitlines() if x.startswith("warning:")]
+    assert "blind annotator(s) bob" in warning and "not among --annotators" in warning
+    result = run("assign", built, "--annotators", "bob,eve", "--overlap", "1")
+    assert result.exit_code == 0 and "warning:" not in result.output

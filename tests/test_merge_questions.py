@@ -188,6 +188,9 @@ def test_cli_prints_question_and_agent_agreement(asked, tmp_path):
     assert run.exit_code == 0, run.output
     assert "Agreement per question" in run.output and "ordinal / interval" in run.output
     assert "HHEM-2.1" in run.output and "count only" in run.output
+    # the span tables' verdicts are not the `verdict` question's answers: they say so
+    assert "span verdict agree" in run.output and "Krippendorff's alpha (span verdicts, nominal" in run.output
+    assert "(verdicts," not in run.output
     doc = json.loads(report.read_text(encoding="utf-8"))
     verdict = next(q for q in doc["questions"] if q["question"] == "verdict")
     # verdict units [H, H], [H, C]: o_HH = 2, o_HC = o_CH = 1; n_H = 3, n_C = 1, n = 4 -> 1 - 3·2/(2·3·1) = 0
@@ -244,3 +247,25 @@ def test_a_merged_file_with_a_bad_answer_keeps_its_spans(asked, tmp_path):
     assert str(problem) == (f"{path}: sample r1, responses[0]: field 'responses.verdict': 'maybe' is not one of "
                             "consistent, hallucinated")
     assert [x["id"] for x in result.records[0]["annotations"]] == ["s1"] and result.records[0]["responses"] == []
+
+
+def test_a_blind_annotator_whose_export_says_shown_is_noted(build_bundle, tmp_path):
+    """bob is blind in the settings, yet his export says suggestions were shown (his name typed "Bob" in a page
+    before blind names were compared case-folded): merge says so, since his answers then count as shown."""
+    from settings_fixtures import JUDGE, RECORDS, SETTINGS
+
+    data = tmp_path / "tiny.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in RECORDS), encoding="utf-8")
+    (tmp_path / "suggestions.jsonl").write_text(json.dumps(JUDGE) + "\n", encoding="utf-8")
+    (tmp_path / "settings.yaml").write_text(SETTINGS.replace("blind: false", "blind: [bob]"), encoding="utf-8")
+    bundle = load_bundle(build_bundle([data], name="blind-bob", id_field="id", settings=tmp_path / "settings.yaml"))
+    assert bundle.settings.blind == ("bob",)
+    a = export(tmp_path / "alice.json", bundle, "alice", entry("r1", {"verdict": "consistent"}, shown=True))
+    b = export(tmp_path / "bob.json", bundle, "Bob", entry("r1", {"verdict": "consistent"}, shown=True),
+               entry("r2", {"verdict": "consistent"}, shown=True))
+    c = export(tmp_path / "bob2.json", bundle, "bob", entry("r3", {"verdict": "consistent"}, shown=False))
+    result = merge_files([a, b, c], bundle)
+    assert result.problems == []
+    assert [n for n in result.notes if "blind" in n] == [
+        "annotator 'Bob' is blind in the settings (suggestions.blind) but their export says suggestions were "
+        "shown on 2 record(s): those answers count as shown"]

@@ -154,6 +154,65 @@ def test_submit_is_refused_while_a_required_question_is_unanswered(page, setting
     assert responses(page, "2") == {"verdict": "consistent", "quality": 5}
 
 
+def test_clearing_a_required_answer_of_a_submitted_record_takes_it_back_to_in_progress(page, settings_url,
+                                                                                      settings_bundle, tmp_path):
+    """Submitted, then its required verdict cleared (0): left submitted, merge would skip the whole record entry
+    (required, missing on a submitted record), spans and all. It goes back to in progress and says why."""
+    from mercury_static.bundle import load_bundle
+    from mercury_static.merge import merge_files
+
+    block_model(page)
+    open_page(page, settings_url, "4")
+    page.keyboard.press("q")
+    page.keyboard.press("1")  # verdict
+    page.locator('#questions [data-question="quality"] input[data-value="3"]').check()
+    page.keyboard.press("Escape")
+    page.keyboard.press("s")
+    page.wait_for_function("() => mercuryStatic.store.state.work.records['4']?.status === 'submitted'")
+    page.evaluate("() => { location.hash = 'record=4'; }")
+    page.wait_for_function("() => mercuryStatic.store.state.current.id === '4'")
+    page.locator('#questions [data-question="verdict"] input[data-value="consistent"]').focus()
+    page.keyboard.press("0")  # clears the verdict
+    page.wait_for_function("() => mercuryStatic.store.state.work.records['4'].status === 'in_progress'")
+    assert "“Verdict” is required" in page.locator("#message").inner_text()
+    data = export_file(page, tmp_path)
+    [rec] = [r for r in data["records"] if r["record_id"] == "4"]
+    assert rec["status"] == "in_progress" and rec["responses"] == {"quality": 3}
+    path = tmp_path / "alice.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    result = merge_files([path], load_bundle(settings_bundle))
+    assert result.problems == [] and result.counts.rejected == 0
+
+
+def test_a_blank_text_answer_is_no_answer_and_the_record_still_merges(page, settings_url, settings_bundle, tmp_path):
+    """A stray Enter and space in the comment box: exported as an answer, merge refused it ("expected a
+    non-empty text") and skipped the whole record entry, verdict and spans with it."""
+    from mercury_static.bundle import load_bundle
+    from mercury_static.merge import merge_files
+
+    block_model(page)
+    open_page(page, settings_url, "5")
+    page.keyboard.press("q")
+    page.keyboard.press("2")  # verdict
+    page.locator('#questions [data-question="quality"] input[data-value="2"]').check()
+    area = page.locator('#questions textarea[data-question="comment"]')
+    area.focus()
+    page.keyboard.press("Enter")
+    page.keyboard.press("Space")
+    page.wait_for_function("() => document.querySelector('#save-state').dataset.state === 'saved'")
+    assert area.input_value() == "\n "  # what is being typed stays in the box
+    page.keyboard.press("Escape")
+    page.keyboard.press("s")
+    page.wait_for_function("() => mercuryStatic.store.state.work.records['5']?.status === 'submitted'")
+    data = export_file(page, tmp_path)
+    [rec] = [r for r in data["records"] if r["record_id"] == "5"]
+    assert rec["responses"] == {"verdict": "hallucinated", "quality": 2}
+    path = tmp_path / "alice.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    result = merge_files([path], load_bundle(settings_bundle))
+    assert result.problems == [] and [r["id"] for r in result.records if r.get("responses")] == ["5"]
+
+
 def test_a_suggestion_shows_agent_and_score_and_one_key_accepts_it(page, settings_url, tmp_path):
     block_model(page)
     open_page(page, settings_url, "1")
@@ -189,6 +248,26 @@ def test_a_suggestion_shows_agent_and_score_and_one_key_accepts_it(page, setting
     assert rec["suggestions"]["accepted"] == {"verdict": "HHEM-2.1"} and rec["annotations"] == []
 
 
+def test_the_accepted_option_chosen_again_by_keyboard_stays_accepted(page, settings_url, tmp_path):
+    """a accepts HHEM's "hallucinated" on record 3; the annotator then presses its digit (2) as well: the answer
+    did not change, so the export must still say the suggestion was accepted (the agents' `accepted` share)."""
+    block_model(page)
+    open_page(page, settings_url, "3")
+    page.keyboard.press("q")  # verdict
+    page.keyboard.press("a")
+    wait_saved_response(page, "3", "verdict", "hallucinated")
+    assert state(page, "s.work.records['3'].accepted.verdict.agent") == "HHEM-2.1"
+    page.keyboard.press("2")  # Hallucinated, again
+    page.keyboard.press("1")  # and a real change by hand takes it back
+    wait_saved_response(page, "3", "verdict", "consistent")
+    assert state(page, "s.work.records['3'].accepted.verdict.agent") is None
+    page.keyboard.press("a")
+    page.keyboard.press("2")
+    wait_saved_response(page, "3", "verdict", "hallucinated")
+    [rec] = [r for r in export_file(page, tmp_path)["records"] if r["record_id"] == "3"]
+    assert rec["suggestions"]["accepted"] == {"verdict": "HHEM-2.1"}
+
+
 def test_blind_mode_puts_no_suggestion_in_the_dom(context, blind_bundle, serve_dir, tmp_path):
     base = serve_dir(blind_bundle)
     page = context.new_page()
@@ -214,6 +293,24 @@ def test_blind_mode_puts_no_suggestion_in_the_dom(context, blind_bundle, serve_d
     open_page(page2, base, "1", annotator="bob")
     page2.wait_for_function("() => document.querySelector('#questions').dataset.loaded === 'true'")
     assert "HHEM-2.1" in page2.locator("#questions").inner_text()
+
+
+def test_a_blind_annotator_who_types_her_name_differently_is_still_blind(context, blind_bundle, serve_dir):
+    """alice is listed blind; opened without ?annotator=, she types " Alice" in the name dialog: no suggestion
+    may reach the page (merge would still count her answers as given blind: shown is false)."""
+    base = serve_dir(blind_bundle)
+    page = context.new_page()
+    block_model(page)
+    page.goto(base + "#record=1")
+    page.fill("#annotator-dialog input", " Alice\u200b")
+    page.keyboard.press("Enter")
+    page.wait_for_selector(READY)
+    page.wait_for_function("() => document.querySelector('#questions').dataset.loaded === 'true'")
+    assert state(page, "s.annotator") == "Alice\u200b"
+    html = page.content()
+    for needle in ("HHEM", "prior-detector", "score 0."):
+        assert needle not in html, needle
+    assert state(page, "s.current.record.suggestions.length + s.current.record.prior_annotations.length") == 0
 
 
 def test_extra_fields_show_dataset_text_as_text(page, settings_url):
@@ -315,6 +412,23 @@ def test_metadata_filters_and_sort_combine_with_the_text_filter_and_hidden_metad
     page.select_option("#record-sort", "status")
     rows = shown_rows(page)
     assert rows[-1] == target and sorted(rows) == sorted(index["ids"])
+
+
+def test_a_name_with_no_queue_is_told_so(context, settings_url):
+    """Queues for alice, bob, carol; "Bob" (typed, or a link edited) has none: said, not silently bundle order."""
+    page = context.new_page()
+    block_model(page)
+    page.goto(settings_url + "?annotator=Bob")  # (open_page's Escape would close the message)
+    page.wait_for_selector(READY)
+    msg = page.locator("#message")
+    msg.wait_for()
+    assert "No queue for “Bob” in this bundle (queues: alice, bob, carol)" in msg.inner_text()
+    assert "of your queue" not in page.locator("#progress-text").inner_text()
+    page2 = context.new_page()  # alice has one: no such line
+    block_model(page2)
+    open_page(page2, settings_url, annotator="alice")
+    page2.wait_for_function("() => document.querySelector('#progress-text')?.textContent.includes('of your queue')")
+    assert "No queue" not in page2.locator("body").inner_text()
 
 
 def test_the_annotators_queue_leads_and_other_records_stay_reachable(page, settings_url, settings_bundle):

@@ -76,6 +76,8 @@ def one_error(result, *parts: str) -> str:
 @pytest.mark.parametrize("doc, words", [
     ({"questions": [SPAN, {**VERDICT, "options": ["a", "a"]}]}, ["questions[1]", "'options'", "duplicate option 'a'"]),
     ({"questions": [SPAN, {**VERDICT, "options": ["a"]}]}, ["questions[1]", "at least two"]),
+    ({"questions": [SPAN, {**VERDICT, "options": [1, 2]}]},
+     ["questions[1].options[0]", "expected a text or {value, text}, got number 1 (quote it: '1')"]),
     ({"questions": [SPAN, {"name": "q", "type": "rating", "values": [1, 2.5]}]}, ["'values'", "2.5 is not an integer"]),
     ({"questions": [SPAN, {"name": "q", "type": "rating", "values": [1, True]}]}, ["'values'", "True is not an integer"]),
     ({"questions": [SPAN, {"name": "q", "type": "rating", "values": [1, 2, 1]}]}, ["'values'", "duplicate value 1"]),
@@ -111,6 +113,10 @@ def one_error(result, *parts: str) -> str:
     ({"distribution": {"annotators": ["alice", "bob"], "overlap": 3}}, ["distribution", "'overlap'", "from 1 to"]),
     ({"distribution": {"annotators": ["alice", " alice "]}}, ["'annotators'", "duplicate annotator 'alice'"]),
     ({"distribution": {"annotators": ["alice", ""]}}, ["'annotators'", "empty annotator name"]),
+    ({**SETTINGS, "metadata": [{"name": "hhem", "type": "float"}], "suggestions": {**SETTINGS["suggestions"], "blind": ["bob"]}},
+     ["metadata[0]", "'visible'", "column 'hhem' holds the suggestion of agent 'HHEM-2.1', which suggestions.blind hides: set visible: false"]),
+    ({"suggestions": {"blind": ["bobby"]}, "distribution": {"annotators": ["alice", "bob"], "overlap": 2}},
+     ["suggestions", "'blind'", "'bobby' is not one of distribution.annotators (alice, bob)"]),
     ([SPAN], ["expected a mapping, got array"]),
 ])
 def test_each_rule_is_one_message(doc, words):
@@ -274,6 +280,12 @@ def test_an_argilla_settings_json_is_read(tmp_path):
     (lambda d: d["metadata"][0]["settings"].update(type="date"), ["metadata[0]", "'date' metadata"]),
     (lambda d: d["questions"][1].update(name="Ver-dict"), ["'name'", "lower-case"]),
     (lambda d: d.update(fields=d["fields"][:1]), ["'fields'", "at least two text fields"]),
+    # a file of another version: Argilla 1.x's argilla.yaml (metadata_properties), a field without its type
+    (lambda d: d.update(metadata_properties=[]), ["'metadata_properties'", "unknown key", "Argilla 1.x"]),
+    (lambda d: [d["fields"][0].pop(k) for k in ("settings", "type")], ["fields[0] ('context')", "'settings.type'", "missing"]),
+    # without a span question (one is added), questions[i] is still the file's questions[i]
+    (lambda d: [d["questions"].pop(0), d["questions"][1]["settings"]["options"][0].update(value=1)],
+     ["questions[1].options[0]", "'value'", "expected a string"]),
 ])
 def test_what_argilla_has_and_this_product_not_is_one_line(tmp_path, change, words):
     from mercury_static.read_settings import read_settings
@@ -417,6 +429,29 @@ def test_metadata_values_are_type_checked(run, tmp_path, meta, rows, words):
     settings = tmp_path / "s.yaml"
     settings.write_text(yaml.safe_dump({"metadata": [meta]}), encoding="utf-8")
     one_error(run("build", data, "-o", tmp_path / "out", "--settings", settings), *words)
+
+
+@pytest.mark.parametrize("settings, words", [
+    ({"metadata": [{"name": "m", "type": "terms", "column": "model"}, {"name": "n", "type": "integer", "column": "lenght"}]},
+     ["s.yaml: metadata[1]: field 'column': column 'lenght' is in none of the 3 records"]),
+    ({"questions": [SPAN, VERDICT], "suggestions": {"columns": [
+        {"question": "verdict", "agent": "HHEM-2.1", "score_from": "hhem_2.1", "threshold": 0.5,
+         "at_or_above": "consistent", "below": "hallucinated"}]}},
+     ["s.yaml: suggestions.columns[0]: field 'score_from': column 'hhem_2.1' is in none of the 3 records"]),
+])
+def test_a_settings_column_in_no_record_is_a_misspelling(run, tmp_path, settings, words):
+    """Absent from some records is no value; absent from all is a typo that would give an empty filter or no
+    suggestion at all, silently."""
+    rows = [ROWS[0], {k: v for k, v in ROWS[1].items() if k not in ("model", "hhem")}, ROWS[2]]
+    data = write_jsonl(tmp_path / "d.jsonl", rows)
+    path = tmp_path / "s.yaml"
+    path.write_text(yaml.safe_dump(settings), encoding="utf-8")
+    out = tmp_path / "out"
+    one_error(run("build", data, "-o", out, "--settings", path), *words)
+    assert not out.exists()
+    fixed = json.loads(json.dumps(settings).replace("lenght", "length").replace("hhem_2.1", "hhem"))
+    path.write_text(yaml.safe_dump(fixed), encoding="utf-8")
+    assert run("build", data, "-o", out, "--settings", path).exit_code == 0
 
 
 @pytest.mark.parametrize("line, words", [

@@ -105,8 +105,12 @@ async function main() {
   // The annotator's queue (manifest.queues): the first record, the next to do and the progress follow it.
   const queue = queueMod && await queueMod.loadQueue(bundle, annotator).catch((err) => {
     actions.message(`Your queue could not be read (${err.message}): working through every record in bundle order.`);
-    return null;
+    return undefined;
   });
+  const names = manifest.queues?.annotators;
+  if (queue === null && Array.isArray(names) && names.length) { // a name typed differently has no queue: say so
+    actions.message(`No queue for “${annotator}” in this bundle (queues: ${names.join(', ')}): working through every record in bundle order. Open the link your coordinator gave you.`);
+  }
   const todoFrom = (from, after) => (queue ? queueMod.nextInQueue(queue, bundle.ids, store.state.work, from, after)
     : nextTodoIndex(bundle.ids, store.state.work, Math.max(0, from), after));
   // Without a deep link, open the first record still to do (boot.js could only prefetch the first one).
@@ -209,7 +213,24 @@ async function main() {
     document.querySelector('#side .side-scroll').append(similarBox);
     similarMod.mountSimilar(store, bundle, similarBox, (id) => navigate(() => actions.goToId(id)));
   }
-  const form = questionsMod ? questionsMod.mountQuestions(store, actions, settings.questions, formBox)
+  /**
+   * An answer cleared on a submitted record that leaves a required question unanswered takes the record back
+   * to in progress, saying so: merge refuses a submitted record without its required answers (spans and all).
+   */
+  const formActions = {
+    ...actions,
+    setResponse(name, value, opts) {
+      actions.setResponse(name, value, opts);
+      const { work, current } = store.state;
+      const entry = current.id ? work.records[current.id] : null;
+      if (entry?.status !== 'submitted') return;
+      const missing = missingRequired(settings.all, entry, liveAnnotations(entry).length);
+      if (!missing.length) return;
+      actions.setStatus('in_progress');
+      actions.message(`Back to in progress: “${missing[0]}” is required; answer it, then submit again (s).`);
+    },
+  };
+  const form = questionsMod ? questionsMod.mountQuestions(store, formActions, settings.questions, formBox)
     : { focusQuestion: () => false, accept: () => false, focusQuestionNamed: () => {} };
   mountDraft(store, actions, { save: () => save(), clear: () => clear() });
   mountAnnotations(store, actions);

@@ -117,7 +117,7 @@ function questionControl(q, set) {
     if (preview) fs.append(preview);
     draw = (value) => {
       const v = typeof value === 'string' ? value : '';
-      if (area.value !== v) area.value = v;
+      if (area.value !== v && (v || area.value.trim())) area.value = v; // blanks being typed (no answer) stay
       if (preview) preview.replaceChildren(renderMarkdown(v));
     };
   }

@@ -103,8 +103,8 @@ export function acceptedAgents(entry) {
   return out;
 }
 
-/** An answer that says nothing: null, '' or an empty list (stored as a cleared response). */
-export const isEmpty = (v) => v === null || v === undefined || v === '' || (Array.isArray(v) && !v.length);
+/** An answer that says nothing: null, blanks or an empty list (stored as a cleared response; merge refuses a blank text). */
+export const isEmpty = (v) => v === null || v === undefined || (typeof v === 'string' && !v.trim()) || (Array.isArray(v) && !v.length);
 
 /** Stamps of an entry's responses newer than `since` (the unexported counter). */
 export function changesSince(entry, since) {
@@ -133,7 +133,7 @@ export function responseProblem(question, value) {
       return Array.isArray(value) && value.length === opts.length && opts.every((o) => value.includes(o))
         ? null : 'not an order of all its options';
     case 'text':
-      return typeof value === 'string' && value ? null : 'not a text';
+      return typeof value === 'string' && value.trim() ? null : 'not a text';
     default:
       return `unknown question type ${JSON.stringify(question.type)}`;
   }
@@ -158,19 +158,23 @@ const withStamp = (map, key, value) => {
 
 /**
  * `entry` (a copy, changed in place and returned) with question `name` answered at `at`: an empty
- * value clears it; `agent` says it came from accepting that agent's suggestion, and an answer by hand
+ * value clears it; `agent` says it came from accepting that agent's suggestion, and another answer by hand
  * clears an earlier acceptance.
  */
-export function answer(entry, name, value, agent, at) {
+export function answer(entry, name, value, agent, at, { undo = false } = {}) {
+  // the answer given again by hand (its digit pressed twice, Enter on the order shown) keeps its acceptance
+  const same = !agent && !undo && sameValue(entry.responses?.[name]?.value, value);
   entry.responses = withStamp(entry.responses, name, { value: isEmpty(value) ? null : value, updated_at: at });
-  if (agent || entry.accepted?.[name]?.agent) entry.accepted = withStamp(entry.accepted, name, { agent: agent || null, updated_at: at });
+  if (!same && (agent || entry.accepted?.[name]?.agent)) entry.accepted = withStamp(entry.accepted, name, { agent: agent || null, updated_at: at });
   return entry;
 }
+
+const sameValue = (a, b) => JSON.stringify(isEmpty(a) ? null : a) === JSON.stringify(isEmpty(b) ? null : b);
 
 /** `entry` with question `name` as it was in `before` (undo), written as a new change at `at`. */
 export function restoreAnswer(entry, before, name, at) {
   const old = before?.responses?.[name];
-  return answer(entry, name, old ? old.value : null, before?.accepted?.[name]?.agent || null, at);
+  return answer(entry, name, old ? old.value : null, before?.accepted?.[name]?.agent || null, at, { undo: true });
 }
 
 /** `entry` with `agent`'s span suggestion of question `name` copied in as annotation `id`, marked accepted. */

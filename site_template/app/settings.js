@@ -8,6 +8,17 @@ const DEFAULT_SPAN = { name: 'spans', type: 'span', title: 'Spans', description:
 /** The record-level question types the form has a control for (a bundle of a later version may have more). */
 const FORM_TYPES = ['label', 'multi_label', 'rating', 'ranking', 'text'];
 
+/** Invisible characters merge also removes from names (mercury.normalize_name). */
+const INVISIBLE = /[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+
+/**
+ * A name as blind mode compares it: NFC, invisible characters removed, trimmed, case folded, so that "Bob"
+ * typed in the name dialog is as blind as the listed "bob" (a near miss must hide suggestions, not show them).
+ */
+function sameName(name) {
+  return String(name ?? '').normalize('NFC').replace(INVISIBLE, '').trim().toLowerCase();
+}
+
 /**
  * {fields: {source, summary, extra}, span, questions (the non-span ones, in form order), all (every
  * question), metadata (visible properties only), blind, similar}.
@@ -28,7 +39,7 @@ export function pageSettings(manifest, annotator) {
     questions: questions.filter((q) => FORM_TYPES.includes(q.type)),
     all: questions.length ? questions : [span],
     metadata: (Array.isArray(s.metadata) ? s.metadata : []).filter((m) => m.visible !== false),
-    blind: blind === true || (Array.isArray(blind) && blind.includes(annotator)),
+    blind: blind === true || (Array.isArray(blind) && blind.some((name) => sameName(name) === sameName(annotator))),
     similar: Boolean(s.vectors?.similar_records && manifest.record_vectors),
   };
 }

@@ -50,6 +50,15 @@ test('accepting a suggestion records its agent; an answer by hand clears it; und
   assert.equal(unexportedCount({ records: { r: undone }, last_export_at: 't2' }), 2);
 });
 
+test('the accepted answer given again by hand keeps its acceptance (a digit pressed twice, Enter on the order)', () => {
+  const accepted = answer(entry(), 'order', ['y', 'x'], 'judge', 't1');
+  const again = answer(structuredClone(accepted), 'order', ['y', 'x'], null, 't2');
+  assert.deepEqual([again.accepted.order.agent, again.responses.order.updated_at], ['judge', 't2']);
+  // an undo to the same value still takes the acceptance back
+  const undone = restoreAnswer(structuredClone(accepted), entry(), 'order', 't3');
+  assert.deepEqual([undone.responses.order.value, undone.accepted.order.agent], [null, null]);
+});
+
 test('stored responses are read back typed; anything else is reported (and kept aside by storage)', () => {
   const problems = [];
   const got = readExtras({ responses: { q: { value: ['a'], updated_at: 't' }, bad: { value: { x: 1 }, updated_at: 't' } },
@@ -73,6 +82,7 @@ test('responseProblem: the checks merge makes', () => {
   assert.ok(responseProblem(q.order, ['z', 'x']));
   assert.ok(responseProblem(q.order, ['z', 'x', 'x']));
   assert.equal(responseProblem(q.comment, 'fine'), null);
+  assert.ok(responseProblem(q.comment, '\n '), 'blanks only: merge refuses it (expected a non-empty text)');
 });
 
 test('missingRequired names the required questions left unanswered (the span question needs an annotation)', () => {
