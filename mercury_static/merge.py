@@ -2,9 +2,9 @@
 
 The steps, one module each: merge_inputs reads every file into versions (validated by merge_checks),
 merge_versions picks the newest version per (annotator, record), merge_notes says what was merged that a
-coordinator should know; this module runs them and serialises the output. Every bad file, record or
-annotation is one `InputError` line: skipped and reported, or raised at once with `strict`. The library
-returns data; the CLI prints it (printing.py).
+coordinator should know; this module runs them and serialises the output. Every bad file, record,
+annotation or question answer is one `InputError` line: skipped and reported, or raised at once with
+`strict`. The library returns data; the CLI prints it (printing.py).
 """
 
 from __future__ import annotations
@@ -41,6 +41,8 @@ class MergeResult:
     agreement: dict = field(default_factory=dict)
     directory: dict[str, bytes] = field(default_factory=dict)
     """The files of a folder output (`argilla`: write_argilla.FILES), by path relative to -o."""
+    answers_dropped: int = 0
+    """Question answers and suggestion acceptances dropped (each one of `problems`; their records merged)."""
 
     @property
     def exit_code(self) -> int:
@@ -51,7 +53,7 @@ class MergeResult:
         """The JSON report (`--report`)."""
         output = {"format": "argilla", "files": sorted(self.directory)} if self.directory else {
             "format": MERGED_FORMAT, "version": MERGED_VERSION}
-        return {"output": output, "counts": vars(self.counts),
+        return {"output": output, "counts": vars(self.counts), "answers_dropped": self.answers_dropped,
                 "files": self.files,
                 "problems": [str(p) for p in self.problems], "notes": self.notes, **self.agreement}
 
@@ -140,4 +142,5 @@ def merge_files(paths: Iterable[str | Path], bundle: Bundle | str | Path, fmt: s
         directory, folder_notes = argilla_files(bundle, records, questions) if fmt == "argilla" else ({}, [])
         return MergeResult(records=records, output=b"" if directory else serialize(records, fmt),
                            counts=reader.counts, files=len(paths), problems=reader.problems,
-                           notes=notes + folder_notes, agreement=agreement, directory=directory)
+                           notes=notes + folder_notes, agreement=agreement, directory=directory,
+                           answers_dropped=reader.answers_dropped)

@@ -1,7 +1,8 @@
 """Merge inputs: export files and Mercury dumps read into versions (merge_versions.Version).
 
-Each bad file, record entry or annotation is one `InputError`, skipped and counted as rejected; a re-export
-of a version already validated cleanly is not validated again.
+Each bad file, record entry or annotation is one `InputError`, skipped and counted as rejected; a bad
+question answer or suggestion acceptance drops only itself (counted in `answers_dropped`), its record entry
+stays. A re-export of a version already validated cleanly is not validated again.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ class InputReader:
             key = (r.source, r.summary)
             self.by_texts[key] = None if key in self.by_texts else r
         self.counts = Counts()
+        self.answers_dropped = 0
+        """Question answers and suggestion acceptances dropped by validation (their record entries kept)."""
         self.problems: list[InputError] = []
         self.versions: list[Version] = []
         self.clients: dict[str, set[str]] = defaultdict(set)
@@ -102,10 +105,16 @@ class InputReader:
         self.spellings[name].add(raw.strip())
         return name
 
-    def answers(self, values, use, record: BundleRecord, status: str) -> tuple[dict, dict | None]:
-        """The question answers and suggestion use of a version-2 entry (or of a merged file's response)."""
-        return (check_responses(self.questions, values, status),
-                check_suggestion_use(self.questions, use, record.suggestions))
+    def answers(self, path: Path, where: str, values, use, record: BundleRecord,
+                status: str) -> tuple[dict, dict | None]:
+        """The valid question answers and suggestion use of a version-2 entry (or of a merged file's
+        response); each one dropped is a problem line."""
+        values, bad_values = check_responses(self.questions, values, status)
+        use, bad_use = check_suggestion_use(self.questions, use, record.suggestions)
+        for e in (*bad_values, *bad_use):
+            self.problem(path, where, e.field, e.message)
+            self.answers_dropped += 1
+        return values, use
 
     def read_export_record(self, path: Path, index: int, entry, annotator: str, client: str | None,
                            exported_at: str, version: int = 1) -> None:
@@ -136,10 +145,7 @@ class InputReader:
             return self.problem(path, where, "annotations", "expected a list")
         values = use = None
         if version >= 2:
-            try:
-                values, use = self.answers(entry.get("responses"), entry.get("suggestions"), record, status)
-            except Reject as e:
-                return self.problem(path, where, e.field, e.message, n)
+            values, use = self.answers(path, where, entry.get("responses"), entry.get("suggestions"), record, status)
         key = (annotator, record_id, entry["updated_at"])
         seen = self.clean_entries.get(key)
         if seen is not None and seen[0] == entry:  # a re-export of a version already validated cleanly
@@ -239,11 +245,11 @@ class InputReader:
                     raise Reject("annotator", "missing or empty")
                 check_status(r.get("status"))
                 time = parse_time(r.get("updated_at"), "updated_at")
-                values, use = self.answers(r["values"], r.get("suggestions"), record, r["status"]) \
-                    if "values" in r else (None, None)
             except Reject as e:  # the annotations stay, as an undated version
                 self.problem(path, f"{where}, responses[{j}]", e.field, e.message)
                 continue
+            values, use = self.answers(path, f"{where}, responses[{j}]", r["values"], r.get("suggestions"), record,
+                                       r["status"]) if "values" in r else (None, None)
             name = self.name(r["annotator"])
             responded.add(name)
             self.versions.append(Version(name, record.id, r["status"], r.get("updated_at"), time,

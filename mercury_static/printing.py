@@ -37,7 +37,9 @@ def print_merge(result: MergeResult, out: Console, err: Console) -> None:
         err.print(line(f"note: {note}"), soft_wrap=True)
     c, a = result.counts, result.agreement
     out.print(Text(f"{result.files} file(s): {c.read} annotations read, {c.merged} merged, {c.duplicate} "
-                   f"duplicate, {c.superseded} superseded by newer versions, {c.rejected} rejected"))
+                   f"duplicate, {c.superseded} superseded by newer versions, {c.rejected} rejected"
+                   + (f"; {result.answers_dropped} answer(s) dropped (their records merged)"
+                      if result.answers_dropped else "")))
     r = a["records"]
     # with record-level questions (often one named "verdict"), say that these verdicts are the spans'
     verdict = "span verdict" if a.get("questions") else "verdict"
