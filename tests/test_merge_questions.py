@@ -114,23 +114,64 @@ BAD = {
 }
 
 
+SPAN = {"id": "s1", "label": ["Unwanted", "Unwanted.Intrinsic"], "note": "",
+        "summary": {"start": 47, "end": 51, "text": "Rome"}, "source": None}
+
+
 @pytest.mark.parametrize("case", sorted(BAD))
-def test_bad_response_skips_its_record_only(asked, tmp_path, case):
+def test_bad_answer_drops_only_itself(asked, tmp_path, case):
+    """The record entry, its status, its other answers and its spans stay; the one answer goes, in one line."""
     responses, field_name, message = BAD[case]
-    span = {"id": "s1", "label": ["Unwanted", "Unwanted.Intrinsic"], "note": "",
-            "summary": {"start": 47, "end": 51, "text": "Rome"}, "source": None}
-    bad = export(tmp_path / "eve.json", asked, "eve", entry("r1", responses, annotations=[span]),
+    bad = export(tmp_path / "eve.json", asked, "eve", entry("r1", responses, annotations=[SPAN]),
                  entry("r2", {"verdict": "consistent"}))
     result = merge_files([bad], asked)
-    (problem,) = result.problems
+    (problem,) = result.problems  # a required answer given but dropped ("maybe") is one line, not two
     assert str(problem) == f"{bad}: record r1: field '{field_name}': " + str(problem).split(": ", 3)[3]
     assert message in str(problem) and "\n" not in str(problem)
-    assert result.counts.rejected == 1 and result.counts.merged == 0  # the record's span goes with it
+    assert result.answers_dropped == 1 and result.exit_code == 1
+    assert vars(result.counts) == {"read": 1, "merged": 1, "duplicate": 0, "superseded": 0, "rejected": 0}
     r1, r2 = result.records[:2]
-    assert r1["responses"] == [] and r1["annotations"] == []
-    assert r2["responses"][0]["values"] == {"verdict": "consistent"}  # the other record still merged
-    with pytest.raises(InputError):
+    kept = {k: v for k, v in responses.items() if f"responses.{k}" != field_name} if isinstance(responses, dict) else {}
+    assert r1["responses"] == [{"annotator": "eve", "status": "submitted", "updated_at": "2026-12-01T10:00:00Z",
+                                "values": kept, "suggestions": {"shown": True, "accepted": {}}}]
+    assert [a["id"] for a in r1["annotations"]] == ["s1"]  # the span stays
+    assert r2["responses"][0]["values"] == {"verdict": "consistent"}
+    assert errors(result.records, SCHEMAS["merged"]) == []
+    with pytest.raises(InputError) as raised:  # --strict stops at that same line
         merge_files([bad], asked, strict=True)
+    assert str(raised.value) == str(problem)
+
+
+def test_a_submitted_record_missing_a_required_answer(asked, tmp_path):
+    """It stays submitted for the span agreement (its spans answer the span question), but the missing question
+    has no answer from that judge: the per-question agreement counts only alice's verdict."""
+    a = export(tmp_path / "alice.json", asked, "alice", entry("r1", FULL))
+    e = export(tmp_path / "eve.json", asked, "eve", entry("r1", {"quality": 2}, annotations=[SPAN]))
+    result = merge_files([a, e], asked)
+    (problem,) = result.problems
+    assert str(problem) == f"{e}: record r1: field 'responses.verdict': required, missing on a submitted record"
+    verdict = next(q for q in result.agreement["questions"] if q["question"] == "verdict")
+    quality = next(q for q in result.agreement["questions"] if q["question"] == "quality")
+    assert (verdict["answers"], verdict["records"]) == (1, 0) and (quality["answers"], quality["records"]) == (2, 1)
+    assert result.agreement["records"]["judged_by_2_or_more"] == 1  # both judged r1's spans
+    assert {x["annotator"]: x["submitted"] for x in result.agreement["annotators"]} == {"alice": 1, "eve": 1}
+
+
+def test_a_partly_dropped_version_is_still_the_newest(asked, tmp_path):
+    """The newest version wins whole even when one of its answers was dropped: the older one's answer does not
+    come back, and the older one's spans are superseded."""
+    old_span = dict(SPAN, id="s0")
+    path = export(tmp_path / "eve.json", asked, "eve",
+                  entry("r1", {"verdict": "consistent", "quality": 2}, annotations=[old_span],
+                        updated_at="2026-12-01T09:00:00Z"),
+                  entry("r1", {"verdict": "hallucinated", "quality": 9}, annotations=[SPAN]))
+    result = merge_files([path], asked)
+    (problem,) = result.problems
+    assert "record r1: field 'responses.quality': 9 is not one of" in str(problem)
+    (response,) = result.records[0]["responses"]
+    assert response["updated_at"] == "2026-12-01T10:00:00Z" and response["values"] == {"verdict": "hallucinated"}
+    assert [a["id"] for a in result.records[0]["annotations"]] == ["s1"]
+    assert vars(result.counts) == {"read": 2, "merged": 1, "duplicate": 0, "superseded": 1, "rejected": 0}
 
 
 def test_required_only_on_submitted(asked, tmp_path):
@@ -153,12 +194,28 @@ USE = {
 
 
 @pytest.mark.parametrize("case", sorted(USE))
-def test_bad_suggestion_use(asked, tmp_path, case):
+def test_bad_suggestion_use_drops_only_the_acceptance(asked, tmp_path, case):
+    """A valid acceptance next to the bad one stays (when suggestions were shown), as do the answers and spans;
+    a `shown` that is not a bool leaves the entry saying nothing about suggestions."""
     use, field_name, message = USE[case]
-    record = dict(entry("r1", {"verdict": "consistent"}), suggestions=use)
-    result = merge_files([export(tmp_path / "eve.json", asked, "eve", record)], asked)
+    if use["shown"] is True and "verdict" not in use["accepted"]:  # a good acceptance beside the bad one
+        use = dict(use, accepted={"verdict": "HHEM-2.1", **use["accepted"]})
+    record = dict(entry("r1", {"verdict": "hallucinated"}, annotations=[SPAN]), suggestions=use)
+    path = export(tmp_path / "eve.json", asked, "eve", record)
+    result = merge_files([path], asked)
     (problem,) = result.problems
     assert f"record r1: field '{field_name}': " in str(problem) and message in str(problem)
+    assert result.answers_dropped == 1 and result.counts.merged == 1 and result.counts.rejected == 0
+    (response,) = result.records[0]["responses"]
+    assert response["values"] == {"verdict": "hallucinated"}
+    kept = {k: v for k, v in use.get("accepted", {}).items() if f"suggestions.accepted.{k}" != field_name}
+    assert response.get("suggestions") == (None if case == "shown not a bool" else
+                                           {"shown": use["shown"], "accepted": kept})
+    if use["shown"] is True and field_name != "suggestions.accepted.verdict":
+        assert kept == {"verdict": "HHEM-2.1"}
+    with pytest.raises(InputError) as raised:
+        merge_files([path], asked, strict=True)
+    assert str(raised.value) == str(problem)
 
 
 def test_malformed_questions_in_the_bundle(asked, tmp_path):
@@ -233,11 +290,12 @@ def test_faithbench_verdict_question_agrees_with_span_verdicts(build_bundle, tmp
 
 
 def test_a_merged_file_with_a_bad_answer_keeps_its_spans(asked, tmp_path):
-    """A merged file read back as a dump: a response whose answer no longer fits is one problem line; that
-    annotator's spans stay (undated, as a dump's), nothing else is dropped."""
+    """A merged file read back as a dump: an answer that no longer fits is one problem line and is dropped; the
+    response (its status, time and other answers) and that annotator's spans stay."""
     span = {"id": "s1", "label": ["Unwanted", "Unwanted.Intrinsic"], "note": "",
             "summary": {"start": 47, "end": 51, "text": "Rome"}, "source": None}
-    a = export(tmp_path / "alice.json", asked, "alice", entry("r1", {"verdict": "hallucinated"}, annotations=[span]))
+    a = export(tmp_path / "alice.json", asked, "alice",
+               entry("r1", {"verdict": "hallucinated", "quality": 4}, annotations=[span]))
     merged = json.loads(merge_files([a], asked).output)
     merged[0]["responses"][0]["values"]["verdict"] = "maybe"
     path = tmp_path / "merged.json"
@@ -246,7 +304,10 @@ def test_a_merged_file_with_a_bad_answer_keeps_its_spans(asked, tmp_path):
     (problem,) = result.problems
     assert str(problem) == (f"{path}: sample r1, responses[0]: field 'responses.verdict': 'maybe' is not one of "
                             "consistent, hallucinated")
-    assert [x["id"] for x in result.records[0]["annotations"]] == ["s1"] and result.records[0]["responses"] == []
+    assert [x["id"] for x in result.records[0]["annotations"]] == ["s1"]
+    (response,) = result.records[0]["responses"]
+    assert response["status"] == "submitted" and response["values"] == {"quality": 4}
+    assert vars(result.counts) == {"read": 1, "merged": 1, "duplicate": 0, "superseded": 0, "rejected": 0}
 
 
 def test_a_blind_annotator_whose_export_says_shown_is_noted(build_bundle, tmp_path):
