@@ -257,6 +257,26 @@ def test_cli_prints_question_and_agent_agreement(asked, tmp_path):
     assert (blind["records"], blind["agree"], blind["majority_records"], blind["accuracy"]) == (1, 0.5, 0, None)
 
 
+def test_cli_says_what_answer_it_dropped(asked, tmp_path):
+    from typer.testing import CliRunner
+
+    from mercury_static.cli import app
+
+    bad = export(tmp_path / "eve.json", asked, "eve", entry("r1", {"verdict": "hallucinated", "quality": 6},
+                                                            annotations=[SPAN]))
+    out, report = tmp_path / "merged.json", tmp_path / "report.json"
+    run = CliRunner().invoke(app, ["merge", str(bad), "--bundle", str(asked.dir), "-o", str(out),
+                                   "--report", str(report)], env={"COLUMNS": "300"})
+    assert run.exit_code == 1, run.output
+    skipped = [x for x in run.output.splitlines() if x.startswith("skipped:")]
+    assert skipped == [f"skipped: {bad}: record r1: field 'responses.quality': 6 is not one of 1, 2, 3, 4, 5"]
+    assert "1 annotations read, 1 merged, 0 duplicate, 0 superseded by newer versions, 0 rejected; 1 answer(s) " \
+           "dropped (their records merged)" in run.output
+    doc = json.loads(report.read_text(encoding="utf-8"))
+    assert doc["answers_dropped"] == 1 and doc["problems"] == [skipped[0].removeprefix("skipped: ")]
+    assert json.loads(out.read_text(encoding="utf-8"))[0]["responses"][0]["values"] == {"verdict": "hallucinated"}
+
+
 SHARED_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 
 
