@@ -34,7 +34,7 @@ def check_value(q: Question, value) -> None:
 def check_responses(questions: dict[str, Question], responses, status: str) -> tuple[dict, list[Reject]]:
     """The valid answers of one record entry, and one `Reject` per answer dropped (a value that does not fit,
     an unknown question) or, on a `submitted` entry, per required question left out (a draft or a discarded
-    record may leave them out).
+    record may leave them out); `responses` that is not an object is one line and no answers.
 
     A submitted entry missing a required answer stays submitted: the span question is answered by its
     annotations, which were checked on their own, so the span agreement keeps that judge; the missing question

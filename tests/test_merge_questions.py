@@ -188,6 +188,8 @@ USE = {
     "accepted while blind": ({"shown": False, "accepted": {"verdict": "HHEM-2.1"}}, "suggestions.accepted.verdict",
                              "not shown"),
     "shown not a bool": ({"shown": "yes"}, "suggestions.shown", "expected true or false"),
+    "accepted not an object": ({"shown": True, "accepted": ["HHEM-2.1"]}, "suggestions.accepted",
+                               "expected an object {question: agent}"),
     "accepted unknown question": ({"shown": True, "accepted": {"mood": "HHEM-2.1"}}, "suggestions.accepted.mood",
                                   "unknown question"),
 }
@@ -198,7 +200,8 @@ def test_bad_suggestion_use_drops_only_the_acceptance(asked, tmp_path, case):
     """A valid acceptance next to the bad one stays (when suggestions were shown), as do the answers and spans;
     a `shown` that is not a bool leaves the entry saying nothing about suggestions."""
     use, field_name, message = USE[case]
-    if use["shown"] is True and "verdict" not in use["accepted"]:  # a good acceptance beside the bad one
+    several = use["shown"] is True and isinstance(use["accepted"], dict) and "verdict" not in use["accepted"]
+    if several:  # a good acceptance beside the bad one
         use = dict(use, accepted={"verdict": "HHEM-2.1", **use["accepted"]})
     record = dict(entry("r1", {"verdict": "hallucinated"}, annotations=[SPAN]), suggestions=use)
     path = export(tmp_path / "eve.json", asked, "eve", record)
@@ -208,10 +211,12 @@ def test_bad_suggestion_use_drops_only_the_acceptance(asked, tmp_path, case):
     assert result.answers_dropped == 1 and result.counts.merged == 1 and result.counts.rejected == 0
     (response,) = result.records[0]["responses"]
     assert response["values"] == {"verdict": "hallucinated"}
-    kept = {k: v for k, v in use.get("accepted", {}).items() if f"suggestions.accepted.{k}" != field_name}
+    accepted = use.get("accepted", {})
+    kept = {k: v for k, v in accepted.items() if f"suggestions.accepted.{k}" != field_name} \
+        if isinstance(accepted, dict) else {}
     assert response.get("suggestions") == (None if case == "shown not a bool" else
                                            {"shown": use["shown"], "accepted": kept})
-    if use["shown"] is True and field_name != "suggestions.accepted.verdict":
+    if several:
         assert kept == {"verdict": "HHEM-2.1"}
     with pytest.raises(InputError) as raised:
         merge_files([path], asked, strict=True)
