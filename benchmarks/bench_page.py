@@ -38,13 +38,13 @@ MODEL_CACHE = REPO / ".cache" / "test-models"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--no-first-run"]
 
-SELECT_JS = """async ([side, s16, e16]) => {
+SELECT_JS = """async ([side, s, e]) => {
   const ms = window.mercuryStatic, pane = ms.panes[side];
-  const range = pane.rangeFor(s16, e16);
+  const range = pane.rangeFor(s, e);
   const sel = getSelection(); sel.removeAllRanges(); sel.addRange(range);
   const model = new Promise((resolve) => {
     const un = ms.store.subscribe((s) => {
-      if (s.assist.kind === 'model' && s.assist.query && s.assist.query.start === s16) { un(); resolve(performance.now()); }
+      if (s.assist.kind === 'model' && s.assist.query && s.assist.query.start === s) { un(); resolve(performance.now()); }
     });
     setTimeout(() => { un(); resolve(null); }, 5000);
   });
@@ -206,10 +206,11 @@ def selection_latencies(page, bundle_dir: Path, max_records: int, long_side: str
             page.evaluate("""async (id) => { const ms = mercuryStatic; await ms.store.actions.goToId(id);
                 const r = ms.store.state.current.record; await r.source.vectorsReady; await r.summary.vectorsReady; }""", rid)
             current = rid
-        s16, e16 = page.evaluate("([side, s, e]) => { const o = mercuryStatic.panes[side].view.offsets;"
-                                 " return [o.to16(s), o.to16(e)]; }", [side, s, e])
+        # the page's unit: code points (a page whose TextView has slice()), else UTF-16 (earlier pages, for A/B)
+        s, e = page.evaluate("([side, s, e]) => { const v = mercuryStatic.panes[side].view;"
+                             " return v.slice ? [s, e] : [v.offsets.to16(s), v.offsets.to16(e)]; }", [side, s, e])
         page.evaluate("() => mercuryStatic.store.actions.clear()")
-        r = page.evaluate(SELECT_JS, [side, s16, e16])
+        r = page.evaluate(SELECT_JS, [side, s, e])
         if i < 3:
             continue  # warm-up (JIT, first worker calls)
         pre.append(r["pre"])

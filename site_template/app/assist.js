@@ -147,7 +147,9 @@ export class Assistant {
    */
   _stored(query, rec, t0) {
     this.modelAnswered = true;
-    this._rank(meanVector([this._storedVector(query, rec)]), query, 'model');
+    // the selection is its own context (one sentence, one row): the same vector object for both, so
+    // the second cosine pass over the other text is answered from rank.js's cache
+    this._rank(this._context(query, rec).vec, query, 'model');
     this.timings.precomputedMs = performance.now() - t0;
     this.timings.modelMs = this.timings.precomputedMs;
   }
