@@ -38,13 +38,13 @@ MODEL_CACHE = REPO / ".cache" / "test-models"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--no-first-run"]
 
-SELECT_JS = """async ([side, s, e]) => {
+SELECT_JS = """async ([side, start, end]) => {
   const ms = window.mercuryStatic, pane = ms.panes[side];
-  const range = pane.rangeFor(s, e);
+  const range = pane.rangeFor(start, end);
   const sel = getSelection(); sel.removeAllRanges(); sel.addRange(range);
   const model = new Promise((resolve) => {
     const un = ms.store.subscribe((s) => {
-      if (s.assist.kind === 'model' && s.assist.query && s.assist.query.start === s) { un(); resolve(performance.now()); }
+      if (s.assist.kind === 'model' && s.assist.query && s.assist.query.start === start) { un(); resolve(performance.now()); }
     });
     setTimeout(() => { un(); resolve(null); }, 5000);
   });
