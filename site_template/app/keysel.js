@@ -8,7 +8,13 @@
  * whole). Offsets are code points, as in the store and the panes' interface.
  */
 
-const segmenter = typeof Intl !== 'undefined' && Intl.Segmenter ? new Intl.Segmenter(undefined, { granularity: 'word' }) : null;
+// Made at the first keyboard selection: creating it loads the word-break data (~15 ms of main thread,
+// which at module load was on the first paint's path).
+let segmenter;
+const wordSegmenter = () => {
+  if (segmenter === undefined) segmenter = typeof Intl !== 'undefined' && Intl.Segmenter ? new Intl.Segmenter(undefined, { granularity: 'word' }) : null;
+  return segmenter;
+};
 
 export class KeyboardSelection {
   /**
@@ -50,8 +56,9 @@ export class KeyboardSelection {
     const text = view.text.slice(s, e);
     const out = [];
     const word = (at, len) => out.push(o.spanCp([s + at, s + at + len]));
-    if (segmenter) {
-      for (const seg of segmenter.segment(text)) if (seg.isWordLike) word(seg.index, seg.segment.length);
+    const seg0 = wordSegmenter();
+    if (seg0) {
+      for (const seg of seg0.segment(text)) if (seg.isWordLike) word(seg.index, seg.segment.length);
     } else {
       for (const m of text.matchAll(/\S+/g)) word(m.index, m[0].length);
     }

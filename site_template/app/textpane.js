@@ -51,11 +51,13 @@ export class TextPane {
    */
   render(view, { cites = 0 } = {}) {
     const layout = new TextLayout(view, this.side, cites, (b) => this.onMaterialize && this.onMaterialize(b));
+    // before the swap: no forced layout of the new text; the first text needs none at all (the pane has
+    // not scrolled, and writing scrollTop would lay out the whole page once more before its first paint)
+    if (this.view) this.scroller.scrollTop = 0;
     this.layout = layout;
     this.view = view;
     this.root = layout.root;
     this.lit = [];
-    this.scroller.scrollTop = 0; // before the swap: no forced layout of the new text
     this.scroller.replaceChildren(layout.root);
     this.marks.clear();
     layout.materializeRest(() => this.layout === layout, () => this._measure());
