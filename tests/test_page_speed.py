@@ -92,20 +92,6 @@ def test_a_whole_stored_sentence_is_answered_at_once_with_the_models_vector(page
     page.wait_for_function("() => mercuryStatic.store.state.assist.kind === 'model'")
 
 
-def test_the_runtime_is_fetched_once_while_the_model_downloads_and_the_model_answers(page, bundle_server):
-    """The worker compiles the wasm runtime as soon as it starts: its request begins before the model
-    file's has ended (onnxruntime alone asks for it only once the model is in), it is requested once (the
-    module compiled ahead is the one onnxruntime instantiates), and the model then answers."""
-    timings: dict[str, list[dict]] = {}
-    page.on("requestfinished", lambda r: timings.setdefault(r.url.rsplit("/", 1)[-1], []).append(r.timing))
-    open_demo(page, bundle_server)
-    page.wait_for_function("() => mercuryStatic.store.state.model.status === 'ready'", timeout=120_000)
-    [wasm] = timings["ort-wasm-simd-threaded.wasm"]
-    [onnx] = timings["model_quantized.onnx"]
-    assert wasm["startTime"] < onnx["startTime"] + onnx["responseEnd"]
-    assert page.evaluate("async () => (await mercuryStatic.embed(['a lighthouse']))[0].length") == 384
-
-
 EARLY = """
 window.__early = { segmenters: 0, scrollWrites: 0 };
 const painted = () => performance.getEntriesByName('mercury-first-paint').length > 0;

@@ -1,19 +1,12 @@
 // Module Web Worker: runs the bundled sentence-embedding model with transformers.js (onnxruntime-web).
 // Messages in:  {type: 'init', modelsPath, modelName, pooling}  then  {type: 'embed', id, texts}
 // Messages out: {type: 'ready'} | {type: 'failed', error} | {type: 'result', id, data, dim} | {type: 'error', id, error}
-import { precompile } from './ort-runtime.js';
-
-const WASM = new URL('../vendor/ort-wasm-simd-threaded.wasm', import.meta.url).href;
-// Before anything else: the runtime downloads and compiles while transformers.js and the model load.
-precompile(WASM);
-const transformers = import('../vendor/transformers.min.js');
-transformers.catch(() => {}); // a failure is reported by init()
+import { env, pipeline } from '../vendor/transformers.min.js';
 
 let extractor = null;
 let pooling = 'mean';
 
 async function init(msg) {
-  const { env, pipeline } = await transformers;
   env.allowLocalModels = true;
   env.allowRemoteModels = false;
   env.useBrowserCache = false; // the HTTP cache suffices; a stale Cache Storage copy could hide a rebuilt model
@@ -21,8 +14,10 @@ async function init(msg) {
   // A path (e.g. '/bundle/models/'), not an http URL: v4 silently skips local files given a full URL.
   env.localModelPath = msg.modelsPath;
   const wasm = env.backends.onnx.wasm;
-  // onnxruntime's factory is ort-runtime.js: it instantiates the runtime precompile() compiled
-  wasm.wasmPaths = { mjs: new URL('./ort-runtime.js', import.meta.url).href, wasm: WASM };
+  wasm.wasmPaths = {
+    mjs: new URL('../vendor/ort-wasm-simd-threaded.mjs', import.meta.url).href,
+    wasm: new URL('../vendor/ort-wasm-simd-threaded.wasm', import.meta.url).href,
+  };
   wasm.numThreads = self.crossOriginIsolated ? Math.max(1, Math.min(4, navigator.hardwareConcurrency || 1)) : 1;
   wasm.proxy = false;
   pooling = msg.pooling || 'mean';
