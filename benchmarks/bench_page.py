@@ -193,11 +193,14 @@ def selection_jobs(bundle, max_records: int, long_side: str | None = None, half:
     return jobs
 
 
-def selection_latencies(page, bundle_dir: Path, max_records: int, long_side: str | None = None, half: bool = False):
-    """Select prior-annotation summary spans (or sentences of a long source); return (pre, model) ms lists."""
+def selection_latencies(page, bundle_dir: Path, max_records: int, long_side: str | None = None, half: bool = False,
+                        part: tuple[int, int] = (0, 1), warmup: int = 3):
+    """Select prior-annotation summary spans (or sentences of a long source); return (pre, model) ms lists.
+    `part` (i, n): only every n-th selection from the i-th (page_ab.py alternates two pages by parts);
+    the first `warmup` selections are not counted."""
     from mercury_static.bundle import load_bundle
 
-    jobs = selection_jobs(load_bundle(bundle_dir), max_records, long_side, half)
+    jobs = selection_jobs(load_bundle(bundle_dir), max_records, long_side, half)[part[0]::part[1]]
     page.wait_for_function("() => ['ready', 'failed'].includes(mercuryStatic.store.state.model.status)", timeout=60_000)
     pre, model = [], []
     current = None
@@ -211,7 +214,7 @@ def selection_latencies(page, bundle_dir: Path, max_records: int, long_side: str
                              " return v.slice ? [s, e] : [v.offsets.to16(s), v.offsets.to16(e)]; }", [side, s, e])
         page.evaluate("() => mercuryStatic.store.actions.clear()")
         r = page.evaluate(SELECT_JS, [side, s, e])
-        if i < 3:
+        if i < warmup:
             continue  # warm-up (JIT, first worker calls)
         pre.append(r["pre"])
         if r["model"] is not None:
