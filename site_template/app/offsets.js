@@ -77,7 +77,12 @@ export function trimSelection(text, s, e) {
 }
 
 /**
- * A draft span as stored, in code points. Drafts stored before the page kept one unit carry no `unit`
- * and hold UTF-16 spans: they are converted with the record's text (the only step that knows both).
+ * A draft span as stored, in code points; null when it does not fit the text (a rebuilt bundle's shorter
+ * text: never clamped into another span). Drafts stored before the page kept one unit carry no `unit` and
+ * hold UTF-16 spans: they are converted with the record's text (the only step that knows both).
  */
-export const storedSpanCp = (span, unit, offsets) => (!span ? null : unit === 'cp' ? [span[0], span[1]] : offsets.spanCp(span));
+export function storedSpanCp(span, unit, offsets) {
+  if (!span) return null;
+  if (unit === 'cp') return span[1] <= offsets.lengthCp ? [span[0], span[1]] : null;
+  return span[1] <= offsets.length16 ? offsets.spanCp(span) : null;
+}

@@ -203,10 +203,7 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
   function restoreDraft(id, rec) {
     const d = hasOwn(get().drafts, id) ? get().drafts[id] : null;
     if (!d) return emptyDraft();
-    const span = (side) => {
-      const s = storedSpanCp(d[side], d.unit, rec[side].offsets);
-      return s && s[1] <= rec[side].length ? s : null;
-    };
+    const span = (side) => storedSpanCp(d[side], d.unit, rec[side].offsets);
     const editing = d.editingId && entryOf(get().work, id)?.annotations[d.editingId];
     return {
       anchor: d.anchor, summary: span('summary'), source: span('source'),

@@ -90,4 +90,8 @@ test('storedSpanCp: a draft with unit cp is kept, one without (UTF-16, earlier p
   assert.equal(Array.from(text).slice(3, 6).join(''), 'abc');
   assert.deepEqual(storedSpanCp([3, 6], 'cp', o), [3, 6]);
   assert.equal(storedSpanCp(null, 'cp', o), null);
+  // a span past the text's end (a rebuilt bundle's shorter text) is dropped, not clamped, in either unit
+  assert.equal(storedSpanCp([3, 7], 'cp', o), null); // 6 code points
+  assert.deepEqual(storedSpanCp([5, 8], undefined, o), [3, 6]);
+  assert.equal(storedSpanCp([5, 9], undefined, o), null); // 8 UTF-16 units
 });
