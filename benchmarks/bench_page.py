@@ -38,13 +38,13 @@ MODEL_CACHE = REPO / ".cache" / "test-models"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--no-first-run"]
 
-SELECT_JS = """async ([side, s16, e16]) => {
+SELECT_JS = """async ([side, start, end]) => {
   const ms = window.mercuryStatic, pane = ms.panes[side];
-  const range = pane.rangeFor(s16, e16);
+  const range = pane.rangeFor(start, end);
   const sel = getSelection(); sel.removeAllRanges(); sel.addRange(range);
   const model = new Promise((resolve) => {
     const un = ms.store.subscribe((s) => {
-      if (s.assist.kind === 'model' && s.assist.query && s.assist.query.start === s16) { un(); resolve(performance.now()); }
+      if (s.assist.kind === 'model' && s.assist.query && s.assist.query.start === start) { un(); resolve(performance.now()); }
     });
     setTimeout(() => { un(); resolve(null); }, 5000);
   });
@@ -193,11 +193,14 @@ def selection_jobs(bundle, max_records: int, long_side: str | None = None, half:
     return jobs
 
 
-def selection_latencies(page, bundle_dir: Path, max_records: int, long_side: str | None = None, half: bool = False):
-    """Select prior-annotation summary spans (or sentences of a long source); return (pre, model) ms lists."""
+def selection_latencies(page, bundle_dir: Path, max_records: int, long_side: str | None = None, half: bool = False,
+                        part: tuple[int, int] = (0, 1), warmup: int = 3):
+    """Select prior-annotation summary spans (or sentences of a long source); return (pre, model) ms lists.
+    `part` (i, n): only every n-th selection from the i-th (page_ab.py alternates two pages by parts);
+    the first `warmup` selections are not counted."""
     from mercury_static.bundle import load_bundle
 
-    jobs = selection_jobs(load_bundle(bundle_dir), max_records, long_side, half)
+    jobs = selection_jobs(load_bundle(bundle_dir), max_records, long_side, half)[part[0]::part[1]]
     page.wait_for_function("() => ['ready', 'failed'].includes(mercuryStatic.store.state.model.status)", timeout=60_000)
     pre, model = [], []
     current = None
@@ -206,11 +209,12 @@ def selection_latencies(page, bundle_dir: Path, max_records: int, long_side: str
             page.evaluate("""async (id) => { const ms = mercuryStatic; await ms.store.actions.goToId(id);
                 const r = ms.store.state.current.record; await r.source.vectorsReady; await r.summary.vectorsReady; }""", rid)
             current = rid
-        s16, e16 = page.evaluate("([side, s, e]) => { const o = mercuryStatic.panes[side].view.offsets;"
-                                 " return [o.to16(s), o.to16(e)]; }", [side, s, e])
+        # the page's unit: code points (a page whose TextView has slice()), else UTF-16 (earlier pages, for A/B)
+        s, e = page.evaluate("([side, s, e]) => { const v = mercuryStatic.panes[side].view;"
+                             " return v.slice ? [s, e] : [v.offsets.to16(s), v.offsets.to16(e)]; }", [side, s, e])
         page.evaluate("() => mercuryStatic.store.actions.clear()")
-        r = page.evaluate(SELECT_JS, [side, s16, e16])
-        if i < 3:
+        r = page.evaluate(SELECT_JS, [side, s, e])
+        if i < warmup:
             continue  # warm-up (JIT, first worker calls)
         pre.append(r["pre"])
         if r["model"] is not None:

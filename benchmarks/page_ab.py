@@ -1,7 +1,8 @@
 """Before/after of the annotator page on the same machine state: the page of a git commit against the
-working tree, on the same bundles, cold loads interleaved (a shared machine's load drifts between runs).
+working tree, on the same bundles, cold loads interleaved and selections alternated in slices (a shared machine's load
+drifts between runs).
 
-    python benchmarks/page_ab.py --base 1fadfb8 [--runs 5] [--keep-rank]
+    python benchmarks/page_ab.py --base 1fadfb8 [--runs 5] [--keep-rank] [--no-cold]
 
 Needs the bundles of bench_page.py (.cache/bench/summhay1, .cache/bench/faithbench) and of
 bench_scale.py (benchmarks/out/large). Each variant gets its own folder under .cache/bench/ab/ (index.html
@@ -35,6 +36,9 @@ ROOT = Path(__file__).resolve().parent.parent
 BUNDLES = {"summhay1": CACHE / "summhay1", "faithbench": CACHE / "faithbench", "large": ROOT / "benchmarks/out/large"}
 if not (BUNDLES["large"] / "manifest.json").is_file():
     del BUNDLES["large"]  # no 10k bundle (bench_scale.py not run): its rows are left out
+
+
+PARTS = 4  # slices of the selections, alternated between the two variants
 
 
 def git(*args: str) -> bytes:
@@ -76,6 +80,7 @@ def main() -> None:
     ap.add_argument("--base", required=True, help="git commit of the 'before' page")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--keep-rank", action="store_true")
+    ap.add_argument("--no-cold", action="store_true", help="only the selection rows (no cold loads)")
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -93,7 +98,7 @@ def main() -> None:
         browser = p.chromium.launch(executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"),
                                     headless=True, args=ARGS)
         urls = {(v, n): serve(d)[1] for v, ds in dirs.items() for n, d in ds.items()}
-        for _ in range(args.runs):
+        for _ in range(0 if args.no_cold else args.runs):
             for v in dirs:
                 first, cpu, ready = cold_loads(browser, urls[v, "summhay1"], 1, record=longest)
                 add(v, "long source: first paint", first)
@@ -108,18 +113,29 @@ def main() -> None:
                 first, cpu, _ = cold_loads(browser, urls[v, "large"], 1)
                 add(v, "10k: first record", first)
                 add(v, "10k: main-thread CPU", cpu)
+        # Selections: both variants' pages open side by side, their selections alternated in PARTS slices
+        # (a shared machine's load drifts over the minutes one variant's selections take).
+        pages = {}
+        for v in dirs:
+            pages[v, "summhay1"] = open_page(browser, urls[v, "summhay1"] + f"?annotator=bench#record={longest}")
+            pages[v, "faithbench"] = open_page(browser, urls[v, "faithbench"] + "?annotator=bench")
+        for i in range(PARTS):
+            for v, ds in dirs.items():
+                warmup = 3 if i == 0 else 0
+                page = pages[v, "summhay1"][1]
+                page.bring_to_front()
+                pre, model = selection_latencies(page, ds["summhay1"], 0, long_side="source", part=(i, PARTS), warmup=warmup)
+                add(v, "long source: select -> precomputed", pre)
+                add(v, "long source: select -> model", model)
+                _, model = selection_latencies(page, ds["summhay1"], 0, long_side="source", half=True, part=(i, PARTS), warmup=warmup)
+                add(v, "long source: half-sentence select -> model", model)
+                page = pages[v, "faithbench"][1]
+                page.bring_to_front()
+                _, model = selection_latencies(page, ds["faithbench"], 60, part=(i, PARTS), warmup=warmup)
+                add(v, "FaithBench: select -> model", model)
+        for ctx, _ in pages.values():
+            ctx.close()
         for v, ds in dirs.items():
-            ctx, page = open_page(browser, urls[v, "summhay1"] + f"?annotator=bench#record={longest}")
-            pre, model = selection_latencies(page, ds["summhay1"], 0, long_side="source")
-            add(v, "long source: select -> precomputed", pre)
-            add(v, "long source: select -> model", model)
-            _, model = selection_latencies(page, ds["summhay1"], 0, long_side="source", half=True)
-            add(v, "long source: half-sentence select -> model", model)
-            ctx.close()
-            ctx, page = open_page(browser, urls[v, "faithbench"] + "?annotator=bench")
-            pre, model = selection_latencies(page, ds["faithbench"], 60)
-            ctx.close()
-            add(v, "FaithBench: select -> model", model)
             if "large" not in BUNDLES:
                 continue
             index = json.loads((ds["large"] / "data" / "records.json").read_text(encoding="utf-8"))
@@ -131,7 +147,7 @@ def main() -> None:
         mem[v]["no DevTools agent"] = tab_memory.measure(ds["large"])
 
     print(f"| measure (medians) | before ({args.base}) | after |\n|---|---|---|")
-    for key in res["before"]:
+    for key in [k for k in res["before"] if res["before"][k] and res["after"].get(k)]:
         b, a = res["before"][key], res["after"][key]
         print(f"| {key} (n {len(a)}) | {statistics.median(b):.1f} ms | {statistics.median(a):.1f} ms |")
     for how in mem["before"]:

@@ -36,7 +36,7 @@ def open_page(page, base: str, record: str | None = None, annotator: str | None 
 
 
 def select(page, side: str, needle: str, nth: int = 0, ranked: bool = True) -> tuple[int, int]:
-    """Select `needle` in a pane with a real mouse drag; returns the UTF-16 span the page recorded.
+    """Select `needle` in a pane with a real mouse drag; returns the code-point span the page recorded.
 
     With `ranked`, wait until the other pane shows the answer for this selection (query spans only)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
@@ -48,10 +48,10 @@ def select(page, side: str, needle: str, nth: int = 0, ranked: bool = True) -> t
         box = page.evaluate(
             """([side, needle, nth]) => {
                 const pane = window.mercuryStatic.panes[side];
-                let s = -1;
-                for (let i = 0; i <= nth; i++) s = pane.view.text.indexOf(needle, s + 1);
-                if (s < 0) throw new Error('needle not in text: ' + needle);
-                const e = s + needle.length;
+                let u = -1;
+                for (let i = 0; i <= nth; i++) u = pane.view.text.indexOf(needle, u + 1);
+                if (u < 0) throw new Error('needle not in text: ' + needle);
+                const [s, e] = pane.view.offsets.spanCp([u, u + needle.length]); // the store's unit
                 pane.sentenceEl(pane.view.sentencesIn(s, e)[0]).scrollIntoView({block: 'center'});
                 const first = pane.rangeFor(s, s + 1).getClientRects()[0];
                 const rects = pane.rangeFor(e - 1, e).getClientRects();

@@ -8,7 +8,8 @@ Real Chromium and the real demo bundle; no mouse event is sent (the page counts 
 from __future__ import annotations
 
 import pytest
-from test_page import READY, block_model, own_annotations, state
+from mercury_static.bundle import load_bundle
+from test_page import READY, block_model, open_page, own_annotations, state
 
 pytestmark = pytest.mark.browser
 
@@ -19,7 +20,7 @@ COUNT_MOUSE = """() => { window.mouseEvents = 0;
 
 def selected(page, side: str) -> str:
     return page.evaluate("(side) => { const d = mercuryStatic.store.state.draft[side];"
-                         " return d ? mercuryStatic.panes[side].view.text.slice(d[0], d[1]) : null; }", side)
+                         " return d ? mercuryStatic.panes[side].view.slice(d[0], d[1]) : null; }", side)
 
 
 def press_until(page, key: str, done, limit: int = 60):
@@ -162,3 +163,19 @@ def test_the_name_dialog_keeps_the_focus(page, bundle_server):
     for _ in range(3):
         page.keyboard.press("Tab")
         assert page.evaluate("() => document.getElementById('annotator-dialog').contains(document.activeElement)")
+
+
+def test_keyboard_words_after_an_emoji_are_code_point_spans(page, bundle_server, demo_bundle):
+    """Words come from JS strings (UTF-16) but the draft holds code points: after 🚀 and before 𝔘 they
+    differ, and the draft must still be Python's offsets of the word."""
+    block_model(page)
+    open_page(page, bundle_server, "space-exhibit")
+    summary = load_bundle(demo_bundle).record("space-exhibit").summary
+    page.locator("#pane-summary").focus()
+    for word in ("Visitors", "shaped"):  # after one, then two astral characters
+        press_until(page, "ArrowRight", lambda w=word: selected(page, "summary") == w)
+        start = summary.index(word)
+        assert state(page, "s.draft.summary") == [start, start + len(word)]
+    page.keyboard.press("Shift+ArrowRight")
+    assert selected(page, "summary") == "shaped sleeping"
+    assert page.evaluate("() => getSelection().toString()") == "shaped sleeping"  # the DOM range: same words

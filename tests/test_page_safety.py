@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from conftest import CHROMIUM_ARGS, chromium_path
+from mercury_static.bundle import load_bundle
 from test_page import (READY, STORED, annotate, block_model, export_file, open_page, own_annotations, select,
                        state, stored_records)
 
@@ -108,6 +109,68 @@ def test_draft_survives_reload_and_leaving_the_record(page, bundle_server):
     page.wait_for_function("() => mercuryStatic.store.state.current.id !== 'harbor-lighthouse'")
     [a] = own_annotations(page, "harbor-lighthouse")
     assert (a["summary"]["text"], a["source"]["text"], a["note"]) == ("3.2 million euros", "2.3 million euros", "half done")
+
+
+PUT_DRAFT = """async ([key, id, value]) => {
+    const req = (r) => new Promise((ok, ko) => { r.onsuccess = () => ok(r.result); r.onerror = () => ko(r.error); });
+    const db = await req(indexedDB.open('mercury-static'));
+    const tx = db.transaction('entries', 'readwrite', { durability: 'strict' });
+    tx.objectStore('entries').put(value, [key, 'd', id]);
+    await new Promise((ok, ko) => { tx.oncomplete = ok; tx.onerror = () => ko(tx.error); });
+    db.close();
+}"""
+
+
+def utf16(text: str, i: int) -> int:
+    """The UTF-16 index of code point i of text (the unit of drafts stored by earlier pages)."""
+    return len(text[:i].encode("utf-16-le")) // 2
+
+
+def test_a_utf16_draft_of_the_earlier_page_is_restored_after_an_emoji(page, bundle_server, demo_bundle):
+    """Drafts stored before the store kept one unit hold UTF-16 spans and no `unit`: after the page's
+    change they are read as such, so a span after an emoji is restored on the same words, saved as such,
+    and stored again in code points (`unit: 'cp'`) at the next change."""
+    block_model(page)
+    open_page(page, bundle_server, "space-exhibit")
+    demo = load_bundle(demo_bundle)
+    record = demo.record("space-exhibit")
+    quote_s, quote_e = "𝔘-shaped sleeping bag", "𝔘-shaped sleeping bag used by astronauts"
+    s = record.summary.index(quote_s)
+    e = record.source.index(quote_e)
+    span_s, span_e = [s, s + len(quote_s)], [e, e + len(quote_e)]
+    old = {"anchor": "summary", "summary": [utf16(record.summary, i) for i in span_s],
+           "source": [utf16(record.source, i) for i in span_e], "labels": [], "note": "from the old page",
+           "editingId": None, "updated_at": "2026-11-30T10:00:00.000Z"}  # today's stored shape, exactly
+    assert old["summary"][0] == s + 1 and old["source"][0] > e  # the emoji before them: the units differ
+    key = f"mercury-static:v1:{demo.manifest['bundle_id']}:alice"
+    page.evaluate(PUT_DRAFT, [key, "space-exhibit", old])
+    page.reload()
+    page.wait_for_selector(READY)
+    page.wait_for_function("() => mercuryStatic.store.state.draft.note === 'from the old page'")
+    draft = state(page, "s.draft")
+    assert (draft["summary"], draft["source"]) == (span_s, span_e)
+    assert quote_s in page.locator('#draft [data-span="summary"]').inner_text()
+    page.wait_for_function("() => CSS.highlights.get('ms-draft')?.size === 2")  # drawn on the same words
+    assert sorted(page.evaluate("() => [...CSS.highlights.get('ms-draft')].map((r) => r.toString())")) == \
+        sorted([quote_s, quote_e])
+    page.wait_for_function("() => mercuryStatic.store.state.assist.side === 'source'")  # its assistance too
+    # the next change stores it in code points, and a reload restores that as it is
+    page.fill("#draft-note", "checked")
+    page.locator("#draft-note").blur()
+    wait_saved(page)
+    [stored] = [v for k, v in page.evaluate(STORED) if k[0] == key and k[1:] == ["d", "space-exhibit"]]
+    assert (stored["unit"], stored["summary"], stored["source"]) == ("cp", span_s, span_e)
+    page.reload()
+    page.wait_for_selector(READY)
+    page.wait_for_function("() => mercuryStatic.store.state.draft.note === 'checked'")
+    assert (state(page, "s.draft.summary"), state(page, "s.draft.source")) == (span_s, span_e)
+    # saved as an annotation: Python's offsets and the quoted text
+    page.keyboard.press("3")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => !mercuryStatic.store.state.draft.summary")
+    [a] = own_annotations(page, "space-exhibit")
+    assert a["summary"] == {"start": span_s[0], "end": span_s[1], "text": quote_s}
+    assert a["source"] == {"start": span_e[0], "end": span_e[1], "text": quote_e}
 
 
 def test_esc_in_the_note_leaves_the_field_and_clearing_a_labelled_draft_takes_two_steps(page, bundle_server):

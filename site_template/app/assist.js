@@ -69,8 +69,8 @@ export class Assistant {
     const from = rec[query.side];
     const sectioned = (t) => Boolean(t.sections && t.sections.length);
     // position prior (rank.js): only between two single-document texts
-    const queryPosition = sectioned(from) || sectioned(rec[target]) || !from.text.length
-      ? null : (query.start + query.end) / 2 / from.text.length;
+    const queryPosition = sectioned(from) || sectioned(rec[target]) || !from.length
+      ? null : (query.start + query.end) / 2 / from.length;
     const ranked = rankSentences({
       queryVec: vec, queryText: query.text, contextVec: ctx.vec, contextText: ctx.text, queryPosition,
       sentences: rec[target].rankInput(), options: this.options, k: view.k,
@@ -82,13 +82,13 @@ export class Assistant {
     this.store.actions.setAssist({ side: target, results, kind, query, best });
   }
 
-  /** Rank the other pane for the UTF-16 span [start, end) of `side`. */
+  /** Rank the other pane for the code-point span [start, end) of `side`. */
   run(side, start, end) {
     const rec = this.store.state.current.record;
     if (!rec) return;
     const seq = ++this.seq;
     const t0 = performance.now();
-    const query = { side, start, end, text: rec[side].text.slice(start, end) };
+    const query = { side, start, end, text: rec[side].slice(start, end) };
     this.timings = { precomputedMs: null, modelMs: null };
     this.modelAnswered = false;
     const loaded = () => rec.source.hasVectors && rec.summary.hasVectors;
@@ -114,7 +114,7 @@ export class Assistant {
     const idx = view.sentencesIn(query.start, query.end);
     query.context = {
       vec: meanVector(idx.flatMap((i) => view.sentenceVectors[i])),
-      text: idx.length ? view.text.slice(view.sentences[idx[0]][0], view.sentences[idx[idx.length - 1]][1]) : '',
+      text: idx.length ? view.slice(view.sentences[idx[0]][0], view.sentences[idx[idx.length - 1]][1]) : '',
     };
     return query.context;
   }
@@ -147,7 +147,9 @@ export class Assistant {
    */
   _stored(query, rec, t0) {
     this.modelAnswered = true;
-    this._rank(meanVector([this._storedVector(query, rec)]), query, 'model');
+    // the selection is its own context (one sentence, one row): the same vector object for both, so
+    // the second cosine pass over the other text is answered from rank.js's cache
+    this._rank(this._context(query, rec).vec, query, 'model');
     this.timings.precomputedMs = performance.now() - t0;
     this.timings.modelMs = this.timings.precomputedMs;
   }

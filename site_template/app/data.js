@@ -1,57 +1,12 @@
 /**
  * Bundle data access: the manifest, the record index, record/text/vector shards (fetched lazily and
- * cached), float16 vector decoding, and code-point <-> UTF-16 offset conversion.
+ * cached) and float16 vector decoding.
  *
- * The bundle stores offsets as Python code points; the page works in UTF-16 units (JS strings) and
- * converts back for export. Everything here follows docs/DESIGN.md.
+ * The bundle stores offsets as Python code points, and so does the page (offsets.js converts to UTF-16
+ * only at the DOM). Everything here follows docs/DESIGN.md.
  */
-const SURROGATE = /[\uD800-\uDFFF]/;
 
-/** Offset maps of one string between Python code points and JS UTF-16 units. */
-export class Offsets {
-  constructor(text) {
-    this.length16 = text.length;
-    if (!SURROGATE.test(text)) {
-      this.identity = true;
-      this.lengthCp = text.length;
-      return;
-    }
-    this.identity = false;
-    const cpTo16 = [];
-    const u16ToCp = new Int32Array(text.length + 1);
-    let cp = 0;
-    for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i);
-      u16ToCp[i] = cp;
-      cpTo16.push(i);
-      if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-        const d = text.charCodeAt(i + 1);
-        if (d >= 0xdc00 && d <= 0xdfff) {
-          i += 1;
-          u16ToCp[i] = cp; // inside a pair: rounds down to the pair's start
-        }
-      }
-      cp += 1;
-    }
-    u16ToCp[text.length] = cp;
-    cpTo16.push(text.length);
-    this.cpTo16 = Int32Array.from(cpTo16);
-    this.u16ToCp = u16ToCp;
-    this.lengthCp = cp;
-  }
-
-  /** Python code-point offset -> UTF-16 index (clamped). */
-  to16(cp) {
-    if (this.identity) return Math.max(0, Math.min(cp, this.length16));
-    return this.cpTo16[Math.max(0, Math.min(cp, this.lengthCp))];
-  }
-
-  /** UTF-16 index -> Python code-point offset (an index inside a surrogate pair rounds down). */
-  toCp(u16) {
-    if (this.identity) return Math.max(0, Math.min(u16, this.length16));
-    return this.u16ToCp[Math.max(0, Math.min(u16, this.length16))];
-  }
-}
+import { Offsets } from './offsets.js';
 
 const pad4 = (n) => String(n).padStart(4, '0');
 // Shards kept per kind (records, texts, vectors), least recently used dropped first. A record needs one
@@ -77,7 +32,7 @@ async function fetchBuffer(url) {
 }
 
 /**
- * A text of the bundle, ready for the page: UTF-16 sentence spans, sections, and per-sentence
+ * A text of the bundle, ready for the page: code-point sentence spans, sections, and per-sentence
  * vectors (`sentenceVectors[i]` = list of Float32Array rows of sentence i), which arrive after the
  * text (`vectorsReady` resolves to true once attached, false if the shard could not be loaded).
  */
@@ -86,11 +41,9 @@ export class TextView {
     this.id = raw.id;
     this.text = raw.text;
     this.offsets = new Offsets(raw.text);
-    const o = this.offsets;
-    this.sentences = raw.sentences.map(([s, e]) => [o.to16(s), o.to16(e)]);
-    this.sections = raw.sections
-      ? raw.sections.map(([s, e, title, docId]) => ({ start: o.to16(s), end: o.to16(e), title, docId }))
-      : null;
+    this.length = this.offsets.lengthCp; // in code points, as every offset of the page
+    this.sentences = raw.sentences;
+    this.sections = raw.sections ? raw.sections.map(([start, end, title, docId]) => ({ start, end, title, docId })) : null;
     this.sentenceVectors = this.sentences.map(() => []);
     this.hasVectors = false;
     this.vectorsReady = Promise.resolve(false);
@@ -111,13 +64,19 @@ export class TextView {
     return true;
   }
 
+  /** The text of the code-point span [start, end) (Python's text[start:end]). */
+  slice(start, end) {
+    const o = this.offsets;
+    return this.text.slice(o.to16(start), o.to16(end));
+  }
+
   /** Sentence text by index. */
   sentenceText(i) {
     const [s, e] = this.sentences[i];
-    return this.text.slice(s, e);
+    return this.slice(s, e);
   }
 
-  /** Indices of the sentences overlapping the UTF-16 span [start, end) (binary search). */
+  /** Indices of the sentences overlapping the code-point span [start, end) (binary search). */
   sentencesIn(start, end) {
     const sents = this.sentences;
     let lo = 0;

@@ -5,10 +5,16 @@
  * caret at the end of its last selection: the next one starts after it.
  *
  * Words come from Intl.Segmenter (also for CJK), one sentence at a time (a long text is never segmented
- * whole). Offsets are UTF-16, as in the panes.
+ * whole). Offsets are code points, as in the store and the panes' interface.
  */
 
-const segmenter = typeof Intl !== 'undefined' && Intl.Segmenter ? new Intl.Segmenter(undefined, { granularity: 'word' }) : null;
+// Made at the first keyboard selection: creating it loads the word-break data (~15 ms of main thread,
+// which at module load was on the first paint's path).
+let segmenter;
+const wordSegmenter = () => {
+  if (segmenter === undefined) segmenter = typeof Intl !== 'undefined' && Intl.Segmenter ? new Intl.Segmenter(undefined, { granularity: 'word' }) : null;
+  return segmenter;
+};
 
 export class KeyboardSelection {
   /**
@@ -45,15 +51,16 @@ export class KeyboardSelection {
     const cache = this.words[side];
     if (cache.has(i)) return cache.get(i);
     const view = this.view[side];
-    const [s, e] = view.sentences[i];
+    const o = view.offsets;
+    const [s, e] = o.span16(view.sentences[i]); // segments count UTF-16 units of the sentence's text
     const text = view.text.slice(s, e);
     const out = [];
-    if (segmenter) {
-      for (const seg of segmenter.segment(text)) {
-        if (seg.isWordLike) out.push([s + seg.index, s + seg.index + seg.segment.length]);
-      }
+    const word = (at, len) => out.push(o.spanCp([s + at, s + at + len]));
+    const seg0 = wordSegmenter();
+    if (seg0) {
+      for (const seg of seg0.segment(text)) if (seg.isWordLike) word(seg.index, seg.segment.length);
     } else {
-      for (const m of text.matchAll(/\S+/g)) out.push([s + m.index, s + m.index + m[0].length]);
+      for (const m of text.matchAll(/\S+/g)) word(m.index, m[0].length);
     }
     cache.set(i, out);
     return out;

@@ -14,11 +14,10 @@ function setHighlight(name, ranges) {
 
 /** Keep the highlights in sync with the store; returns `refresh()` (after a pane replaced text nodes). */
 export function mountMarks(store, panes) {
-  const rangeOf = (rec, side, span, unit) => {
-    if (!span || !rec) return null;
-    const [s, e] = unit === 'cp' ? [rec[side].offsets.to16(span.start), rec[side].offsets.to16(span.end)] : span;
-    return e > s ? panes[side].rangeFor(s, e) : null;
-  };
+  const rangeOf = (side, [s, e]) => (e > s ? panes[side].rangeFor(s, e) : null);
+  // an annotation's {start, end} (a prior one may have none) and a draft's [start, end], in code points
+  const annRange = (side, span) => (span && Number.isInteger(span.start) ? rangeOf(side, [span.start, span.end]) : null);
+  const draftRange = (side, span) => (span ? rangeOf(side, span) : null);
   let lastHover = null;
   const redraw = watch(store, (s) => [s.current.record, s.work, s.draft, s.ui.hover], (s) => {
     const hoverChanged = s.ui.hover !== lastHover; // a redraw with the same hover never scrolls
@@ -30,18 +29,18 @@ export function mountMarks(store, panes) {
     }
     const anns = liveAnnotations(s.work.records[s.current.id]);
     setHighlight('ms-annotated', anns.flatMap((a) => [
-      rangeOf(rec, 'summary', a.summary, 'cp'), rangeOf(rec, 'source', a.source, 'cp')]).filter(Boolean));
-    setHighlight('ms-draft', [rangeOf(rec, 'summary', s.draft.summary), rangeOf(rec, 'source', s.draft.source)].filter(Boolean));
+      annRange('summary', a.summary), annRange('source', a.source)]).filter(Boolean));
+    setHighlight('ms-draft', [draftRange('summary', s.draft.summary), draftRange('source', s.draft.source)].filter(Boolean));
     let hovered = null;
     const hv = s.ui.hover;
     if (hv && hv.startsWith('prior:')) hovered = rec.prior_annotations[Number(hv.slice(6))];
     else if (hv) hovered = anns.find((a) => a.id === hv);
     const hoverRanges = hovered
-      ? [rangeOf(rec, 'summary', hovered.summary, 'cp'), rangeOf(rec, 'source', hovered.source, 'cp')].filter(Boolean) : [];
+      ? [annRange('summary', hovered.summary), annRange('source', hovered.source)].filter(Boolean) : [];
     setHighlight('ms-hover', hoverRanges);
     if (hovered && hoverChanged) {
       for (const side of ['summary', 'source']) {
-        if (hovered[side] && Number.isInteger(hovered[side].start)) panes[side].scrollToOffset(rec[side].offsets.to16(hovered[side].start));
+        if (hovered[side] && Number.isInteger(hovered[side].start)) panes[side].scrollToOffset(hovered[side].start);
       }
     }
   });

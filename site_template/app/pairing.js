@@ -38,9 +38,7 @@ export function mountPairing(store, panes) {
         const g = groups[labelColour(a.label, s.labelChoices)];
         for (const sd of ['summary', 'source']) {
           if (!a[sd]) continue;
-          const o = rec[sd].offsets;
-          const [st, en] = [o.to16(a[sd].start), o.to16(a[sd].end)];
-          if (en > st) g.push(panes[sd].rangeFor(st, en));
+          if (a[sd].end > a[sd].start) g.push(panes[sd].rangeFor(a[sd].start, a[sd].end));
         }
       }
     }

@@ -117,7 +117,7 @@ const isObj = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 const isTime = (v) => v === null || v === undefined || typeof v === 'string';
 const isSpan = (s) => isObj(s) && Number.isInteger(s.start) && Number.isInteger(s.end) && s.start >= 0
   && s.start < s.end && typeof s.text === 'string';
-const isUtf16Span = (s) => Array.isArray(s) && s.length === 2 && Number.isInteger(s[0]) && Number.isInteger(s[1]) && s[0] <= s[1];
+const isDraftSpan = (s) => Array.isArray(s) && s.length === 2 && Number.isInteger(s[0]) && Number.isInteger(s[1]) && s[0] <= s[1];
 
 /** ["Unwanted", "Unwanted.Intrinsic"] from "Unwanted.Intrinsic" (the path form of a label string). */
 export function labelPath(label) {
@@ -175,7 +175,8 @@ function readRecord(id, e, problems) {
 
 /** One stored draft, or null. */
 function readDraft(id, d, problems) {
-  const ok = isObj(d) && isTime(d.updated_at) && [d.summary, d.source].every((s) => s === null || s === undefined || isUtf16Span(s))
+  const ok = isObj(d) && isTime(d.updated_at) && [d.summary, d.source].every((s) => s === null || s === undefined || isDraftSpan(s))
+    && (d.unit === undefined || d.unit === 'cp') // no unit: UTF-16 spans of an earlier page (store.js converts)
     && Array.isArray(d.labels) && d.labels.every((l) => typeof l === 'string') && typeof d.note === 'string'
     && (d.anchor === null || d.anchor === undefined || d.anchor === 'summary' || d.anchor === 'source')
     && (d.editingId === null || d.editingId === undefined || typeof d.editingId === 'string');
@@ -185,7 +186,7 @@ function readDraft(id, d, problems) {
   }
   return {
     anchor: d.anchor || null, summary: d.summary || null, source: d.source || null, labels: [...d.labels],
-    note: d.note, editingId: d.editingId || null, updated_at: d.updated_at || '',
+    note: d.note, editingId: d.editingId || null, ...(d.unit ? { unit: d.unit } : {}), updated_at: d.updated_at || '',
   };
 }
 

@@ -3,13 +3,14 @@
  * whose object identity changed; nothing here touches the DOM.
  *
  * State slices: `current` (open record), `work` (the annotator's annotations + statuses, persisted),
- * `draft` (the annotation being made: UTF-16 spans per side, labels, note), `assist` (related-sentence
+ * `draft` (the annotation being made: spans per side, labels, note), `assist` (related-sentence
  * highlights), `view` (k, min score), `model` (in-browser model status), `ui` (overlays, messages).
  */
 import {
   applyEntries, dict, emptyWork, hasOwn, isQuotaError, mergeDraft, mergeWork, withKey,
 } from './storage.js';
 import { answer, changesSince, markAccepted, restoreAnswer } from './responses.js';
+import { storedSpanCp } from './offsets.js';
 import { nowIso, uuid } from './util.js';
 
 export const SIDES = ['source', 'summary'];
@@ -108,14 +109,18 @@ export function recordStatus(work, id) {
   return e.status || 'in_progress';
 }
 
-/** The draft as stored: its fields and the time of the change. */
+/**
+ * The draft as stored: its fields, the unit of its spans and the time of the change. Drafts stored by
+ * earlier pages carry no unit and hold UTF-16 spans (restoreDraft converts them).
+ */
 const storedDraft = (d) => ({
   anchor: d.anchor, summary: d.summary, source: d.source, labels: [...d.labels], note: d.note,
-  editingId: d.editingId, updated_at: nowIso(),
+  editingId: d.editingId, unit: 'cp', updated_at: nowIso(),
 });
 
 /**
- * Build the application store.
+ * Build the application store. Every offset it holds (drafts, saved work, the record's sentences) is a
+ * Python code-point index, the unit of every file; the panes convert to the DOM's UTF-16 (offsets.js).
  * deps: {bundle (data.js Bundle), annotator, clientId, storage (an opened WorkStorage), work (what it
  * read), aside (what it could not read), view}.
  */
@@ -200,10 +205,10 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
   function restoreDraft(id, rec) {
     const d = hasOwn(get().drafts, id) ? get().drafts[id] : null;
     if (!d) return emptyDraft();
-    const fits = (side) => !d[side] || d[side][1] <= rec[side].text.length;
+    const span = (side) => storedSpanCp(d[side], d.unit, rec[side].offsets);
     const editing = d.editingId && entryOf(get().work, id)?.annotations[d.editingId];
     return {
-      anchor: d.anchor, summary: fits('summary') ? d.summary : null, source: fits('source') ? d.source : null,
+      anchor: d.anchor, summary: span('summary'), source: span('source'),
       labels: d.labels.filter((l) => labelChoices.includes(l)), note: d.note,
       editingId: editing && !editing.deleted ? d.editingId : null,
     };
@@ -276,7 +281,7 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
     },
 
     /**
-     * A text selection (UTF-16 span) in a pane. Returns 'anchor' when it is the query span (the caller
+     * A text selection (code-point span) in a pane. Returns 'anchor' when it is the query span (the caller
      * then ranks the other pane) or 'pair' when it sets/trims the span paired with the anchor.
      */
     select(side, start, end) {
@@ -341,9 +346,8 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
       }
       const span = (side) => {
         if (!d[side]) return null;
-        const t = rec[side];
         const [s, e] = d[side];
-        return { start: t.offsets.toCp(s), end: t.offsets.toCp(e), text: t.text.slice(s, e) };
+        return { start: s, end: e, text: rec[side].slice(s, e) };
       };
       const at = nowIso();
       const id = d.editingId || uuid();
@@ -367,7 +371,7 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
       const rec = current.record;
       const a = entryOf(work, current.id)?.annotations[id];
       if (!rec || !a || a.deleted) return;
-      const toSpan = (side) => (a[side] ? [rec[side].offsets.to16(a[side].start), rec[side].offsets.to16(a[side].end)] : null);
+      const toSpan = (side) => (a[side] ? [a[side].start, a[side].end] : null);
       setDraft({
         anchor: 'summary', summary: toSpan('summary'), source: toSpan('source'),
         labels: chosenLabels(a.label, labelChoices), note: a.note || '', editingId: id,

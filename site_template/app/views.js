@@ -339,7 +339,7 @@ export function mountDraft(store, actions, handlers) {
       const name = side === 'summary' ? 'Summary span' : 'Source span';
       if (d[side] && rec) {
         el.replaceChildren(h('span', { class: 'span-name' }, `${name}: `),
-          h('q', {}, clip(rec[side].text.slice(d[side][0], d[side][1]), 200)),
+          h('q', {}, clip(rec[side].slice(d[side][0], d[side][1]), 200)),
           ...(side === 'source' ? [' ', noSource] : []));
       } else {
         // Nothing decided yet: say what to do, not what saving now would mean.

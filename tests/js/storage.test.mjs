@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { emptyWork, mergeRecord, mergeWork } from '../../site_template/app/storage.js';
+import { applyEntries, emptyWork, mergeRecord, mergeWork } from '../../site_template/app/storage.js';
 
 const ann = (id, updated_at, extra = {}) => ({ id, updated_at, created_at: '2026-01-01T00:00:00Z', label: ['Benign'], ...extra });
 const rec = (status, status_at, annotations = [], updated_at = status_at) => ({
@@ -74,4 +74,17 @@ test('mergeWork is idempotent and order-free over three copies', () => {
   for (const r of results) assert.deepEqual(r.records.r.annotations, results[0].records.r.annotations);
   for (const r of results) assert.equal(r.records.r.status, 'submitted');
   assert.equal(mergeWork(results[0], results[0]), results[0]);
+});
+
+test('a stored draft keeps the unit of its spans; no unit is an earlier page\'s UTF-16 draft; another unit is unreadable', () => {
+  const draft = (extra) => ({ anchor: 'summary', summary: [3, 6], source: null, labels: [], note: 'n', editingId: null, updated_at: 't1', ...extra });
+  const w = applyEntries(emptyWork(), [
+    { kind: 'd', id: 'new', value: draft({ unit: 'cp' }) },
+    { kind: 'd', id: 'old', value: draft({}) },
+    { kind: 'd', id: 'odd', value: draft({ unit: 'bytes' }) }, // a later page's unit: never guessed
+  ]);
+  assert.equal(w.drafts.new.unit, 'cp');
+  assert.equal('unit' in w.drafts.old, false);
+  assert.deepEqual(w.drafts.old.summary, [3, 6]);
+  assert.equal(w.drafts.odd, undefined);
 });

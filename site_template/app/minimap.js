@@ -1,0 +1,66 @@
+/**
+ * The marker strip beside a pane: one mark per highlighted sentence, placed where the sentence is in the
+ * scrolled content (so it is placed from the real layout: redrawn once the blocks are measured and on a
+ * width change). Marks are rebuilt only when they move (a rebuild forces a layout); a refined answer that
+ * keeps the same sentences and levels only retitles them.
+ */
+
+const markTitle = (j, r) => `match ${j + 1}: score ${r.score.toFixed(2)}`;
+
+export class Minimap {
+  /**
+   * @param {HTMLElement} el        the strip
+   * @param {HTMLElement} scroller  the pane's scrolling element
+   */
+  constructor(el, scroller) {
+    this.el = el;
+    this.scroller = scroller;
+    this.results = [];
+    this.levelOf = null;
+  }
+
+  /** A new text: no marks. */
+  clear() {
+    this.results = [];
+    this.el.replaceChildren();
+  }
+
+  /** Show `results` ([{index, score}], best first); `elOf(i)` gives sentence i's element. */
+  show(results, levelOf, elOf) {
+    const prev = this.results;
+    const same = levelOf === this.levelOf && prev.length === results.length
+      && results.every((r, j) => r.index === prev[j].index && levelOf(r.score) === levelOf(prev[j].score));
+    this.results = results;
+    this.levelOf = levelOf;
+    if (!same) this._draw(elOf);
+    else {
+      results.forEach((r, j) => {
+        const m = this.el.children[j];
+        if (m && m.title !== markTitle(j, r)) m.title = markTitle(j, r);
+      });
+    }
+  }
+
+  /** Place the marks again (the layout changed: measured blocks, another width). */
+  redraw(elOf) {
+    if (this.levelOf && this.results.length) this._draw(elOf);
+  }
+
+  _draw(elOf) {
+    const total = Math.max(1, this.scroller.scrollHeight);
+    const origin = this.scroller.getBoundingClientRect().top - this.scroller.scrollTop;
+    const marks = this.results.map((r, j) => {
+      const top = elOf(r.index).getBoundingClientRect().top - origin;
+      const m = document.createElement('button');
+      m.type = 'button';
+      m.className = 'mm-mark';
+      m.dataset.match = String(j + 1);
+      m.dataset.level = String(this.levelOf(r.score));
+      m.dataset.sentence = String(r.index);
+      m.title = markTitle(j, r);
+      m.style.top = `${Math.min(99, (100 * top) / total)}%`;
+      return m;
+    });
+    this.el.replaceChildren(...marks);
+  }
+}
