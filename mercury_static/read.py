@@ -25,7 +25,7 @@ Rules shared by every format:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, MutableMapping
 from pathlib import Path
 
 from . import safeio
@@ -36,7 +36,7 @@ from .read_record import Item, Options, join_documents
 from .read_summhay import read_summhay
 from .records import InputError, Record
 
-__all__ = ["FORMATS", "join_documents", "read_records"]
+__all__ = ["FORMATS", "iter_records", "join_documents", "read_records"]
 
 FORMATS = ("auto", "csv", "json", "jsonl", "mercury", "summhay")
 
@@ -49,13 +49,25 @@ def read_records(
     id_field: str | None = None,
 ) -> list[Record]:
     """Read every input file into records (see the module docstring for the rules)."""
+    return list(iter_records(paths, fmt, source_field, summary_field, id_field))
+
+
+def iter_records(
+    paths: Iterable[str | Path] | str | Path,
+    fmt: str = "auto",
+    source_field: str = "source",
+    summary_field: str = "summary",
+    id_field: str | None = None,
+    seen: MutableMapping[str, str] | None = None,
+) -> Iterator[Record]:
+    """`read_records` one record at a time (the streaming build); `seen` maps each id read to its place
+    (a disk-backed mapping keeps memory flat over millions of ids: `scratch.IdPlaces`)."""
     paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
     if fmt not in FORMATS:
         raise InputError(str(paths[0]) if paths else "-", None, None,
                          f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
     opts = Options(source_field, summary_field, id_field, qualify_ids=len(paths) > 1)
-    records: list[Record] = []
-    seen: dict[str, str] = {}
+    seen = {} if seen is None else seen
     for path in paths:
         for item in _read_file(Path(path), str(path), fmt, opts):
             rec = item.record
@@ -64,8 +76,7 @@ def read_records(
                 raise InputError(str(path), item.where, item.id_key,
                                  f"duplicate id {rec.id!r} (first seen at {seen[rec.id]})")
             seen[rec.id] = f"{path}: {item.where}"
-            records.append(rec)
-    return records
+            yield rec
 
 
 # ---------------------------------------------------------------- files and formats
