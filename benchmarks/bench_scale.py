@@ -59,7 +59,7 @@ def child_build(out: Path, inputs: list[Path]) -> None:
 
         def advance(n: int) -> None:
             done[0] += n
-            if done[0] >= total:
+            if total is not None and done[0] >= total:
                 marks.append((f"{description} done", time.perf_counter(), time.process_time()))
         if total == 0:
             advance(0)
@@ -76,10 +76,8 @@ def child_build(out: Path, inputs: list[Path]) -> None:
         i, j = names.index(a), names.index(b)
         return [round(marks[j][1] - marks[i][1], 2), round(marks[j][2] - marks[i][2], 2)]
 
-    phases = {"read + model": span("start", "Splitting sentences"),
-              "split": span("Splitting sentences", "Splitting sentences done"),
-              "embed": span("Embedding sentences", "Embedding sentences done"),
-              "write": span("Embedding sentences done", "end")}
+    stream = next(n for n in names if n.startswith("Building"))  # read, split, embed, write interleave
+    phases = {"settings + model": span("start", stream), "stream": span(stream, "end")}
     print(json.dumps({"phases": phases, "counts": manifest["counts"], "shards": manifest["shards"]}))
 
 
@@ -358,15 +356,16 @@ def report(quant: dict | None, builds: dict | None, pages: dict | None, streams:
     if builds:
         lines += [f"### Builds ({builds['records']:,}-record generated dataset)", "",
                   "Each build runs `build()` (what `mercury-static build` runs) in a child process, model "
-                  "cache warm. Phases: wall s / CPU s. Peak RSS of the child (wait4).", "",
-                  "| build | records | distinct texts | rows | wall | CPU | read+model | split | embed | write | "
-                  "peak RSS | load avg |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                  "cache warm. Phases: wall s / CPU s (the streaming build reads, splits, embeds and writes "
+                  "chunk by chunk: one phase). Peak RSS of the child (wait4).", "",
+                  "| build | records | distinct texts | rows | wall | CPU | phases | "
+                  "peak RSS | load avg |", "|---|---|---|---|---|---|---|---|---|"]
         for key in ("topic", "slice", "large"):
             b = builds[key]
             ph = b["phases"]
             lines.append(f"| {b['name']} | {b['dedup']['records']} | {b['counts']['texts']} | {b['counts']['rows']} | "
                          f"{b['wall_s']:.0f} s | {b['cpu_s']:.0f} s | "
-                         + " | ".join(f"{ph[k][0]:.1f} / {ph[k][1]:.1f}" for k in ("read + model", "split", "embed", "write"))
+                         + ", ".join(f"{k} {v[0]:.1f} / {v[1]:.1f}" for k, v in ph.items())
                          + f" | {b['peak_rss_mb']:.0f} MB | {b['load']:.1f} |")
         lines += ["", "| bundle | records shards | texts shards | vectors | whole bundle | distinct text | "
                   "text referenced by records | each text stored once |", "|---|---|---|---|---|---|---|---|"]

@@ -6,10 +6,11 @@ and record shard being filled, and the scratch database's page cache (scratch.py
 texts or vectors. Texts are deduplicated across the whole input by content id and rows by text (a row seen
 in an earlier chunk reuses its vector), through the scratch tables.
 
-Only the vectors see the chunks: a chunk's new rows are batched among themselves (`Embedder.plan`), and
-padding to another batch's width moves a float32 sum in its last bits, so a bundle built with other chunk
-sizes has the same files except `vectors-*.bin` / `record_vectors.bin`, whose rows agree to cosine
-≥ 0.99999. The chunk sizes are constants: the same inputs give the same bytes with any engine or workers.
+The chunks do not show in the bundle: the same bytes with any chunk size (tested), engine or workers.
+Even the vectors: a chunk's new rows are batched among themselves (`Embedder.plan`), yet a row's vector
+does not depend on its batch, as onnxruntime gives padded positions exact zeros (masked softmax) and its
+matrix products compute each row on its own. Were a kernel to change that, only the vectors' last bits
+would move (the parity tests hold them to cosine ≥ 0.99999 with the page's).
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from . import safeio
 from .read_csv import read_csv
-from .read_json import detect, parse_json, read_jsonl, read_list
+from .read_json import detect, file_lines, parse_json, read_jsonl, read_list
 from .read_mercury import dump_samples
 from .read_record import Item, Options, join_documents
 from .read_summhay import read_summhay
@@ -89,20 +89,20 @@ def _read_text(path: Path, name: str) -> str:
 
 
 def _read_file(path: Path, name: str, fmt: str, opts: Options) -> Iterator[Item]:
-    text = _read_text(path, name)
     ext = path.suffix.lower()
+    if fmt == "jsonl" or (fmt == "auto" and ext in (".jsonl", ".ndjson")):
+        yield from read_jsonl(file_lines(path, name), name, opts)  # streamed: a line at a time
+        return
+    text = _read_text(path, name)
     if fmt == "csv" or (fmt == "auto" and ext in (".csv", ".tsv")):
         yield from read_csv(text, name, opts, delimiter="\t" if ext == ".tsv" else ",")
-        return
-    if fmt == "jsonl" or (fmt == "auto" and ext in (".jsonl", ".ndjson")):
-        yield from read_jsonl(text, name, opts)
         return
     if fmt == "auto" and ext != ".json" and text.lstrip()[:1] not in ("[", "{"):
         raise InputError(name, None, None,
                          "cannot tell the format (use .csv, .json or .jsonl, or pass --format)")
     data = parse_json(text, name, allow_jsonl=fmt == "auto")
     if data is None:  # JSON Lines in a file named .json
-        yield from read_jsonl(text, name, opts)
+        yield from read_jsonl(enumerate(text.split("\n"), 1), name, opts)
         return
     kind = detect(data) if fmt == "auto" else fmt
     if kind == "summhay":

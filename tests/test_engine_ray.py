@@ -66,13 +66,17 @@ def test_the_engine_itself_gives_the_local_vectors(exported_model, embedder, tmp
              for line in json.loads(rec)["source"].split(". ")]
     local, slot = embedder.embed_unique(texts, dtype=np.float16)
     seen = []
+    ray_engine = RayEngine(exported_model.dir, workers=2)
 
     def engine(ids, batches):
-        for batch, vectors in RayEngine(exported_model.dir, workers=2)(ids, batches):
+        for batch, vectors in ray_engine(ids, batches):
             seen.append(len(batch))
             yield batch, vectors
 
-    remote, remote_slot = embedder.embed_unique(texts, dtype=np.float16, engine=engine)
+    try:
+        remote, remote_slot = embedder.embed_unique(texts, dtype=np.float16, engine=engine)
+    finally:
+        ray_engine.close()
     assert sum(seen) == len(local) and len(seen) > 4
     assert np.array_equal(slot, remote_slot) and local.tobytes() == remote.tobytes()
 
