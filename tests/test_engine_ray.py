@@ -49,7 +49,8 @@ def test_ray_engine_builds_the_local_engines_bundle(tmp_path):
     local, ray_one, ray_two = tmp_path / "local", tmp_path / "ray1", tmp_path / "ray2"
     build([data], local, BuildOptions(cache_dir=TEST_CACHE))
     build([data], ray_two, BuildOptions(cache_dir=TEST_CACHE, engine="ray", workers=2))
-    build([data], ray_one, BuildOptions(cache_dir=TEST_CACHE, engine="ray", workers=1))
+    # chunks of 7 records: one Ray for the build, called once per chunk of the streaming build
+    build([data], ray_one, BuildOptions(cache_dir=TEST_CACHE, engine="ray", workers=1, chunk_records=7))
     expected = files(local)
     assert len(expected) > 10
     assert files(ray_two) == expected
