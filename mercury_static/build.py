@@ -395,9 +395,8 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
         stream = StreamBuild(tmp, work, embedder, engine, options.shards,
                              [p.name for p in settings.metadata if p.visible], settings.similar_records,
                              keep_ids=bool(settings.distribution), chunk_records=options.chunk_records)
-        result = stream.run(records(work_ids := stream.scratch.id_places()), stored,
+        result = stream.run(records(stream.scratch.id_places()), stored,
                             step("Building (records read, split, embedded and written)", None))
-        del work_ids
         shown = manifest_settings(settings, ranges)
         model_path = f"models/{model.name}"
         shaping = {"fmt": options.fmt, "source_field": source_field, "summary_field": summary_field,
