@@ -9,7 +9,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterable
 
 import jinja2
 import yaml
@@ -341,6 +341,22 @@ def known_label_priors(record: Record, labels: list[str]) -> list[dict]:
     return kept
 
 
+def check_records(records: Iterable[Record], settings: Settings, keep_lengths: bool) -> dict | None:
+    """Read and check every record once before any work, so that a bad record stops the build at once (as
+    when every record was held) rather than after hours of embedding; returns the text lengths a
+    suggestions file is checked against (`keep_lengths`: ~120 B per record), else None."""
+    from .record_extras import record_extras
+    from .settings import MetadataRanges
+
+    lengths: dict[str, tuple[int, int]] | None = {} if keep_lengths else None
+    ranges = MetadataRanges()
+    for r in records:
+        record_extras([r], settings, {}, ranges)
+        if lengths is not None:
+            lengths[r.id] = (len(r.summary), len(r.source))
+    return lengths
+
+
 def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no_progress) -> dict:
     """Build a bundle from input files into `out`; returns the manifest. The records stream through
     (build_stream.py): memory does not grow with their number."""
@@ -352,6 +368,7 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
     from .read_settings import read_settings
     from .record_extras import record_extras
     from .record_vectors import manifest_entry
+    from .scratch import Scratch
     from .settings import MetadataRanges
     from .suggestions import read_suggestion_file
 
@@ -363,12 +380,16 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
         return iter_records([Path(p) for p in inputs], fmt=options.fmt, source_field=source_field,
                             summary_field=summary_field, id_field=options.id_field, seen=seen)
 
+    sugg_path = suggestion_file(options, settings)
+    with tempfile.TemporaryDirectory(prefix="mercury-static-check-") as folder:
+        ids = Scratch(Path(folder))
+        try:
+            lengths = check_records(records(ids.id_places()), settings, keep_lengths=sugg_path is not None)
+        finally:
+            ids.close()
     labels, choices = span_labels(options, settings)
     guidelines = settings_guidelines(options, settings)
-    sugg_path = suggestion_file(options, settings)
-    # a suggestions file is checked against its records' text lengths: one pass before the build (O(records))
-    from_file = read_suggestion_file(sugg_path, {r.id: (len(r.summary), len(r.source)) for r in records()},
-                                     settings, choices) if sugg_path else {}
+    from_file = read_suggestion_file(sugg_path, lengths, settings, choices) if sugg_path else {}
     ranker = ranker_options.validate(options.ranker, "--ranker-option")
     title = options.title or (Path(inputs[0]).stem if len(inputs) == 1 else "mercury-static")
     safeio.check(title, "--title" if options.title else f"{inputs[0]} (the title is the file name; pass --title)",

@@ -124,3 +124,24 @@ def test_peak_memory_does_not_grow_with_records(tmp_path):
     a few MB: only a chunk, an open shard and the scratch database's page cache are in memory."""
     small, large = peak_mb(tmp_path, 4000), peak_mb(tmp_path, 16000)
     assert large - small < 16, (small, large)
+
+
+def test_a_bad_record_late_in_the_input_stops_the_build_before_any_work(tmp_path):
+    """Every record is read and checked before the first chunk is built (one line, as when every record was
+    held): not after hours of embedding. Nothing is left beside -o."""
+    import pytest
+
+    from mercury_static.build import BuildOptions, build
+    from mercury_static.records import InputError
+
+    data, settings, _ = dataset(tmp_path)
+    lines = data.read_text().splitlines()
+    lines[45] = json.dumps({**json.loads(lines[45]), "hhem": "high"})
+    data.write_text("\n".join(lines) + "\n")
+    steps = []
+    with pytest.raises(InputError) as e:
+        build([data], tmp_path / "out" / "b", BuildOptions(cache_dir=TEST_CACHE, settings=settings, chunk_records=2),
+              step=lambda description, total: steps.append(description) or (lambda n: None))
+    assert str(e.value) == ("data.jsonl:46: record r45: field 'hhem': metadata 'hhem' (float): expected a number, "
+                            "got string 'high'")
+    assert steps == [] and not (tmp_path / "out").exists()
