@@ -40,7 +40,7 @@ class Scratch:
             self._db.execute(f"PRAGMA {pragma}")
         self._db.execute("CREATE TABLE texts (key INTEGER PRIMARY KEY, shard INTEGER NOT NULL, rvec BLOB)")
         self._db.execute("CREATE TABLE rows (key BLOB PRIMARY KEY, vec BLOB NOT NULL) WITHOUT ROWID")
-        self._db.execute("CREATE TABLE ids (id TEXT PRIMARY KEY, place TEXT NOT NULL) WITHOUT ROWID")
+        self._db.execute("CREATE TABLE ids (id BLOB PRIMARY KEY, place BLOB NOT NULL) WITHOUT ROWID")
         self._db.execute("BEGIN")  # scratch data: one transaction, never committed to survive a crash
 
     def close(self) -> None:
@@ -72,6 +72,15 @@ class Scratch:
         return IdPlaces(self._db)
 
 
+def _blob(text: str) -> bytes:
+    """Any str as bytes and back (`_text`): a place names a file as the OS gave it (lone surrogates too)."""
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _text(blob: bytes) -> str:
+    return blob.decode("utf-8", "surrogatepass")
+
+
 class IdPlaces:
     """Record id → where it was first read: the `seen` mapping of `read.iter_records`, on disk."""
 
@@ -79,13 +88,13 @@ class IdPlaces:
         self._db = db
 
     def __contains__(self, record_id: str) -> bool:
-        return self._db.execute("SELECT 1 FROM ids WHERE id = ?", (record_id,)).fetchone() is not None
+        return self._db.execute("SELECT 1 FROM ids WHERE id = ?", (_blob(record_id),)).fetchone() is not None
 
     def __getitem__(self, record_id: str) -> str:
-        row = self._db.execute("SELECT place FROM ids WHERE id = ?", (record_id,)).fetchone()
+        row = self._db.execute("SELECT place FROM ids WHERE id = ?", (_blob(record_id),)).fetchone()
         if row is None:
             raise KeyError(record_id)
-        return row[0]
+        return _text(row[0])
 
     def __setitem__(self, record_id: str, place: str) -> None:
-        self._db.execute("INSERT INTO ids VALUES (?, ?)", (record_id, place))
+        self._db.execute("INSERT INTO ids VALUES (?, ?)", (_blob(record_id), _blob(place)))
