@@ -352,7 +352,7 @@ def stream_report(streams: list[dict]) -> str:
                   "on disk), so beyond it the peak stays put. Wall time is mostly segmentation (pysbd, one "
                   "core: ~60% of a profile of 10k records) and token counting; with distinct real sentences "
                   "embedding (~300 rows/s on this machine) dominates instead. The 1,000,000 row was measured at "
-                  "commit b8dee50, before the check pass that reads every record once before any work (2.1 s "
+                  "commit 576bda7, before the check pass that reads every record once before any work (2.1 s "
                   "CPU per 100,000 records, measured apart)."]
         lines.append("")
     return "\n".join(lines)
