@@ -339,7 +339,7 @@ def stream_report(streams: list[dict]) -> str:
                   "(`benchmarks/make_large.py --pool`: every summary a distinct combination of three sentences "
                   f"of a pool of {POOL_NOTE}, sources drawn from a pool too, so the embedding stays small while "
                   "reading, segmenting, deduplicating and writing handle every record). Peak = the child's "
-                  "VmHWM. `before` is the build of the commit before the streaming build, same machine state.",
+                  "VmHWM. `before` is the build of the commit before the streaming build (fad30dd), run in the same hour.",
                   "", "| code | records | texts | rows | wall | CPU | peak memory | bundle | load avg |",
                   "|---|---|---|---|---|---|---|---|---|"]
         for r in streams:
@@ -348,9 +348,10 @@ def stream_report(streams: list[dict]) -> str:
                          f"{r['bundle_mb']:.0f} MB | {r['load']:.1f} |")
         lines += ["", "The peak does not follow the records: one chunk (4,096 records), the text and record shard "
                   "being filled and the scratch database's page cache are in memory. What still grows to 1 M is "
-                  "that page cache (capped at 64 MB: the text and id tables of a million records are ~60 MB "
-                  "on disk), so beyond it the peak stays put. Wall time is mostly segmentation (pysbd, one "
-                  "core: ~60% of a profile of 10k records) and token counting; with distinct real sentences "
+                  "that page cache, which fills as the text and id tables grow, up to its cap of 64 MB; beyond "
+                  "it the peak stays put. The code before grows by ~4.6 KB a record (about 5 GB at 1 M: not run). "
+                  "Wall time is mostly segmentation (pysbd, one core: 51% of a profile of 10k records) and "
+                  "token counting (13%); with distinct real sentences "
                   "embedding (~300 rows/s on this machine) dominates instead. The 1,000,000 row was measured at "
                   "commit 576bda7, before the check pass that reads every record once before any work (2.1 s "
                   "CPU per 100,000 records, measured apart)."]
