@@ -22,7 +22,8 @@ from .records import InputError
 
 MB = 1 << 20
 INPUT_LIMIT = 1024 * MB
-"""Largest dataset file `build`/`eval` read (its records are held in memory)."""
+"""Largest dataset file `build`/`eval` read (a JSON, dump or CSV file is parsed whole; JSON Lines is read a
+line at a time, yet capped alike)."""
 EXPORT_LIMIT = 512 * MB
 """Largest export file or Mercury dump `merge` reads."""
 SMALL_LIMIT = 16 * MB
