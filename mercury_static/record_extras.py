@@ -39,11 +39,11 @@ def record_meta(record: Record, settings: Settings, ranges: MetadataRanges) -> d
     return out
 
 
-def record_extras(records: list[Record], settings: Settings,
-                  from_file: dict[str, list[dict]]) -> tuple[list[dict], MetadataRanges]:
+def record_extras(records: list[Record], settings: Settings, from_file: dict[str, list[dict]],
+                  ranges: MetadataRanges | None = None) -> tuple[list[dict], MetadataRanges]:
     """Per record `{fields?, meta?, suggestions?}` (only the non-empty keys: absent means none), and the
-    metadata ranges the data holds (for the manifest)."""
-    ranges = MetadataRanges()
+    metadata ranges the data holds (for the manifest), added to `ranges` (a streamed build's, chunk by chunk)."""
+    ranges = MetadataRanges() if ranges is None else ranges
     extras = []
     for r in records:
         parts = {"fields": extra_fields(r, settings), "meta": record_meta(r, settings, ranges),
