@@ -168,6 +168,13 @@ def load_guidelines(path: Path | None) -> dict | None:
     return {"format": fmt, "text": text.replace("\r\n", "\n")}
 
 
+def untagged_columns(settings: Settings) -> frozenset[str]:
+    """Input columns the record list's filter must not match: hidden metadata, and the columns suggestions
+    are read from (a blind annotator could otherwise find records by a detector's score)."""
+    hidden = {p.column for p in settings.metadata if not p.visible}
+    return frozenset(hidden | {c for s in settings.suggestions for c in (s.value_from, s.score_from) if c})
+
+
 def record_json(r: Record, extras: dict | None = None) -> dict:
     """A record as stored in a record shard (texts by id), with the settings' `fields`/`meta`/`suggestions`
     (record_extras.py) when it has any."""
@@ -345,15 +352,19 @@ def check_records(records: Iterable[Record], settings: Settings, keep_lengths: b
     """Read and check every record once before any work, so that a bad record stops the build at once (as
     when every record was held) rather than after hours of embedding; returns the text lengths a
     suggestions file is checked against (`keep_lengths`: ~120 B per record), else None."""
-    from .record_extras import record_extras
+    from .record_extras import check_columns_used, record_extras, settings_columns
     from .settings import MetadataRanges
 
     lengths: dict[str, tuple[int, int]] | None = {} if keep_lengths else None
     ranges = MetadataRanges()
+    columns, seen, n = {c for _, _, c in settings_columns(settings)}, set(), 0
     for r in records:
         record_extras([r], settings, {}, ranges)
+        seen |= {c for c in columns - seen if r.metadata.get(c) is not None}
+        n += 1
         if lengths is not None:
             lengths[r.id] = (len(r.summary), len(r.source))
+    check_columns_used(settings, seen, n)
     return lengths
 
 
@@ -415,7 +426,8 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
 
         stream = StreamBuild(tmp, work, embedder, engine, options.shards,
                              [p.name for p in settings.metadata if p.visible], settings.similar_records,
-                             keep_ids=bool(settings.distribution), chunk_records=options.chunk_records)
+                             keep_ids=bool(settings.distribution), untagged=untagged_columns(settings),
+                             chunk_records=options.chunk_records)
         result = stream.run(records(stream.scratch.id_places()), stored,
                             step("Building (records read, split, embedded and written)", None))
         shown = manifest_settings(settings, ranges)

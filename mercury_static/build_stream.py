@@ -84,12 +84,12 @@ class StreamBuild:
     """One streaming build into `out` (the temporary bundle folder) with scratch files in `work`."""
 
     def __init__(self, out: Path, work: Path, embedder, engine, limits: ShardLimits, visible_meta: list[str],
-                 similar_records: bool, keep_ids: bool,
+                 similar_records: bool, keep_ids: bool, untagged: frozenset[str] = frozenset(),
                  chunk_records: int = CHUNK_RECORDS, chunk_chars: int = CHUNK_CHARS):
         self.out, self.work, self.embedder, self.engine = Path(out), Path(work), embedder, engine
         self.scratch = Scratch(self.work)
         self.placer = TextPlacer(limits.text_chars)
-        self.writer = DataWriter(self.out, self.work, limits, visible_meta)
+        self.writer = DataWriter(self.out, self.work, limits, visible_meta, untagged)
         self.similar, self.keep_ids = similar_records, keep_ids
         self.chunk_records, self.chunk_chars = chunk_records, chunk_chars
         self.counts = {"records": 0, "texts": 0, "sentences": 0, "rows": 0}

@@ -126,12 +126,13 @@ def row_title(summary: str) -> str:
     return words if len(words) <= ROW_TITLE_CHARS else words[:ROW_TITLE_CHARS - 1].rstrip() + "…"
 
 
-def row_tags(metadata: dict | None) -> list[str]:
+def row_tags(metadata: dict | None, untagged: frozenset[str] = frozenset()) -> list[str]:
     """The short metadata values of a record (`model-a`, `cnn`, `3`) the page's filter matches, in order,
-    once each: long texts and nested values would make the index as large as the shards."""
+    once each: long texts and nested values would make the index as large as the shards. Keys in `untagged`
+    (hidden metadata, a suggestion's value or score column) stay out: the filter would reveal them."""
     tags: list[str] = []
     for key, value in (metadata or {}).items():
-        if key == "title" or isinstance(value, (dict, list)) or value is None:
+        if key == "title" or key in untagged or isinstance(value, (dict, list)) or value is None:
             continue
         text = str(value).lower() if isinstance(value, bool) else str(value)
         if 0 < len(text) <= TAG_CHARS and text not in tags:

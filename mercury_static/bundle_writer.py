@@ -41,10 +41,11 @@ class DataWriter:
     """Writes data/ incrementally: `add_text` (in placement order, with its rows' vectors), `add_record`
     (in input order), then `close()` for the shard counts."""
 
-    def __init__(self, out: Path, spool: Path, limits: ShardLimits, visible_meta: list[str]):
+    def __init__(self, out: Path, spool: Path, limits: ShardLimits, visible_meta: list[str],
+                 untagged: frozenset[str] = frozenset()):
         self.data = Path(out) / "data"
         self.data.mkdir(parents=True, exist_ok=True)
-        self.limits, self.visible_meta = limits, list(visible_meta)
+        self.limits, self.visible_meta, self.untagged = limits, list(visible_meta), untagged
         self.open_texts: dict[str, StoredText] = {}
         """The texts of the text shard being filled (not written yet)."""
         self._text_shard, self._rows, self._vectors = 0, 0, []
@@ -85,7 +86,7 @@ class DataWriter:
         self._batch.append(rec)
         self._size += encoded
         values = {"ids": rec["id"], "shard": self._record_shard, "titles": rec.get("title") or row_title(summary),
-                  "tags": row_tags(rec.get("metadata")), "text_shards": [source_shard, summary_shard]}
+                  "tags": row_tags(rec.get("metadata"), self.untagged), "text_shards": [source_shard, summary_shard]}
         if self.visible_meta:
             meta = rec.get("meta") or {}
             values["meta"] = {k: meta[k] for k in self.visible_meta if k in meta}
