@@ -168,6 +168,23 @@ def load_guidelines(path: Path | None) -> dict | None:
     return {"format": fmt, "text": text.replace("\r\n", "\n")}
 
 
+PRESENTATION = ("title", "description", "text")
+"""Keys of the manifest settings that only word what the page shows (titles, descriptions, an option's
+text): left out of the bundle id, as the guidelines are, so a coordinator who rewords them keeps every
+export mergeable and every annotator's stored work in place."""
+
+
+def identity_part(shown: dict) -> dict:
+    """The manifest settings without their wording (`PRESENTATION`), for the bundle id."""
+    def strip(value):
+        if isinstance(value, dict):
+            return {k: strip(v) for k, v in value.items() if k not in PRESENTATION}
+        if isinstance(value, list):
+            return [strip(v) for v in value]
+        return value
+    return strip(shown)
+
+
 def untagged_columns(settings: Settings) -> frozenset[str]:
     """Input columns the record list's filter must not match: hidden metadata, and the columns suggestions
     are read from (a blind annotator could otherwise find records by a detector's score)."""
@@ -433,9 +450,9 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
         shown = manifest_settings(settings, ranges)
         model_path = f"models/{model.name}"
         shaping = {"fmt": options.fmt, "source_field": source_field, "summary_field": summary_field,
-                   "id_field": options.id_field, "labels": labels, "guidelines": guidelines}
-        if shown != default_manifest_settings():  # today's bundles keep today's ids
-            shaping["settings"] = shown
+                   "id_field": options.id_field, "labels": labels}
+        if shown != default_manifest_settings():
+            shaping["settings"] = identity_part(shown)
         the_id = bundle_id(result, shaping, model.sha256)
         vectors = manifest_entry(model.dim) if settings.similar_records else None
         queues = write_queues(tmp, result.record_ids, settings.distribution, the_id) \

@@ -610,3 +610,27 @@ def test_a_settings_json_written_by_argilla_is_read(run, tmp_path):
     assert [(m["name"], m["visible"]) for m in s["metadata"]] == [("model", True), ("length", False), ("hhem", True)]
     assert s["vectors"] == {"similar_records": True} and manifest["queues"] is None
     assert shard_records(out)[0]["fields"] == {"question": "Summarise."}
+
+
+def test_rewording_keeps_the_bundle_id_and_answers_do_not(build_bundle, tmp_path):
+    """Titles, descriptions, an option's text and the guidelines only word the page: a coordinator who fixes
+    a typo keeps every export mergeable. What stored answers mean (a rating's scale) is part of the id."""
+    data = write_jsonl(tmp_path / "d.jsonl", ROWS)
+
+    def bundle_id(name: str, settings: dict) -> str:
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(yaml.safe_dump(settings), encoding="utf-8")
+        out = build_bundle([data], name=name, settings=path)
+        return json.loads((out / "manifest.json").read_text(encoding="utf-8"))["bundle_id"]
+
+    base = {**SETTINGS, "guidelines": "Read both texts."}
+    reworded = json.loads(json.dumps(base))
+    reworded["guidelines"] = "Read both texts carefully."
+    reworded["fields"]["summary"]["title"] = "The answer"
+    reworded["questions"][1] = {**VERDICT, "title": "Is it supported?", "description": "Pick one.",
+                                "options": [{"value": "consistent", "text": "Supported"},
+                                            {"value": "hallucinated", "text": "Not supported"}]}
+    reworded["metadata"][0] = {**reworded["metadata"][0], "title": "Summariser"}
+    changed = json.loads(json.dumps(base))
+    changed["questions"][2] = {"name": "quality", "type": "rating", "values": [1, 2, 3, 4]}
+    assert bundle_id("base", base) == bundle_id("reworded", reworded) != bundle_id("changed", changed)
