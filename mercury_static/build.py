@@ -12,9 +12,8 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 import jinja2
-import yaml
 
-from . import __version__, bundle_options, ranker_options, safeio
+from . import __version__, bundle_options, ranker_options, safeio, yaml_strict
 from .bundle import FORMAT, VECTOR_ENCODING, VERSION, ShardLimits, text_id
 from .formats import Manifest, ModelInfo, default_manifest_settings
 from .records import InputError, Record
@@ -70,47 +69,12 @@ def _no_progress(description: str, total: int) -> Callable[[int], None]:
     return lambda n: None
 
 
-class _LabelLoader(yaml.SafeLoader):
-    """pyyaml's SafeLoader refusing a key given twice in one mapping (pyyaml keeps the last silently)."""
-
-    def construct_mapping(self, node, deep=False):
-        seen: set = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=True)
-            try:
-                if key in seen:
-                    raise _DuplicateLabel(key, key_node.start_mark)
-                seen.add(key)
-            except TypeError:  # an unhashable key: the walk below says what is wrong
-                pass
-        return super().construct_mapping(node, deep)
-
-
-class _DuplicateLabel(Exception):
-    def __init__(self, key, mark):
-        super().__init__(key)
-        self.key, self.mark = key, mark
-
-
-def _yaml_place(mark) -> str | None:
-    return f"line {mark.line + 1} column {mark.column + 1}" if mark is not None else None
-
-
 def read_label_tree(path: Path):
     """The label tree of a YAML or JSON file (JSON is YAML); InputError keeps pyyaml's line and column."""
     text = safeio.read_text(path, str(path), safeio.SMALL_LIMIT)
-    try:
-        return yaml.load(text, Loader=_LabelLoader)  # noqa: S506 (a SafeLoader subclass)
-    except _DuplicateLabel as e:
-        raise InputError(path, _yaml_place(e.mark), None, f"duplicate label {str(e.key)!r}") from None
-    except yaml.MarkedYAMLError as e:
-        mark = e.problem_mark or e.context_mark
-        what = " ".join(x for x in (e.context, e.problem) if x)
-        raise InputError(path, _yaml_place(mark), None, f"invalid YAML: {what}") from None
-    except yaml.YAMLError as e:
-        raise InputError(path, None, None, f"invalid YAML: {e}".splitlines()[0]) from None
-    except RecursionError:
-        raise InputError(path, None, None, "invalid labels: nested too deeply") from None
+    return yaml_strict.load(text, str(path), lambda key, where: InputError(path, where, None,
+                                                                          f"duplicate label {str(key)!r}"),
+                            "invalid labels: nested too deeply")
 
 
 def load_labels(path: Path | None) -> tuple[list[str], list[str]]:
