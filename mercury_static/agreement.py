@@ -11,6 +11,7 @@ from collections import Counter, defaultdict
 from collections.abc import Hashable, Sequence
 
 import numpy as np
+
 from .agreement_questions import alpha
 
 
