@@ -78,12 +78,7 @@ def read_jsonl(lines: Iterable[tuple[int, str]], name: str, opts: Options) -> It
         if not line.strip():
             continue
         where = f"line {lineno}"
-        try:
-            obj = safeio.loads(line)
-        except json.JSONDecodeError as e:
-            raise InputError(name, where, None, f"invalid JSON ({e.msg} at column {e.colno})") from None
-        except RecursionError:
-            raise InputError(name, where, None, "invalid JSON (nested too deeply)") from None
+        obj = safeio.json_line(line, name, where)
         if not isinstance(obj, dict):
             raise InputError(name, where, None, f"expected a JSON object, got {safeio.json_kind(obj)}")
         yield make_item(obj, position, where, name, opts, is_dump=False)

@@ -123,6 +123,16 @@ def loads(text: str):
     return json.loads(text, object_pairs_hook=_pairs)
 
 
+def json_line(line: str, name: str, where: str):
+    """One line of a JSON Lines file, strictly (`loads`); InputError naming the file and the line otherwise."""
+    try:
+        return loads(line)
+    except json.JSONDecodeError as e:
+        raise InputError(name, where, None, f"invalid JSON ({e.msg} at column {e.colno})") from None
+    except RecursionError:
+        raise InputError(name, where, None, "invalid JSON (nested too deeply)") from None
+
+
 def find_invalid(value, path: str = "", skip: tuple[str, ...] = ()) -> tuple[str, str] | None:
     """(path, problem) of the first value JSON cannot carry faithfully, else None.
 

@@ -8,7 +8,6 @@ its question (`settings.value_problem`); every fault is one InputError naming th
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
@@ -62,12 +61,7 @@ def read_suggestion_file(path: Path, lengths: dict[str, tuple[int, int]], settin
         if not line.strip():
             continue
         where = f"line {n}"
-        try:
-            item = safeio.loads(line)
-        except json.JSONDecodeError as e:
-            raise InputError(name, where, None, f"invalid JSON ({e.msg} at column {e.colno})") from None
-        except RecursionError:
-            raise InputError(name, where, None, "invalid JSON (nested too deeply)") from None
+        item = safeio.json_line(line, name, where)
         safeio.check(item, name, where)
         if not isinstance(item, dict):
             raise InputError(name, where, None, "expected an object {record_id, question, value, score, agent}")
