@@ -10,9 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from typer.testing import CliRunner
 
-from conftest import EXAMPLES, REPO, TEST_CACHE
+from conftest import EXAMPLES, REPO
 from schema_lite import errors
 
 SCHEMA = json.loads((REPO / "docs" / "manifest.schema.json").read_text(encoding="utf-8"))
@@ -47,19 +46,6 @@ def parse(doc):
 def write_jsonl(path: Path, rows: list[dict]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return path
-
-
-@pytest.fixture
-def run(exported_model, monkeypatch):
-    from mercury_static.cli import app
-
-    monkeypatch.setenv("MERCURY_STATIC_CACHE", str(TEST_CACHE))
-
-    def invoke(*args):
-        result = CliRunner().invoke(app, [str(a) for a in args])
-        assert "Traceback" not in result.output, result.output
-        return result
-    return invoke
 
 
 def one_error(result, *parts: str) -> str:
