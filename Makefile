@@ -57,9 +57,10 @@ test-fast: install test-js
 test: test-fast browser
 	HF_HUB_OFFLINE=1 $(PY) -m pytest -q -m browser --reruns 1 -rR
 
-# A wheel that builds bundles without this checkout or torch: the page template, the browser runtime and the
-# default model inside.
+# A wheel that builds bundles without this checkout or torch: the page template, the packed page, the browser
+# runtime and the default model inside.
 wheel: install
+	$(PY) -m mercury_static.pack_page
 	mkdir -p mercury_static/runtime
 	cp build/node_modules/@huggingface/transformers/dist/transformers.min.js \
 	   build/node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.mjs \
@@ -67,5 +68,5 @@ wheel: install
 	$(PIP) wheel -q --no-deps --no-build-isolation -w dist .
 
 clean:
-	rm -rf $(VENV) build/node_modules demo-bundle .cache mercury_static/runtime dist
+	rm -rf $(VENV) build/node_modules demo-bundle .cache mercury_static/runtime mercury_static/page dist
 	find mercury_static/model -mindepth 1 ! -name NOTICE.md ! -name LICENSE-Apache-2.0.txt -delete

@@ -16,6 +16,7 @@ import jinja2
 from . import __version__, bundle_options, ranker_options, safeio, yaml_strict
 from .bundle import FORMAT, VECTOR_ENCODING, VERSION, ShardLimits, text_id
 from .formats import Manifest, ModelInfo, default_manifest_settings
+from .pack_page import Page, find_page
 from .records import InputError, Record
 from .settings import Settings, manifest_settings
 
@@ -233,14 +234,14 @@ def copy_tree(src: Path, dst: Path) -> None:
             target.write_bytes(path.read_bytes())
 
 
-def render_site(out: Path, manifest: dict, runtime: dict[str, Path], model_dir: Path) -> None:
-    """index.html from the jinja2 template, the page's modules, the runtime and the model."""
+def render_site(out: Path, manifest: dict, runtime: dict[str, Path], model_dir: Path, page: Page) -> None:
+    """index.html from the jinja2 template, the packed page, the runtime and the model."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATE_DIR), autoescape=True,
                              keep_trailing_newline=True)
     html = env.get_template("index.html").render(manifest=manifest, title=manifest["title"],
-                                                 tool_version=__version__)
+                                                 tool_version=__version__, preload=page.preload)
     (out / "index.html").write_text(html, encoding="utf-8")
-    copy_tree(TEMPLATE_DIR / "app", out / "app")
+    copy_tree(page.app, out / "app")
     for dst, src in runtime.items():
         (out / dst).parent.mkdir(parents=True, exist_ok=True)
         (out / dst).write_bytes(src.read_bytes())
@@ -393,6 +394,7 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
     work = Path(tempfile.mkdtemp(prefix=f".{out.name}.work.", dir=out.parent))
     engine = None
     try:
+        page = find_page(work / "page")
         model = ensure_model(options.model, cache_dir=options.cache_dir)
         embedder = Embedder(model.dir, workers=options.workers)
         if options.engine == "ray":
@@ -432,7 +434,7 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
             ranker_spec=ranker_options.spec_json(), id_field=options.id_field, settings=shown, queues=queues,
             record_vectors=vectors, ranker_id=bundle_options.ranker_id(ranker)).to_json()
         (tmp / "manifest.json").write_bytes(bundle_options.manifest_bytes(manifest))
-        render_site(tmp, manifest, runtime, model.dir)
+        render_site(tmp, manifest, runtime, model.dir, page)
         (tmp / MARKER).write_text(f"{FORMAT} {VERSION}\nWritten by mercury-static build; a later build "
                                   "replaces this folder whole.\n", encoding="utf-8")
         swap_in(tmp, out)

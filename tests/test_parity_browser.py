@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -38,10 +39,10 @@ TEXTS = [
     "No injuries were reported.",
 ]
 
-# A test-only page: just the embedder module, no UI.
+# A test-only page: just the embedder module as the bundle ships it (its packed file), no UI.
 TEST_PAGE = """<!doctype html><meta charset="utf-8"><title>embedder test</title>
 <script type="module">
-import { createEmbedder } from './app/embedder.js';
+import { createEmbedder } from './app/EMBEDDER';
 const manifest = await (await fetch('./manifest.json')).json();
 const emb = createEmbedder(manifest, './');
 window.statuses = [emb.status];
@@ -49,6 +50,12 @@ emb.onStatus((s) => window.statuses.push(s));
 window.embedder = emb;
 window.embedTexts = async (texts) => (await emb.embed(texts)).map((v) => Array.from(v));
 </script>"""
+
+
+def embed_test_page(bundle: Path) -> str:
+    """TEST_PAGE importing the bundle's packed embedder file."""
+    [embedder_file] = (bundle / "app").glob("embedder-*.js")
+    return TEST_PAGE.replace("EMBEDDER", embedder_file.name)
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +66,7 @@ def parity_page(demo_bundle, serve_dir, browser, tmp_path_factory):
     root = tmp_path_factory.mktemp("parity")
     copy = root / "sub" / "bundle"
     shutil.copytree(demo_bundle, copy)
-    (copy / "embed-test.html").write_text(TEST_PAGE, encoding="utf-8")
+    (copy / "embed-test.html").write_text(embed_test_page(copy), encoding="utf-8")
     base = serve_dir(root) + "sub/bundle/"
     ctx = browser.new_context()
     requests: list[str] = []
@@ -122,7 +129,7 @@ def test_broken_model_fails_visibly(demo_bundle, serve_dir, browser, tmp_path_fa
 
     copy = tmp_path_factory.mktemp("broken") / "bundle"
     shutil.copytree(demo_bundle, copy)
-    (copy / "embed-test.html").write_text(TEST_PAGE, encoding="utf-8")
+    (copy / "embed-test.html").write_text(embed_test_page(copy), encoding="utf-8")
     model = json.loads((copy / "manifest.json").read_text())["model"]["path"]
     (copy / model / "onnx" / "model_quantized.onnx").write_bytes(b"not an onnx file")
     ctx = browser.new_context()
@@ -176,7 +183,7 @@ def test_cls_pooling_model_end_to_end(build_bundle, serve_dir, browser, tmp_path
     assert (ours * reference).sum(axis=1).min() >= 0.995  # int8 weights, as for the default model
     assert (ours * embedder.embed(texts)).sum(axis=1).min() < 0.95  # CLS, not the mean of the tokens
 
-    (out / "embed-test.html").write_text(TEST_PAGE, encoding="utf-8")
+    (out / "embed-test.html").write_text(embed_test_page(out), encoding="utf-8")
     ctx = browser.new_context()
     page = ctx.new_page()
     page.goto(serve_dir(out) + "embed-test.html")

