@@ -58,18 +58,16 @@ SELECT_JS = """async ([side, start, end]) => {
 
 
 def refresh_page(out: Path) -> None:
-    """Put the current page (index.html + app/) into a cached bundle, as `build` would."""
-    import jinja2
+    """Put the current page (index.html + the packed app/) into a cached bundle, as `build` would."""
+    import tempfile
 
-    from mercury_static import __version__
-    from mercury_static.build import TEMPLATE_DIR
+    from mercury_static.build import write_page
+    from mercury_static.pack_page import SOURCES, pack
 
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATE_DIR), autoescape=True)
-    html = env.get_template("index.html").render(manifest=manifest, title=manifest["title"], tool_version=__version__)
-    (out / "index.html").write_text(html, encoding="utf-8")
     shutil.rmtree(out / "app")
-    shutil.copytree(TEMPLATE_DIR / "app", out / "app")
+    with tempfile.TemporaryDirectory() as tmp:
+        write_page(out, manifest, pack(SOURCES, Path(tmp)))
 
 
 def build_cached(name: str, inputs: list[Path], rebuild: bool = False, **options) -> Path:

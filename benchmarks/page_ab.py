@@ -6,8 +6,9 @@ drifts between runs).
 
 Needs the bundles of bench_page.py (.cache/bench/summhay1, .cache/bench/faithbench) and of
 bench_scale.py (benchmarks/out/large). Each variant gets its own folder under .cache/bench/ab/ (index.html
-and app/ of its page, the bundle's data, models and vendor linked). With --keep-rank both variants use the
-working tree's app/rank.js (to compare the page without a ranker change that happened in between).
+and app/ of its page, packed as `build` packs it if it is a packed page; the bundle's data, models and vendor
+linked). With --keep-rank both variants use the working tree's app/rank.js (to compare the page without a
+ranker change that happened in between).
 Prints medians: first paint and main-thread CPU (long source, FaithBench, 10k bundle), selection ->
 highlight (precomputed, model), and the 10k tab's memory (Playwright tab and tab_memory.py).
 """
@@ -21,6 +22,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -57,8 +59,26 @@ def page_files(commit: str | None, keep_rank: bool) -> tuple[str, dict[str, byte
     return git("show", f"{commit}:site_template/index.html").decode(), files
 
 
+def packed(html: str, files: dict[str, bytes]) -> tuple[list[str] | None, dict[str, bytes]]:
+    """A page whose index.html preloads a packed page's chunks (pack_page.py) gets its modules packed with
+    this checkout's esbuild, as `build` would pack them: (preload list, app/ files). An earlier page is
+    served as its modules: (None, files)."""
+    if "in preload %}" not in html:
+        return None, files
+    from mercury_static.pack_page import pack
+
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "src"
+        src.mkdir()
+        for name, data in files.items():
+            (src / name).write_bytes(data)
+        page = pack(src, Path(tmp) / "out")
+        return page.preload, {p.name: p.read_bytes() for p in page.app.iterdir()}
+
+
 def prepare(variant: str, commit: str | None, keep_rank: bool) -> dict[str, Path]:
     html, files = page_files(commit, keep_rank)
+    preload, files = packed(html, files)
     out = {}
     for name, bundle in BUNDLES.items():
         d = CACHE / "ab" / variant / name
@@ -68,7 +88,7 @@ def prepare(variant: str, commit: str | None, keep_rank: bool) -> dict[str, Path
             (d / part).symlink_to(bundle.resolve() / part)
         manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
         (d / "index.html").write_text(jinja2.Environment(autoescape=True).from_string(html).render(
-            manifest=manifest, title=manifest["title"], tool_version=variant), encoding="utf-8")
+            manifest=manifest, title=manifest["title"], tool_version=variant, preload=preload), encoding="utf-8")
         for fname, data in files.items():
             (d / "app" / fname).write_bytes(data)
         out[name] = d

@@ -234,14 +234,19 @@ def copy_tree(src: Path, dst: Path) -> None:
             target.write_bytes(path.read_bytes())
 
 
-def render_site(out: Path, manifest: dict, runtime: dict[str, Path], model_dir: Path, page: Page) -> None:
-    """index.html from the jinja2 template, the packed page, the runtime and the model."""
+def write_page(out: Path, manifest: dict, page: Page) -> None:
+    """index.html from the jinja2 template, and the packed page's app/."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATE_DIR), autoescape=True,
                              keep_trailing_newline=True)
     html = env.get_template("index.html").render(manifest=manifest, title=manifest["title"],
                                                  tool_version=__version__, preload=page.preload)
     (out / "index.html").write_text(html, encoding="utf-8")
     copy_tree(page.app, out / "app")
+
+
+def render_site(out: Path, manifest: dict, runtime: dict[str, Path], model_dir: Path, page: Page) -> None:
+    """The page, the runtime and the model."""
+    write_page(out, manifest, page)
     for dst, src in runtime.items():
         (out / dst).parent.mkdir(parents=True, exist_ok=True)
         (out / dst).write_bytes(src.read_bytes())

@@ -69,7 +69,7 @@ def test_the_page_loads_one_module_and_its_chunks_before_the_first_record(demo_b
     page = ctx.new_page()
     page.route("**/models/**", lambda route: route.abort())
     page.goto(bundle_server + "?annotator=t")
-    page.wait_for_function("performance.getEntriesByName('mercury-first-paint').length > 0", timeout=60_000)
+    page.wait_for_function("() => performance.getEntriesByName('mercury-first-paint').length > 0", timeout=60_000)
     scripts = page.evaluate("""() => {
       const paint = performance.getEntriesByName('mercury-first-paint')[0].startTime;
       return performance.getEntriesByType('resource')
