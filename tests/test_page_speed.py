@@ -31,6 +31,7 @@ COUNT_MUTATIONS = """async (calls) => {
         a.observe(pane.root, { attributes: true, subtree: true, attributeFilter: ['data-rank', 'data-score', 'data-level'] });
         b.observe(pane.minimap, { childList: true });
         pane.setHighlights(res(call), levelOf);
+        await new Promise((r) => requestAnimationFrame(() => r()));  // the marks are placed at the next frame
         attrs.push(...a.takeRecords()); marks.push(...b.takeRecords());
         a.disconnect(); b.disconnect();
         counts.push({ attrs: attrs.map((m) => m.target.dataset.sentence + ':' + m.attributeName), marks: marks.length });

@@ -300,7 +300,9 @@ async function main() {
         panes[target].setHighlights(s.assist.results, levelOf);
         const best = s.assist.results[0];
         const moved = !prev || !prev.results[0] || prev.results[0].index !== best?.index || prev.query !== s.assist.query;
-        if (best && moved) panes[target].scrollToSentence(best.index);
+        // at the next frame, with the minimap: scrolling reads the layout, which the frame computes anyway
+        const shown = s.assist;
+        if (best && moved) requestAnimationFrame(() => { if (shownAssist === shown) panes[target].scrollToSentence(best.index); });
       }
     }
   });
