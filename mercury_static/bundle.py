@@ -17,6 +17,7 @@ import numpy as np
 
 from . import safeio
 from .formats import BUNDLE_FORMAT, BUNDLE_VERSION, Manifest
+from .record_index import IndexRow, write_index
 from .records import InputError
 
 if TYPE_CHECKING:
@@ -35,6 +36,8 @@ class ShardLimits:
     record_bytes: int = 256_000  # encoded JSON of the records in one record shard
     records: int = 500  # records per record shard
     text_chars: int = 400_000  # characters of text per text shard (a longer text gets a shard alone)
+    index_records: int = 1000  # records per record-index shard (and ids per ids shard), record_index.py
+    term_postings: int = 100_000  # postings per term shard of the record index
 
 
 def text_id(text: str) -> str:
@@ -231,6 +234,9 @@ def write_data(out: Path, records: list[dict], texts: list[StoredText], vectors:
     if batch:
         flush()
     (data / "records.json").write_text(dumps(index), encoding="utf-8")
+    write_index(data, map(IndexRow, index["ids"], index["titles"], index["tags"], index["shard"],
+                          index["text_shards"], index.get("meta") or [{}] * len(index["ids"])),
+                limits.index_records, limits.term_postings, visible_meta)
     return {"records": shard, "texts": n_text_shards}
 
 
