@@ -7,6 +7,7 @@
  */
 
 import { Offsets } from './offsets.js';
+import { RecordIndex } from './recordindex.js';
 
 const pad4 = (n) => String(n).padStart(4, '0');
 // Shards kept per kind (records, texts, vectors), least recently used dropped first. A record needs one
@@ -175,11 +176,16 @@ class Lru extends Map {
   }
 }
 
-/** The opened bundle: manifest + record index; shards load lazily and are cached. */
+/**
+ * The opened bundle: manifest + record index; shards load lazily and are cached. `index` holds the
+ * records.json columns (ids, titles, …) of every record; `recordIndex` reads the sharded index
+ * (recordindex.js), on which the page's consumers of the columns move one by one (issue 15 §1).
+ */
 export class Bundle {
-  constructor(baseUrl, manifest, index) {
+  constructor(baseUrl, manifest, index, recordIndex = null) {
     this.baseUrl = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`;
     this.manifest = manifest;
+    this.recordIndex = recordIndex;
     this.ids = index.ids;
     this.titles = index.titles || []; // row titles: the record's title, else the start of its summary
     this.tags = index.tags || []; // short metadata values per record (the record filter matches them)
@@ -341,17 +347,33 @@ export function rankerLabel(manifest) {
   return `ranker: ${options.algorithm || 'fused-v4'} (${custom ? 'custom options' : 'default'})`;
 }
 
-/** Fetch manifest.json and data/records.json; refuses another format or version, or unusable options. */
+const EMPTY_INDEX = { ids: [], titles: [], tags: [], shard: [], text_shards: [] };
+
+/**
+ * The columns of every record: from index shard 0 when it holds them all (then records.json is never
+ * fetched), else from data/records.json, until the page reads the sharded index alone.
+ */
+async function allColumns(base, recordIndex) {
+  if (!recordIndex.count) return EMPTY_INDEX;
+  if (recordIndex.count <= recordIndex.size) return recordIndex.indexShard(0);
+  return fetchJson(`${base}data/records.json`);
+}
+
+/**
+ * Fetch manifest.json and the record index (data/index.json and its first shard); refuses another
+ * format or version, or unusable options.
+ */
 export async function openBundle(baseUrl = './') {
   const base = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`;
-  const [manifest, index] = await Promise.all([
-    fetchJson(`${base}manifest.json`), fetchJson(`${base}data/records.json`),
+  const [manifest, recordIndex] = await Promise.all([
+    fetchJson(`${base}manifest.json`), RecordIndex.open((path) => fetchJson(base + path), { withFirstShard: true }),
   ]);
+  const index = await allColumns(base, recordIndex);
   if (manifest.format !== BUNDLE_FORMAT) throw new Error('manifest.json: not a mercury-static bundle');
   if (manifest.version !== BUNDLE_VERSION) {
     throw new Error(`manifest.json: bundle version ${JSON.stringify(manifest.version)} is not the version this page reads (${BUNDLE_VERSION}); rebuild the bundle with this mercury-static`);
   }
   const problems = rankerOptionProblems(manifest.ranker, manifest.ranker_spec);
   if (problems.length) throw new Error(`manifest.json: ${problems.join('; ')}`);
-  return new Bundle(base, manifest, index);
+  return new Bundle(base, manifest, index, recordIndex);
 }

@@ -95,8 +95,13 @@ export class RecordIndex {
     this._cache = { index: new Lru(INDEX_CACHE), ids: new Lru(LOOKUP_CACHE), terms: new Lru(LOOKUP_CACHE) };
   }
 
-  static async open(fetchJson) {
-    return new RecordIndex(await fetchJson('data/index.json'), fetchJson);
+  /** Open the index; with `withFirstShard`, index shard 0 is requested alongside the top file. */
+  static async open(fetchJson, { withFirstShard = false } = {}) {
+    const first = withFirstShard ? fetchJson('data/index-0000.json') : null;
+    first?.catch(() => {}); // an empty bundle has none
+    const index = new RecordIndex(await fetchJson('data/index.json'), fetchJson);
+    if (first && index.count) index._cache.index.set(0, first);
+    return index;
   }
 
   _once(kind, n) {
