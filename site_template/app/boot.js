@@ -16,15 +16,20 @@ export function recordIdFromHash() {
   }
 }
 
-/** The record to open first: the deep-linked one when the bundle has it, else the first. */
-export function firstRecordId(bundle) {
+/**
+ * The record to open first: the deep-linked one when the bundle has it, else the first; found through
+ * the sharded index (an ids shard, index shard 0), never the whole index.
+ */
+export async function firstRecordId(bundle) {
   const wanted = recordIdFromHash();
-  return wanted && bundle.position.has(wanted) ? wanted : bundle.ids[0];
+  const index = bundle.recordIndex;
+  if (wanted && await index.positionOf(wanted) >= 0) return wanted;
+  return index.count ? (await index.rowAt(0)).id : undefined;
 }
 
 /** The opened bundle (a data.js Bundle); main.js reports it when it cannot be opened. */
 export const opening = openBundle('./');
-opening.then((bundle) => {
-  const id = firstRecordId(bundle);
+opening.then(async (bundle) => {
+  const id = await firstRecordId(bundle);
   if (id !== undefined) bundle.prefetch(id);
 }, () => {});

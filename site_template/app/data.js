@@ -18,6 +18,7 @@ const pad4 = (n) => String(n).padStart(4, '0');
 // kind kept ~12 MB more after 25 record switches.)
 const SHARD_CACHE = 4;
 const TEXT_CACHE = 4; // TextViews: the open and the prefetched record's texts
+const EMPTY_INDEX = { ids: [], titles: [], tags: [], shard: [], text_shards: [] };
 const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
 
 async function fetchJson(url) {
@@ -186,21 +187,27 @@ export class Bundle {
     this.baseUrl = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`;
     this.manifest = manifest;
     this.recordIndex = recordIndex;
-    this.ids = index.ids;
-    this.titles = index.titles || []; // row titles: the record's title, else the start of its summary
-    this.tags = index.tags || []; // short metadata values per record (the record filter matches them)
-    this.meta = index.meta || []; // per record: the visible settings.metadata values (filters, sort)
+    this._setColumns(index || EMPTY_INDEX);
+    // Resolves once the columns of every record are loaded (at once when one index shard holds them)
+    this.columnsReady = index ? Promise.resolve()
+      : fetchJson(this.url('data/records.json')).then((all) => this._setColumns(all));
+    this.columnsReady.catch(() => {});
     this.hideSuggestions = false; // blind mode (settings.suggestions.blind): no suggestion leaves this module
     this.spanQuestion = (manifest.settings?.questions || []).find((q) => q.type === 'span')?.name || 'spans';
     // (suggestions, {source, summary}) -> prior annotations: set by main.js (suggestions.js), so that this
     // module, on the boot path, imports nothing
     this.spanSuggestions = () => [];
-    this.recordShard = index.shard;
-    this.textShards = index.text_shards || []; // [source shard, summary shard] per record
-    this.position = new Map(this.ids.map((id, i) => [id, i]));
     this.dim = (manifest.vectors && manifest.vectors.dim) || (manifest.model && manifest.model.dim) || 384;
     this._cache = { r: new Lru(SHARD_CACHE), t: new Lru(SHARD_CACHE), v: new Lru(SHARD_CACHE) };
     this._texts = new Lru(TEXT_CACHE);
+  }
+
+  _setColumns(index) {
+    this.ids = index.ids;
+    this.titles = index.titles || []; // row titles: the record's title, else the start of its summary
+    this.tags = index.tags || []; // short metadata values per record (the record filter matches them)
+    this.meta = index.meta || []; // per record: the visible settings.metadata values (filters, sort)
+    this.position = new Map(this.ids.map((id, i) => [id, i]));
   }
 
   url(path) {
@@ -269,14 +276,23 @@ export class Bundle {
     return view;
   }
 
+  /**
+   * The index row of record `id` (its record and text shard numbers), from the sharded index: an ids
+   * shard, unless the loaded columns know its position, and its index shard (both cached).
+   */
+  async indexRow(id) {
+    const pos = this.position.get(id) ?? await this.recordIndex.positionOf(id);
+    if (pos < 0) throw new Error(`no record with id ${JSON.stringify(id)}`);
+    return this.recordIndex.rowAt(pos);
+  }
+
   /** Load a record with both texts resolved: {id, title, metadata, prior_annotations, gold, source, summary}. */
   async record(id) {
-    const pos = this.position.get(id);
-    if (pos === undefined) throw new Error(`no record with id ${JSON.stringify(id)}`);
+    const row = await this.indexRow(id);
     // The texts' shards load alongside the record's shard (one round trip instead of two). This also
     // marks them recently used whenever the record's texts are, so an open text's shard stays cached.
-    for (const n of new Set(this.textShards[pos] || [])) this.textShardData(n).catch(() => {});
-    const shard = await this.recordShardData(this.recordShard[pos]);
+    for (const n of new Set(row.textShards)) this.textShardData(n).catch(() => {});
+    const shard = await this.recordShardData(row.shard);
     const rec = shard.records.find((r) => r.id === id);
     if (!rec) throw new Error(`record ${id} missing from its shard`);
     const [source, summary] = await Promise.all([
@@ -347,16 +363,14 @@ export function rankerLabel(manifest) {
   return `ranker: ${options.algorithm || 'fused-v4'} (${custom ? 'custom options' : 'default'})`;
 }
 
-const EMPTY_INDEX = { ids: [], titles: [], tags: [], shard: [], text_shards: [] };
-
 /**
- * The columns of every record: from index shard 0 when it holds them all (then records.json is never
- * fetched), else from data/records.json, until the page reads the sharded index alone.
+ * The columns of every record when index shard 0 holds them all (then records.json is never fetched),
+ * else null: the Bundle fetches data/records.json, while the first record opens through the sharded
+ * index (until the page reads the sharded index alone).
  */
-async function allColumns(base, recordIndex) {
+async function allColumns(recordIndex) {
   if (!recordIndex.count) return EMPTY_INDEX;
-  if (recordIndex.count <= recordIndex.size) return recordIndex.indexShard(0);
-  return fetchJson(`${base}data/records.json`);
+  return recordIndex.count <= recordIndex.size ? recordIndex.indexShard(0) : null;
 }
 
 /**
@@ -368,7 +382,7 @@ export async function openBundle(baseUrl = './') {
   const [manifest, recordIndex] = await Promise.all([
     fetchJson(`${base}manifest.json`), RecordIndex.open((path) => fetchJson(base + path), { withFirstShard: true }),
   ]);
-  const index = await allColumns(base, recordIndex);
+  const index = await allColumns(recordIndex);
   if (manifest.format !== BUNDLE_FORMAT) throw new Error('manifest.json: not a mercury-static bundle');
   if (manifest.version !== BUNDLE_VERSION) {
     throw new Error(`manifest.json: bundle version ${JSON.stringify(manifest.version)} is not the version this page reads (${BUNDLE_VERSION}); rebuild the bundle with this mercury-static`);

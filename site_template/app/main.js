@@ -71,6 +71,7 @@ async function main() {
   let bundle;
   try {
     bundle = await opening; // boot.js opened it and requested the first record's data
+    await bundle.columnsReady; // the list, filters and next-to-do still read every record's columns
   } catch (err) {
     const hint = err.message.startsWith('manifest.json:') ? '' : ' Serve the folder over HTTP (mercury-static serve DIR).';
     fatal(`Cannot open this bundle: ${err.message}.${hint}`);
@@ -80,7 +81,7 @@ async function main() {
   document.title = `${manifest.title || 'mercury-static'} · mercury-static`;
   document.getElementById('ranker-info').textContent = rankerLabel(manifest);
   const wanted = recordIdFromHash();
-  let firstId = firstRecordId(bundle);
+  let firstId = await firstRecordId(bundle).catch(() => bundle.ids[0]);
   const annotator = await resolveAnnotator();
   const settings = pageSettings(manifest, annotator);
   bundle.hideSuggestions = settings.blind; // blind: no suggestion reaches the store, hence the DOM
@@ -137,7 +138,7 @@ async function main() {
   // The rest of the setup waits for the first record's shard: its texts are requested as soon as it
   // arrives instead of after the setup (on a long source that is the critical path of the first paint).
   if (firstId !== undefined) {
-    await bundle.recordShardData(bundle.recordShard[bundle.position.get(firstId)]).catch(() => null);
+    await bundle.indexRow(firstId).then((row) => bundle.recordShardData(row.shard)).catch(() => null);
   }
 
   // --- export / import -------------------------------------------------------------------------
