@@ -4,6 +4,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import process from 'node:process';
 
 import { RecordIndex } from '../site_template/app/recordindex.js';
 
