@@ -61,3 +61,24 @@ def test_a_bundle_without_its_index_says_so(page, index_bundle, serve_dir, tmp_p
     page.goto(serve_dir(broken) + "?annotator=alice", timeout=60_000)
     page.wait_for_function("document.body.innerText.includes('Cannot open this bundle')", timeout=60_000)
     assert "data/index.json: HTTP 404" in page.locator("body").inner_text()
+
+
+def test_next_to_do_walks_index_shards_in_order(page, index_bundle, serve_dir):
+    """Submitting moves to the next record to do; a reload opens the first record without stored work,
+    having read the index shards up to it, not the whole index."""
+    base = serve_dir(index_bundle)  # one origin: the stored work is the origin's
+    page.route("**/models/**", lambda route: route.abort())
+    page.goto(base + "?annotator=nextdo", timeout=60_000)
+    page.wait_for_selector("body[data-ready]", timeout=60_000)
+    wait_current(page, "r00")
+    page.wait_for_selector('#record-list li[data-record="r00"][aria-current="true"]', timeout=60_000)
+    for i in range(9):
+        page.keyboard.press("s")
+        wait_current(page, f"r{i + 1:02d}")
+        page.wait_for_selector(f'#record-list li[data-record="r{i + 1:02d}"][aria-current="true"]', timeout=60_000)
+    fetched: list[str] = []
+    page.on("request", lambda r: fetched.append(r.url.rsplit("/", 1)[-1]) if "/data/" in r.url else None)
+    page.goto(base + "?annotator=nextdo", timeout=60_000)
+    page.wait_for_selector("body[data-ready]", timeout=60_000)
+    wait_current(page, "r09")
+    assert sorted({f for f in fetched if f.startswith("index-")}) == [f"index-{n:04d}.json" for n in range(9 // K + 1)]

@@ -112,11 +112,12 @@ async function main() {
   if (queue === null && Array.isArray(names) && names.length) { // a name typed differently has no queue: say so
     actions.message(`No queue for “${annotator}” in this bundle (queues: ${names.join(', ')}): working through every record in bundle order. Open the link your coordinator gave you.`);
   }
-  const todoFrom = (from, after) => (queue ? queueMod.nextInQueue(queue, bundle.ids, store.state.work, from, after)
-    : nextTodoIndex(bundle.ids, store.state.work, Math.max(0, from), after));
+  /** A promise of the next record to do (a position, -1: none). */
+  const todoFrom = async (from, after) => (queue ? queueMod.nextInQueue(queue, bundle.ids, store.state.work, from, after)
+    : nextTodoIndex(bundle.recordIndex, store.state.work, Math.max(0, from), after));
   // Without a deep link, open the first record still to do (boot.js could only prefetch the first one).
-  const todoAtStart = bundle.ids.length ? todoFrom(-1, false) : -1;
-  if (!(wanted && bundle.position.has(wanted)) && todoAtStart > 0) firstId = bundle.ids[todoAtStart];
+  const todoAtStart = await todoFrom(-1, false).catch(() => 0);
+  if (!(wanted && bundle.position.has(wanted)) && todoAtStart > 0) firstId = (await bundle.recordIndex.rowAt(todoAtStart)).id;
   const levelOf = makeLevelOf(manifest);
   const panes = Object.fromEntries(SIDES.map((side) => [side,
     new TextPane(document.getElementById(`pane-${side}`), document.getElementById(`mm-${side}`), side)]));
@@ -420,10 +421,18 @@ async function main() {
 
   // --- toolbar, keyboard --------------------------------------------------------------------------
   /** The next record still to do after the open one; when none is left, show "all done". */
-  const goNextTodo = () => {
-    const i = bundle.ids.length ? todoFrom(store.state.current.index, true) : -1;
+  const goNextTodo = async () => {
+    const from = store.state.current.index;
+    let i;
+    try {
+      i = await todoFrom(from, true);
+    } catch (err) {
+      actions.message(`The next record to do could not be found (${err.message}).`);
+      return;
+    }
+    if (store.state.current.index !== from) return; // the annotator moved on meanwhile
     if (i < 0) store.update({ ui: { ...store.state.ui, allDone: true } });
-    else if (i !== store.state.current.index) actions.goTo(i);
+    else if (i !== from) await actions.goTo(i);
   };
   /** A submit with a required question unanswered is refused, naming it (its control gets the focus). */
   const refused = () => {

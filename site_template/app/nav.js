@@ -1,6 +1,6 @@
 /**
  * Navigation for a day's work: which record to open first, which one is next to do, and whether
- * everything is done. Pure functions of the bundle's record order and the annotator's work.
+ * everything is done: functions of the bundle's record index and the annotator's work.
  */
 import { recordStatus } from './store.js';
 
@@ -10,17 +10,13 @@ const isDone = (work, id) => {
 };
 
 /**
- * Index of the first record not done from `from` on, wrapping around (with `after`, from the one after
- * `from`, `from` itself last); -1 when every record is done.
+ * Position of the first record not done from `from` on, wrapping around (with `after`, from the one
+ * after `from`, `from` itself last); -1 when every record is done. Walks the sharded record index's
+ * shards in order, stopping at the first hit (recordindex.js), never the whole index.
  */
-export function nextTodoIndex(ids, work, from = 0, after = false) {
-  const n = ids.length;
-  const k0 = after ? 1 : 0;
-  for (let k = k0; k < k0 + n; k++) {
-    const i = (from + k) % n;
-    if (!isDone(work, ids[i])) return i;
-  }
-  return -1;
+export function nextTodoIndex(recordIndex, work, from = 0, after = false) {
+  if (!recordIndex.count) return Promise.resolve(-1);
+  return recordIndex.nextWhere((id) => !isDone(work, id), from, after);
 }
 
 /** Counts per status over the bundle's records: {todo, in_progress, submitted, discarded, done, total}. */
