@@ -82,3 +82,33 @@ def test_next_to_do_walks_index_shards_in_order(page, index_bundle, serve_dir):
     page.wait_for_selector("body[data-ready]", timeout=60_000)
     wait_current(page, "r09")
     assert sorted({f for f in fetched if f.startswith("index-")}) == [f"index-{n:04d}.json" for n in range(9 // K + 1)]
+
+
+def test_20000_records_open_first_and_last_with_few_index_shards(page, build_bundle, tmp_path, serve_dir):
+    """A generated 20,000-record bundle in 100 index shards: the first record, then a deep link to the
+    last one, each read at most its own index shard beyond shard 0, and one ids shard for the link."""
+    n, k = 20_000, 200
+    path = tmp_path / "big.jsonl"
+    path.write_text("\n".join(json.dumps({"id": f"b{i:05d}", "title": f"Record {i} about {TOPICS[i % 5]}",
+                                          "source": f"This report is about {TOPICS[i % 5]}. It has two sentences.",
+                                          "summary": f"A note on {TOPICS[i % 5]}."}) for i in range(n)), encoding="utf-8")
+    bundle = build_bundle([path], name="index-20k", shards=ShardLimits(index_records=k))
+    top = json.loads((bundle / "data" / "index.json").read_text())
+    assert top["count"] == n and top["index_shards"] == n // k
+    base = serve_dir(bundle)
+    fetched: list[str] = []
+    page.on("request", lambda r: fetched.append(r.url.rsplit("/", 1)[-1]) if "/data/" in r.url else None)
+    page.route("**/models/**", lambda route: route.abort())
+    page.goto(base + "?annotator=alice", timeout=120_000)
+    page.wait_for_selector("body[data-ready]", timeout=120_000)
+    wait_current(page, "b00000")
+    assert {f for f in fetched if f.startswith(("index-", "ids-"))} == {"index-0000.json"}
+    fetched.clear()
+    page.goto(base + "?annotator=alice#record=b19999", timeout=120_000)
+    page.wait_for_selector("body[data-ready]", timeout=120_000)
+    wait_current(page, "b19999")
+    # (shards already read by this tab may come from the HTTP cache, with no request)
+    read = {f for f in fetched if f.startswith(("index-", "ids-"))}
+    assert f"index-{(n - 1) // k:04d}.json" in read and read <= {
+        "index-0000.json", f"index-{(n - 1) // k:04d}.json", f"ids-{fnv1a('b19999') % top['id_shards']:04d}.json"}
+    page.wait_for_selector('#record-list li[data-record="b19999"][aria-current="true"]', timeout=120_000)

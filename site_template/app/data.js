@@ -278,17 +278,25 @@ export class Bundle {
 
   /**
    * The index row of record `id` (its record and text shard numbers), from the sharded index: an ids
-   * shard, unless the loaded columns know its position, and its index shard (both cached).
+   * shard, unless `at` (its position, as the caller knows it) or the loaded columns give its position,
+   * and its index shard (both cached).
    */
-  async indexRow(id) {
+  async indexRow(id, at = undefined) {
+    if (at !== undefined) {
+      const row = await this.recordIndex.rowAt(at);
+      if (row.id === id) return row;
+    }
     const pos = this.position.get(id) ?? await this.recordIndex.positionOf(id);
     if (pos < 0) throw new Error(`no record with id ${JSON.stringify(id)}`);
     return this.recordIndex.rowAt(pos);
   }
 
-  /** Load a record with both texts resolved: {id, title, metadata, prior_annotations, gold, source, summary}. */
-  async record(id) {
-    const row = await this.indexRow(id);
+  /**
+   * Load a record (at position `at`, if the caller knows it) with both texts resolved: {id, title,
+   * metadata, prior_annotations, gold, source, summary}.
+   */
+  async record(id, at = undefined) {
+    const row = await this.indexRow(id, at);
     // The texts' shards load alongside the record's shard (one round trip instead of two). This also
     // marks them recently used whenever the record's texts are, so an open text's shard stays cached.
     for (const n of new Set(row.textShards)) this.textShardData(n).catch(() => {});
@@ -310,9 +318,9 @@ export class Bundle {
     };
   }
 
-  /** Start fetching a record's shards without waiting (e.g. the next record). */
-  prefetch(id) {
-    this.record(id).catch(() => {});
+  /** Start fetching a record's shards without waiting (e.g. the next record, at position `at`). */
+  prefetch(id, at = undefined) {
+    this.record(id, at).catch(() => {});
   }
 }
 

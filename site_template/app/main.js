@@ -3,7 +3,7 @@
  * selection / keyboard / storage / hash events, paint the first record, then load the model lazily.
  */
 import { Assistant, makeLevelOf } from './assist.js';
-import { firstRecordId, opening, recordIdFromHash } from './boot.js';
+import { firstRecord, opening, recordIdFromHash } from './boot.js';
 import { rankerLabel } from './data.js';
 import * as ranker from './rank.js';
 import { mountKeys, SHORTCUTS, trapFocus } from './keys.js';
@@ -81,7 +81,7 @@ async function main() {
   document.title = `${manifest.title || 'mercury-static'} · mercury-static`;
   document.getElementById('ranker-info').textContent = rankerLabel(manifest);
   const wanted = recordIdFromHash();
-  let firstId = await firstRecordId(bundle).catch(() => bundle.ids[0]);
+  let firstId = (await firstRecord(bundle).catch(() => null))?.id ?? bundle.ids[0];
   const annotator = await resolveAnnotator();
   const settings = pageSettings(manifest, annotator);
   bundle.hideSuggestions = settings.blind; // blind: no suggestion reaches the store, hence the DOM
@@ -139,7 +139,7 @@ async function main() {
   // The rest of the setup waits for the first record's shard: its texts are requested as soon as it
   // arrives instead of after the setup (on a long source that is the critical path of the first paint).
   if (firstId !== undefined) {
-    await bundle.indexRow(firstId).then((row) => bundle.recordShardData(row.shard)).catch(() => null);
+    await bundle.indexRow(firstId, bundle.position.get(firstId)).then((row) => bundle.recordShardData(row.shard)).catch(() => null);
   }
 
   // --- export / import -------------------------------------------------------------------------

@@ -233,10 +233,10 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
         draft: emptyDraft(), assist: emptyAssist(), ui: { ...get().ui, choice: null, confirmClear: false, draftMessage: null },
       });
       try {
-        const record = await bundle.record(id);
+        const record = await bundle.record(id, index);
         if (seq !== loadSeq) return;
         store.update({ current: { index, id, record, loading: false, error: null }, draft: restoreDraft(id, record) });
-        if (index + 1 < ids.length) bundle.prefetch(ids[index + 1]);
+        if (index + 1 < ids.length) bundle.prefetch(ids[index + 1], index + 1);
       } catch (err) {
         if (seq !== loadSeq) return;
         store.update({ current: { index, id, record: null, loading: false, error: String(err.message || err) } });
