@@ -8,6 +8,10 @@
 - build: `build()` of one SummHay topic, of a 2-record slice of the same topic (same haystack) and of a
   generated 10k-record dataset (benchmarks/make_large.py), each in a child process: wall and CPU time per
   phase, peak RSS (wait4), bundle sizes, and whether shared texts are stored once.
+- stream: the streaming build (issue 15 §2) of generated pooled-sentence JSON Lines
+  (`make_large.py --pool`) at each of `--scale 10000,100000,…` records, each in a child process: wall
+  time, CPU time and peak memory (the child's VmHWM from /proc/self/status: ru_maxrss would carry the
+  parent's peak over fork/exec). `--src DIR` builds with another checkout's package (before/after).
 - page: headless Chromium on the built bundles: the long-source figures (first paint of a ~3,900-sentence
   haystack, selection -> highlight; functions of bench_page.py), then on the 10k bundle: time to a
   readable first record, requests when switching records, and the tab's memory.
@@ -36,8 +40,10 @@ OUT = ROOT / "benchmarks" / "out"
 SHARED = ROOT.parent / "shared" / "data"
 MODEL_CACHE = ROOT / ".cache" / "test-models"
 SECTION = "## Lengthy texts and scale (bench_scale.py)"
+STREAM_SECTION = "## The streaming build at scale (bench_scale.py --parts stream)"
 COMMAND = "HF_HUB_OFFLINE=1 /work/venv/bin/python benchmarks/bench_scale.py"
 DIM = 384
+POOL_NOTE = "3,000 FaithBench sentences"
 
 
 # --- build in a child process -----------------------------------------------------------------------
@@ -54,7 +60,7 @@ def child_build(out: Path, inputs: list[Path]) -> None:
 
         def advance(n: int) -> None:
             done[0] += n
-            if done[0] >= total:
+            if total is not None and done[0] >= total:
                 marks.append((f"{description} done", time.perf_counter(), time.process_time()))
         if total == 0:
             advance(0)
@@ -62,17 +68,48 @@ def child_build(out: Path, inputs: list[Path]) -> None:
 
     manifest = build(inputs, out, BuildOptions(cache_dir=MODEL_CACHE), step)
     marks.append(("end", time.perf_counter(), time.process_time()))
+    if os.environ.get("BENCH_PEAK_ONLY"):
+        print(json.dumps({"vm_hwm_mb": vm_hwm_mb(), "counts": manifest["counts"], "shards": manifest["shards"]}))
+        return
     names = [m[0] for m in marks]
 
     def span(a: str, b: str) -> list[float]:
         i, j = names.index(a), names.index(b)
         return [round(marks[j][1] - marks[i][1], 2), round(marks[j][2] - marks[i][2], 2)]
 
-    phases = {"read + model": span("start", "Splitting sentences"),
-              "split": span("Splitting sentences", "Splitting sentences done"),
-              "embed": span("Embedding sentences", "Embedding sentences done"),
-              "write": span("Embedding sentences done", "end")}
+    stream = next(n for n in names if n.startswith("Building"))  # read, split, embed, write interleave
+    phases = {"settings + model": span("start", stream), "stream": span(stream, "end")}
     print(json.dumps({"phases": phases, "counts": manifest["counts"], "shards": manifest["shards"]}))
+
+
+def vm_hwm_mb() -> float:
+    """This process's own peak resident memory (VmHWM), in MB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def stream_build(records: int, src: Path | None) -> dict:
+    """A child build of `records` pooled records (make_large.py --pool); wall, CPU, VmHWM of the child."""
+    from make_large import make_pool
+
+    inputs = make_pool(OUT / f"pool-{records}", records, SHARED)
+    out = OUT / f"stream-{records}"
+    env = dict(os.environ, BENCH_PEAK_ONLY="1", PYTHONPATH=str(src or ROOT))
+    t0 = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, __file__, "--child-build", str(out), *map(str, inputs)],
+                            stdout=subprocess.PIPE, text=True, env=env)
+    stdout = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    if status != 0:
+        raise SystemExit(f"streaming build of {records} records failed (status {status})")
+    result = json.loads(stdout.strip().splitlines()[-1])
+    bundle_bytes = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+    return {"records": records, "src": str(src or ROOT), "wall_s": round(wall, 1),
+            "cpu_s": round(usage.ru_utime + usage.ru_stime, 1), "load": round(os.getloadavg()[0], 1),
+            "bundle_mb": round(bundle_bytes / 1e6, 1), **result}
 
 
 def timed_build(name: str, inputs: list[Path]) -> dict:
@@ -291,6 +328,37 @@ def p95(values: list[float]) -> float:
     return values[min(len(values) - 1, round(0.95 * (len(values) - 1)))] if values else float("nan")
 
 
+def stream_report(streams: list[dict]) -> str:
+    """The section of the stream part (its own section: the other parts' figures stay as they are)."""
+    lines = [STREAM_SECTION, "", f"Command: `{COMMAND} --parts stream --scale 10000,100000,1000000` (and "
+             "`--src CHECKOUT --label before` for the rows of the code before the streaming build). "
+             "2-core machine shared with other engineers' runs: wall times are inflated (load average given).",
+             ""]
+    if streams:
+        lines += ["`build()` in a child process on generated FaithBench-like JSON Lines "
+                  "(`benchmarks/make_large.py --pool`: every summary a distinct combination of three sentences "
+                  f"of a pool of {POOL_NOTE}, sources drawn from a pool too, so the embedding stays small while "
+                  "reading, segmenting, deduplicating and writing handle every record). Peak = the child's "
+                  "VmHWM. `before` is the build of the commit before the streaming build (fad30dd), run in the same hour.",
+                  "", "| code | records | texts | rows | wall | CPU | peak memory | bundle | load avg |",
+                  "|---|---|---|---|---|---|---|---|---|"]
+        for r in streams:
+            lines.append(f"| {r['label']} | {r['records']:,} | {r['counts']['texts']:,} | {r['counts']['rows']:,} | "
+                         f"{r['wall_s']:.0f} s | {r['cpu_s']:.0f} s | {r['vm_hwm_mb']:.0f} MB | "
+                         f"{r['bundle_mb']:.0f} MB | {r['load']:.1f} |")
+        lines += ["", "The peak does not follow the records: one chunk (4,096 records), the text and record shard "
+                  "being filled and the scratch database's page cache are in memory. What still grows to 1 M is "
+                  "that page cache, which fills as the text and id tables grow, up to its cap of 64 MB; beyond "
+                  "it the peak stays put. The code before grows by ~4.6 KB a record (about 5 GB at 1 M: not run). "
+                  "Wall time is mostly segmentation (pysbd, one core: 51% of a profile of 10k records) and "
+                  "token counting (13%); with distinct real sentences "
+                  "embedding (~300 rows/s on this machine) dominates instead. The 1,000,000 row was measured at "
+                  "commit 576bda7, before the check pass that reads every record once before any work (2.1 s "
+                  "CPU per 100,000 records, measured apart)."]
+        lines.append("")
+    return "\n".join(lines)
+
+
 def report(quant: dict | None, builds: dict | None, pages: dict | None) -> str:
     mb = lambda n: f"{n / 1e6:.1f} MB"  # noqa: E731
     lines = [SECTION, "", f"Command: `{COMMAND}` (all parts; `--parts quant|build|page` re-runs one part, "
@@ -320,15 +388,16 @@ def report(quant: dict | None, builds: dict | None, pages: dict | None) -> str:
     if builds:
         lines += [f"### Builds ({builds['records']:,}-record generated dataset)", "",
                   "Each build runs `build()` (what `mercury-static build` runs) in a child process, model "
-                  "cache warm. Phases: wall s / CPU s. Peak RSS of the child (wait4).", "",
-                  "| build | records | distinct texts | rows | wall | CPU | read+model | split | embed | write | "
-                  "peak RSS | load avg |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                  "cache warm. Phases: wall s / CPU s (the streaming build reads, splits, embeds and writes "
+                  "chunk by chunk: one phase). Peak RSS of the child (wait4).", "",
+                  "| build | records | distinct texts | rows | wall | CPU | phases | "
+                  "peak RSS | load avg |", "|---|---|---|---|---|---|---|---|---|"]
         for key in ("topic", "slice", "large"):
             b = builds[key]
             ph = b["phases"]
             lines.append(f"| {b['name']} | {b['dedup']['records']} | {b['counts']['texts']} | {b['counts']['rows']} | "
                          f"{b['wall_s']:.0f} s | {b['cpu_s']:.0f} s | "
-                         + " | ".join(f"{ph[k][0]:.1f} / {ph[k][1]:.1f}" for k in ("read + model", "split", "embed", "write"))
+                         + ", ".join(f"{k} {v[0]:.1f} / {v[1]:.1f}" for k, v in ph.items())
                          + f" | {b['peak_rss_mb']:.0f} MB | {b['load']:.1f} |")
         lines += ["", "| bundle | records shards | texts shards | vectors | whole bundle | distinct text | "
                   "text referenced by records | each text stored once |", "|---|---|---|---|---|---|---|---|"]
@@ -421,6 +490,9 @@ def main() -> None:
     ap.add_argument("--parts", default="quant,build,page")
     ap.add_argument("--records", type=int, default=10_000, help="records of the generated large dataset")
     ap.add_argument("--bullets", type=int, default=1000, help="SummHay bullets sampled per topic (quant)")
+    ap.add_argument("--scale", default="10000,100000", help="record counts of the stream part")
+    ap.add_argument("--src", type=Path, help="stream part: build with the package of this checkout")
+    ap.add_argument("--label", default="after", help="stream part: the label of these rows")
     ap.add_argument("--runs", type=int, default=5, help="cold page loads")
     ap.add_argument("--no-write", action="store_true", help="print only, leave RESULTS.md alone")
     args = ap.parse_args()
@@ -429,7 +501,7 @@ def main() -> None:
         sys.exit(f"{SHARED}: shared data absent, nothing to measure")
     OUT.mkdir(parents=True, exist_ok=True)
 
-    cache = {part: OUT / f"{part}.json" for part in ("quant", "build", "page")}
+    cache = {part: OUT / f"{part}.json" for part in ("quant", "build", "page", "stream")}
     if "quant" in parts:
         import quant_agreement as qa
         from mercury_static.embed import Embedder
@@ -443,6 +515,14 @@ def main() -> None:
     if "build" in parts:
         builds = measure_builds(args.records)
         cache["build"].write_text(json.dumps({"records": args.records, **builds}, indent=1, default=str))
+    if "stream" in parts:
+        rows = json.loads(cache["stream"].read_text()) if cache["stream"].is_file() else []
+        for n in (int(x) for x in args.scale.split(",") if x):  # --scale "": rewrite the section only
+            run = {"label": args.label, **stream_build(n, args.src)}
+            print(json.dumps(run), file=sys.stderr)
+            rows = [r for r in rows if (r["label"], r["records"]) != (args.label, n)] + [run]
+            rows.sort(key=lambda r: (r["records"], r["label"] != "before"))
+            cache["stream"].write_text(json.dumps(rows, indent=1))
     if "page" in parts:
         if not cache["build"].is_file():
             sys.exit("the page part needs the bundles of the build part: run --parts build first")
@@ -452,6 +532,13 @@ def main() -> None:
     quant = json.loads(cache["quant"].read_text()) if cache["quant"].is_file() else None
     builds = load_builds(cache["build"]) if cache["build"].is_file() else None
     pages = json.loads(cache["page"].read_text()) if cache["page"].is_file() else None
+    if "stream" in parts:
+        markdown = stream_report(json.loads(cache["stream"].read_text()))
+        print(markdown)
+        if not args.no_write:
+            update_results(STREAM_SECTION, markdown)
+    if not parts & {"quant", "build", "page"}:
+        return
     markdown = report(quant, builds, pages)
     print(markdown)
     if not args.no_write:

@@ -10,6 +10,12 @@ Writes into OUT_DIR (never into the repo's tracked files):
   haystack as the full topic: used to check that bundle size follows distinct text, not records).
 The large dataset is ``faithbench-variants.json`` plus the SummHay topic files as they are; the
 variants make up the record count to ``--records``. Prints the input paths, one per line.
+
+``--pool`` instead writes ``pool-NNN.jsonl`` files (at most 100,000 records each) for the streaming build's
+scale runs (issue 15): FaithBench-like records whose texts come from a limited pool of FaithBench sentences
+(``POOL_SENTENCES``), so that embedding stays cheap (rows repeat, and a repeated row is embedded once) while
+reading, segmenting, deduplicating and writing still handle every record: each record's summary is a
+distinct combination of three pool sentences, its source one of ``POOL_SOURCES`` sources of eight.
 """
 
 from __future__ import annotations
@@ -45,6 +51,47 @@ def variant_samples(shared: Path, count: int) -> list[dict]:
     return out
 
 
+POOL_SENTENCES = 3000
+POOL_SOURCES = 2000
+POOL_FILE_RECORDS = 100_000
+
+
+def pool_sentences(shared: Path, n: int = POOL_SENTENCES) -> list[str]:
+    """The first `n` distinct sentences (cut at ". ") of FaithBench's summaries and sources."""
+    seen: dict[str, None] = {}
+    for f in sorted((shared / "faithbench").glob("batch_*.json")):
+        for s in json.loads(f.read_text(encoding="utf-8"))["samples"]:
+            for text in (s["summary"], s["source"]):
+                for x in text.replace("\n", " ").split(". "):
+                    x = " ".join(x.split()).rstrip(".")
+                    if 20 <= len(x) <= 300:
+                        seen.setdefault(x + ".", None)
+    return list(seen)[:n]
+
+
+def pool_record(k: int, pool: list[str]) -> dict:
+    """Record `k`: distinct summary (three pool sentences chosen by k's digits), a pooled source."""
+    n = len(pool)
+    src = k % POOL_SOURCES
+    summary = " ".join(pool[(k // n**j + 7 * j) % n] for j in range(3)) if k < n**3 else f"{k}. {pool[k % n]}"
+    return {"id": f"r{k:07d}", "source": " ".join(pool[(src * 8 + j * 131) % n] for j in range(8)),
+            "summary": summary, "summarizer": f"model-{k % 7}", "hhem": round((k * 37 % 1000) / 1000, 3)}
+
+
+def make_pool(out: Path, records: int, shared: Path = DEFAULT_SHARED) -> list[Path]:
+    """Write `records` pool records as JSON Lines files; return their paths."""
+    out.mkdir(parents=True, exist_ok=True)
+    pool = pool_sentences(shared)
+    paths = []
+    for first in range(0, records, POOL_FILE_RECORDS):
+        path = out / f"pool-{first // POOL_FILE_RECORDS:03d}.jsonl"
+        with open(path, "w", encoding="utf-8") as f:
+            for k in range(first, min(records, first + POOL_FILE_RECORDS)):
+                f.write(json.dumps(pool_record(k, pool), ensure_ascii=False) + "\n")
+        paths.append(path)
+    return paths
+
+
 def make_small_summhay(shared: Path, out: Path) -> Path:
     topic = json.loads(summhay_files(shared)[0].read_text(encoding="utf-8"))
     st = topic["subtopics"][0]
@@ -73,8 +120,9 @@ def main() -> None:
     ap.add_argument("out", type=Path)
     ap.add_argument("--records", type=int, default=10_000)
     ap.add_argument("--shared", type=Path, default=DEFAULT_SHARED)
+    ap.add_argument("--pool", action="store_true", help="pooled-sentence JSON Lines files (issue 15)")
     args = ap.parse_args()
-    for p in make_large(args.out, args.records, args.shared):
+    for p in (make_pool if args.pool else make_large)(args.out, args.records, args.shared):
         print(p)
 
 

@@ -12,6 +12,8 @@ from collections.abc import Hashable, Sequence
 
 import numpy as np
 
+from .agreement_questions import alpha
+
 
 def f1(common: int, total: int) -> float | None:
     """Dice / F1 = 2·|A∩B| / (|A| + |B|), given total = |A| + |B|; None when both are empty."""
@@ -42,26 +44,7 @@ def krippendorff_alpha_nominal(units: Sequence[Sequence[Hashable]]) -> float | N
     the coincidence matrix o_ck = Σ_u (number of ordered pairs (c,k) in u) / (m_u - 1), n_c = Σ_k o_ck,
     D_o = Σ_{c≠k} o_ck, D_e = Σ_{c≠k} n_c·n_k. None when undefined (no pairable values, a single value).
     """
-    coincidence: defaultdict[tuple, float] = defaultdict(float)
-    for values in units:
-        m = len(values)
-        if m < 2:
-            continue
-        counts = Counter(values)
-        for c, nc in counts.items():
-            for k, nk in counts.items():
-                pairs = nc * (nc - 1) if c == k else nc * nk
-                if pairs:
-                    coincidence[c, k] += pairs / (m - 1)
-    totals: defaultdict[Hashable, float] = defaultdict(float)
-    for (c, _), value in coincidence.items():
-        totals[c] += value
-    n = sum(totals.values())
-    disagree_observed = sum(v for (c, k), v in coincidence.items() if c != k)
-    disagree_expected = sum(totals[c] * totals[k] for c in totals for k in totals if c != k)
-    if n <= 1 or disagree_expected == 0:
-        return None
-    return 1.0 - (n - 1) * disagree_observed / disagree_expected
+    return alpha(units, "nominal")  # the one implementation of alpha, every metric
 
 
 def judges(record: dict) -> list[str]:

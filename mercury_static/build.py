@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -10,15 +9,12 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterable
 
 import jinja2
-import numpy as np
-import yaml
 
-from . import __version__, bundle_options, ranker_options, safeio
-from .bundle import (FORMAT, VECTOR_ENCODING, VERSION, RowVectors, ShardLimits, StoredText, dumps, text_id,
-                     write_data)
+from . import __version__, bundle_options, ranker_options, safeio, yaml_strict
+from .bundle import FORMAT, VECTOR_ENCODING, VERSION, ShardLimits, text_id
 from .formats import Manifest, ModelInfo, default_manifest_settings
 from .records import InputError, Record
 from .settings import Settings, manifest_settings
@@ -38,8 +34,8 @@ PACKAGED_RUNTIME = Path(__file__).resolve().parent / "runtime"
 """The browser runtime inside a wheel built by `make wheel` (the three files, flat)."""
 MODEL_FILES = ["config.json", "tokenizer.json", "tokenizer_config.json", "onnx/model_quantized.onnx"]
 
-Step = Callable[[str, int], Callable[[int], None]]
-"""Progress hook: `step(description, total)` returns `advance(n)`."""
+Step = Callable[[str, int | None], Callable[[int], None]]
+"""Progress hook: `step(description, total)` returns `advance(n)` (total None: not known in advance)."""
 
 
 @dataclass
@@ -64,53 +60,21 @@ class BuildOptions:
     the same either way, so the engine is not part of the bundle id."""
     workers: int | None = None
     ray_address: str | None = None
+    chunk_records: int = 4096
+    """Records per streamed chunk (build_stream.CHUNK_RECORDS; tests set tiny ones). Only the vectors' last
+    bits depend on it, and it is a constant of the tool, never derived from the machine."""
 
 
 def _no_progress(description: str, total: int) -> Callable[[int], None]:
     return lambda n: None
 
 
-class _LabelLoader(yaml.SafeLoader):
-    """pyyaml's SafeLoader refusing a key given twice in one mapping (pyyaml keeps the last silently)."""
-
-    def construct_mapping(self, node, deep=False):
-        seen: set = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=True)
-            try:
-                if key in seen:
-                    raise _DuplicateLabel(key, key_node.start_mark)
-                seen.add(key)
-            except TypeError:  # an unhashable key: the walk below says what is wrong
-                pass
-        return super().construct_mapping(node, deep)
-
-
-class _DuplicateLabel(Exception):
-    def __init__(self, key, mark):
-        super().__init__(key)
-        self.key, self.mark = key, mark
-
-
-def _yaml_place(mark) -> str | None:
-    return f"line {mark.line + 1} column {mark.column + 1}" if mark is not None else None
-
-
 def read_label_tree(path: Path):
     """The label tree of a YAML or JSON file (JSON is YAML); InputError keeps pyyaml's line and column."""
     text = safeio.read_text(path, str(path), safeio.SMALL_LIMIT)
-    try:
-        return yaml.load(text, Loader=_LabelLoader)  # noqa: S506 (a SafeLoader subclass)
-    except _DuplicateLabel as e:
-        raise InputError(path, _yaml_place(e.mark), None, f"duplicate label {str(e.key)!r}") from None
-    except yaml.MarkedYAMLError as e:
-        mark = e.problem_mark or e.context_mark
-        what = " ".join(x for x in (e.context, e.problem) if x)
-        raise InputError(path, _yaml_place(mark), None, f"invalid YAML: {what}") from None
-    except yaml.YAMLError as e:
-        raise InputError(path, None, None, f"invalid YAML: {e}".splitlines()[0]) from None
-    except RecursionError:
-        raise InputError(path, None, None, "invalid labels: nested too deeply") from None
+    return yaml_strict.load(text, str(path), lambda key, where: InputError(path, where, None,
+                                                                          f"duplicate label {str(key)!r}"),
+                            "invalid labels: nested too deeply")
 
 
 def load_labels(path: Path | None) -> tuple[list[str], list[str]]:
@@ -168,25 +132,28 @@ def load_guidelines(path: Path | None) -> dict | None:
     return {"format": fmt, "text": text.replace("\r\n", "\n")}
 
 
-def segment_texts(records: list[Record], embedder, step: Step) -> list[StoredText]:
-    """Distinct texts in first-use order, split into sentences and embedding rows."""
-    from .segment import embedding_windows, split_sentences
+PRESENTATION = ("title", "description", "text")
+"""Keys of the manifest settings that only word what the page shows (titles, descriptions, an option's
+text): left out of the bundle id, as the guidelines are, so a coordinator who rewords them keeps every
+export mergeable and every annotator's stored work in place."""
 
-    texts: dict[str, StoredText] = {}
-    for r in records:
-        for kind, text in (("source", r.source), ("summary", r.summary)):
-            tid = text_id(text)
-            if tid not in texts:
-                texts[tid] = StoredText(id=tid, text=text, sentences=[], rows=[])
-            if kind == "source" and r.source_sections and texts[tid].sections is None:
-                texts[tid].sections = [(s.start, s.end, s.title, s.doc_id) for s in r.source_sections]
-    advance = step("Splitting sentences", len(texts))
-    limit = embedder.max_seq_length
-    for t in texts.values():
-        t.sentences = split_sentences(t.text)
-        t.rows = embedding_windows(t.text, t.sentences, embedder.count_tokens, limit)
-        advance(1)
-    return list(texts.values())
+
+def identity_part(shown: dict) -> dict:
+    """The manifest settings without their wording (`PRESENTATION`), for the bundle id."""
+    def strip(value):
+        if isinstance(value, dict):
+            return {k: strip(v) for k, v in value.items() if k not in PRESENTATION}
+        if isinstance(value, list):
+            return [strip(v) for v in value]
+        return value
+    return strip(shown)
+
+
+def untagged_columns(settings: Settings) -> frozenset[str]:
+    """Input columns the record list's filter must not match: hidden metadata, and the columns suggestions
+    are read from (a blind annotator could otherwise find records by a detector's score)."""
+    hidden = {p.column for p in settings.metadata if not p.visible}
+    return frozenset(hidden | {c for s in settings.suggestions for c in (s.value_from, s.score_from) if c})
 
 
 def record_json(r: Record, extras: dict | None = None) -> dict:
@@ -240,18 +207,6 @@ def suggestion_file(options: BuildOptions, settings: Settings) -> Path | None:
         raise InputError(settings.file, "suggestions", "file",
                          f"a suggestions file given twice (here and --suggestions {options.suggestions})")
     return Path(settings.file).parent / settings.suggestions_file
-
-
-def bundle_id(records: list[dict], texts: list[StoredText], options: dict, model_sha: str) -> str:
-    """Hash of the inputs' content, the options that shape the bundle, the model and the tool version: what
-    stored work depends on (the ranker options are not in it: bundle_options.ranker_id)."""
-    h = hashlib.sha256()
-    for part in (__version__, model_sha, dumps(options), dumps(records)):
-        h.update(part.encode("utf-8"))
-        h.update(b"\0")
-    for t in texts:
-        h.update(t.id.encode())
-    return h.hexdigest()[:20]
 
 
 def find_runtime() -> dict[str, Path]:
@@ -374,64 +329,97 @@ def known_label_priors(record: Record, labels: list[str]) -> list[dict]:
     return kept
 
 
+def check_records(records: Iterable[Record], settings: Settings, keep_lengths: bool) -> dict | None:
+    """Read and check every record once before any work, so that a bad record stops the build at once (as
+    when every record was held) rather than after hours of embedding; returns the text lengths a
+    suggestions file is checked against (`keep_lengths`: ~120 B per record), else None."""
+    from .record_extras import check_columns_used, record_extras, settings_columns
+    from .settings import MetadataRanges
+
+    lengths: dict[str, tuple[int, int]] | None = {} if keep_lengths else None
+    ranges = MetadataRanges()
+    columns, seen, n = {c for _, _, c in settings_columns(settings)}, set(), 0
+    for r in records:
+        record_extras([r], settings, {}, ranges)
+        seen |= {c for c in columns - seen if r.metadata.get(c) is not None}
+        n += 1
+        if lengths is not None:
+            lengths[r.id] = (len(r.summary), len(r.source))
+    check_columns_used(settings, seen, n)
+    return lengths
+
+
 def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no_progress) -> dict:
-    """Build a bundle from input files into `out`; returns the manifest."""
+    """Build a bundle from input files into `out`; returns the manifest. The records stream through
+    (build_stream.py): memory does not grow with their number."""
     from .assign import write_queues
+    from .build_stream import StreamBuild, bundle_id
     from .embed import Embedder
     from .export import ensure_model
-    from .read import read_records
+    from .read import iter_records
     from .read_settings import read_settings
     from .record_extras import record_extras
-    from .record_vectors import write_record_vectors
+    from .record_vectors import manifest_entry
+    from .scratch import Scratch
+    from .settings import MetadataRanges
     from .suggestions import read_suggestion_file
 
     out = Path(out)
     settings = read_settings(options.settings)
     source_field, summary_field = text_columns(options, settings)
-    records = read_records([Path(p) for p in inputs], fmt=options.fmt, source_field=source_field,
-                           summary_field=summary_field, id_field=options.id_field)
+
+    def records(seen=None):
+        return iter_records([Path(p) for p in inputs], fmt=options.fmt, source_field=source_field,
+                            summary_field=summary_field, id_field=options.id_field, seen=seen)
+
+    sugg_path = suggestion_file(options, settings)
+    with tempfile.TemporaryDirectory(prefix="mercury-static-check-") as folder:
+        ids = Scratch(Path(folder))
+        try:
+            lengths = check_records(records(ids.id_places()), settings, keep_lengths=sugg_path is not None)
+        finally:
+            ids.close()
     labels, choices = span_labels(options, settings)
     guidelines = settings_guidelines(options, settings)
-    sugg_path = suggestion_file(options, settings)
-    from_file = read_suggestion_file(sugg_path, records, settings, choices) if sugg_path else {}
-    extras, ranges = record_extras(records, settings, from_file)
-    shown = manifest_settings(settings, ranges)
+    from_file = read_suggestion_file(sugg_path, lengths, settings, choices) if sugg_path else {}
     ranker = ranker_options.validate(options.ranker, "--ranker-option")
     title = options.title or (Path(inputs[0]).stem if len(inputs) == 1 else "mercury-static")
     safeio.check(title, "--title" if options.title else f"{inputs[0]} (the title is the file name; pass --title)",
                  None)
-    for r in records:
-        r.prior_annotations = known_label_priors(r, labels)
     runtime = find_runtime()
     protected = [Path(p) for p in inputs] + [Path(p) for p in (options.labels, options.guidelines, options.model,
                                                                 options.settings, sugg_path) if p]
     tmp = prepare_output(out, protected)
+    work = Path(tempfile.mkdtemp(prefix=f".{out.name}.work.", dir=out.parent))
+    engine = None
     try:
         model = ensure_model(options.model, cache_dir=options.cache_dir)
         embedder = Embedder(model.dir, workers=options.workers)
-        engine = None
         if options.engine == "ray":
             from .embed_ray import RayEngine
 
             engine = RayEngine(model.dir, workers=options.workers, address=options.ray_address)
-        texts = segment_texts(records, embedder, step)
-        rows = [t.text[s:e] for t in texts for _, s, e in t.rows]
-        n_rows = len(rows)
-        unique, slot = embedder.embed_unique(rows, progress=step("Embedding sentences", n_rows),
-                                             dtype=np.float16, engine=engine)  # as stored: no float32 copy of every row
-        del rows
-        stored = [record_json(r, x) for r, x in zip(records, extras)]
-        visible = [p.name for p in settings.metadata if p.visible]
-        shards = write_data(tmp, stored, texts, RowVectors(unique, slot), options.shards, visible)
+        ranges = MetadataRanges()
+
+        def stored(r) -> dict:
+            r.prior_annotations = known_label_priors(r, labels)
+            return record_json(r, record_extras([r], settings, from_file, ranges)[0][0])
+
+        stream = StreamBuild(tmp, work, embedder, engine, options.shards,
+                             [p.name for p in settings.metadata if p.visible], settings.similar_records,
+                             keep_ids=bool(settings.distribution), untagged=untagged_columns(settings),
+                             chunk_records=options.chunk_records)
+        result = stream.run(records(stream.scratch.id_places()), stored,
+                            step("Building (records read, split, embedded and written)", None))
+        shown = manifest_settings(settings, ranges)
         model_path = f"models/{model.name}"
         shaping = {"fmt": options.fmt, "source_field": source_field, "summary_field": summary_field,
-                   "id_field": options.id_field, "labels": labels, "guidelines": guidelines}
-        if shown != default_manifest_settings():  # today's bundles keep today's ids
-            shaping["settings"] = shown
-        the_id = bundle_id(stored, texts, shaping, model.sha256)
-        vectors = write_record_vectors(tmp, [r.summary for r in records], texts, RowVectors(unique, slot),
-                                       model.dim) if settings.similar_records else None
-        queues = write_queues(tmp, [r.id for r in records], settings.distribution, the_id) \
+                   "id_field": options.id_field, "labels": labels}
+        if shown != default_manifest_settings():
+            shaping["settings"] = identity_part(shown)
+        the_id = bundle_id(result, shaping, model.sha256)
+        vectors = manifest_entry(model.dim) if settings.similar_records else None
+        queues = write_queues(tmp, result.record_ids, settings.distribution, the_id) \
             if settings.distribution else None
         manifest = Manifest(
             bundle_id=the_id,
@@ -439,9 +427,8 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
             model=ModelInfo(name=model.name, path=model_path, dim=model.dim, max_seq_length=model.max_seq_length,
                             pooling=model.pooling, sha256=model.sha256),
             vectors={"encoding": VECTOR_ENCODING, "dim": model.dim},
-            counts={"records": len(records), "texts": len(texts),
-                    "sentences": sum(len(t.sentences) for t in texts), "rows": n_rows},
-            shards=shards, labels=labels, label_choices=choices, guidelines=guidelines, ranker=ranker,
+            counts=result.counts, shards=result.shards, labels=labels, label_choices=choices,
+            guidelines=guidelines, ranker=ranker,
             ranker_spec=ranker_options.spec_json(), id_field=options.id_field, settings=shown, queues=queues,
             record_vectors=vectors, ranker_id=bundle_options.ranker_id(ranker)).to_json()
         (tmp / "manifest.json").write_bytes(bundle_options.manifest_bytes(manifest))
@@ -450,7 +437,9 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
                                   "replaces this folder whole.\n", encoding="utf-8")
         swap_in(tmp, out)
     finally:
+        if engine is not None:
+            engine.close()
+        shutil.rmtree(work, ignore_errors=True)
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
     return manifest
-

@@ -1,4 +1,4 @@
-"""The bundle folder: write its data files deterministically, and read a bundle back.
+"""The bundle folder: its data model and encodings, and reading a bundle back (bundle_writer.py writes it).
 
 Layout and field meanings are specified in docs/DESIGN.md. Records and texts are split into shards so the
 page loads only what the open record needs; each distinct text is stored (and embedded) once.
@@ -17,7 +17,6 @@ import numpy as np
 
 from . import safeio
 from .formats import BUNDLE_FORMAT, BUNDLE_VERSION, Manifest
-from .record_index import IndexRow, write_index
 from .records import InputError
 
 if TYPE_CHECKING:
@@ -118,18 +117,6 @@ class Bundle:
         return next((r for r in self.records if r.id == record_id), None)
 
 
-def assign_text_shards(texts: list[StoredText], max_chars: int = ShardLimits.text_chars) -> int:
-    """Pack texts, in first-use order, into shards of about `max_chars` characters."""
-    shard, chars, rows = 0, 0, 0
-    for t in texts:
-        if chars and chars + len(t.text) > max_chars:
-            shard, chars, rows = shard + 1, 0, 0
-        t.shard, t.row0 = shard, rows
-        chars += len(t.text)
-        rows += len(t.rows)
-    return shard + 1 if texts else 0
-
-
 ROW_TITLE_CHARS = 60  # a row of the record list shows about 30; the rest serves the filter
 TAG_CHARS = 40  # metadata values up to this length are matched by the page's record filter
 
@@ -141,103 +128,18 @@ def row_title(summary: str) -> str:
     return words if len(words) <= ROW_TITLE_CHARS else words[:ROW_TITLE_CHARS - 1].rstrip() + "…"
 
 
-def row_tags(metadata: dict | None) -> list[str]:
+def row_tags(metadata: dict | None, untagged: frozenset[str] = frozenset()) -> list[str]:
     """The short metadata values of a record (`model-a`, `cnn`, `3`) the page's filter matches, in order,
-    once each: long texts and nested values would make the index as large as the shards."""
+    once each: long texts and nested values would make the index as large as the shards. Keys in `untagged`
+    (hidden metadata, a suggestion's value or score column) stay out: the filter would reveal them."""
     tags: list[str] = []
     for key, value in (metadata or {}).items():
-        if key == "title" or isinstance(value, (dict, list)) or value is None:
+        if key == "title" or key in untagged or isinstance(value, (dict, list)) or value is None:
             continue
         text = str(value).lower() if isinstance(value, bool) else str(value)
         if 0 < len(text) <= TAG_CHARS and text not in tags:
             tags.append(text)
     return tags
-
-
-@dataclass(frozen=True)
-class RowVectors:
-    """Row i's vector is ``unique[slot[i]]`` (`Embedder.embed_unique`): rows repeating a sentence share one
-    vector until they are written. Sliced like an array of rows."""
-
-    unique: np.ndarray
-    slot: np.ndarray
-
-    def __len__(self) -> int:
-        return len(self.slot)
-
-    def __getitem__(self, rows: slice) -> np.ndarray:
-        return self.unique[self.slot[rows]]
-
-
-_ROWS_PER_WRITE = 16384
-
-
-def write_data(out: Path, records: list[dict], texts: list[StoredText], vectors: np.ndarray | RowVectors,
-               limits: ShardLimits = ShardLimits(), visible_meta: list[str] = ()) -> dict:
-    """Write data/ (record index and shards, text shards, vector shards); return shard counts.
-
-    `records` are JSON-ready dicts with `source`/`summary` text ids; `vectors[i]` belongs to the i-th row
-    of the concatenation of `texts[*].rows` in order (an array, or `RowVectors`). With `visible_meta` (the
-    visible metadata properties) the index gets each record's values of them (`meta`), so the page filters
-    and sorts without fetching shards.
-    """
-    data = out / "data"
-    data.mkdir(parents=True, exist_ok=True)
-    n_text_shards = assign_text_shards(texts, limits.text_chars)
-    by_id = {t.id: t for t in texts}
-
-    first_row: dict[str, int] = {}
-    shard_texts: list[list[StoredText]] = [[] for _ in range(n_text_shards)]
-    row_start = 0
-    for t in texts:
-        shard_texts[t.shard].append(t)
-        first_row[t.id] = row_start
-        row_start += len(t.rows)
-    for i in range(n_text_shards):
-        items = [{"id": t.id, "text": t.text, "sentences": [list(s) for s in t.sentences],
-                  "sections": [list(s) for s in t.sections] if t.sections else None,
-                  "row0": t.row0, "rows": [list(r) for r in t.rows]} for t in shard_texts[i]]
-        (data / f"texts-{i:04d}.json").write_text(dumps({"texts": items}), encoding="utf-8")
-        del items
-        with open(data / f"vectors-{i:04d}.bin", "wb") as f:  # streamed: never all rows in memory at once
-            for t in shard_texts[i]:
-                start, end = first_row[t.id], first_row[t.id] + len(t.rows)
-                for a in range(start, end, _ROWS_PER_WRITE):
-                    f.write(encode_rows(vectors[a:min(a + _ROWS_PER_WRITE, end)]))
-
-    # text_shards: the page requests a record's texts alongside its record shard, not after it
-    index = {"ids": [], "shard": [], "titles": [], "tags": [], "text_shards": []}
-    if visible_meta:
-        index["meta"] = []
-    shard, batch, size = 0, [], 0
-
-    def flush():
-        nonlocal shard, batch, size
-        (data / f"records-{shard:04d}.json").write_text(dumps({"records": batch}), encoding="utf-8")
-        shard, batch, size = shard + 1, [], 0
-
-    for rec in records:
-        rec = dict(rec, source_shard=by_id[rec["source"]].shard, summary_shard=by_id[rec["summary"]].shard)
-        encoded = len(dumps(rec))
-        if batch and (size + encoded > limits.record_bytes or len(batch) >= limits.records):
-            flush()
-        batch.append(rec)
-        size += encoded
-        index["ids"].append(rec["id"])
-        index["shard"].append(shard)
-        index["titles"].append(rec.get("title") or row_title(by_id[rec["summary"]].text))
-        index["tags"].append(row_tags(rec.get("metadata")))
-        index["text_shards"].append([rec["source_shard"], rec["summary_shard"]])
-        if visible_meta:
-            meta = rec.get("meta") or {}
-            index["meta"].append({k: meta[k] for k in visible_meta if k in meta})
-    if batch:
-        flush()
-    (data / "records.json").write_text(dumps(index), encoding="utf-8")
-    write_index(data, map(IndexRow, index["ids"], index["titles"], index["tags"], index["shard"],
-                          index["text_shards"], index.get("meta") or [{}] * len(index["ids"])),
-                limits.index_records, limits.term_postings, visible_meta)
-    return {"records": shard, "texts": n_text_shards}
 
 
 BUNDLE_FILE_LIMIT = 4096 * safeio.MB

@@ -77,6 +77,7 @@ class RayEngine:
         self.model_dir = Path(model_dir)
         self.workers = workers
         self.address = address
+        self._started, self._files = False, None
         if address and address != "auto":
             _probe(address)
 
@@ -85,18 +86,24 @@ class RayEngine:
 
         if not batches:
             return
-        started = not ray.is_initialized()
-        if started:
+        if not ray.is_initialized():
             try:
                 ray.init(address=self.address, num_cpus=None if self.address else self.workers,
                          include_dashboard=False, log_to_driver=False, logging_level="ERROR")
             except (ConnectionError, RuntimeError, ValueError) as e:
                 raise InputError("--ray-address", None, None, f"cannot start or reach Ray: {e}") from None
-        try:
-            yield from self._run(ray, ids, batches)
-        finally:
-            if started:
-                ray.shutdown()
+            self._started = True
+        if self._files is None:
+            self._files = ray.put(_model_files(self.model_dir))
+        yield from self._run(ray, ids, batches)
+
+    def close(self) -> None:
+        """Stop the Ray this engine started (the streaming build calls the engine once per chunk)."""
+        if self._started:
+            import ray
+
+            ray.shutdown()
+            self._started, self._files = False, None
 
     def _run(self, ray, ids, batches):
         import logging
@@ -119,7 +126,7 @@ class RayEngine:
         warnings.filterwarnings("ignore", message="`ray_remote_args` is deprecated")
         blocks = max(workers, -(-len(items) // BATCHES_PER_TASK))
         out = ray.data.from_items(items, override_num_blocks=blocks).map_batches(
-            _EmbedActor, fn_constructor_kwargs={"files": [ray.put(_model_files(self.model_dir))]},
+            _EmbedActor, fn_constructor_kwargs={"files": [self._files]},
             batch_size=BATCHES_PER_TASK, batch_format="numpy", compute=ActorPoolStrategy(size=workers),
             num_cpus=1, **restarts)
         # Ray Data's advice for inputs smaller than the pool: not for the user of a build

@@ -25,18 +25,18 @@ Rules shared by every format:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, MutableMapping
 from pathlib import Path
 
 from . import safeio
 from .read_csv import read_csv
-from .read_json import detect, parse_json, read_jsonl, read_list
+from .read_json import detect, file_lines, parse_json, read_jsonl, read_list
 from .read_mercury import dump_samples
 from .read_record import Item, Options, join_documents
 from .read_summhay import read_summhay
 from .records import InputError, Record
 
-__all__ = ["FORMATS", "join_documents", "read_records"]
+__all__ = ["FORMATS", "iter_records", "join_documents", "read_records"]
 
 FORMATS = ("auto", "csv", "json", "jsonl", "mercury", "summhay")
 
@@ -49,13 +49,25 @@ def read_records(
     id_field: str | None = None,
 ) -> list[Record]:
     """Read every input file into records (see the module docstring for the rules)."""
+    return list(iter_records(paths, fmt, source_field, summary_field, id_field))
+
+
+def iter_records(
+    paths: Iterable[str | Path] | str | Path,
+    fmt: str = "auto",
+    source_field: str = "source",
+    summary_field: str = "summary",
+    id_field: str | None = None,
+    seen: MutableMapping[str, str] | None = None,
+) -> Iterator[Record]:
+    """`read_records` one record at a time (the streaming build); `seen` maps each id read to its place
+    (a disk-backed mapping keeps memory flat over millions of ids: `scratch.IdPlaces`)."""
     paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
     if fmt not in FORMATS:
         raise InputError(str(paths[0]) if paths else "-", None, None,
                          f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
     opts = Options(source_field, summary_field, id_field, qualify_ids=len(paths) > 1)
-    records: list[Record] = []
-    seen: dict[str, str] = {}
+    seen = {} if seen is None else seen
     for path in paths:
         for item in _read_file(Path(path), str(path), fmt, opts):
             rec = item.record
@@ -64,8 +76,7 @@ def read_records(
                 raise InputError(str(path), item.where, item.id_key,
                                  f"duplicate id {rec.id!r} (first seen at {seen[rec.id]})")
             seen[rec.id] = f"{path}: {item.where}"
-            records.append(rec)
-    return records
+            yield rec
 
 
 # ---------------------------------------------------------------- files and formats
@@ -78,20 +89,20 @@ def _read_text(path: Path, name: str) -> str:
 
 
 def _read_file(path: Path, name: str, fmt: str, opts: Options) -> Iterator[Item]:
-    text = _read_text(path, name)
     ext = path.suffix.lower()
+    if fmt == "jsonl" or (fmt == "auto" and ext in (".jsonl", ".ndjson")):
+        yield from read_jsonl(file_lines(path, name), name, opts)  # streamed: a line at a time
+        return
+    text = _read_text(path, name)
     if fmt == "csv" or (fmt == "auto" and ext in (".csv", ".tsv")):
         yield from read_csv(text, name, opts, delimiter="\t" if ext == ".tsv" else ",")
-        return
-    if fmt == "jsonl" or (fmt == "auto" and ext in (".jsonl", ".ndjson")):
-        yield from read_jsonl(text, name, opts)
         return
     if fmt == "auto" and ext != ".json" and text.lstrip()[:1] not in ("[", "{"):
         raise InputError(name, None, None,
                          "cannot tell the format (use .csv, .json or .jsonl, or pass --format)")
     data = parse_json(text, name, allow_jsonl=fmt == "auto")
     if data is None:  # JSON Lines in a file named .json
-        yield from read_jsonl(text, name, opts)
+        yield from read_jsonl(enumerate(text.split("\n"), 1), name, opts)
         return
     kind = detect(data) if fmt == "auto" else fmt
     if kind == "summhay":

@@ -4,7 +4,9 @@ content sniffing of ``--format auto`` (a dump, a SummHay topic or plain records)
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
 
 from . import safeio
 from .read_record import Item, Options, make_item
@@ -44,18 +46,39 @@ def detect(data) -> str:
     return "json"
 
 
-def read_jsonl(text: str, name: str, opts: Options) -> Iterator[Item]:
+def file_lines(path: Path, name: str, limit: int = safeio.INPUT_LIMIT) -> Iterator[tuple[int, str]]:
+    """(line number, text) of a UTF-8 file, a line at a time: a JSON Lines input is never whole in memory.
+    The checks of `safeio.read_text` (a regular file, the size cap, UTF-8 named by line and byte offset,
+    a BOM dropped, "empty file"); lines split at "\n" only, as `str.split("\n")`."""
+    fd = safeio.open_file(path, name, limit)
+    offset, blank = 0, True
+    with os.fdopen(fd, "rb", buffering=1 << 20) as f:
+        for lineno, raw in enumerate(f, 1):
+            if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw, offset = raw[3:], 3
+            try:
+                line = raw.decode("utf-8").removesuffix("\n")
+            except UnicodeDecodeError as e:
+                at = offset + e.start
+                raise InputError(name, f"line {lineno}", None,
+                                 f"not UTF-8 (byte 0x{raw[e.start]:02x} at byte offset {at})") from None
+            offset += len(raw)
+            if offset > limit:  # the file grew while being read
+                raise InputError(name, None, None, f"too large (more than {limit // safeio.MB} MB)")
+            blank = blank and not line.strip()
+            yield lineno, line
+    if blank:
+        raise InputError(name, None, None, "empty file")
+
+
+def read_jsonl(lines: Iterable[tuple[int, str]], name: str, opts: Options) -> Iterator[Item]:
+    """Records of (line number, text) pairs: `file_lines`, or a text's `enumerate(text.split("\n"), 1)`."""
     position = 0
-    for lineno, line in enumerate(text.split("\n"), 1):
+    for lineno, line in lines:
         if not line.strip():
             continue
         where = f"line {lineno}"
-        try:
-            obj = safeio.loads(line)
-        except json.JSONDecodeError as e:
-            raise InputError(name, where, None, f"invalid JSON ({e.msg} at column {e.colno})") from None
-        except RecursionError:
-            raise InputError(name, where, None, "invalid JSON (nested too deeply)") from None
+        obj = safeio.json_line(line, name, where)
         if not isinstance(obj, dict):
             raise InputError(name, where, None, f"expected a JSON object, got {safeio.json_kind(obj)}")
         yield make_item(obj, position, where, name, opts, is_dump=False)

@@ -9,37 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
 
-from . import safeio
+from . import safeio, yaml_strict
 from .records import InputError
 from .settings import Settings, parse_settings
-
-
-class _StrictLoader(yaml.SafeLoader):
-    """pyyaml's SafeLoader refusing a key given twice in one mapping (pyyaml keeps the last silently)."""
-
-    def construct_mapping(self, node, deep=False):
-        seen: set = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=True)
-            try:
-                if key in seen:
-                    raise _Duplicate(key, key_node.start_mark)
-                seen.add(key)
-            except TypeError:  # an unhashable key: the checks after loading say what is wrong
-                pass
-        return super().construct_mapping(node, deep)
-
-
-class _Duplicate(Exception):
-    def __init__(self, key, mark):
-        super().__init__(key)
-        self.key, self.mark = key, mark
-
-
-def _place(mark) -> str | None:
-    return f"line {mark.line + 1} column {mark.column + 1}" if mark is not None else None
 
 
 def read_document(path: Path):
@@ -57,17 +30,8 @@ def read_document(path: Path):
             raise InputError(name, None, None, "invalid JSON: nested too deeply") from None
         safeio.check(doc, name, None)
         return doc
-    try:
-        doc = yaml.load(text, Loader=_StrictLoader)  # noqa: S506 (a SafeLoader subclass)
-    except _Duplicate as e:
-        raise InputError(name, _place(e.mark), str(e.key), "given twice") from None
-    except yaml.MarkedYAMLError as e:
-        what = " ".join(x for x in (e.context, e.problem) if x)
-        raise InputError(name, _place(e.problem_mark or e.context_mark), None, f"invalid YAML: {what}") from None
-    except yaml.YAMLError as e:
-        raise InputError(name, None, None, f"invalid YAML: {e}".splitlines()[0]) from None
-    except RecursionError:
-        raise InputError(name, None, None, "invalid YAML: nested too deeply") from None
+    doc = yaml_strict.load(text, name, lambda key, where: InputError(name, where, str(key), "given twice"),
+                           "invalid YAML: nested too deeply")
     _check_keys(doc, name)
     safeio.check(doc, name, None)
     return doc

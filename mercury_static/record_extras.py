@@ -39,28 +39,32 @@ def record_meta(record: Record, settings: Settings, ranges: MetadataRanges) -> d
     return out
 
 
-def record_extras(records: list[Record], settings: Settings,
-                  from_file: dict[str, list[dict]]) -> tuple[list[dict], MetadataRanges]:
+def record_extras(records: list[Record], settings: Settings, from_file: dict[str, list[dict]],
+                  ranges: MetadataRanges | None = None) -> tuple[list[dict], MetadataRanges]:
     """Per record `{fields?, meta?, suggestions?}` (only the non-empty keys: absent means none), and the
-    metadata ranges the data holds (for the manifest)."""
-    ranges = MetadataRanges()
+    metadata ranges the data holds (for the manifest), added to `ranges` (a streamed build's, chunk by chunk)."""
+    ranges = MetadataRanges() if ranges is None else ranges
     extras = []
     for r in records:
         parts = {"fields": extra_fields(r, settings), "meta": record_meta(r, settings, ranges),
                  "suggestions": record_suggestions(r, settings, from_file)}
         extras.append({k: v for k, v in parts.items() if v})
-    _check_columns_used(records, settings)
     return extras, ranges
 
 
-def _check_columns_used(records: list[Record], settings: Settings) -> None:
-    """A column of the settings that no record has is a misspelt name (an empty filter, no suggestion at all),
-    not data: one error naming the settings entry. Absent from some records only is fine."""
+def settings_columns(settings: Settings) -> list[tuple[str, str, str]]:
+    """(settings entry, key, input column) of every column the settings read metadata or suggestions from."""
     named = [(f"metadata[{i}]", "column", p.column) for i, p in enumerate(settings.metadata)]
     named += [(f"suggestions.columns[{i}]", key, getattr(rule, key))
               for i, rule in enumerate(settings.suggestions) for key in ("value_from", "score_from")
               if getattr(rule, key)]
-    for where, key, column in named:
-        if records and not any(r.metadata.get(column) is not None for r in records):
-            raise InputError(settings.file, where, key,
-                             f"column {column!r} is in none of the {len(records)} records")
+    return named
+
+
+def check_columns_used(settings: Settings, seen: set[str], records: int) -> None:
+    """After every record was read: a column of the settings that no record has (`seen`: the columns some
+    record has a value in) is a misspelt name (an empty filter, no suggestion at all), not data: one error
+    naming the settings entry. Absent from some records only is fine."""
+    for where, key, column in settings_columns(settings):
+        if records and column not in seen:
+            raise InputError(settings.file, where, key, f"column {column!r} is in none of the {records} records")

@@ -22,7 +22,8 @@ from .records import InputError
 
 MB = 1 << 20
 INPUT_LIMIT = 1024 * MB
-"""Largest dataset file `build`/`eval` read (its records are held in memory)."""
+"""Largest dataset file `build`/`eval` read (a JSON, dump or CSV file is parsed whole; JSON Lines is read a
+line at a time, yet capped alike)."""
 EXPORT_LIMIT = 512 * MB
 """Largest export file or Mercury dump `merge` reads."""
 SMALL_LIMIT = 16 * MB
@@ -31,8 +32,9 @@ SMALL_LIMIT = 16 * MB
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def read_bytes(path: str | Path, name: str | None = None, limit: int = INPUT_LIMIT) -> bytes:
-    """The bytes of a regular file of at most `limit` bytes, else InputError naming the file."""
+def open_file(path: str | Path, name: str | None = None, limit: int = INPUT_LIMIT) -> int:
+    """A descriptor of a regular file of at most `limit` bytes (opened without blocking, checked on the
+    descriptor), else InputError naming the file."""
     name = str(path) if name is None else name
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
@@ -52,6 +54,20 @@ def read_bytes(path: str | Path, name: str | None = None, limit: int = INPUT_LIM
         if info.st_size > limit:
             raise InputError(name, None, None, f"too large ({info.st_size / MB:.0f} MB; at most "
                              f"{limit // MB} MB)")
+    except OSError as e:
+        os.close(fd)
+        raise InputError(name, None, None, f"cannot read the file ({e.strerror or e})") from None
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_bytes(path: str | Path, name: str | None = None, limit: int = INPUT_LIMIT) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes, else InputError naming the file."""
+    name = str(path) if name is None else name
+    fd = open_file(path, name, limit)
+    try:
         chunks, size = [], 0
         while chunk := os.read(fd, 1 << 24):
             size += len(chunk)
@@ -105,6 +121,16 @@ def _pairs(pairs: list[tuple[str, object]]) -> dict:
 def loads(text: str):
     """``json.loads`` that keeps what `find_invalid` reports (raises JSONDecodeError / RecursionError)."""
     return json.loads(text, object_pairs_hook=_pairs)
+
+
+def json_line(line: str, name: str, where: str):
+    """One line of a JSON Lines file, strictly (`loads`); InputError naming the file and the line otherwise."""
+    try:
+        return loads(line)
+    except json.JSONDecodeError as e:
+        raise InputError(name, where, None, f"invalid JSON ({e.msg} at column {e.colno})") from None
+    except RecursionError:
+        raise InputError(name, where, None, "invalid JSON (nested too deeply)") from None
 
 
 def find_invalid(value, path: str = "", skip: tuple[str, ...] = ()) -> tuple[str, str] | None:

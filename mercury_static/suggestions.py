@@ -8,7 +8,6 @@ its question (`settings.value_problem`); every fault is one InputError naming th
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
@@ -49,25 +48,20 @@ def from_columns(record: Record, rule: ColumnSuggestion, settings: Settings) -> 
             "agent": rule.agent}
 
 
-def read_suggestion_file(path: Path, records: list[Record], settings: Settings,
+def read_suggestion_file(path: Path, lengths: dict[str, tuple[int, int]], settings: Settings,
                          label_choices: list[str]) -> dict[str, list[dict]]:
     """`--suggestions FILE`: one `{record_id, question, value, score, agent}` per line → suggestions by
-    record id. An unknown record or question, a value that does not fit, or the same (record, question,
-    agent) twice is one line naming the file's line and field."""
+    record id (`lengths`: each record id's summary and source length in characters). An unknown record or
+    question, a value that does not fit, or the same (record, question, agent) twice is one line naming the
+    file's line and field."""
     name = str(path)
-    by_id = {r.id: r for r in records}
     out: dict[str, list[dict]] = {}
     seen: set[tuple[str, str, str]] = set()
     for n, line in enumerate(safeio.read_text(path, name).splitlines(), 1):
         if not line.strip():
             continue
         where = f"line {n}"
-        try:
-            item = safeio.loads(line)
-        except json.JSONDecodeError as e:
-            raise InputError(name, where, None, f"invalid JSON ({e.msg} at column {e.colno})") from None
-        except RecursionError:
-            raise InputError(name, where, None, "invalid JSON (nested too deeply)") from None
+        item = safeio.json_line(line, name, where)
         safeio.check(item, name, where)
         if not isinstance(item, dict):
             raise InputError(name, where, None, "expected an object {record_id, question, value, score, agent}")
@@ -78,8 +72,8 @@ def read_suggestion_file(path: Path, records: list[Record], settings: Settings,
         for key in ("record_id", "question", "agent"):
             if not isinstance(item.get(key), str) or not item[key].strip():
                 raise InputError(name, where, key, "missing" if key not in item else "expected a non-empty string")
-        record = by_id.get(item["record_id"])
-        if record is None:
+        record_id = item["record_id"]
+        if record_id not in lengths:
             raise InputError(name, where, "record_id", f"unknown record id {item['record_id']!r}")
         q = settings.question(item["question"])
         if q is None:
@@ -87,15 +81,15 @@ def read_suggestion_file(path: Path, records: list[Record], settings: Settings,
                              f"{', '.join(x.name for x in settings.questions)})")
         if "value" not in item:
             raise InputError(name, where, "value", "missing")
-        problem = value_problem(q, item["value"], label_choices, (len(record.summary), len(record.source)))
+        problem = value_problem(q, item["value"], label_choices, lengths[record_id])
         if problem:
             raise InputError(name, where, "value", problem)
-        key = (record.id, q.name, item["agent"])
+        key = (record_id, q.name, item["agent"])
         if key in seen:
             raise InputError(name, where, "agent", f"a second suggestion of agent {item['agent']!r} for question "
-                             f"{q.name!r} of record {record.id!r}")
+                             f"{q.name!r} of record {record_id!r}")
         seen.add(key)
-        out.setdefault(record.id, []).append({"question": q.name, "value": item["value"],
+        out.setdefault(record_id, []).append({"question": q.name, "value": item["value"],
                                               "score": _score(item.get("score"), name, where, "score"),
                                               "agent": item["agent"]})
     return out

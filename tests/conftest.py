@@ -142,3 +142,21 @@ def fresh_copy(tmp_path):
         shutil.copytree(src, dst)
         return dst
     return _copy
+
+
+@pytest.fixture
+def run(exported_model, monkeypatch):
+    """The CLI in-process with the test model cache: `run(*args) -> typer's Result`. A traceback, or an
+    exception other than the CLI's own exit, fails the test (bad input must be one line, exit 2)."""
+    from typer.testing import CliRunner
+
+    from mercury_static.cli import app
+
+    monkeypatch.setenv("MERCURY_STATIC_CACHE", str(TEST_CACHE))
+
+    def invoke(*args):
+        result = CliRunner().invoke(app, [str(a) for a in args])
+        assert "Traceback" not in result.output, result.output
+        assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+        return result
+    return invoke

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-from typer.testing import CliRunner
 
 from conftest import EXAMPLES, REPO, TEST_CACHE
 from schema_lite import errors
@@ -52,19 +51,6 @@ def test_queues_are_deterministic_and_seeded_by_the_bundle():
     dist = Distribution(("alice", "bob", "carol"), 2)
     assert make_queues(ids, dist, "abc") == make_queues(list(reversed(ids)), dist, "abc")
     assert make_queues(ids, dist, "abc") != make_queues(ids, dist, "abd")  # not the bundle order
-
-
-@pytest.fixture
-def run(exported_model, monkeypatch):
-    from mercury_static.cli import app
-
-    monkeypatch.setenv("MERCURY_STATIC_CACHE", str(TEST_CACHE))
-
-    def invoke(*args):
-        result = CliRunner().invoke(app, [str(a) for a in args])
-        assert "Traceback" not in result.output, result.output
-        return result
-    return invoke
 
 
 @pytest.fixture

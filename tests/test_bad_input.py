@@ -10,25 +10,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from conftest import REPO, TEST_CACHE
 
 GOOD = {"id": "a", "source": "The cat sat on the mat. It was warm.", "summary": "A dog sat on the mat."}
-
-
-@pytest.fixture
-def run(exported_model, monkeypatch):
-    from mercury_static.cli import app
-
-    monkeypatch.setenv("MERCURY_STATIC_CACHE", str(TEST_CACHE))
-
-    def invoke(*args):
-        result = CliRunner().invoke(app, [str(a) for a in args])
-        assert "Traceback" not in result.output and not isinstance(result.exception, (TypeError, KeyError,
-                                                                                        ValueError)), result.output
-        return result
-    return invoke
 
 
 def one_error(result, *parts: str, code: int = 2) -> str:

@@ -13,9 +13,8 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from conftest import REPO, TEST_CACHE
+from conftest import REPO
 
 RECORDS = [
     {"id": "a:smile:b", "source": "The Eiffel Tower is in Paris. It was completed in 1889.",
@@ -29,20 +28,6 @@ def bundle(build_bundle, tmp_path_factory) -> Path:
     data = tmp_path_factory.mktemp("faults") / "data.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in RECORDS), encoding="utf-8")
     return build_bundle([data], name="faults")
-
-
-@pytest.fixture
-def run(exported_model, monkeypatch):
-    from mercury_static.cli import app
-
-    monkeypatch.setenv("MERCURY_STATIC_CACHE", str(TEST_CACHE))
-
-    def invoke(*args):
-        result = CliRunner().invoke(app, [str(a) for a in args])
-        assert "Traceback" not in result.output, result.output
-        assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
-        return result
-    return invoke
 
 
 def bundle_id(bundle: Path) -> str:

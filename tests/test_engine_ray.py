@@ -49,7 +49,8 @@ def test_ray_engine_builds_the_local_engines_bundle(tmp_path):
     local, ray_one, ray_two = tmp_path / "local", tmp_path / "ray1", tmp_path / "ray2"
     build([data], local, BuildOptions(cache_dir=TEST_CACHE))
     build([data], ray_two, BuildOptions(cache_dir=TEST_CACHE, engine="ray", workers=2))
-    build([data], ray_one, BuildOptions(cache_dir=TEST_CACHE, engine="ray", workers=1))
+    # chunks of 7 records: one Ray for the build, called once per chunk of the streaming build
+    build([data], ray_one, BuildOptions(cache_dir=TEST_CACHE, engine="ray", workers=1, chunk_records=7))
     expected = files(local)
     assert len(expected) > 10
     assert files(ray_two) == expected
@@ -66,13 +67,17 @@ def test_the_engine_itself_gives_the_local_vectors(exported_model, embedder, tmp
              for line in json.loads(rec)["source"].split(". ")]
     local, slot = embedder.embed_unique(texts, dtype=np.float16)
     seen = []
+    ray_engine = RayEngine(exported_model.dir, workers=2)
 
     def engine(ids, batches):
-        for batch, vectors in RayEngine(exported_model.dir, workers=2)(ids, batches):
+        for batch, vectors in ray_engine(ids, batches):
             seen.append(len(batch))
             yield batch, vectors
 
-    remote, remote_slot = embedder.embed_unique(texts, dtype=np.float16, engine=engine)
+    try:
+        remote, remote_slot = embedder.embed_unique(texts, dtype=np.float16, engine=engine)
+    finally:
+        ray_engine.close()
     assert sum(seen) == len(local) and len(seen) > 4
     assert np.array_equal(slot, remote_slot) and local.tobytes() == remote.tobytes()
 

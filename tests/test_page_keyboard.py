@@ -179,3 +179,35 @@ def test_keyboard_words_after_an_emoji_are_code_point_spans(page, bundle_server,
     page.keyboard.press("Shift+ArrowRight")
     assert selected(page, "summary") == "shaped sleeping"
     assert page.evaluate("() => getSelection().toString()") == "shaped sleeping"  # the DOM range: same words
+
+
+def test_rewritten_guidelines_open_again_once(page, serve_dir, tmp_path):
+    """The guidelines are not part of the bundle id (rewording keeps exports mergeable), so the page
+    remembers having shown them per text: a rebuild with new guidelines opens them once more."""
+    import json
+
+    from conftest import EXAMPLES, TEST_CACHE
+    from mercury_static.build import BuildOptions, build
+
+    guide, out = tmp_path / "guide.md", tmp_path / "bundle"
+
+    def rebuild(text: str) -> str:
+        guide.write_text(text, encoding="utf-8")
+        build([EXAMPLES / "demo.jsonl"], out, BuildOptions(cache_dir=TEST_CACHE, guidelines=guide))
+        return json.loads((out / "manifest.json").read_text(encoding="utf-8"))["bundle_id"]
+
+    first = rebuild("# Guidelines\nMark what the source does not support.")
+    url = serve_dir(out) + "?annotator=kim"
+    block_model(page)
+
+    def shown_on_open() -> bool:
+        page.goto(url)
+        page.wait_for_selector(READY)
+        visible = page.locator("#guidelines").is_visible()
+        if visible:
+            page.keyboard.press("Escape")
+        return visible
+
+    assert shown_on_open() and not shown_on_open()
+    assert rebuild("# Guidelines\nMark what the source does not support, then submit.") == first
+    assert shown_on_open() and not shown_on_open()

@@ -10,9 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from typer.testing import CliRunner
 
-from conftest import EXAMPLES, REPO, TEST_CACHE
+from conftest import EXAMPLES, REPO
 from schema_lite import errors
 
 SCHEMA = json.loads((REPO / "docs" / "manifest.schema.json").read_text(encoding="utf-8"))
@@ -47,19 +46,6 @@ def parse(doc):
 def write_jsonl(path: Path, rows: list[dict]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return path
-
-
-@pytest.fixture
-def run(exported_model, monkeypatch):
-    from mercury_static.cli import app
-
-    monkeypatch.setenv("MERCURY_STATIC_CACHE", str(TEST_CACHE))
-
-    def invoke(*args):
-        result = CliRunner().invoke(app, [str(a) for a in args])
-        assert "Traceback" not in result.output, result.output
-        return result
-    return invoke
 
 
 def one_error(result, *parts: str) -> str:
@@ -341,6 +327,26 @@ def test_build_writes_settings_fields_meta_and_suggestions(rag_bundle):
     index = json.loads((rag_bundle / "data" / "records.json").read_text(encoding="utf-8"))
     assert index["meta"] == [{"model": "m1", "length": 12}, {"model": "m2", "length": 30},
                              {"model": "m1", "length": 7}]  # hidden metadata stays in the shards
+    # ... and out of the list filter's tags: a hidden column, a suggestion's score column (here both `hhem`)
+    assert [row[:3] for row in index["tags"]] == [["Summarise.", "m1", "12"], ["Summarise briefly.", "m2", "30"],
+                                                  ["Summarise.", "m1", "7"]]
+    assert not {t for row in index["tags"] for t in row} & {"0.52694", "0.2", "0.5"}
+
+
+def test_suggestion_columns_and_hidden_metadata_are_not_filter_tags(build_bundle, tmp_path):
+    """A blind annotator must not find records by a detector's score typed into the filter."""
+    rows = [{**{k: v for k, v in r.items() if k != "hhem"}, "detector": r["hhem"], "secret": f"s{i}"}
+            for i, r in enumerate(ROWS)]
+    settings = {**SETTINGS, "metadata": [{"name": "model", "type": "terms"},
+                                         {"name": "secret", "type": "terms", "visible": False}],
+                "suggestions": {"blind": True, "columns": [{**SETTINGS["suggestions"]["columns"][0],
+                                                            "score_from": "detector"}]}}
+    (tmp_path / "s.yaml").write_text(yaml.safe_dump(settings), encoding="utf-8")
+    bundle = build_bundle([write_jsonl(tmp_path / "d.jsonl", rows)], name="untagged", settings=tmp_path / "s.yaml")
+    tags = json.loads((bundle / "data" / "records.json").read_text(encoding="utf-8"))["tags"]
+    flat = {t for row in tags for t in row}
+    assert {"m1", "m2", "12"} <= flat  # other columns stay filterable
+    assert not flat & {"0.52694", "0.2", "0.5", "s0", "s1", "s2"}, flat
 
 
 def test_record_vectors_are_the_mean_of_the_summary_rows(rag_bundle):
@@ -441,8 +447,9 @@ def test_metadata_values_are_type_checked(run, tmp_path, meta, rows, words):
 ])
 def test_a_settings_column_in_no_record_is_a_misspelling(run, tmp_path, settings, words):
     """Absent from some records is no value; absent from all is a typo that would give an empty filter or no
-    suggestion at all, silently."""
-    rows = [ROWS[0], {k: v for k, v in ROWS[1].items() if k not in ("model", "hhem")}, ROWS[2]]
+    suggestion at all, silently. The first record lacks the column: the check is over the whole input, not
+    over what was read so far (a streamed build reads one record at a time)."""
+    rows = [{k: v for k, v in ROWS[1].items() if k not in ("model", "hhem")}, ROWS[0], ROWS[2]]
     data = write_jsonl(tmp_path / "d.jsonl", rows)
     path = tmp_path / "s.yaml"
     path.write_text(yaml.safe_dump(settings), encoding="utf-8")
@@ -589,3 +596,27 @@ def test_a_settings_json_written_by_argilla_is_read(run, tmp_path):
     assert [(m["name"], m["visible"]) for m in s["metadata"]] == [("model", True), ("length", False), ("hhem", True)]
     assert s["vectors"] == {"similar_records": True} and manifest["queues"] is None
     assert shard_records(out)[0]["fields"] == {"question": "Summarise."}
+
+
+def test_rewording_keeps_the_bundle_id_and_answers_do_not(build_bundle, tmp_path):
+    """Titles, descriptions, an option's text and the guidelines only word the page: a coordinator who fixes
+    a typo keeps every export mergeable. What stored answers mean (a rating's scale) is part of the id."""
+    data = write_jsonl(tmp_path / "d.jsonl", ROWS)
+
+    def bundle_id(name: str, settings: dict) -> str:
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(yaml.safe_dump(settings), encoding="utf-8")
+        out = build_bundle([data], name=name, settings=path)
+        return json.loads((out / "manifest.json").read_text(encoding="utf-8"))["bundle_id"]
+
+    base = {**SETTINGS, "guidelines": "Read both texts."}
+    reworded = json.loads(json.dumps(base))
+    reworded["guidelines"] = "Read both texts carefully."
+    reworded["fields"]["summary"]["title"] = "The answer"
+    reworded["questions"][1] = {**VERDICT, "title": "Is it supported?", "description": "Pick one.",
+                                "options": [{"value": "consistent", "text": "Supported"},
+                                            {"value": "hallucinated", "text": "Not supported"}]}
+    reworded["metadata"][0] = {**reworded["metadata"][0], "title": "Summariser"}
+    changed = json.loads(json.dumps(base))
+    changed["questions"][2] = {"name": "quality", "type": "rating", "values": [1, 2, 3, 4]}
+    assert bundle_id("base", base) == bundle_id("reworded", reworded) != bundle_id("changed", changed)

@@ -11,9 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from typer.testing import CliRunner
 
-from conftest import TEST_CACHE
 from tune_fixture import OPTIONS, write_dump
 
 BM25_ONLY = {"w_dense": 0.0, "w_context": 0.0}
@@ -28,20 +26,6 @@ def dump(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def fixture_bundle(build_bundle, dump) -> Path:
     return build_bundle([dump], name="tune", ranker=OPTIONS)
-
-
-@pytest.fixture
-def run(exported_model, monkeypatch):
-    from mercury_static.cli import app
-
-    monkeypatch.setenv("MERCURY_STATIC_CACHE", str(TEST_CACHE))
-
-    def invoke(*args):
-        result = CliRunner().invoke(app, [str(a) for a in args])
-        assert "Traceback" not in result.output, result.output
-        assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
-        return result
-    return invoke
 
 
 def files_of(bundle: Path) -> dict[str, str]:

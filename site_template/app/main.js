@@ -20,7 +20,7 @@ import { buildExport, checkAgainstBundle, downloadJson, exportFileName, parseImp
 import { missingRequired } from './responses.js';
 import { pageSettings } from './settings.js';
 import { acceptedPriors, spanSuggestionsAsPrior } from './suggestions.js';
-import { h, nowIso } from './util.js';
+import { h, nowIso, shortHash } from './util.js';
 import {
   mountAllDone, mountAnnotations, mountBanners, mountDraft, mountFinish, mountOverlays, mountRecordInfo,
   mountRecordList, mountSuggestions, mountToast, mountTopbar, renderSaveStatus,
@@ -566,7 +566,8 @@ async function main() {
   if (todoAtStart < 0 && !wanted) store.update({ ui: { ...store.state.ui, allDone: true } });
   document.body.dataset.ready = 'true';
   offerEarlier();
-  const seenKey = `guidelines-seen:${manifest.bundle_id}`;
+  // per text: the guidelines are not part of the bundle id, and rewritten ones open again once
+  const seenKey = `guidelines-seen:${manifest.bundle_id}:${shortHash(manifest.guidelines?.text || '')}`;
   if (manifest.guidelines && manifest.guidelines.text && !prefs.get(seenKey)) {
     actions.toggleGuidelines(true);
     prefs.set(seenKey, true);

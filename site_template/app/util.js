@@ -39,6 +39,16 @@ export function inert(text) {
 }
 
 /** RFC 4122 v4 id; works outside secure contexts too (crypto.randomUUID needs one). */
+/** A short hash of a string (FNV-1a, 32 bits, hex): tells versions of a text apart in a preference key. */
+export function shortHash(text) {
+  let x = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    x ^= text.charCodeAt(i);
+    x = Math.imul(x, 0x01000193) >>> 0;
+  }
+  return x.toString(16).padStart(8, '0');
+}
+
 export function uuid() {
   if (crypto.randomUUID) {
     try {
