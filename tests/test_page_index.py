@@ -33,15 +33,23 @@ def wait_current(page, rid: str) -> None:
                            arg=rid, timeout=60_000)
 
 
+def boot_reads(page) -> list[str]:
+    """The data/ files requested before the record list was mounted (which then reads its visible rows'
+    index shards: tests/test_page_index_list.py): the boot path's reads, from resource timing."""
+    page.wait_for_function("() => performance.getEntriesByName('mercury-first-paint').length", timeout=60_000)
+    return page.evaluate("""() => { const t = performance.getEntriesByName('mercury-first-paint')[0].startTime;
+        return performance.getEntriesByType('resource').filter((e) => e.startTime < t && e.name.includes('/data/'))
+            .map((e) => e.name.split('/').pop()); }""")
+
+
 def test_deep_link_reads_one_ids_shard_and_the_records_index_shard(page, index_bundle, serve_dir):
     top = json.loads((index_bundle / "data" / "index.json").read_text())
     assert top["index_shards"] == -(-N // K) and top["id_shards"] > 1
-    fetched: list[str] = []
-    page.on("request", lambda r: fetched.append(r.url.rsplit("/", 1)[-1]) if "/data/" in r.url else None)
     page.route("**/models/**", lambda route: route.abort())
     page.goto(serve_dir(index_bundle) + "?annotator=alice#record=r21", timeout=60_000)
     page.wait_for_selector("body[data-ready]", timeout=60_000)
     wait_current(page, "r21")
+    fetched = boot_reads(page)
     assert [f for f in fetched if f.startswith("ids-")] == [f"ids-{fnv1a('r21') % top['id_shards']:04d}.json"]
     assert sorted({f for f in fetched if f.startswith("index-")}) == ["index-0000.json", f"index-{21 // K:04d}.json"]
     page.wait_for_selector('#record-list li[data-record="r21"][aria-current="true"]', timeout=60_000)
@@ -76,11 +84,10 @@ def test_next_to_do_walks_index_shards_in_order(page, index_bundle, serve_dir):
         page.keyboard.press("s")
         wait_current(page, f"r{i + 1:02d}")
         page.wait_for_selector(f'#record-list li[data-record="r{i + 1:02d}"][aria-current="true"]', timeout=60_000)
-    fetched: list[str] = []
-    page.on("request", lambda r: fetched.append(r.url.rsplit("/", 1)[-1]) if "/data/" in r.url else None)
     page.goto(base + "?annotator=nextdo", timeout=60_000)
     page.wait_for_selector("body[data-ready]", timeout=60_000)
     wait_current(page, "r09")
+    fetched = boot_reads(page)
     assert sorted({f for f in fetched if f.startswith("index-")}) == [f"index-{n:04d}.json" for n in range(9 // K + 1)]
 
 

@@ -558,9 +558,9 @@ async function main() {
   performance.mark('mercury-first-record');
   requestAnimationFrame(() => setTimeout(() => {
     performance.mark('mercury-first-paint');
-    mountRecordList(store, bundle, (id) => { // after the first paint (10k records)
+    mountRecordList(store, bundle, (position) => { // after the first paint
       layout.closeDrawer();
-      navigate(() => actions.goToId(id));
+      navigate(() => actions.goTo(position));
     }, { metadata: settings.metadata, queue });
   }, 0));
   if (todoAtStart < 0 && !wanted) store.update({ ui: { ...store.state.ui, allDone: true } });

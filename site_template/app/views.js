@@ -69,9 +69,11 @@ export function mountTopbar(store, bundle, queue = null) {
 }
 
 /**
- * The record list, virtual (virtuallist.js), so 10,000 records cost as little as 20. Filter, status icons,
- * the current-record highlight and arrow-key navigation work on the whole list; rows keep `data-record` /
- * `data-status` / `aria-current`.
+ * The record list, virtual (virtuallist.js) over the sharded record index's count: a row is read from
+ * its index shard (`RecordIndex.row`); one not arrived yet is a placeholder, filled when its shard
+ * arrives, so scrolling anywhere fetches only the visible rows' shards. Filter, status icons, the
+ * current-record highlight and arrow-key navigation work on the whole list; rows keep `data-record` /
+ * `data-position` / `data-status` / `aria-current`; `onPick(position)` opens a record.
  *
  * The filter: every word typed must occur in the record's id, row title, a short metadata value
  * (bundle.tags) or its status in words; the status buttons (with their counts, the list's legend)
@@ -83,7 +85,8 @@ export function mountRecordList(store, bundle, onPick, { metadata = [], queue = 
   const list = document.getElementById('record-list');
   const filter = document.getElementById('record-filter');
   const statusBox = document.getElementById('status-filter');
-  const n = bundle.ids.length;
+  const index = bundle.recordIndex;
+  const n = index.count;
   const status = new Array(n).fill('todo');
   let haystack = null; // lower-cased "id title tags" per record, built on the first filter
   let words = []; // the filter's words, lower-cased
@@ -99,19 +102,35 @@ export function mountRecordList(store, bundle, onPick, { metadata = [], queue = 
     else li.removeAttribute('aria-current');
   };
   /** A row title: ids alone when untitled; a "head · tail" title keeps its tail (the part that differs). */
-  const titleEl = (i) => {
-    const title = bundle.titles[i] || bundle.ids[i];
+  const titleEl = (row) => {
+    const title = row.title || row.id;
     const cut = title.lastIndexOf(' · ');
     return cut > 0
       ? h('span', { class: 'rec-title' }, h('span', { class: 'rec-head' }, title.slice(0, cut)),
         h('span', { class: 'rec-tail' }, title.slice(cut)))
       : h('span', { class: 'rec-title' }, h('span', { class: 'rec-head' }, title));
   };
+  const pending = new Set(); // index shards requested for placeholder rows
+  /** A row whose index shard has not arrived: a placeholder, filled in when it arrives. */
+  const placeholder = (i) => {
+    const n = Math.floor(i / index.size);
+    if (!pending.has(n)) {
+      pending.add(n);
+      index.indexShard(n).then(() => {
+        pending.delete(n);
+        rows.refresh((j) => Math.floor(j / index.size) === n);
+      }, () => pending.delete(n)); // not arrived: the row stays a placeholder until it is rendered again
+    }
+    return h('li', { 'data-position': String(i), class: 'rec-placeholder' },
+      h('button', { type: 'button', class: 'rec', tabindex: '-1', 'aria-busy': 'true' },
+        h('span', { class: 'rec-status' }), h('span', { class: 'rec-title muted' }, '…')));
+  };
   const makeRow = (i) => {
-    const title = bundle.titles[i];
-    const li = h('li', { 'data-record': bundle.ids[i], 'data-queue': inQueue?.has(i) ? 'true' : null },
-      h('button', { type: 'button', class: 'rec', title: title ? `${bundle.ids[i]}: ${title}` : bundle.ids[i], tabindex: '-1' },
-        h('span', { class: 'rec-status' }), titleEl(i)));
+    const row = index.row(i);
+    if (!row) return placeholder(i);
+    const li = h('li', { 'data-record': row.id, 'data-position': String(i), 'data-queue': inQueue?.has(i) ? 'true' : null },
+      h('button', { type: 'button', class: 'rec', title: row.title ? `${row.id}: ${row.title}` : row.id, tabindex: '-1' },
+        h('span', { class: 'rec-status' }), titleEl(row)));
     paint(li, i);
     return li;
   };
@@ -138,17 +157,17 @@ export function mountRecordList(store, bundle, onPick, { metadata = [], queue = 
 
   list.addEventListener('click', (ev) => {
     const li = ev.target.closest('li[data-record]');
-    if (li) onPick(li.dataset.record);
+    if (li) onPick(Number(li.dataset.position));
   });
   // Up/Down/PageUp/PageDown/Home/End move the focus through the whole list; Enter/Space open a record.
   list.addEventListener('keydown', (ev) => {
-    const li = ev.target.closest('li[data-record]');
+    const li = ev.target.closest('li[data-position]');
     const pageRows = Math.max(1, Math.floor(list.clientHeight / rows.rowHeight) - 1);
     const step = { ArrowDown: 1, ArrowUp: -1, PageDown: pageRows, PageUp: -pageRows }[ev.key];
     const count = rows.count();
     if (!li || !count || (step === undefined && ev.key !== 'Home' && ev.key !== 'End')) return;
     ev.preventDefault();
-    const pos = rows.posOf(bundle.position.get(li.dataset.record));
+    const pos = rows.posOf(Number(li.dataset.position));
     if (ev.key === 'ArrowUp' && pos === 0) {
       filter.focus(); // back up into the filter box
       return;
@@ -170,7 +189,7 @@ export function mountRecordList(store, bundle, onPick, { metadata = [], queue = 
   filter.addEventListener('keydown', (ev) => {
     if ((ev.key !== 'ArrowDown' && ev.key !== 'Enter') || !rows.count()) return;
     ev.preventDefault();
-    if (ev.key === 'Enter') onPick(bundle.ids[rows.at(0)]);
+    if (ev.key === 'Enter') onPick(rows.at(0));
     else {
       list.scrollTop = 0;
       rows.reveal(0)?.firstChild.focus();
@@ -206,9 +225,9 @@ export function mountRecordList(store, bundle, onPick, { metadata = [], queue = 
   watch(store, (s) => [s.current.index], (s) => {
     const was = rows.row(current);
     current = s.current.index;
-    if (was) paint(was, bundle.position.get(was.dataset.record));
+    if (was && was.dataset.record) paint(was, Number(was.dataset.position));
     const li = rows.reveal(rows.posOf(current));
-    if (li) paint(li, current);
+    if (li?.dataset.record) paint(li, current);
   });
   watch(store, (s) => [s.work], (s) => {
     status.fill('todo');
@@ -219,7 +238,7 @@ export function mountRecordList(store, bundle, onPick, { metadata = [], queue = 
     const c = statusCounts(bundle.ids, bundle.position, s.work);
     for (const b of statusButtons) b.lastChild.textContent = String(c[b.dataset.status]);
     if (words.length || onlyStatus || onlyQueue || (meta && meta.active())) refilter(true);
-    else for (const [i, li] of rows.rendered()) paint(li, i);
+    else for (const [i, li] of rows.rendered()) if (li.dataset.record) paint(li, i);
   });
 }
 
