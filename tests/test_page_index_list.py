@@ -81,3 +81,89 @@ def test_list_scrolled_anywhere_reads_only_the_visible_rows_shards(page, big, se
     page.locator('#record-list li[data-record="b10052"] button').click()
     page.wait_for_function("() => mercuryStatic.store.state.current.id === 'b10052'", timeout=120_000)
     assert page.locator('#record-list li[data-record="b10052"]').get_attribute("aria-current") == "true"
+
+
+def go_to(page, rid: str) -> None:
+    page.evaluate("(id) => { window.location.hash = 'record=' + encodeURIComponent(id); }", rid)
+    page.wait_for_function("(id) => { const c = mercuryStatic.store.state.current; return c.id === id && c.record; }",
+                           arg=rid, timeout=120_000)
+
+
+def counts(page) -> dict[str, str]:
+    return page.locator("#status-filter button[data-status]").evaluate_all(
+        "els => Object.fromEntries(els.map(b => [b.dataset.status, b.querySelector('.status-count').textContent]))")
+
+
+def total(page, n: int) -> None:
+    page.wait_for_function("(n) => document.getElementById('record-list').dataset.total === String(n)", arg=n,
+                           timeout=120_000)
+
+
+def test_status_counts_of_records_far_apart_are_right_after_a_reload(page, big, serve_dir):
+    """Submitted, discarded and in-progress records in shards 0, 50, 75 and 99: after a reload the counts
+    (todo = count - the rest) and the status filter come from the stored work's ids through the ids
+    shards, reading no index shard but those of the rows shown."""
+    base = serve_dir(big)
+    open_page(page, base, annotator="counter")
+    page.keyboard.press("s")  # b00000 submitted
+    page.wait_for_function("() => mercuryStatic.store.state.current.id === 'b00001'", timeout=120_000)
+    go_to(page, "b10000")
+    page.keyboard.press("d")  # discarded
+    go_to(page, "b19999")
+    page.keyboard.press("s")
+    go_to(page, "b15000")
+    page.keyboard.press("s")
+    go_to(page, "b15000")
+    page.click('.finish [data-action="reopen"]')  # back to in progress
+    page.wait_for_function("() => document.querySelector('#status-filter [data-status=in_progress] .status-count')"
+                           ".textContent === '1'", timeout=120_000)
+
+    req = Requests(page)
+    open_page(page, base, annotator="counter")
+    want = {"todo": str(N - 4), "in_progress": "1", "submitted": "2", "discarded": "1"}
+    page.wait_for_function("(w) => [...document.querySelectorAll('#status-filter button[data-status]')].every("
+                           "(b) => b.querySelector('.status-count').textContent === w[b.dataset.status])", arg=want,
+                           timeout=120_000)
+    assert page.locator("#progress-text").inner_text() == f"3 / {N} done"
+    assert page.evaluate("() => mercuryStatic.store.state.current.id") == "b00001"  # the first one to do
+    assert req.index_shards() == {0}
+    page.click('#status-filter button[data-status="submitted"]')
+    total(page, 2)
+    page.wait_for_selector('#record-list li[data-record="b19999"]', timeout=120_000)
+    assert shown(page) == ["b00000", "b19999"]
+    assert page.locator('#record-list li[data-record="b19999"]').get_attribute("data-status") == "submitted"
+    assert req.index_shards() == {0, N // K - 1}
+    page.click('#status-filter button[data-status="submitted"]')
+    page.click('#status-filter button[data-status="todo"]')
+    total(page, N - 4)
+
+
+def test_filters_read_only_the_shards_they_need(page, big, serve_dir):
+    req = Requests(page)
+    open_page(page, serve_dir(big))
+    page.fill("#record-filter", "w12345")  # one term shard (the postings of "w1…"), then the row's index shard
+    total(page, 1)
+    page.wait_for_selector('#record-list li[data-record="b12345"]', timeout=120_000)
+    assert req.index_shards() == {0, 12345 // K} and len(req.of("terms-")) == 1
+    page.fill("#record-filter", "")
+    total(page, N)
+    page.click("#meta-filters summary")
+    page.check('fieldset[data-meta="topic"] input[data-value="chess"]')  # meta postings: no index shard
+    total(page, N // 5)
+    assert req.index_shards() == {0, 12345 // K}
+    assert all(int(r[1:]) % 5 == 2 for r in shown(page))
+    page.uncheck('fieldset[data-meta="topic"] input[data-value="chess"]')
+    total(page, N)
+    # a range narrowed by the text filter reads only the kept records' shards: w1234 and w12340…w12349
+    page.fill("#record-filter", "w1234")
+    total(page, 11)
+    before = req.index_shards()
+    page.fill('fieldset[data-meta="score"] input[data-bound="lo"]', "40")
+    total(page, 10)
+    assert shown(page) == [f"b{i:05d}" for i in range(12340, 12350)]
+    assert req.index_shards() - before <= {1234 // K, 12340 // K}
+    # sorted by score, descending: the highest score first, still the 10 records
+    page.select_option("#record-sort", "meta:score|-1")
+    page.wait_for_function("() => document.querySelector('#record-list li[data-record]')?.dataset.record === 'b12349'",
+                           timeout=120_000)
+    total(page, 10)

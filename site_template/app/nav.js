@@ -19,11 +19,16 @@ export function nextTodoIndex(recordIndex, work, from = 0, after = false) {
   return recordIndex.nextWhere((id) => !isDone(work, id), from, after);
 }
 
-/** Counts per status over the bundle's records: {todo, in_progress, submitted, discarded, done, total}. */
-export function statusCounts(ids, position, work) {
-  const c = { todo: 0, in_progress: 0, submitted: 0, discarded: 0, done: 0, total: ids.length };
-  for (const id of Object.keys(work.records)) {
-    if (position.has(id)) c[recordStatus(work, id)] += 1;
+/**
+ * Counts per status over `total` records, of which `ids` (the stored work's records among them, e.g. the
+ * keys of the store's `placed`) may have work: {todo, in_progress, submitted, discarded, done, total};
+ * todo is the rest, so no record without work is ever read.
+ */
+export function statusCounts(total, ids, work) {
+  const c = { todo: 0, in_progress: 0, submitted: 0, discarded: 0, done: 0, total };
+  for (const id of ids) {
+    const st = recordStatus(work, id);
+    if (st !== 'todo') c[st] += 1;
   }
   c.done = c.submitted + c.discarded;
   c.todo = c.total - c.done - c.in_progress;

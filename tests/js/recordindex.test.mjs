@@ -10,6 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
+import { selectPositions } from '../../site_template/app/listquery.js';
 import { fnv1a, RecordIndex } from '../../site_template/app/recordindex.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -104,4 +105,46 @@ test('a metadata filter is the union of its values\' postings', async () => {
     assert.deepEqual(await index.metaPositions(name, values), want.meta_hits[k], `${name} ${values}`);
     assert.ok(requests.length - 1 <= values.length);
   }
+});
+
+// The fixture's rows: score = i % 11, topic = TOPICS[i % 4] (record_index_fixture.py)
+const META = [{ name: 'topic', type: 'terms' }, { name: 'score', type: 'integer' }];
+const query = (part) => ({ words: [], status: null, queue: null, statusOf: new Map(), metadata: META, conds: new Map(), sort: { key: '' }, ...part });
+const shardsRead = (requests) => new Set(requests.filter((r) => r.startsWith('data/index-')));
+const range = (n) => Array.from({ length: n }, (_, i) => i);
+
+test('the list query: text, terms and status filters read no index shard; a range reads only the shards of the records still in', async () => {
+  const { index, requests } = await open();
+  assert.equal(await selectPositions(index, query({})), null); // nothing set: every record in bundle order
+  assert.deepEqual([...await selectPositions(index, query({ words: ['model'] }))], want.queries.model);
+  const statusOf = new Map([[3, 'submitted'], [4000, 'discarded'], [41, 'in_progress']]);
+  assert.deepEqual([...await selectPositions(index, query({ status: 'submitted', statusOf }))], [3]);
+  const todo = await selectPositions(index, query({ status: 'todo', statusOf }));
+  assert.equal(todo.length, want.count - 3);
+  assert.ok(!todo.includes(4000) && todo.includes(4001));
+  // a filter word may name a status (a word prefix over the term index): AND with the other words
+  assert.deepEqual([...await selectPositions(index, query({ words: ['submitted'], statusOf }))], [3]);
+  const cnn = new Map([['topic', { chosen: new Set(['cnn']) }]]);
+  assert.deepEqual([...await selectPositions(index, query({ conds: cnn }))], range(want.count).filter((p) => p % 4 === 2));
+  assert.deepEqual(shardsRead(requests), new Set()); // postings only
+  // a range narrowed by a text filter reads only the shards of the records the text filter kept
+  const rec42 = want.queries['rec-42'];
+  const conds = new Map([['score', { lo: 2, hi: 5 }]]);
+  assert.deepEqual([...await selectPositions(index, query({ words: ['rec-42'], conds }))], rec42.filter((p) => p % 11 >= 2 && p % 11 <= 5));
+  assert.deepEqual(shardsRead(requests), new Set(rec42.map((p) => `data/index-${String(Math.floor(p / want.size)).padStart(4, '0')}.json`)));
+});
+
+test('the list query: a range over everything reads every index shard in order; sorts are stable, missing values last', async () => {
+  const { index, requests } = await open();
+  const conds = new Map([['score', { lo: 10, hi: null }]]);
+  assert.deepEqual([...await selectPositions(index, query({ conds }))], range(want.count).filter((p) => p % 11 === 10));
+  const shards = requests.filter((r) => r.startsWith('data/index-'));
+  assert.deepEqual(shards, range(want.count / want.size).map((n) => `data/index-${String(n).padStart(4, '0')}.json`));
+  const byScore = await selectPositions(index, query({ sort: { key: 'meta:score', dir: -1 } }));
+  assert.deepEqual([...byScore.slice(0, 3)], [10, 21, 32]);
+  assert.equal(byScore.length, want.count);
+  const statusOf = new Map([[7, 'discarded'], [2, 'submitted']]);
+  const byStatus = await selectPositions(index, query({ words: ['part'], statusOf, sort: { key: 'status', dir: 1 } }));
+  assert.deepEqual([...byStatus.slice(-2)], [2, 7]);
+  assert.deepEqual([...byStatus.slice(0, 3)], [0, 1, 3]);
 });
