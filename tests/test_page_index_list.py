@@ -81,6 +81,7 @@ def test_list_scrolled_anywhere_reads_only_the_visible_rows_shards(page, big, se
     page.locator('#record-list li[data-record="b10052"] button').click()
     page.wait_for_function("() => mercuryStatic.store.state.current.id === 'b10052'", timeout=120_000)
     assert page.locator('#record-list li[data-record="b10052"]').get_attribute("aria-current") == "true"
+    assert "records.json" not in req.names
 
 
 def go_to(page, rid: str) -> None:
@@ -117,6 +118,7 @@ def test_status_counts_of_records_far_apart_are_right_after_a_reload(page, big, 
     page.click('.finish [data-action="reopen"]')  # back to in progress
     page.wait_for_function("() => document.querySelector('#status-filter [data-status=in_progress] .status-count')"
                            ".textContent === '1'", timeout=120_000)
+    page.wait_for_function("() => mercuryStatic.store.state.ui.save.state === 'saved'", timeout=120_000)
 
     req = Requests(page)
     open_page(page, base, annotator="counter")
@@ -136,6 +138,7 @@ def test_status_counts_of_records_far_apart_are_right_after_a_reload(page, big, 
     page.click('#status-filter button[data-status="submitted"]')
     page.click('#status-filter button[data-status="todo"]')
     total(page, N - 4)
+    assert "records.json" not in req.names
 
 
 def test_filters_read_only_the_shards_they_need(page, big, serve_dir):
@@ -167,3 +170,73 @@ def test_filters_read_only_the_shards_they_need(page, big, serve_dir):
     page.wait_for_function("() => document.querySelector('#record-list li[data-record]')?.dataset.record === 'b12349'",
                            timeout=120_000)
     total(page, 10)
+    assert "records.json" not in req.names
+
+
+def test_export_then_import_into_a_fresh_profile_by_position(browser, big, serve_dir, tmp_path):
+    """Records labelled in shards 0, 38 and 99: the export holds exactly them, in bundle order, and reads no
+    shard (their positions are placed as they are labelled); imported into a fresh profile they are
+    restored (counts and rows, and again after a reload), found through their ids shards alone."""
+    base = serve_dir(big)
+    ctx = browser.new_context(accept_downloads=True)
+    page = ctx.new_page()
+    open_page(page, base, annotator="porter")
+    page.keyboard.press("s")
+    page.wait_for_function("() => mercuryStatic.store.state.current.id === 'b00001'", timeout=120_000)
+    go_to(page, "b19998")
+    page.keyboard.press("s")
+    go_to(page, "b07777")
+    page.keyboard.press("d")
+    page.wait_for_function("() => mercuryStatic.store.state.placed.size === 3", timeout=120_000)
+    req = Requests(page)
+    with page.expect_download(timeout=120_000) as dl:
+        page.click('header [data-action="export"]')
+    path = tmp_path / "export.json"
+    dl.value.save_as(path)
+    exported = json.loads(path.read_text(encoding="utf-8"))
+    assert [(r["record_id"], r["status"]) for r in exported["records"]] == [
+        ("b00000", "submitted"), ("b07777", "discarded"), ("b19998", "submitted")]
+    assert not req.of("index-") and not req.of("ids-")
+    ctx.close()
+
+    ctx = browser.new_context()
+    page = ctx.new_page()
+    req = Requests(page)
+    open_page(page, base, annotator="porter")
+    page.set_input_files("#import-file", str(path))
+    page.wait_for_selector("#message", timeout=120_000)
+    assert "Imported 0 annotations on 3 records" in page.locator("#message").inner_text()
+    want = {"todo": str(N - 3), "in_progress": "0", "submitted": "2", "discarded": "1"}
+    page.wait_for_function("(w) => [...document.querySelectorAll('#status-filter button[data-status]')].every("
+                           "(b) => b.querySelector('.status-count').textContent === w[b.dataset.status])", arg=want,
+                           timeout=120_000)
+    # each record was checked against its texts: its own index shard, no other
+    assert req.index_shards() <= {0, 7777 // K, 19998 // K}
+    page.reload(timeout=120_000)
+    page.wait_for_selector("body[data-ready]", timeout=120_000)
+    page.wait_for_function("(w) => [...document.querySelectorAll('#status-filter button[data-status]')].every("
+                           "(b) => b.querySelector('.status-count').textContent === w[b.dataset.status])", arg=want,
+                           timeout=120_000)
+    page.click('#status-filter button[data-status="submitted"]')
+    total(page, 2)
+    page.wait_for_selector('#record-list li[data-record="b19998"][data-status="submitted"]', timeout=120_000)
+    assert not req.of("records.json")
+    ctx.close()
+
+
+def test_the_page_never_requests_records_json(page, big, serve_dir):
+    """Open, deep link, scroll, filter, sort, next to do: not one request for data/records.json."""
+    req = Requests(page)
+    open_page(page, serve_dir(big), record="b15555")
+    scroll_list(page, 3_000)
+    page.wait_for_selector('#record-list li[data-record="b03000"]', timeout=120_000)
+    page.fill("#record-filter", "bakeries")
+    total(page, N // 5)
+    page.click("#meta-filters summary")
+    page.select_option("#record-sort", "status")
+    total(page, N // 5)
+    page.keyboard.press("Escape")
+    page.locator("#pane-summary").click()
+    page.keyboard.press("s")
+    page.wait_for_function("() => mercuryStatic.store.state.current.id === 'b15556'", timeout=120_000)
+    assert "records.json" not in req.names

@@ -18,7 +18,6 @@ const pad4 = (n) => String(n).padStart(4, '0');
 // kind kept ~12 MB more after 25 record switches.)
 const SHARD_CACHE = 4;
 const TEXT_CACHE = 4; // TextViews: the open and the prefetched record's texts
-const EMPTY_INDEX = { ids: [], titles: [], tags: [], shard: [], text_shards: [] };
 const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
 
 async function fetchJson(url) {
@@ -178,20 +177,20 @@ class Lru extends Map {
 }
 
 /**
- * The opened bundle: manifest + record index; shards load lazily and are cached. `index` holds the
- * records.json columns (ids, titles, …) of every record; `recordIndex` reads the sharded index
- * (recordindex.js), on which the page's consumers of the columns move one by one (issue 15 §1).
+ * The opened bundle: manifest + the sharded record index (`recordIndex`, recordindex.js: rows by
+ * position, positions by id, filter postings; issue 15 §1); shards load lazily and are cached. No
+ * column of every record is held: a bundle of any size opens with the top file and one index shard.
+ *
+ * `ids` / `titles`: every record's, for similar.js alone while one index shard holds them all (N ≤ K,
+ * else empty) — until similar records read rows by position (the coarse vector index, branch index-build).
  */
 export class Bundle {
-  constructor(baseUrl, manifest, index, recordIndex = null) {
+  constructor(baseUrl, manifest, recordIndex, firstShard = null) {
     this.baseUrl = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`;
     this.manifest = manifest;
     this.recordIndex = recordIndex;
-    this._setColumns(index || EMPTY_INDEX);
-    // Resolves once the columns of every record are loaded (at once when one index shard holds them)
-    this.columnsReady = index ? Promise.resolve()
-      : fetchJson(this.url('data/records.json')).then((all) => this._setColumns(all));
-    this.columnsReady.catch(() => {});
+    this.ids = firstShard && recordIndex.count <= recordIndex.size ? firstShard.ids : [];
+    this.titles = firstShard && recordIndex.count <= recordIndex.size ? firstShard.titles : [];
     this.hideSuggestions = false; // blind mode (settings.suggestions.blind): no suggestion leaves this module
     this.spanQuestion = (manifest.settings?.questions || []).find((q) => q.type === 'span')?.name || 'spans';
     // (suggestions, {source, summary}) -> prior annotations: set by main.js (suggestions.js), so that this
@@ -200,14 +199,6 @@ export class Bundle {
     this.dim = (manifest.vectors && manifest.vectors.dim) || (manifest.model && manifest.model.dim) || 384;
     this._cache = { r: new Lru(SHARD_CACHE), t: new Lru(SHARD_CACHE), v: new Lru(SHARD_CACHE) };
     this._texts = new Lru(TEXT_CACHE);
-  }
-
-  _setColumns(index) {
-    this.ids = index.ids;
-    this.titles = index.titles || []; // row titles: the record's title, else the start of its summary
-    this.tags = index.tags || []; // short metadata values per record (the record filter matches them)
-    this.meta = index.meta || []; // per record: the visible settings.metadata values (filters, sort)
-    this.position = new Map(this.ids.map((id, i) => [id, i]));
   }
 
   url(path) {
@@ -278,15 +269,15 @@ export class Bundle {
 
   /**
    * The index row of record `id` (its record and text shard numbers), from the sharded index: an ids
-   * shard, unless `at` (its position, as the caller knows it) or the loaded columns give its position,
-   * and its index shard (both cached).
+   * shard, unless `at` (its position, as the caller knows it) gives its position, and its index shard
+   * (both cached).
    */
   async indexRow(id, at = undefined) {
     if (at !== undefined) {
       const row = await this.recordIndex.rowAt(at);
       if (row.id === id) return row;
     }
-    const pos = this.position.get(id) ?? await this.recordIndex.positionOf(id);
+    const pos = await this.recordIndex.positionOf(id);
     if (pos < 0) throw new Error(`no record with id ${JSON.stringify(id)}`);
     return this.recordIndex.rowAt(pos);
   }
@@ -372,16 +363,6 @@ export function rankerLabel(manifest) {
 }
 
 /**
- * The columns of every record when index shard 0 holds them all (then records.json is never fetched),
- * else null: the Bundle fetches data/records.json, while the first record opens through the sharded
- * index (until the page reads the sharded index alone).
- */
-async function allColumns(recordIndex) {
-  if (!recordIndex.count) return EMPTY_INDEX;
-  return recordIndex.count <= recordIndex.size ? recordIndex.indexShard(0) : null;
-}
-
-/**
  * Fetch manifest.json and the record index (data/index.json and its first shard); refuses another
  * format or version, or unusable options.
  */
@@ -390,12 +371,13 @@ export async function openBundle(baseUrl = './') {
   const [manifest, recordIndex] = await Promise.all([
     fetchJson(`${base}manifest.json`), RecordIndex.open((path) => fetchJson(base + path), { withFirstShard: true }),
   ]);
-  const index = await allColumns(recordIndex);
+  const small = recordIndex.count && recordIndex.count <= recordIndex.size; // one index shard holds every row
+  const firstShard = small ? await recordIndex.indexShard(0) : null;
   if (manifest.format !== BUNDLE_FORMAT) throw new Error('manifest.json: not a mercury-static bundle');
   if (manifest.version !== BUNDLE_VERSION) {
     throw new Error(`manifest.json: bundle version ${JSON.stringify(manifest.version)} is not the version this page reads (${BUNDLE_VERSION}); rebuild the bundle with this mercury-static`);
   }
   const problems = rankerOptionProblems(manifest.ranker, manifest.ranker_spec);
   if (problems.length) throw new Error(`manifest.json: ${problems.join('; ')}`);
-  return new Bundle(base, manifest, index, recordIndex);
+  return new Bundle(base, manifest, recordIndex, firstShard);
 }

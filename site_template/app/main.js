@@ -71,7 +71,6 @@ async function main() {
   let bundle;
   try {
     bundle = await opening; // boot.js opened it and requested the first record's data
-    await bundle.columnsReady; // the list, filters and next-to-do still read every record's columns
   } catch (err) {
     const hint = err.message.startsWith('manifest.json:') ? '' : ' Serve the folder over HTTP (mercury-static serve DIR).';
     fatal(`Cannot open this bundle: ${err.message}.${hint}`);
@@ -81,7 +80,9 @@ async function main() {
   document.title = `${manifest.title || 'mercury-static'} · mercury-static`;
   document.getElementById('ranker-info').textContent = rankerLabel(manifest);
   const wanted = recordIdFromHash();
-  let firstId = (await firstRecord(bundle).catch(() => null))?.id ?? bundle.ids[0];
+  const first = await firstRecord(bundle).catch(() => null); // {id, position}: the deep-linked record, else the first
+  const linked = Boolean(wanted && first?.id === wanted);
+  let firstAt = first ? first.position : 0;
   const annotator = await resolveAnnotator();
   const settings = pageSettings(manifest, annotator);
   bundle.hideSuggestions = settings.blind; // blind: no suggestion reaches the store, hence the DOM
@@ -113,11 +114,11 @@ async function main() {
     actions.message(`No queue for “${annotator}” in this bundle (queues: ${names.join(', ')}): working through every record in bundle order. Open the link your coordinator gave you.`);
   }
   /** A promise of the next record to do (a position, -1: none). */
-  const todoFrom = async (from, after) => (queue ? queueMod.nextInQueue(queue, bundle.ids, store.state.work, from, after)
+  const todoFrom = async (from, after) => (queue ? queueMod.nextInQueue(queue, store.state.work, from, after)
     : nextTodoIndex(bundle.recordIndex, store.state.work, Math.max(0, from), after));
   // Without a deep link, open the first record still to do (boot.js could only prefetch the first one).
   const todoAtStart = await todoFrom(-1, false).catch(() => 0);
-  if (!(wanted && bundle.position.has(wanted)) && todoAtStart > 0) firstId = (await bundle.recordIndex.rowAt(todoAtStart)).id;
+  if (!linked && todoAtStart > 0) firstAt = todoAtStart;
   const levelOf = makeLevelOf(manifest);
   const panes = Object.fromEntries(SIDES.map((side) => [side,
     new TextPane(document.getElementById(`pane-${side}`), document.getElementById(`mm-${side}`), side)]));
@@ -138,17 +139,35 @@ async function main() {
 
   // The rest of the setup waits for the first record's shard: its texts are requested as soon as it
   // arrives instead of after the setup (on a long source that is the critical path of the first paint).
-  if (firstId !== undefined) {
-    await bundle.indexRow(firstId, bundle.position.get(firstId)).then((row) => bundle.recordShardData(row.shard)).catch(() => null);
+  if (bundle.recordIndex.count) {
+    await bundle.recordIndex.rowAt(firstAt).then((row) => bundle.recordShardData(row.shard)).catch(() => null);
   }
 
   // --- export / import -------------------------------------------------------------------------
-  function exportNow() {
+  /**
+   * Export the work as it is now: its records' positions are the store's placed ones, the few not placed
+   * yet read from their ids shards; if those cannot be read, the placed records are exported and the
+   * page says how many were left out (their work stays stored: export again).
+   */
+  async function exportNow() {
     const at = nowIso();
     const s = store.state;
-    const data = buildExport({ manifest, ids: bundle.ids, annotator, clientId: s.clientId, work: s.work, exportedAt: at });
+    const unplaced = Object.keys(s.work.records).filter((id) => !s.placed.has(id));
+    let positions = s.placed;
+    let missed = 0;
+    if (unplaced.length) {
+      positions = new Map(s.placed);
+      try {
+        for (const [id, p] of await bundle.recordIndex.positionsOf(unplaced)) positions.set(id, p);
+      } catch {
+        missed = unplaced.length;
+      }
+    }
+    const data = buildExport({ manifest, positions, annotator, clientId: s.clientId, work: s.work, exportedAt: at });
     downloadJson(data, exportFileName(manifest, annotator, at));
-    actions.markExported(at);
+    if (missed) {
+      actions.message(`${missed} record${missed === 1 ? '' : 's'} with work could not be looked up in this bundle's index and ${missed === 1 ? 'is' : 'are'} not in this export: export again once the page can read the bundle's files.`);
+    } else actions.markExported(at);
   }
   const importInput = document.getElementById('import-file');
   importInput.addEventListener('change', async () => {
@@ -156,7 +175,7 @@ async function main() {
     importInput.value = '';
     if (!file) return;
     try {
-      const parsed = parseImport(await file.text(), { manifest, ids: bundle.ids, annotator });
+      const parsed = parseImport(await file.text(), { manifest, annotator });
       const res = await checkAgainstBundle(parsed.work, bundle);
       // With nothing unexported here, all the work after the import is in that file: it is exported
       // (re-importing a file just exported does not report its content as unexported changes).
@@ -183,8 +202,9 @@ async function main() {
     if (!found.length) return;
     const importEarlier = async ({ bundleId, work }) => {
       const at = nowIso();
-      const file = buildExport({ manifest, ids: Object.keys(work.records), annotator, clientId: store.state.clientId, work, exportedAt: at });
-      const parsed = parseImport(JSON.stringify(file), { manifest, ids: bundle.ids, annotator });
+      const all = new Map(Object.keys(work.records).map((id, i) => [id, i])); // every record: checkAgainstBundle keeps this bundle's
+      const file = buildExport({ manifest, positions: all, annotator, clientId: store.state.clientId, work, exportedAt: at });
+      const parsed = parseImport(JSON.stringify(file), { manifest, annotator });
       const res = await checkAgainstBundle(parsed.work, bundle);
       actions.importWork(res.work);
       prefs.set(`earlier-done:${manifest.bundle_id}:${bundleId}`, at);
@@ -553,8 +573,8 @@ async function main() {
   });
 
   // --- first record, then guidelines and the model -------------------------------------------------
-  if (wanted && !bundle.position.has(wanted)) actions.message(`No record with id “${wanted}” in this bundle: showing the first one.`);
-  await actions.goTo(firstId === undefined ? 0 : bundle.position.get(firstId));
+  if (wanted && !linked) actions.message(`No record with id “${wanted}” in this bundle: showing the first one.`);
+  await actions.goTo(firstAt);
   performance.mark('mercury-first-record');
   requestAnimationFrame(() => setTimeout(() => {
     performance.mark('mercury-first-paint');

@@ -42,7 +42,7 @@ export function mountTopbar(store, bundle, queue = null) {
   const model = document.getElementById('model-status');
   document.getElementById('annotator').textContent = store.state.annotator;
   const total = bundle.recordIndex.count;
-  const queueIds = queue ? queue.map((i) => bundle.ids[i]) : null;
+  const queueIds = queue?.ids;
   watch(store, (s) => [s.current.index], (s) => {
     pos.textContent = total ? `${s.current.index + 1} / ${total}` : '0 / 0';
   });
@@ -80,7 +80,7 @@ export function mountTopbar(store, bundle, queue = null) {
  * substring while one index shard holds every record); the status buttons (with their counts, the
  * list's legend) narrow it to one status. The shown positions are computed by listquery.js. ArrowDown moves from the filter into the list, Enter opens the first match.
  * With visible metadata (`metadata`: settings.metadata), filters by their values and a sort (filters.js)
- * join them; with the annotator's `queue` (bundle indices), its rows are marked and a button shows only them.
+ * join them; with the annotator's `queue` (queue.js), its rows are marked and a button shows only them.
  */
 export function mountRecordList(store, bundle, onPick, { metadata = [], queue = null } = {}) {
   const list = document.getElementById('record-list');
@@ -91,8 +91,8 @@ export function mountRecordList(store, bundle, onPick, { metadata = [], queue = 
   let words = []; // the filter's words, lower-cased
   let onlyStatus = null; // a STATUS_TEXT key, or null: any status
   let current = -1;
-  const inQueue = queue ? new Set(queue) : null;
-  const queueSorted = queue ? Int32Array.from(queue).sort() : null;
+  const inQueue = queue ? new Set(queue.positions) : null;
+  const queueSorted = queue ? Int32Array.from(queue.positions).sort() : null;
   let onlyQueue = false;
   let statusOf = new Map(); // position -> status of each record with work (placed by the store)
 
@@ -537,7 +537,7 @@ export function mountFinish(store) {
  */
 export function mountAllDone(store, bundle, exportNow, close, queue = null) {
   const box = document.getElementById('all-done');
-  const queueIds = queue ? queue.map((i) => bundle.ids[i]) : null;
+  const queueIds = queue?.ids;
   watch(store, (s) => [s.ui.allDone, s.work, s.placed], (s) => {
     box.hidden = !s.ui.allDone;
     if (!s.ui.allDone) return;
