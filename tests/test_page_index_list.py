@@ -187,7 +187,8 @@ def test_export_then_import_into_a_fresh_profile_by_position(browser, big, serve
     page.keyboard.press("s")
     go_to(page, "b07777")
     page.keyboard.press("d")
-    page.wait_for_function("() => mercuryStatic.store.state.placed.size === 3", timeout=120_000)
+    page.wait_for_function(f"() => document.getElementById('progress-text').textContent === '3 / {N} done'",
+                           timeout=120_000)
     req = Requests(page)
     with page.expect_download(timeout=120_000) as dl:
         page.click('header [data-action="export"]')
@@ -220,7 +221,7 @@ def test_export_then_import_into_a_fresh_profile_by_position(browser, big, serve
     page.click('#status-filter button[data-status="submitted"]')
     total(page, 2)
     page.wait_for_selector('#record-list li[data-record="b19998"][data-status="submitted"]', timeout=120_000)
-    assert not req.of("records.json")
+    assert "records.json" not in req.names
     ctx.close()
 
 
