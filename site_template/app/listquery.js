@@ -88,6 +88,7 @@ async function textMatches(index, words, statusOf) {
   let out = null;
   for (const w of words) {
     const [found, statuses] = [await index.textPositions(w), statusesOf(w, false)];
+    if (found === null && !statuses.size) continue; // no letter or digit in it: no word to look up
     const byText = found === null ? new Int32Array(0) : Int32Array.from(found);
     const hits = statuses.size ? union([byText, withStatus(index.count, statusOf, statuses)]) : byText;
     out = and(out, hits);
@@ -97,12 +98,13 @@ async function textMatches(index, words, statusOf) {
 
 /**
  * Call `fn(position, row)` for each of `positions` (ascending; null: every record), reading their index
- * shards in order, one at a time (the LRU cache keeps the last few).
+ * shards in order, one at a time (the LRU cache keeps the last few); stops early once `stale()` (a newer
+ * query replaced this one: typing in a range box must not queue up scans of every shard).
  */
-async function eachRow(index, positions, fn) {
+async function eachRow(index, positions, fn, stale) {
   const n = positions ? positions.length : index.count;
   let k = 0;
-  while (k < n) {
+  while (k < n && !stale()) {
     const p0 = positions ? positions[k] : k;
     const shardNo = Math.floor(p0 / index.size);
     await index.indexShard(shardNo);
@@ -117,11 +119,15 @@ async function eachRow(index, positions, fn) {
 /**
  * The list's positions for `q` = {words (lower-case), status (a STATUS_TEXT key or null), queue (ascending
  * positions or null), statusOf (position -> status of the records with work), metadata (settings.metadata),
- * conds (name -> condition), sort: {key: '' | 'status' | 'meta:NAME', dir}}; null: every record in bundle
- * order.
+ * conds (name -> condition), sort: {key: '' | 'status' | 'meta:NAME', dir}, stale?: () => true once the
+ * answer is no longer wanted}; null: every record in bundle order. A range or a sort over every record
+ * reads every index shard (measured at 1M records, K = 1,000, in Node from disk: 1,000 shards, 132 MB,
+ * 2.6 s for a range, 3.4 s for a sort); narrowed first by a text, status or terms filter, only the shards
+ * of the records kept.
  */
 export async function selectPositions(index, q) {
   const n = index.count;
+  const stale = q.stale || (() => false);
   const props = (q.metadata || []).filter((p) => {
     const c = q.conds?.get(p.name);
     return c && (p.type === 'terms' ? c.chosen.size > 0 : c.lo !== null || c.hi !== null);
@@ -140,7 +146,7 @@ export async function selectPositions(index, q) {
     const kept = [];
     await eachRow(index, out, (pos, row) => {
       if (ranges.every((m) => passes(m, q.conds.get(m.name), row.meta[m.name]))) kept.push(pos);
-    });
+    }, stale);
     out = Int32Array.from(kept);
   }
   if (!sortKey) return out ?? null;
@@ -154,6 +160,6 @@ export async function selectPositions(index, q) {
   await eachRow(index, all, (pos, row) => {
     const v = row.meta[name];
     values.set(pos, Array.isArray(v) ? v.join(', ') : v);
-  });
+  }, stale);
   return sortOrder(all ?? Int32Array.from({ length: n }, (_, i) => i), (p) => values.get(p), q.sort.dir);
 }

@@ -147,7 +147,7 @@ export function mountRecordList(store, bundle, onPick, { metadata = [], queue = 
     const seq = ++asked;
     selectPositions(index, {
       words, status: onlyStatus, queue: onlyQueue ? queueSorted : null, statusOf,
-      metadata, conds: meta?.conds, sort: meta?.sort(),
+      metadata, conds: meta?.conds, sort: meta?.sort(), stale: () => seq !== asked,
     }).then((order) => {
       if (seq === asked) rows.setOrder(order, keepScroll, current);
     }, (err) => {

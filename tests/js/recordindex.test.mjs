@@ -124,6 +124,7 @@ test('the list query: text, terms and status filters read no index shard; a rang
   assert.ok(!todo.includes(4000) && todo.includes(4001));
   // a filter word may name a status (a word prefix over the term index): AND with the other words
   assert.deepEqual([...await selectPositions(index, query({ words: ['submitted'], statusOf }))], [3]);
+  assert.deepEqual([...await selectPositions(index, query({ words: ['·', 'submitted'], statusOf }))], [3]); // no word in '·'
   const cnn = new Map([['topic', { chosen: new Set(['cnn']) }]]);
   assert.deepEqual([...await selectPositions(index, query({ conds: cnn }))], range(want.count).filter((p) => p % 4 === 2));
   assert.deepEqual(shardsRead(requests), new Set()); // postings only
@@ -140,6 +141,11 @@ test('the list query: a range over everything reads every index shard in order; 
   assert.deepEqual([...await selectPositions(index, query({ conds }))], range(want.count).filter((p) => p % 11 === 10));
   const shards = requests.filter((r) => r.startsWith('data/index-'));
   assert.deepEqual(shards, range(want.count / want.size).map((n) => `data/index-${String(n).padStart(4, '0')}.json`));
+  // a query replaced by a newer one stops reading shards
+  const { index: other, requests: read } = await open();
+  let left = 2;
+  await selectPositions(other, query({ conds, stale: () => left-- <= 0 }));
+  assert.equal(read.filter((r) => r.startsWith('data/index-')).length, 2);
   const byScore = await selectPositions(index, query({ sort: { key: 'meta:score', dir: -1 } }));
   assert.deepEqual([...byScore.slice(0, 3)], [10, 21, 32]);
   assert.equal(byScore.length, want.count);
