@@ -241,3 +241,34 @@ def test_the_page_never_requests_records_json(page, big, serve_dir):
     page.keyboard.press("s")
     page.wait_for_function("() => mercuryStatic.store.state.current.id === 'b15556'", timeout=120_000)
     assert "records.json" not in req.names
+
+
+def test_work_whose_ids_shard_cannot_be_read_is_still_exported(browser, big, serve_dir, tmp_path):
+    """Stored work on b00003 and b12345; the next session cannot read the ids shards, so they are not
+    placed: the export holds them all the same (after the records placed, said in a message)."""
+    base = serve_dir(big)
+    ctx = browser.new_context(accept_downloads=True)
+    page = ctx.new_page()
+    open_page(page, base, annotator="keeper", record="b12345")
+    page.keyboard.press("s")
+    go_to(page, "b00003")
+    page.keyboard.press("d")
+    page.wait_for_function("() => mercuryStatic.store.state.current.id === 'b00004'", timeout=120_000)
+    page.wait_for_function("() => mercuryStatic.store.state.ui.save.state === 'saved'", timeout=120_000)
+    page.route("**/data/ids-*.json", lambda route: route.abort())
+    page.goto("about:blank")
+    open_page(page, base, annotator="keeper")
+    assert page.evaluate("() => mercuryStatic.store.state.current.id") == "b00000"
+    page.keyboard.press("d")  # the open record: placed with its change
+    page.wait_for_function("() => mercuryStatic.store.state.current.id === 'b00001'", timeout=120_000)
+    with page.expect_download(timeout=120_000) as dl:
+        page.click('header [data-action="export"]')
+    path = tmp_path / dl.value.suggested_filename
+    dl.value.save_as(path)
+    records = json.loads(path.read_text(encoding="utf-8"))["records"]
+    assert [(r["record_id"], r["status"]) for r in records] == [
+        ("b00000", "discarded"), ("b00003", "discarded"), ("b12345", "submitted")]
+    page.wait_for_selector("#message", timeout=120_000)
+    assert "2 records with work could not be looked up" in page.locator("#message").inner_text()
+    page.wait_for_function("() => document.getElementById('unexported').dataset.count === '0'", timeout=120_000)
+    ctx.close()

@@ -145,29 +145,32 @@ async function main() {
 
   // --- export / import -------------------------------------------------------------------------
   /**
-   * Export the work as it is now: its records' positions are the store's placed ones, the few not placed
-   * yet read from their ids shards; if those cannot be read, the placed records are exported and the
-   * page says how many were left out (their work stays stored: export again).
+   * Export the work as it is now, records in bundle order: their positions are the store's placed ones,
+   * the few not placed yet read from their ids shards. If those cannot be read, these records are
+   * exported all the same, after the others (merge checks every id against the bundle): no stored work
+   * is ever left out of an export.
    */
   async function exportNow() {
     const at = nowIso();
     const s = store.state;
     const unplaced = Object.keys(s.work.records).filter((id) => !s.placed.has(id));
     let positions = s.placed;
-    let missed = 0;
+    let unlooked = [];
     if (unplaced.length) {
       positions = new Map(s.placed);
       try {
-        for (const [id, p] of await bundle.recordIndex.positionsOf(unplaced)) positions.set(id, p);
+        const found = await bundle.recordIndex.positionsOf(unplaced);
+        for (const [id, p] of found) positions.set(id, p);
       } catch {
-        missed = unplaced.length;
+        unlooked = unplaced.sort();
+        unlooked.forEach((id, k) => positions.set(id, bundle.recordIndex.count + k));
       }
     }
     const data = buildExport({ manifest, positions, annotator, clientId: s.clientId, work: s.work, exportedAt: at });
     downloadJson(data, exportFileName(manifest, annotator, at));
-    if (missed) {
-      actions.message(`${missed} record${missed === 1 ? '' : 's'} with work could not be looked up in this bundle's index and ${missed === 1 ? 'is' : 'are'} not in this export: export again once the page can read the bundle's files.`);
-    } else actions.markExported(at);
+    actions.markExported(at);
+    const n = unlooked.length;
+    if (n) actions.message(`${n} record${n === 1 ? '' : 's'} with work could not be looked up in this bundle's index (its files did not load): exported all the same, after the others.`);
   }
   const importInput = document.getElementById('import-file');
   importInput.addEventListener('change', async () => {

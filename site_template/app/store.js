@@ -278,7 +278,15 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
     },
     /** Open record `id` (its position: known, else one ids shard read). */
     async goToId(id) {
-      const i = get().placed.get(id) ?? await bundle.recordIndex.positionOf(id).catch(() => -1);
+      let i = get().placed.get(id);
+      if (i === undefined) {
+        try {
+          i = await bundle.recordIndex.positionOf(id);
+        } catch (err) {
+          setUi({ message: `Record “${id}” could not be looked up (${err.message}).` });
+          return;
+        }
+      }
       if (i < 0) {
         setUi({ message: `No record with id “${id}” in this bundle.` });
         return;
