@@ -128,6 +128,10 @@ def test_status_counts_of_records_far_apart_are_right_after_a_reload(page, big, 
                            timeout=120_000)
     assert page.locator("#progress-text").inner_text() == f"3 / {N} done"
     assert page.evaluate("() => mercuryStatic.store.state.current.id") == "b00001"  # the first one to do
+    # the ids shards placing the work are read after the first record shows, never before it
+    before_first = page.evaluate("""() => { const t = performance.getEntriesByName('mercury-first-record')[0].startTime;
+        return performance.getEntriesByType('resource').filter((e) => e.startTime < t).map((e) => e.name); }""")
+    assert not [u for u in before_first if "/data/ids-" in u] and req.of("ids-")
     assert req.index_shards() == {0}
     page.click('#status-filter button[data-status="submitted"]')
     total(page, 2)

@@ -579,6 +579,7 @@ async function main() {
   if (wanted && !linked) actions.message(`No record with id “${wanted}” in this bundle: showing the first one.`);
   await actions.goTo(firstAt);
   performance.mark('mercury-first-record');
+  actions.placeWork(); // the status of the stored work's records: their ids shards, after the first record
   requestAnimationFrame(() => setTimeout(() => {
     performance.mark('mercury-first-paint');
     mountRecordList(store, bundle, (position) => { // after the first paint

@@ -554,12 +554,19 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
       const changed = Object.keys(merged.records).filter((id) => merged.records[id] !== w.records[id]);
       persist(changed.map((id) => ({ kind: 'r', id, value: merged.records[id] })));
     },
+    /**
+     * Place the stored work's records (read their ids shards): main.js calls it once the first record
+     * shows, so that these reads (one ids shard per few records with work) never delay it; every change
+     * of the work places its new ids.
+     */
+    placeWork() {
+      place();
+    },
     markExported(at) {
       store.update({ work: { ...get().work, last_export_at: at } });
       persist([{ kind: 'm', id: 'meta', value: { last_export_at: at } }]);
     },
   };
   store.actions = actions;
-  place();
   return store;
 }
