@@ -35,6 +35,8 @@ class ShardLimits:
     record_bytes: int = 256_000  # encoded JSON of the records in one record shard
     records: int = 500  # records per record shard
     text_chars: int = 400_000  # characters of text per text shard (a longer text gets a shard alone)
+    index_records: int = 1000  # records per record-index shard (and ids per ids shard), record_index.py
+    term_postings: int = 100_000  # postings per term shard of the record index
 
 
 def text_id(text: str) -> str:

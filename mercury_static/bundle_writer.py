@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from .bundle import ShardLimits, StoredText, dumps, encode_rows, row_tags, row_title
+from .record_index import IndexRow, write_index
 
 
 class TextPlacer:
@@ -54,6 +55,7 @@ class DataWriter:
         self._columns = {name: open(Path(spool) / f"index-{name}.part", "w", encoding="utf-8")
                          for name in sorted(columns)}
         self._first = True
+        self._rows_index: list[IndexRow] = []
 
     def add_text(self, t: StoredText, vectors: np.ndarray) -> None:
         """A new text (already placed: `t.shard`) and the float16 vectors of its rows."""
@@ -94,6 +96,8 @@ class DataWriter:
         for name, f in self._columns.items():
             f.write(sep + dumps(values[name]))
         self._first = False
+        self._rows_index.append(IndexRow(values["ids"], values["titles"], values["tags"], values["shard"],
+                                         values["text_shards"], values.get("meta") or {}))
 
     def _flush_records(self) -> None:
         (self.data / f"records-{self._record_shard:04d}.json").write_text(dumps({"records": self._batch}),
@@ -114,4 +118,6 @@ class DataWriter:
                     shutil.copyfileobj(part, out, 1 << 20)
                 out.write("]")
             out.write("}")
+        write_index(self.data, self._rows_index, self.limits.index_records, self.limits.term_postings,
+                    self.visible_meta)
         return {"records": self._record_shard, "texts": text_shards}

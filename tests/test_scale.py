@@ -13,6 +13,7 @@ from mercury_static.bundle import ShardLimits, load_bundle, load_vectors, text_i
 from conftest import SHARED_DATA
 
 DIM = 384
+RECORD_FILES = ("records", "index", "ids", "terms")  # the record index: grows with the records
 SOURCE = ("The council approved the new budget on Monday. It raises school funding by four percent. "
           "Road repairs get a smaller share than last year. The mayor called the vote historic.\n"
           "Opponents said the plan ignores rising rents. A second vote is planned for March.")
@@ -53,7 +54,7 @@ def test_text_data_grows_with_distinct_text_not_records(build_bundle, tmp_path):
         rows = [{"id": f"r{i}", "source": SOURCE, "summary": "The budget raises school funding."}
                 for i in range(n_records)]
         out = build_bundle([write_jsonl(tmp_path / f"n{n_records}.jsonl", rows)], name=f"grow-{n_records}")
-        return {p.name: p.read_bytes() for p in (out / "data").iterdir() if not p.name.startswith("records")}
+        return {p.name: p.read_bytes() for p in (out / "data").iterdir() if not p.name.startswith(RECORD_FILES)}
 
     assert data_files(2) == data_files(60)
 

@@ -16,15 +16,22 @@ export function recordIdFromHash() {
   }
 }
 
-/** The record to open first: the deep-linked one when the bundle has it, else the first. */
-export function firstRecordId(bundle) {
+/**
+ * The record to open first, {id, position} (null: no records): the deep-linked one when the bundle has
+ * it, else the first; found through
+ * the sharded index (an ids shard, index shard 0), never the whole index.
+ */
+export async function firstRecord(bundle) {
   const wanted = recordIdFromHash();
-  return wanted && bundle.position.has(wanted) ? wanted : bundle.ids[0];
+  const index = bundle.recordIndex;
+  const at = wanted ? await index.positionOf(wanted) : -1;
+  if (at >= 0) return { id: wanted, position: at };
+  return index.count ? { id: (await index.rowAt(0)).id, position: 0 } : null;
 }
 
 /** The opened bundle (a data.js Bundle); main.js reports it when it cannot be opened. */
 export const opening = openBundle('./');
-opening.then((bundle) => {
-  const id = firstRecordId(bundle);
-  if (id !== undefined) bundle.prefetch(id);
+opening.then(async (bundle) => {
+  const first = await firstRecord(bundle);
+  if (first) bundle.prefetch(first.id, first.position);
 }, () => {});

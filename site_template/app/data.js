@@ -7,6 +7,7 @@
  */
 
 import { Offsets } from './offsets.js';
+import { RecordIndex } from './recordindex.js';
 
 const pad4 = (n) => String(n).padStart(4, '0');
 // Shards kept per kind (records, texts, vectors), least recently used dropped first. A record needs one
@@ -175,23 +176,26 @@ class Lru extends Map {
   }
 }
 
-/** The opened bundle: manifest + record index; shards load lazily and are cached. */
+/**
+ * The opened bundle: manifest + the sharded record index (`recordIndex`, recordindex.js: rows by
+ * position, positions by id, filter postings; issue 15 §1); shards load lazily and are cached. No
+ * column of every record is held: a bundle of any size opens with the top file and one index shard.
+ *
+ * `ids` / `titles`: every record's, for similar.js alone while one index shard holds them all (N ≤ K,
+ * else empty) — until similar records read rows by position (the coarse vector index, branch index-build).
+ */
 export class Bundle {
-  constructor(baseUrl, manifest, index) {
+  constructor(baseUrl, manifest, recordIndex, firstShard = null) {
     this.baseUrl = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`;
     this.manifest = manifest;
-    this.ids = index.ids;
-    this.titles = index.titles || []; // row titles: the record's title, else the start of its summary
-    this.tags = index.tags || []; // short metadata values per record (the record filter matches them)
-    this.meta = index.meta || []; // per record: the visible settings.metadata values (filters, sort)
+    this.recordIndex = recordIndex;
+    this.ids = firstShard && recordIndex.count <= recordIndex.size ? firstShard.ids : [];
+    this.titles = firstShard && recordIndex.count <= recordIndex.size ? firstShard.titles : [];
     this.hideSuggestions = false; // blind mode (settings.suggestions.blind): no suggestion leaves this module
     this.spanQuestion = (manifest.settings?.questions || []).find((q) => q.type === 'span')?.name || 'spans';
     // (suggestions, {source, summary}) -> prior annotations: set by main.js (suggestions.js), so that this
     // module, on the boot path, imports nothing
     this.spanSuggestions = () => [];
-    this.recordShard = index.shard;
-    this.textShards = index.text_shards || []; // [source shard, summary shard] per record
-    this.position = new Map(this.ids.map((id, i) => [id, i]));
     this.dim = (manifest.vectors && manifest.vectors.dim) || (manifest.model && manifest.model.dim) || 384;
     this._cache = { r: new Lru(SHARD_CACHE), t: new Lru(SHARD_CACHE), v: new Lru(SHARD_CACHE) };
     this._texts = new Lru(TEXT_CACHE);
@@ -263,14 +267,31 @@ export class Bundle {
     return view;
   }
 
-  /** Load a record with both texts resolved: {id, title, metadata, prior_annotations, gold, source, summary}. */
-  async record(id) {
-    const pos = this.position.get(id);
-    if (pos === undefined) throw new Error(`no record with id ${JSON.stringify(id)}`);
+  /**
+   * The index row of record `id` (its record and text shard numbers), from the sharded index: an ids
+   * shard, unless `at` (its position, as the caller knows it) gives its position, and its index shard
+   * (both cached).
+   */
+  async indexRow(id, at = undefined) {
+    if (at !== undefined) {
+      const row = await this.recordIndex.rowAt(at);
+      if (row.id === id) return row;
+    }
+    const pos = await this.recordIndex.positionOf(id);
+    if (pos < 0) throw new Error(`no record with id ${JSON.stringify(id)}`);
+    return this.recordIndex.rowAt(pos);
+  }
+
+  /**
+   * Load a record (at position `at`, if the caller knows it) with both texts resolved: {id, title,
+   * metadata, prior_annotations, gold, source, summary}.
+   */
+  async record(id, at = undefined) {
+    const row = await this.indexRow(id, at);
     // The texts' shards load alongside the record's shard (one round trip instead of two). This also
     // marks them recently used whenever the record's texts are, so an open text's shard stays cached.
-    for (const n of new Set(this.textShards[pos] || [])) this.textShardData(n).catch(() => {});
-    const shard = await this.recordShardData(this.recordShard[pos]);
+    for (const n of new Set(row.textShards)) this.textShardData(n).catch(() => {});
+    const shard = await this.recordShardData(row.shard);
     const rec = shard.records.find((r) => r.id === id);
     if (!rec) throw new Error(`record ${id} missing from its shard`);
     const [source, summary] = await Promise.all([
@@ -288,9 +309,9 @@ export class Bundle {
     };
   }
 
-  /** Start fetching a record's shards without waiting (e.g. the next record). */
-  prefetch(id) {
-    this.record(id).catch(() => {});
+  /** Start fetching a record's shards without waiting (e.g. the next record, at position `at`). */
+  prefetch(id, at = undefined) {
+    this.record(id, at).catch(() => {});
   }
 }
 
@@ -341,17 +362,22 @@ export function rankerLabel(manifest) {
   return `ranker: ${options.algorithm || 'fused-v4'} (${custom ? 'custom options' : 'default'})`;
 }
 
-/** Fetch manifest.json and data/records.json; refuses another format or version, or unusable options. */
+/**
+ * Fetch manifest.json and the record index (data/index.json and its first shard); refuses another
+ * format or version, or unusable options.
+ */
 export async function openBundle(baseUrl = './') {
   const base = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`;
-  const [manifest, index] = await Promise.all([
-    fetchJson(`${base}manifest.json`), fetchJson(`${base}data/records.json`),
+  const [manifest, recordIndex] = await Promise.all([
+    fetchJson(`${base}manifest.json`), RecordIndex.open((path) => fetchJson(base + path), { withFirstShard: true }),
   ]);
+  const small = recordIndex.count && recordIndex.count <= recordIndex.size; // one index shard holds every row
+  const firstShard = small ? await recordIndex.indexShard(0) : null;
   if (manifest.format !== BUNDLE_FORMAT) throw new Error('manifest.json: not a mercury-static bundle');
   if (manifest.version !== BUNDLE_VERSION) {
     throw new Error(`manifest.json: bundle version ${JSON.stringify(manifest.version)} is not the version this page reads (${BUNDLE_VERSION}); rebuild the bundle with this mercury-static`);
   }
   const problems = rankerOptionProblems(manifest.ranker, manifest.ranker_spec);
   if (problems.length) throw new Error(`manifest.json: ${problems.join('; ')}`);
-  return new Bundle(base, manifest, index);
+  return new Bundle(base, manifest, recordIndex, firstShard);
 }

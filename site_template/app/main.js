@@ -3,7 +3,7 @@
  * selection / keyboard / storage / hash events, paint the first record, then load the model lazily.
  */
 import { Assistant, makeLevelOf } from './assist.js';
-import { firstRecordId, opening, recordIdFromHash } from './boot.js';
+import { firstRecord, opening, recordIdFromHash } from './boot.js';
 import { rankerLabel } from './data.js';
 import * as ranker from './rank.js';
 import { mountKeys, SHORTCUTS, trapFocus } from './keys.js';
@@ -80,7 +80,9 @@ async function main() {
   document.title = `${manifest.title || 'mercury-static'} · mercury-static`;
   document.getElementById('ranker-info').textContent = rankerLabel(manifest);
   const wanted = recordIdFromHash();
-  let firstId = firstRecordId(bundle);
+  const first = await firstRecord(bundle).catch(() => null); // {id, position}: the deep-linked record, else the first
+  const linked = Boolean(wanted && first?.id === wanted);
+  let firstAt = first ? first.position : 0;
   const annotator = await resolveAnnotator();
   const settings = pageSettings(manifest, annotator);
   bundle.hideSuggestions = settings.blind; // blind: no suggestion reaches the store, hence the DOM
@@ -111,11 +113,12 @@ async function main() {
   if (queue === null && Array.isArray(names) && names.length) { // a name typed differently has no queue: say so
     actions.message(`No queue for “${annotator}” in this bundle (queues: ${names.join(', ')}): working through every record in bundle order. Open the link your coordinator gave you.`);
   }
-  const todoFrom = (from, after) => (queue ? queueMod.nextInQueue(queue, bundle.ids, store.state.work, from, after)
-    : nextTodoIndex(bundle.ids, store.state.work, Math.max(0, from), after));
+  /** A promise of the next record to do (a position, -1: none). */
+  const todoFrom = async (from, after) => (queue ? queueMod.nextInQueue(queue, store.state.work, from, after)
+    : nextTodoIndex(bundle.recordIndex, store.state.work, Math.max(0, from), after));
   // Without a deep link, open the first record still to do (boot.js could only prefetch the first one).
-  const todoAtStart = bundle.ids.length ? todoFrom(-1, false) : -1;
-  if (!(wanted && bundle.position.has(wanted)) && todoAtStart > 0) firstId = bundle.ids[todoAtStart];
+  const todoAtStart = await todoFrom(-1, false).catch(() => 0);
+  if (!linked && todoAtStart > 0) firstAt = todoAtStart;
   const levelOf = makeLevelOf(manifest);
   const panes = Object.fromEntries(SIDES.map((side) => [side,
     new TextPane(document.getElementById(`pane-${side}`), document.getElementById(`mm-${side}`), side)]));
@@ -136,17 +139,38 @@ async function main() {
 
   // The rest of the setup waits for the first record's shard: its texts are requested as soon as it
   // arrives instead of after the setup (on a long source that is the critical path of the first paint).
-  if (firstId !== undefined) {
-    await bundle.recordShardData(bundle.recordShard[bundle.position.get(firstId)]).catch(() => null);
+  if (bundle.recordIndex.count) {
+    await bundle.recordIndex.rowAt(firstAt).then((row) => bundle.recordShardData(row.shard)).catch(() => null);
   }
 
   // --- export / import -------------------------------------------------------------------------
-  function exportNow() {
+  /**
+   * Export the work as it is now, records in bundle order: their positions are the store's placed ones,
+   * the few not placed yet read from their ids shards. If those cannot be read, these records are
+   * exported all the same, after the others (merge checks every id against the bundle): no stored work
+   * is ever left out of an export.
+   */
+  async function exportNow() {
     const at = nowIso();
     const s = store.state;
-    const data = buildExport({ manifest, ids: bundle.ids, annotator, clientId: s.clientId, work: s.work, exportedAt: at });
+    const unplaced = Object.keys(s.work.records).filter((id) => !s.placed.has(id));
+    let positions = s.placed;
+    let unlooked = [];
+    if (unplaced.length) {
+      positions = new Map(s.placed);
+      try {
+        const found = await bundle.recordIndex.positionsOf(unplaced);
+        for (const [id, p] of found) positions.set(id, p);
+      } catch {
+        unlooked = unplaced.sort();
+        unlooked.forEach((id, k) => positions.set(id, bundle.recordIndex.count + k));
+      }
+    }
+    const data = buildExport({ manifest, positions, annotator, clientId: s.clientId, work: s.work, exportedAt: at });
     downloadJson(data, exportFileName(manifest, annotator, at));
     actions.markExported(at);
+    const n = unlooked.length;
+    if (n) actions.message(`${n} record${n === 1 ? '' : 's'} with work could not be looked up in this bundle's index (its files did not load): exported all the same, after the others.`);
   }
   const importInput = document.getElementById('import-file');
   importInput.addEventListener('change', async () => {
@@ -154,7 +178,7 @@ async function main() {
     importInput.value = '';
     if (!file) return;
     try {
-      const parsed = parseImport(await file.text(), { manifest, ids: bundle.ids, annotator });
+      const parsed = parseImport(await file.text(), { manifest, annotator });
       const res = await checkAgainstBundle(parsed.work, bundle);
       // With nothing unexported here, all the work after the import is in that file: it is exported
       // (re-importing a file just exported does not report its content as unexported changes).
@@ -181,8 +205,9 @@ async function main() {
     if (!found.length) return;
     const importEarlier = async ({ bundleId, work }) => {
       const at = nowIso();
-      const file = buildExport({ manifest, ids: Object.keys(work.records), annotator, clientId: store.state.clientId, work, exportedAt: at });
-      const parsed = parseImport(JSON.stringify(file), { manifest, ids: bundle.ids, annotator });
+      const all = new Map(Object.keys(work.records).map((id, i) => [id, i])); // every record: checkAgainstBundle keeps this bundle's
+      const file = buildExport({ manifest, positions: all, annotator, clientId: store.state.clientId, work, exportedAt: at });
+      const parsed = parseImport(JSON.stringify(file), { manifest, annotator });
       const res = await checkAgainstBundle(parsed.work, bundle);
       actions.importWork(res.work);
       prefs.set(`earlier-done:${manifest.bundle_id}:${bundleId}`, at);
@@ -421,10 +446,18 @@ async function main() {
 
   // --- toolbar, keyboard --------------------------------------------------------------------------
   /** The next record still to do after the open one; when none is left, show "all done". */
-  const goNextTodo = () => {
-    const i = bundle.ids.length ? todoFrom(store.state.current.index, true) : -1;
+  const goNextTodo = async () => {
+    const from = store.state.current.index;
+    let i;
+    try {
+      i = await todoFrom(from, true);
+    } catch (err) {
+      actions.message(`The next record to do could not be found (${err.message}).`);
+      return;
+    }
+    if (store.state.current.index !== from) return; // the annotator moved on meanwhile
     if (i < 0) store.update({ ui: { ...store.state.ui, allDone: true } });
-    else if (i !== store.state.current.index) actions.goTo(i);
+    else if (i !== from) await actions.goTo(i);
   };
   /** A submit with a required question unanswered is refused, naming it (its control gets the focus). */
   const refused = () => {
@@ -545,14 +578,15 @@ async function main() {
   });
 
   // --- first record, then guidelines and the model -------------------------------------------------
-  if (wanted && !bundle.position.has(wanted)) actions.message(`No record with id “${wanted}” in this bundle: showing the first one.`);
-  await actions.goTo(firstId === undefined ? 0 : bundle.position.get(firstId));
+  if (wanted && !linked) actions.message(`No record with id “${wanted}” in this bundle: showing the first one.`);
+  await actions.goTo(firstAt);
   performance.mark('mercury-first-record');
+  actions.placeWork(); // the status of the stored work's records: their ids shards, after the first record
   requestAnimationFrame(() => setTimeout(() => {
     performance.mark('mercury-first-paint');
-    mountRecordList(store, bundle, (id) => { // after the first paint (10k records)
+    mountRecordList(store, bundle, (position) => { // after the first paint
       layout.closeDrawer();
-      navigate(() => actions.goToId(id));
+      navigate(() => actions.goTo(position));
     }, { metadata: settings.metadata, queue });
   }, 0));
   if (todoAtStart < 0 && !wanted) store.update({ ui: { ...store.state.ui, allDone: true } });

@@ -12,8 +12,9 @@ const isDone = (work, id) => {
 };
 
 /**
- * The annotator's queue as bundle indices, in queue order, or null (no queues in this bundle, or none
- * for this name). A queues file that cannot be read is an error for the caller to show.
+ * The annotator's queue, {ids, positions} in queue order (its ids this bundle has, positioned through
+ * the ids shards), or null (no queues in this bundle, or none for this name). A queues file that cannot
+ * be read is an error for the caller to show.
  */
 export async function loadQueue(bundle, annotator) {
   const q = bundle.manifest.queues;
@@ -22,19 +23,23 @@ export async function loadQueue(bundle, annotator) {
   if (!res.ok) throw new Error(`${q.path}: HTTP ${res.status}`);
   const all = await res.json();
   const ids = all && Object.prototype.hasOwnProperty.call(all, annotator) && Array.isArray(all[annotator]) ? all[annotator] : [];
-  return ids.map((id) => bundle.position.get(id)).filter((i) => i !== undefined);
+  const placed = await bundle.recordIndex.positionsOf(ids);
+  const kept = ids.filter((id) => placed.has(id));
+  return { ids: kept, positions: kept.map((id) => placed.get(id)) };
 }
 
 /**
- * The bundle index of the next record of `queue` not done, after the open record's place in the
- * queue (wrapping; the open one last), or from the start when it is not in the queue; -1: all done.
+ * The bundle position of the next record of `queue` ({ids, positions}) not done, after the open record's
+ * place (position `current`) in the queue (wrapping; the open one last), or from the start when it is
+ * not in the queue; -1: all done.
  */
-export function nextInQueue(queue, ids, work, current = -1, after = false) {
-  const at = queue.indexOf(current);
+export function nextInQueue(queue, work, current = -1, after = false) {
+  const n = queue.ids.length;
+  const at = queue.positions.indexOf(current);
   const start = at < 0 ? 0 : at + (after ? 1 : 0);
-  for (let k = 0; k < queue.length; k++) {
-    const i = queue[(start + k) % queue.length];
-    if (!isDone(work, ids[i])) return i;
+  for (let k = 0; k < n; k++) {
+    const j = (start + k) % n;
+    if (!isDone(work, queue.ids[j])) return queue.positions[j];
   }
   return -1;
 }

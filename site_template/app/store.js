@@ -3,6 +3,7 @@
  * whose object identity changed; nothing here touches the DOM.
  *
  * State slices: `current` (open record), `work` (the annotator's annotations + statuses, persisted),
+ * `placed` (id -> bundle position of every record with work: the status of a position, the counts),
  * `draft` (the annotation being made: spans per side, labels, note), `assist` (related-sentence
  * highlights), `view` (k, min score), `model` (in-browser model status), `ui` (overlays, messages).
  */
@@ -136,6 +137,7 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
     labelChoices,
     current: { index: -1, id: null, record: null, loading: false, error: null },
     work: { records: loaded.records, last_export_at: loaded.last_export_at },
+    placed: new Map(),
     drafts: loaded.drafts || dict(),
     draft: emptyDraft(),
     assist: emptyAssist(),
@@ -177,13 +179,38 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
 
   const entryOf = (w, id) => (hasOwn(w.records, id) ? w.records[id] : null);
 
+  /**
+   * Position the work's records that `placed` lacks through the ids shards (the work is keyed by id,
+   * the list and the counts by position): each id asked once, again only after a failed read; an id
+   * this bundle lacks stays unplaced (its work is kept, never dropped).
+   */
+  const asked = new Set();
+  function place() {
+    const fresh = Object.keys(get().work.records).filter((id) => !asked.has(id));
+    if (!fresh.length) return;
+    for (const id of fresh) asked.add(id);
+    bundle.recordIndex.positionsOf(fresh).then((found) => {
+      const placed = new Map(get().placed);
+      for (const [id, p] of found) placed.set(id, p);
+      if (placed.size !== get().placed.size) store.update({ placed });
+    }, () => {
+      for (const id of fresh) asked.delete(id);
+    });
+  }
+  store.subscribe((s, prev) => {
+    if (s.work !== prev.work) place();
+  });
+
   /** Apply fn(entry) -> entry to a record's work entry, stamp it, save. */
   function changeRecord(id, fn) {
-    const w = get().work;
+    const { work: w, current, placed } = get();
     const entry = entryOf(w, id) || { status: 'in_progress', status_at: null, updated_at: null, annotations: dict() };
     const next = fn({ ...entry, annotations: dict(entry.annotations) });
     next.updated_at = nowIso();
-    store.update({ work: { ...w, records: withKey(w.records, id, next) } });
+    // the open record's position is known: placed with the change, so its status shows at once
+    const known = id === current.id && !placed.has(id) ? { placed: new Map(placed).set(id, current.index) } : {};
+    if (known.placed) asked.add(id);
+    store.update({ work: { ...w, records: withKey(w.records, id, next) }, ...known });
     persist([{ kind: 'r', id, value: next }]);
   }
 
@@ -221,34 +248,50 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
   }
 
   const actions = {
-    /** Open record number `index` (0-based); resolves when it is loaded. */
+    /** Open the record at position `index` (0-based); resolves when it is loaded. */
     async goTo(index) {
-      const ids = bundle.ids;
-      if (!ids.length) return;
-      index = Math.max(0, Math.min(index, ids.length - 1));
-      const id = ids[index];
+      const rix = bundle.recordIndex;
+      if (!rix.count) return;
+      index = Math.max(0, Math.min(index, rix.count - 1));
       const seq = ++loadSeq;
+      let id;
+      try {
+        id = (rix.row(index) || await rix.rowAt(index)).id; // its index shard: mostly cached already
+      } catch (err) {
+        if (seq === loadSeq) store.update({ current: { index, id: null, record: null, loading: false, error: String(err.message || err) } });
+        return;
+      }
+      if (seq !== loadSeq) return;
       store.update({
         current: { index, id, record: null, loading: true, error: null },
         draft: emptyDraft(), assist: emptyAssist(), ui: { ...get().ui, choice: null, confirmClear: false, draftMessage: null },
       });
       try {
-        const record = await bundle.record(id);
+        const record = await bundle.record(id, index);
         if (seq !== loadSeq) return;
         store.update({ current: { index, id, record, loading: false, error: null }, draft: restoreDraft(id, record) });
-        if (index + 1 < ids.length) bundle.prefetch(ids[index + 1]);
+        if (index + 1 < rix.count) rix.rowAt(index + 1).then((r) => bundle.prefetch(r.id, index + 1), () => {});
       } catch (err) {
         if (seq !== loadSeq) return;
         store.update({ current: { index, id, record: null, loading: false, error: String(err.message || err) } });
       }
     },
-    goToId(id) {
-      const i = bundle.position.get(id);
+    /** Open record `id` (its position: known, else one ids shard read). */
+    async goToId(id) {
+      let i = get().placed.get(id);
       if (i === undefined) {
-        setUi({ message: `No record with id “${id}” in this bundle.` });
-        return Promise.resolve();
+        try {
+          i = await bundle.recordIndex.positionOf(id);
+        } catch (err) {
+          setUi({ message: `Record “${id}” could not be looked up (${err.message}).` });
+          return;
+        }
       }
-      return actions.goTo(i);
+      if (i < 0) {
+        setUi({ message: `No record with id “${id}” in this bundle.` });
+        return;
+      }
+      await actions.goTo(i);
     },
     next() {
       return actions.goTo(get().current.index + 1);
@@ -510,6 +553,14 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
       store.update({ work: { records: merged.records, last_export_at: merged.last_export_at } });
       const changed = Object.keys(merged.records).filter((id) => merged.records[id] !== w.records[id]);
       persist(changed.map((id) => ({ kind: 'r', id, value: merged.records[id] })));
+    },
+    /**
+     * Place the stored work's records (read their ids shards): main.js calls it once the first record
+     * shows, so that these reads (one ids shard per few records with work) never delay it; every change
+     * of the work places its new ids.
+     */
+    placeWork() {
+      place();
     },
     markExported(at) {
       store.update({ work: { ...get().work, last_export_at: at } });

@@ -13,14 +13,15 @@ export const EXPORT_VERSION = 2; // mercury_static/formats.py EXPORT_VERSION: th
 const READABLE_VERSIONS = [1, 2];
 
 /**
- * The export object for the annotator's work, records in bundle order. Version 2: each record also
+ * The export object for the annotator's work, records in bundle order: `positions` maps the work's record
+ * ids to their bundle positions (RecordIndex.positionsOf: the ids shards of the work's ids, never a full
+ * id list); a record it lacks is not in this bundle and not exported. Version 2: each record also
  * carries its answered questions (`responses`) and `suggestions: {shown, accepted: {QUESTION: agent}}`
  * (shown is false when the annotator works blind).
  */
-export function buildExport({ manifest, ids, annotator, clientId, work, exportedAt }) {
+export function buildExport({ manifest, positions, annotator, clientId, work, exportedAt }) {
   const shown = !pageSettings(manifest, annotator).blind;
-  const order = new Map(ids.map((id, i) => [id, i]));
-  const recIds = Object.keys(work.records).filter((id) => order.has(id)).sort((a, b) => order.get(a) - order.get(b));
+  const recIds = Object.keys(work.records).filter((id) => positions.has(id)).sort((a, b) => positions.get(a) - positions.get(b));
   return {
     format: EXPORT_FORMAT,
     version: EXPORT_VERSION,
@@ -90,9 +91,10 @@ const isSpan = (s) => s && Number.isInteger(s.start) && Number.isInteger(s.end) 
 
 /**
  * Parse an export file into work (storage shape). Throws Error with a one-line message when the file
- * is not an export, belongs to another bundle, or to another annotator.
+ * is not an export, belongs to another bundle, or to another annotator. Whether its records are in
+ * this bundle is checkAgainstBundle's part (through the ids shards).
  */
-export function parseImport(text, { manifest, ids, annotator }) {
+export function parseImport(text, { manifest, annotator }) {
   let data;
   try {
     data = JSON.parse(text);
@@ -111,12 +113,11 @@ export function parseImport(text, { manifest, ids, annotator }) {
   if (data.annotator !== annotator) {
     throw new Error(`This export is ${JSON.stringify(data.annotator)}'s work; you are ${JSON.stringify(annotator)}. Open the page with ?annotator=${encodeURIComponent(data.annotator)} to import it: nothing was imported.`);
   }
-  const known = new Set(ids);
   const records = dict(); // record ids such as `__proto__` are plain keys here
   let skipped = 0;
   let count = 0;
   for (const r of data.records) {
-    if (!r || !known.has(r.record_id) || !['submitted', 'discarded', 'in_progress'].includes(r.status)) {
+    if (!r || typeof r.record_id !== 'string' || !['submitted', 'discarded', 'in_progress'].includes(r.status)) {
       skipped += 1;
       continue;
     }
@@ -146,9 +147,10 @@ export function parseImport(text, { manifest, ids, annotator }) {
 }
 
 /**
- * Check imported work against this bundle's texts and labels, as `mercury-static merge` does: an
- * annotation whose offsets are out of range, whose quoted text differs from the text at its offsets, or
- * whose label is unknown is dropped (counted in `skipped`). Returns {work, records, annotations, skipped}.
+ * Check imported work against this bundle's records, texts and labels, as `mercury-static merge` does: a
+ * record this bundle lacks (its id is in no ids shard), and an annotation whose offsets are out of range,
+ * whose quoted text differs from the text at its offsets, or whose label is unknown, are dropped
+ * (counted in `skipped`). Returns {work, records, annotations, skipped}.
  */
 export async function checkAgainstBundle(work, bundle) {
   const labels = new Set(bundle.manifest.labels || []);
@@ -162,10 +164,12 @@ export async function checkAgainstBundle(work, bundle) {
   const records = dict();
   let skipped = 0;
   let count = 0;
+  const positions = await bundle.recordIndex.positionsOf(Object.keys(work.records));
   for (const id of Object.keys(work.records)) {
     let rec;
     try {
-      rec = await bundle.record(id);
+      if (!positions.has(id)) throw new Error(`no record ${id}`);
+      rec = await bundle.record(id, positions.get(id));
     } catch {
       skipped += 1;
       continue;

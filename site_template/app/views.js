@@ -7,11 +7,11 @@ import { renderGuidelines } from './markdown.js';
 import { LABEL_COLOURS, labelColour } from './pairing.js';
 import { statusCounts } from './nav.js';
 import { acceptedPriors } from './suggestions.js';
+import { selectPositions, STATUS_TEXT } from './listquery.js';
 import { liveAnnotations, recordStatus, unexportedCount, watch } from './store.js';
 import { clip, h } from './util.js';
 import { virtualList } from './virtuallist.js';
 
-const STATUS_TEXT = { todo: 'to do', in_progress: 'in progress', submitted: 'submitted', discarded: 'discarded' };
 
 /** A label path as annotators read it, in the guidelines' form: "Unwanted.Intrinsic" -> "Unwanted › Intrinsic". */
 export const labelText = (label) => label.split('.').join(' › ');
@@ -41,14 +41,14 @@ export function mountTopbar(store, bundle, queue = null) {
   const unexp = document.getElementById('unexported');
   const model = document.getElementById('model-status');
   document.getElementById('annotator').textContent = store.state.annotator;
-  const total = bundle.ids.length;
-  const queueIds = queue ? queue.map((i) => bundle.ids[i]) : null;
+  const total = bundle.recordIndex.count;
+  const queueIds = queue?.ids;
   watch(store, (s) => [s.current.index], (s) => {
     pos.textContent = total ? `${s.current.index + 1} / ${total}` : '0 / 0';
   });
-  watch(store, (s) => [s.work], (s) => {
-    const c = statusCounts(bundle.ids, bundle.position, s.work);
-    const q = queueIds ? statusCounts(queueIds, new Set(queueIds), s.work) : null;
+  watch(store, (s) => [s.work, s.placed], (s) => {
+    const c = statusCounts(total, s.placed.keys(), s.work);
+    const q = queueIds ? statusCounts(queueIds.length, queueIds, s.work) : null;
     fill.style.width = q ? `${q.total ? (100 * q.done) / q.total : 0}%` : `${total ? (100 * c.done) / total : 0}%`;
     ptext.textContent = q ? `${q.done} / ${q.total} of your queue` : `${c.done} / ${total} done`;
     ptext.parentElement.title = `${c.submitted} submitted · ${c.discarded} discarded · ${c.in_progress} in progress · ${c.todo} to do`;
@@ -69,86 +69,105 @@ export function mountTopbar(store, bundle, queue = null) {
 }
 
 /**
- * The record list, virtual (virtuallist.js), so 10,000 records cost as little as 20. Filter, status icons,
- * the current-record highlight and arrow-key navigation work on the whole list; rows keep `data-record` /
- * `data-status` / `aria-current`.
+ * The record list, virtual (virtuallist.js) over the sharded record index's count: a row is read from
+ * its index shard (`RecordIndex.row`); one not arrived yet is a placeholder, filled when its shard
+ * arrives, so scrolling anywhere fetches only the visible rows' shards. Filter, status icons, the
+ * current-record highlight and arrow-key navigation work on the whole list; rows keep `data-record` /
+ * `data-position` / `data-status` / `aria-current`; `onPick(position)` opens a record.
  *
- * The filter: every word typed must occur in the record's id, row title, a short metadata value
- * (bundle.tags) or its status in words; the status buttons (with their counts, the list's legend)
- * narrow it to one status. ArrowDown moves from the filter into the list, Enter opens the first match.
+ * The filter: every word typed must occur in the record's id, row title, a short metadata value (the
+ * index's tags) or its status in words (listquery.js: as a word prefix over the term index, as a
+ * substring while one index shard holds every record); the status buttons (with their counts, the
+ * list's legend) narrow it to one status. The shown positions are computed by listquery.js. ArrowDown moves from the filter into the list, Enter opens the first match.
  * With visible metadata (`metadata`: settings.metadata), filters by their values and a sort (filters.js)
- * join them; with the annotator's `queue` (bundle indices), its rows are marked and a button shows only them.
+ * join them; with the annotator's `queue` (queue.js), its rows are marked and a button shows only them.
  */
 export function mountRecordList(store, bundle, onPick, { metadata = [], queue = null } = {}) {
   const list = document.getElementById('record-list');
   const filter = document.getElementById('record-filter');
   const statusBox = document.getElementById('status-filter');
-  const n = bundle.ids.length;
-  const status = new Array(n).fill('todo');
-  let haystack = null; // lower-cased "id title tags" per record, built on the first filter
+  const index = bundle.recordIndex;
+  const n = index.count;
   let words = []; // the filter's words, lower-cased
   let onlyStatus = null; // a STATUS_TEXT key, or null: any status
   let current = -1;
-  const inQueue = queue ? new Set(queue) : null;
+  const inQueue = queue ? new Set(queue.positions) : null;
+  const queueSorted = queue ? Int32Array.from(queue.positions).sort() : null;
   let onlyQueue = false;
+  let statusOf = new Map(); // position -> status of each record with work (placed by the store)
 
   const paint = (li, i) => {
-    li.dataset.status = status[i];
-    li.firstChild.firstChild.title = STATUS_TEXT[status[i]];
+    const st = recordStatus(store.state.work, li.dataset.record);
+    li.dataset.status = st;
+    li.firstChild.firstChild.title = STATUS_TEXT[st];
     if (i === current) li.setAttribute('aria-current', 'true');
     else li.removeAttribute('aria-current');
   };
   /** A row title: ids alone when untitled; a "head · tail" title keeps its tail (the part that differs). */
-  const titleEl = (i) => {
-    const title = bundle.titles[i] || bundle.ids[i];
+  const titleEl = (row) => {
+    const title = row.title || row.id;
     const cut = title.lastIndexOf(' · ');
     return cut > 0
       ? h('span', { class: 'rec-title' }, h('span', { class: 'rec-head' }, title.slice(0, cut)),
         h('span', { class: 'rec-tail' }, title.slice(cut)))
       : h('span', { class: 'rec-title' }, h('span', { class: 'rec-head' }, title));
   };
+  const pending = new Set(); // index shards requested for placeholder rows
+  /** A row whose index shard has not arrived: a placeholder, filled in when it arrives. */
+  const placeholder = (i) => {
+    const n = Math.floor(i / index.size);
+    if (!pending.has(n)) {
+      pending.add(n);
+      index.indexShard(n).then(() => {
+        pending.delete(n);
+        rows.refresh((j) => Math.floor(j / index.size) === n);
+      }, () => pending.delete(n)); // not arrived: the row stays a placeholder until it is rendered again
+    }
+    return h('li', { 'data-position': String(i), class: 'rec-placeholder' },
+      h('button', { type: 'button', class: 'rec', tabindex: '-1', 'aria-busy': 'true' },
+        h('span', { class: 'rec-status' }), h('span', { class: 'rec-title muted' }, '…')));
+  };
   const makeRow = (i) => {
-    const title = bundle.titles[i];
-    const li = h('li', { 'data-record': bundle.ids[i], 'data-queue': inQueue?.has(i) ? 'true' : null },
-      h('button', { type: 'button', class: 'rec', title: title ? `${bundle.ids[i]}: ${title}` : bundle.ids[i], tabindex: '-1' },
-        h('span', { class: 'rec-status' }), titleEl(i)));
+    const row = index.row(i);
+    if (!row) return placeholder(i);
+    const li = h('li', { 'data-record': row.id, 'data-position': String(i), 'data-queue': inQueue?.has(i) ? 'true' : null },
+      h('button', { type: 'button', class: 'rec', title: row.title ? `${row.id}: ${row.title}` : row.id, tabindex: '-1' },
+        h('span', { class: 'rec-status' }), titleEl(row)));
     paint(li, i);
     return li;
   };
   const rows = virtualList(list, n, makeRow);
 
+  let meta = null; // the metadata filters, loaded only for a bundle that has visible metadata
+  const active = () => words.length || onlyStatus || onlyQueue || (meta && (meta.sort().key
+    || [...meta.conds.values()].some((c) => (c.chosen ? c.chosen.size : c.lo !== null || c.hi !== null))));
+  let asked = 0;
   /** Recompute the shown records (after typing, a status button, or a status change while filtered). */
   function refilter(keepScroll) {
-    if (words.length && !haystack) {
-      haystack = bundle.ids.map((id, i) => `${id} ${bundle.titles[i] || ''} ${(bundle.tags[i] || []).join(' ')}`.toLowerCase());
-    }
-    let order = null;
-    if (words.length || onlyStatus || onlyQueue || (meta && meta.active())) {
-      order = [];
-      for (let i = 0; i < n; i++) {
-        if (onlyStatus && status[i] !== onlyStatus) continue;
-        if (onlyQueue && !inQueue.has(i)) continue;
-        if (meta && !meta.matches(i)) continue;
-        const st = STATUS_TEXT[status[i]];
-        if (words.every((w) => haystack[i].includes(w) || st.includes(w))) order.push(i);
-      }
-    }
-    rows.setOrder(meta ? meta.sort(order, status) : order, keepScroll, current);
+    const seq = ++asked;
+    selectPositions(index, {
+      words, status: onlyStatus, queue: onlyQueue ? queueSorted : null, statusOf,
+      metadata, conds: meta?.conds, sort: meta?.sort(), stale: () => seq !== asked,
+    }).then((order) => {
+      if (seq === asked) rows.setOrder(order, keepScroll, current);
+    }, (err) => {
+      if (seq === asked) store.actions.message(`The list could not be filtered (${err.message}).`);
+    });
   }
 
   list.addEventListener('click', (ev) => {
     const li = ev.target.closest('li[data-record]');
-    if (li) onPick(li.dataset.record);
+    if (li) onPick(Number(li.dataset.position));
   });
   // Up/Down/PageUp/PageDown/Home/End move the focus through the whole list; Enter/Space open a record.
   list.addEventListener('keydown', (ev) => {
-    const li = ev.target.closest('li[data-record]');
+    const li = ev.target.closest('li[data-position]');
     const pageRows = Math.max(1, Math.floor(list.clientHeight / rows.rowHeight) - 1);
     const step = { ArrowDown: 1, ArrowUp: -1, PageDown: pageRows, PageUp: -pageRows }[ev.key];
     const count = rows.count();
     if (!li || !count || (step === undefined && ev.key !== 'Home' && ev.key !== 'End')) return;
     ev.preventDefault();
-    const pos = rows.posOf(bundle.position.get(li.dataset.record));
+    const pos = rows.posOf(Number(li.dataset.position));
     if (ev.key === 'ArrowUp' && pos === 0) {
       filter.focus(); // back up into the filter box
       return;
@@ -170,7 +189,7 @@ export function mountRecordList(store, bundle, onPick, { metadata = [], queue = 
   filter.addEventListener('keydown', (ev) => {
     if ((ev.key !== 'ArrowDown' && ev.key !== 'Enter') || !rows.count()) return;
     ev.preventDefault();
-    if (ev.key === 'Enter') onPick(bundle.ids[rows.at(0)]);
+    if (ev.key === 'Enter') onPick(rows.at(0));
     else {
       list.scrollTop = 0;
       rows.reveal(0)?.firstChild.focus();
@@ -197,29 +216,24 @@ export function mountRecordList(store, bundle, onPick, { metadata = [], queue = 
     });
     statusBox.append(b);
   }
-  let meta = null; // the metadata filters, loaded only for a bundle that has visible metadata
   if (metadata.length) {
     import('./filters.js').then(({ mountMetaFilters }) => {
-      meta = mountMetaFilters(statusBox, bundle, metadata, () => refilter(false));
+      meta = mountMetaFilters(statusBox, metadata, () => refilter(false));
     });
   }
   watch(store, (s) => [s.current.index], (s) => {
     const was = rows.row(current);
     current = s.current.index;
-    if (was) paint(was, bundle.position.get(was.dataset.record));
+    if (was && was.dataset.record) paint(was, Number(was.dataset.position));
     const li = rows.reveal(rows.posOf(current));
-    if (li) paint(li, current);
+    if (li?.dataset.record) paint(li, current);
   });
-  watch(store, (s) => [s.work], (s) => {
-    status.fill('todo');
-    for (const id of Object.keys(s.work.records)) {
-      const i = bundle.position.get(id);
-      if (i !== undefined) status[i] = recordStatus(s.work, id);
-    }
-    const c = statusCounts(bundle.ids, bundle.position, s.work);
+  watch(store, (s) => [s.work, s.placed], (s) => {
+    statusOf = new Map([...s.placed].map(([id, p]) => [p, recordStatus(s.work, id)]));
+    const c = statusCounts(n, s.placed.keys(), s.work);
     for (const b of statusButtons) b.lastChild.textContent = String(c[b.dataset.status]);
-    if (words.length || onlyStatus || onlyQueue || (meta && meta.active())) refilter(true);
-    else for (const [i, li] of rows.rendered()) paint(li, i);
+    if (active()) refilter(true);
+    else for (const [i, li] of rows.rendered()) if (li.dataset.record) paint(li, i);
   });
 }
 
@@ -523,11 +537,11 @@ export function mountFinish(store) {
  */
 export function mountAllDone(store, bundle, exportNow, close, queue = null) {
   const box = document.getElementById('all-done');
-  const queueIds = queue ? queue.map((i) => bundle.ids[i]) : null;
-  watch(store, (s) => [s.ui.allDone, s.work], (s) => {
+  const queueIds = queue?.ids;
+  watch(store, (s) => [s.ui.allDone, s.work, s.placed], (s) => {
     box.hidden = !s.ui.allDone;
     if (!s.ui.allDone) return;
-    const c = queueIds ? statusCounts(queueIds, new Set(queueIds), s.work) : statusCounts(bundle.ids, bundle.position, s.work);
+    const c = queueIds ? statusCounts(queueIds.length, queueIds, s.work) : statusCounts(bundle.recordIndex.count, s.placed.keys(), s.work);
     const n = unexportedCount(s.work);
     const exp = h('button', { type: 'button', class: 'primary', 'data-action': 'export' }, 'Export');
     const review = h('button', { type: 'button', 'data-action': 'close-all-done' }, 'Review records');

@@ -90,6 +90,20 @@ export function virtualList(list, n, makeRow) {
     rowHeight, count, at, posOf, reveal, setOrder,
     /** The rendered row of item `i`, if any. */
     row: (i) => rows.get(i),
+    /**
+     * Make the rendered rows of the items `pick(i)` accepts anew, in place (a placeholder row once its
+     * data has arrived); a focused row hands its focus to its successor.
+     */
+    refresh(pick) {
+      for (const [i, li] of rows) {
+        if (!pick(i)) continue;
+        const fresh = makeRow(i);
+        const focused = li.contains(document.activeElement);
+        li.replaceWith(fresh);
+        rows.set(i, fresh);
+        if (focused) fresh.firstChild.focus();
+      }
+    },
     /** Each rendered (item, row). */
     rendered: () => rows.entries(),
   };

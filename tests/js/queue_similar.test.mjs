@@ -10,13 +10,14 @@ const ids = ['a', 'b', 'c', 'd', 'e'];
 const done = (...rs) => ({ records: Object.fromEntries(rs.map((r) => [r, { status: 'submitted', annotations: {} }])) });
 
 test('nextInQueue walks the queue in its order from the open record, wrapping; -1 when it is done', () => {
-  const queue = [3, 0, 4]; // d, a, e
-  assert.equal(nextInQueue(queue, ids, done(), -1), 3);
-  assert.equal(nextInQueue(queue, ids, done(), 3, true), 0);
-  assert.equal(nextInQueue(queue, ids, done('a'), 3, true), 4);
-  assert.equal(nextInQueue(queue, ids, done('e'), 4, true), 3); // wraps
-  assert.equal(nextInQueue(queue, ids, done(), 1, true), 3); // b is not in the queue: from its start
-  assert.equal(nextInQueue(queue, ids, done('a', 'd', 'e'), 3, true), -1);
+  const positions = [3, 0, 4]; // d, a, e
+  const queue = { positions, ids: positions.map((i) => ids[i]) };
+  assert.equal(nextInQueue(queue, done(), -1), 3);
+  assert.equal(nextInQueue(queue, done(), 3, true), 0);
+  assert.equal(nextInQueue(queue, done('a'), 3, true), 4);
+  assert.equal(nextInQueue(queue, done('e'), 4, true), 3); // wraps
+  assert.equal(nextInQueue(queue, done(), 1, true), 3); // b is not in the queue: from its start
+  assert.equal(nextInQueue(queue, done('a', 'd', 'e'), 3, true), -1);
 });
 
 /** float16 bit patterns of float32 values (round toward zero: enough for a test of the scan). */

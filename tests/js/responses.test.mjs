@@ -98,7 +98,7 @@ test('export version 2 carries the answered questions and the suggestions shown 
   e = answer(e, 'comment', 'checked', null, 't2');
   e = answer(e, 'quality', null, null, 't3');
   const work = { records: { r1: e }, last_export_at: null };
-  const args = { ids: ['r1'], annotator: 'alice', clientId: 'c', work, exportedAt: '2026-12-01T10:00:00.000Z' };
+  const args = { positions: new Map([['r1', 0]]), annotator: 'alice', clientId: 'c', work, exportedAt: '2026-12-01T10:00:00.000Z' };
   const out = buildExport({ manifest: manifest(false), ...args });
   assert.equal(out.version, 2);
   assert.deepEqual(out.records[0].responses, { verdict: 'hallucinated', comment: 'checked' });
@@ -107,7 +107,7 @@ test('export version 2 carries the answered questions and the suggestions shown 
   assert.equal(buildExport({ manifest: manifest(['alice']), ...args }).records[0].suggestions.shown, false);
   assert.equal(buildExport({ manifest: manifest(['bob']), ...args }).records[0].suggestions.shown, true);
   // and back: the same answers and acceptance
-  const back = parseImport(JSON.stringify(out), { manifest: manifest(), ids: ['r1'], annotator: 'alice' });
+  const back = parseImport(JSON.stringify(out), { manifest: manifest(), annotator: 'alice' });
   assert.deepEqual(answers(back.work.records.r1), { verdict: 'hallucinated', comment: 'checked' });
   assert.equal(back.work.records.r1.accepted.verdict.agent, 'HHEM-2.1');
 });
@@ -115,12 +115,13 @@ test('export version 2 carries the answered questions and the suggestions shown 
 test('import reads version 1 files (no responses) and drops responses this bundle cannot take', async () => {
   const v1 = { format: 'mercury-static/annotations', version: 1, bundle_id: 'b1', annotator: 'alice',
     records: [{ record_id: 'r1', status: 'submitted', updated_at: 't1', annotations: [] }] };
-  const got = parseImport(JSON.stringify(v1), { manifest: manifest(), ids: ['r1'], annotator: 'alice' });
+  const got = parseImport(JSON.stringify(v1), { manifest: manifest(), annotator: 'alice' });
   assert.deepEqual(plain(got.work.records.r1), { status: 'submitted', status_at: 't1', updated_at: 't1', annotations: {} });
   const v2 = { ...v1, version: 2, records: [{ ...v1.records[0],
     responses: { verdict: 'maybe', quality: 4, ghost: 'x', order: ['x', 'y', 'z'] } }] };
-  const parsed = parseImport(JSON.stringify(v2), { manifest: manifest(), ids: ['r1'], annotator: 'alice' });
-  const bundle = { manifest: manifest(), record: async () => ({ summary: { text: '' }, source: { text: '' } }) };
+  const parsed = parseImport(JSON.stringify(v2), { manifest: manifest(), annotator: 'alice' });
+  const bundle = { manifest: manifest(), recordIndex: { positionsOf: async (ids) => new Map(ids.map((id, i) => [id, i])) },
+    record: async () => ({ summary: { text: '' }, source: { text: '' } }) };
   const checked = await checkAgainstBundle(parsed.work, bundle);
   assert.deepEqual(answers(checked.work.records.r1), { quality: 4, order: ['x', 'y', 'z'] });
   assert.equal(checked.skipped, 2);

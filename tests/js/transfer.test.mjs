@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { EXPORT_FORMAT, buildExport, exportFileName, parseImport } from '../../site_template/app/transfer.js';
 
 const manifest = { bundle_id: 'b1', title: 'Demo bundle', tool_version: '0.1.0' };
-const ids = ['r1', 'r2', 'r3'];
+const positions = new Map([['r1', 0], ['r2', 1], ['r3', 2]]); // the work's ids placed by the ids shards
 const span = (start, end, text) => ({ start, end, text });
 const annotation = (id, at, extra = {}) => ({
   id, label: ['Unwanted', 'Unwanted.Intrinsic'], note: 'n', summary: span(0, 3, 'abc'), source: span(2, 4, 'xy'),
@@ -21,7 +21,7 @@ const work = {
   },
   last_export_at: null,
 };
-const exported = () => buildExport({ manifest, ids, annotator: 'alice', clientId: 'c1', work,
+const exported = () => buildExport({ manifest, positions, annotator: 'alice', clientId: 'c1', work,
   exportedAt: '2026-11-29T12:00:00.123Z' });
 
 test('buildExport: bundle order, known records only, no tombstones, seconds-precision time', () => {
@@ -37,7 +37,7 @@ test('buildExport: bundle order, known records only, no tombstones, seconds-prec
 });
 
 test('an export imports back into the same work (minus tombstones and unknown records)', () => {
-  const got = parseImport(JSON.stringify(exported()), { manifest, ids, annotator: 'alice' });
+  const got = parseImport(JSON.stringify(exported()), { manifest, annotator: 'alice' });
   assert.equal(got.records, 2);
   assert.equal(got.annotations, 2);
   assert.equal(got.skipped, 0);
@@ -48,7 +48,7 @@ test('an export imports back into the same work (minus tombstones and unknown re
 });
 
 test('import refuses whole files with one line', () => {
-  const opts = { manifest, ids, annotator: 'alice' };
+  const opts = { manifest, annotator: 'alice' };
   const refuse = (text, pattern) => assert.throws(() => parseImport(text, opts), (err) => {
     assert.match(err.message, pattern);
     assert.doesNotMatch(err.message, /\n/);
@@ -63,9 +63,9 @@ test('import refuses whole files with one line', () => {
   refuse(JSON.stringify({ ...exported(), version: 3 }), /version 3, which this page \(versions 1 and 2\) cannot read/);
 });
 
-test('import skips bad records and annotations, counts them, keeps the rest', () => {
+test('import skips bad records and annotations, counts them, keeps the rest (records of other bundles: checkAgainstBundle)', () => {
   const e = exported();
-  e.records.push({ record_id: 'unknown', status: 'submitted', updated_at: 't', annotations: [] });
+  e.records.push({ record_id: 7, status: 'submitted', updated_at: 't', annotations: [] });
   e.records.push({ record_id: 'r2', status: 'finished', updated_at: 't', annotations: [] });
   e.records.push(null);
   e.records[1].annotations.push({ id: 7, label: ['Benign'], summary: span(0, 1, 'a') });
@@ -73,7 +73,7 @@ test('import skips bad records and annotations, counts them, keeps the rest', ()
   e.records[1].annotations.push({ id: 'float', label: ['Benign'], summary: span(0.5, 1, 'a') });
   e.records[1].annotations.push({ id: 'bad-source', label: ['Benign'], summary: span(0, 1, 'a'), source: { start: 0 } });
   e.records[1].annotations.push({ id: 'ok', label: ['Benign'], summary: span(0, 1, 'a') });
-  const got = parseImport(JSON.stringify(e), { manifest, ids, annotator: 'alice' });
+  const got = parseImport(JSON.stringify(e), { manifest, annotator: 'alice' });
   assert.equal(got.skipped, 7);
   assert.equal(got.records, 2);
   assert.deepEqual(Object.keys(got.work.records.r3.annotations).sort(), ['a', 'ok']);
@@ -85,7 +85,7 @@ test('imported text stays data: labels become strings, extra fields are dropped'
   const e = exported();
   e.records[1].annotations[0] = { ...e.records[1].annotations[0], label: [1, '<b>x</b>'], html: '<img src=x onerror=alert(1)>',
     summary: { ...span(0, 3, '<script>'), extra: 1 } };
-  const a = parseImport(JSON.stringify(e), { manifest, ids, annotator: 'alice' }).work.records.r3.annotations.a;
+  const a = parseImport(JSON.stringify(e), { manifest, annotator: 'alice' }).work.records.r3.annotations.a;
   assert.deepEqual(a.label, ['1', '<b>x</b>']);
   assert.equal('html' in a, false);
   assert.deepEqual(a.summary, span(0, 3, '<script>'));

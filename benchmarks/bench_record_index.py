@@ -1,0 +1,127 @@
+"""The sharded record index at 1,000,000 records (issue 15 §1): write it, then time the page's lookups.
+
+    /work/main/.venv/bin/python benchmarks/bench_record_index.py [--records 1000000] [--no-write]
+
+Generates FaithBench-like index rows (no texts, no embedding: the build's side is bench_scale.py's),
+writes the index with the default limits in a child process (wall time, peak RSS), measures file sizes
+against the records.json of the same rows, and times the lookups of site_template/app/recordindex.js in
+Node (benchmarks/record_index_lookups.mjs: JSON read and parsed from disk, as a page's fetch + parse
+without the network). Output under benchmarks/out/ (gitignored); the table goes into RESULTS.md,
+section "Sharded record index (bench_record_index.py)".
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT))
+from results import update_results  # noqa: E402
+
+OUT = ROOT / "benchmarks" / "out" / "record-index"
+SECTION = "## Sharded record index (bench_record_index.py)"
+COMMAND = "/work/main/.venv/bin/python benchmarks/bench_record_index.py"
+MODELS = [f"model-{c}" for c in "abcdefghijklmnopqrstuvwxy"]
+
+
+def rows(n: int):
+    """Rows like a FaithBench-scale bundle's: batch-prefixed ids, summary-start titles, model tags."""
+    from mercury_static.record_index import IndexRow
+
+    rng = random.Random(0)
+    vocab = [f"{rng.choice('bcdfghklmnprst')}{rng.choice('aeiou')}{rng.choice('lmnrst')}{rng.choice('aeiou')}"
+             f"{rng.choice('bcdfgkmnprst')}{i}" for i in range(20_000)]
+    for i in range(n):
+        title = " ".join(rng.choice(vocab) for _ in range(8))[:59] + "…"
+        model = MODELS[i % len(MODELS)]
+        yield IndexRow(id=f"b{i // 5000}:{i % 5000}", title=title, tags=[model, "cnn" if i % 3 else "xsum"],
+                       shard=i // 500, text_shards=[i // 900, i // 40], meta={"model": model, "score": i % 5})
+
+
+def child(out: Path, n: int) -> None:
+    from mercury_static.bundle import ShardLimits
+    from mercury_static.record_index import write_index
+
+    out.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    limits = ShardLimits()
+    counts = write_index(out, rows(n), limits.index_records, limits.term_postings, visible_meta=["model", "score"])
+    wall = time.perf_counter() - t0
+    print(json.dumps({"wall_s": round(wall, 1), "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+                      **counts.__dict__}))
+
+
+def records_json_bytes(n: int) -> int:
+    """Size of today's data/records.json for the same rows (bundle.write_data's columns)."""
+    from mercury_static.bundle import dumps
+
+    cols = {"ids": [], "shard": [], "titles": [], "tags": [], "text_shards": [], "meta": []}
+    for r in rows(n):
+        for k, v in (("ids", r.id), ("shard", r.shard), ("titles", r.title), ("tags", r.tags),
+                     ("text_shards", r.text_shards), ("meta", r.meta)):
+            cols[k].append(v)
+    return len(dumps(cols).encode())
+
+
+def sizes(data: Path) -> dict:
+    def kind(prefix):
+        s = [p.stat().st_size for p in data.glob(f"{prefix}-*.json")]
+        return {"files": len(s), "mean_kb": round(sum(s) / len(s) / 1024, 1), "max_kb": round(max(s) / 1024, 1)}
+    return {"top_bytes": (data / "index.json").stat().st_size, "index": kind("index"), "ids": kind("ids"),
+            "terms": kind("terms"), "total_mb": round(sum(p.stat().st_size for p in data.iterdir()) / 2**20, 1)}
+
+
+def report(n: int, write: dict, size: dict, before: int, lookups: dict) -> str:
+    first = lookups["first_row"]
+    lines = [SECTION, "", f"`{COMMAND} --records {n}` (generated FaithBench-like rows; default limits: "
+             "1,000 records an index shard, 100,000 postings a term shard).", "",
+             f"- Write: {write['wall_s']} s, peak RSS {write['peak_rss_mb']} MB; {write['index_shards']} index, "
+             f"{write['id_shards']} ids, {write['term_shards']} term shards, {size['total_mb']} MB in all.",
+             f"- Before the first record (records.json): {before / 2**20:.1f} MB in one file. After: "
+             f"{first['bytes'] / 1024:.0f} kB in {first['requests']} files (index.json {size['top_bytes']} B + "
+             "index shard 0).",
+             f"- Shards: index {size['index']['mean_kb']} kB mean ({size['index']['max_kb']} max), ids "
+             f"{size['ids']['mean_kb']} kB ({size['ids']['max_kb']}), terms {size['terms']['mean_kb']} kB "
+             f"({size['terms']['max_kb']}).", "",
+             "| lookup (Node, cold, from disk) | ms | files | kB | answer |", "|---|---|---|---|---|"]
+    for name, r in lookups.items():
+        lines.append(f"| {name} | {r['ms']} | {r['requests']} | {r['bytes'] / 1024:.0f} | {r['value']} |")
+    return "\n".join(lines + [""])
+
+
+def main() -> None:
+    if len(sys.argv) > 3 and sys.argv[1] == "--child":
+        child(Path(sys.argv[2]), int(sys.argv[3]))
+        return
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--records", type=int, default=1_000_000)
+    ap.add_argument("--no-write", action="store_true", help="print only, leave RESULTS.md alone")
+    args = ap.parse_args()
+    data = OUT / str(args.records) / "data"
+    if data.exists():
+        for p in data.iterdir():
+            p.unlink()
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    write = json.loads(subprocess.run([sys.executable, __file__, "--child", str(data), str(args.records)],
+                                      check=True, capture_output=True, text=True, env=env).stdout)
+    word = "cnn"
+    look = subprocess.run(["node", str(ROOT / "benchmarks" / "record_index_lookups.mjs"), str(data.parent),
+                           f"b{(args.records - 1) // 5000}:{(args.records - 1) % 5000}", word, "model", "model-c"],
+                          check=True, capture_output=True, text=True)
+    markdown = report(args.records, write, sizes(data), records_json_bytes(args.records), json.loads(look.stdout))
+    print(markdown)
+    if not args.no_write:
+        update_results(SECTION, markdown)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,138 @@
+"""The sharded record index (issue 15 §1): shard layout, id → position with one shard, term postings that
+give what a full scan gives, byte-identical rewrites, and the build writing it beside records.json."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from mercury_static.bundle import ShardLimits
+from mercury_static.record_index import (META_SEP, PREFIX, IndexRow, fnv1a, shard_of, word_key, words,
+                                         write_index)
+
+N = 20_000
+K = 64  # records per index shard: 313 shards
+TOPICS = ["model-a", "Model-B", "cnn", "xsum", "Ünïcode", "日本語"]
+
+
+def generated_rows(n: int = N) -> list[IndexRow]:
+    """Rows like a big bundle's: ids with astral and accented characters, titles of varied words."""
+    rows = []
+    for i in range(n):
+        rid = f"rec-{i}" if i % 97 else f"𝔯é-{i}"
+        title = f"Summary {i} of topic {TOPICS[i % len(TOPICS)]} · part {i % 13}"
+        rows.append(IndexRow(id=rid, title=title, tags=[TOPICS[i % 5], str(i % 7)], shard=i // 500,
+                             text_shards=[i // 300, i // 300 + 1],
+                             meta={"topic": TOPICS[i % 4], "score": i % 11, "many": ["x", f"y{i % 3}"]}))
+    return rows
+
+
+def read(data: Path, name: str):
+    return json.loads((data / name).read_text(encoding="utf-8"))
+
+
+def undelta(postings: list[int]) -> list[int]:
+    out, p = [], 0
+    for k, d in enumerate(postings):
+        p = d if k == 0 else p + d
+        out.append(p)
+    return out
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory):
+    data = tmp_path_factory.mktemp("index")
+    rows = generated_rows()
+    counts = write_index(data, rows, K, 5_000, visible_meta=["topic", "score", "many"])
+    return data, rows, counts
+
+
+def test_index_shards_hold_the_rows_in_order(index):
+    data, rows, counts = index
+    top = read(data, "index.json")
+    assert top["count"] == N and top["index_size"] == K
+    assert top["index_shards"] == counts.index_shards == -(-N // K)
+    got = []
+    for n in range(top["index_shards"]):
+        shard = read(data, f"index-{n:04d}.json")
+        assert shard["first"] == n * K and len(shard["ids"]) == (K if n < top["index_shards"] - 1 else N - n * K)
+        got += list(zip(shard["ids"], shard["titles"], shard["tags"], shard["shard"], shard["text_shards"],
+                        shard["meta"]))
+    assert got == [(r.id, r.title, r.tags, r.shard, r.text_shards, r.meta) for r in rows]
+    assert not (data / f"index-{top['index_shards']:04d}.json").exists()
+
+
+def test_every_id_is_found_in_the_one_shard_its_hash_names(index):
+    data, rows, counts = index
+    top = read(data, "index.json")
+    shards = [read(data, f"ids-{i:04d}.json")["ids"] for i in range(top["id_shards"])]
+    assert sum(map(len, shards)) == N
+    for pos, r in enumerate(rows):
+        assert shards[shard_of(r.id, top["id_shards"])][r.id] == pos
+    assert max(map(len, shards)) < 3 * K  # hashing spreads the ids: no shard near the whole index
+
+
+def test_term_postings_match_a_full_scan(index):
+    data, rows, _ = index
+    top = read(data, "index.json")
+    terms = [read(data, f"terms-{i:04d}.json") for i in range(top["term_shards"])]
+    assert top["term_shards"] > 10
+    for query in ["model", "mo", "ünï", "日本", "𝔯é", "summary", "7", "rec", "part"]:
+        # a filter word reads the one shard of its prefix and matches every word it prefixes there; a
+        # shorter one than the prefix only the same word (a one-character prefix would read every shard)
+        match = (lambda w, q=query: w.startswith(q)) if len(query) >= PREFIX else query.__eq__
+        shard = terms[shard_of(word_key(query), top["term_shards"])]["words"]
+        hit = sorted({p for w, postings in shard.items() if match(w) for p in undelta(postings)})
+        scan = [i for i, r in enumerate(rows) if any(map(match, words(" ".join([r.id, r.title, *r.tags]))))]
+        assert hit == scan and scan, query
+    for name, value in [("topic", "Model-B"), ("many", "y2"), ("topic", "xsum")]:
+        key = name + META_SEP + value
+        postings = terms[shard_of(key, top["term_shards"])]["meta"].get(key, [])
+        want = [i for i, r in enumerate(rows) if value in (r.meta[name] if isinstance(r.meta[name], list)
+                                                           else [r.meta[name]])]
+        assert undelta(postings) == want and want
+    assert all(not k.startswith("score" + META_SEP) for t in terms for k in t["meta"])  # numbers: ranges
+
+
+def test_fnv1a_is_the_32_bit_fnv1a_of_the_utf8_bytes():
+    assert fnv1a("") == 0x811C9DC5 and fnv1a("a") == 0xE40C292C and fnv1a("foobar") == 0xBF9CF968
+    assert fnv1a("é") == fnv1a("é".encode().decode())  # the bytes, not the code points or UTF-16 units
+
+
+def test_rewrite_is_byte_identical_and_a_duplicate_id_is_refused(tmp_path):
+    rows = generated_rows(500)
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        write_index(tmp_path / name, iter(rows), 50, 300, visible_meta=["topic"])
+    files = sorted(p.name for p in (tmp_path / "a").iterdir())
+    assert files == sorted(p.name for p in (tmp_path / "b").iterdir())
+    assert all((tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes() for f in files)
+    (tmp_path / "c").mkdir()
+    with pytest.raises(ValueError, match="duplicate record id 'rec-1'"):
+        write_index(tmp_path / "c", [rows[1], rows[1]], 50, 300)
+
+
+def test_empty_index(tmp_path):
+    counts = write_index(tmp_path, [], 10, 10)
+    assert (counts.records, counts.index_shards) == (0, 0)
+    assert read(tmp_path, "index.json")["count"] == 0 and read(tmp_path, "ids-0000.json") == {"ids": {}}
+
+
+def test_build_writes_the_index_beside_records_json(build_bundle, tmp_path):
+    rows = [{"id": f"r{i}", "source": f"Source {i} says the budget grew.", "summary": f"Summary {i}.",
+             "topic": f"t{i % 3}"} for i in range(23)]
+    path = tmp_path / "small.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
+    out = build_bundle([path], name="index-small", shards=ShardLimits(records=4, index_records=5, term_postings=20))
+    data = out / "data"
+    records = read(data, "records.json")
+    top = read(data, "index.json")
+    assert top["count"] == 23 and top["index_shards"] == 5 and top["term_shards"] > 1
+    sliced = {k: [] for k in ("ids", "titles", "tags", "shard", "text_shards")}
+    for n in range(5):
+        shard = read(data, f"index-{n:04d}.json")
+        for k in sliced:
+            sliced[k] += shard[k]
+    assert sliced == {k: records[k] for k in sliced}
