@@ -3,10 +3,12 @@ cells, not every record's vector (768 MB at a million records of 384 dimensions)
 
 Spherical k-means (the vectors are unit length and the page ranks by dot product) computed at build from
 data/record_vectors.bin, deterministically: the sample is every (n/S)-th record, the seeds are evenly spaced
-sample rows, the iteration count is fixed, ties go to the lower cell. Memory: the sample (≤ SAMPLE_PER_CELL
-rows per cell), one chunk of rows and the cell of every record (4 bytes each); the vectors are read in
-chunks, never mapped whole. The page's reader is `app/similar.js`; layout in docs/DESIGN.md ("Similar
-records at scale").
+sample rows, the iteration count is fixed, ties go to the lower cell. Records are assigned in bundle order
+to their nearest cell that is not full (CAP times the mean size), so a cluster denser than the sample showed
+spills into its neighbours instead of making one huge cell that a query must read whole. Memory: the
+sample (≤ SAMPLE_PER_CELL rows per cell), one chunk of rows and the cell of every record (4 bytes each);
+the vectors are read in chunks, never mapped whole. The page's reader is `app/similar.js`; layout in
+docs/DESIGN.md ("Similar records at scale").
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ ITERATIONS = 10
 SAMPLE_PER_CELL = 40  # sample rows per cell the centroids are fitted on
 OF_SIZE = 16_384  # positions per `of-NNNN.bin` (the cell of each record): 64 kB
 NPROBE = 8  # cells the page reads for a query (recall measured: benchmarks/RESULTS.md)
+CAP = 2  # a cell holds at most CAP × n / count records: what a query reads stays bounded on skewed data
+CHOICES = 4  # a record whose nearest cell is full goes to the next nearest of these with room
 _CHUNK = 16_384  # rows read and assigned at a time
 
 
@@ -75,6 +79,36 @@ def fit_centroids(path: Path, n: int, dim: int, count: int) -> np.ndarray:
     return centroids
 
 
+def assign(path: Path, n: int, dim: int, centroids: np.ndarray) -> np.ndarray:
+    """The cell of each of the `n` rows: the nearest of its CHOICES nearest cells that still has room, in
+    bundle order (all of them full: the emptiest cell)."""
+    count = len(centroids)
+    cap = math.ceil(CAP * n / count)
+    fill = np.zeros(count, np.int64)
+    cell = np.empty(n, np.uint32)
+    for first, rows in _chunks(path, n, dim):
+        scores = rows @ centroids.T
+        k = min(CHOICES, count)
+        near = np.argpartition(-scores, k - 1, axis=1)[:, :k]
+        near_scores = np.take_along_axis(scores, near, 1)
+        order = np.lexsort((near, -near_scores), axis=1)  # best first, the lower cell on a tie
+        near = np.take_along_axis(near, order, 1)
+        best = near[:, 0]
+        if np.all(fill + np.bincount(best, minlength=count) <= cap):  # no cell fills up in this chunk
+            cell[first:first + len(rows)] = best
+            fill += np.bincount(best, minlength=count)
+            continue
+        fills = fill.tolist()
+        for r, choices in enumerate(near.tolist()):
+            c = next((c for c in choices if fills[c] < cap), None)
+            if c is None:
+                c = min(range(count), key=fills.__getitem__)
+            cell[first + r] = c
+            fills[c] += 1
+        fill = np.array(fills, np.int64)
+    return cell
+
+
 def write_cells(out: Path, vectors: Path, n: int, dim: int, cell_records: int) -> Cells:
     """Cells of about `cell_records` records (one cell, exact answers, up to `cell_records`) under
     out/data/cells: `centroids.bin` (float16 rows), `cell-NNNN.bin` (uint32 member count m, m ascending
@@ -88,9 +122,7 @@ def write_cells(out: Path, vectors: Path, n: int, dim: int, cell_records: int) -
         cell = np.zeros(n, np.uint32)
     else:
         centroids = fit_centroids(vectors, n, dim, count)
-        cell = np.empty(n, np.uint32)
-        for first, rows in _chunks(vectors, n, dim):
-            cell[first:first + len(rows)] = _nearest(rows, centroids)
+        cell = assign(vectors, n, dim, centroids)
     (folder / "centroids.bin").write_bytes(centroids.astype("<f2").tobytes())
     for k in range(0, max(n, 1), OF_SIZE):
         (folder / f"of-{k // OF_SIZE:04d}.bin").write_bytes(cell[k:k + OF_SIZE].astype("<u4").tobytes())

@@ -52,12 +52,28 @@ def test_every_record_is_in_exactly_one_cell_with_its_vector(tmp_path):
         assert np.all(np.diff(m.astype(np.int64)) > 0) and np.all(of[m] == c)
         assert np.array_equal(v, x[m])
     sizes = [len(m) for m in members]
-    assert max(sizes) < 8 * 400 and sum(s > 0 for s in sizes) > 25  # k-means spreads them, not one cell
+    assert max(sizes) <= 2 * n // 50 and sum(s > 0 for s in sizes) > 25  # at most CAP × the mean: bounded reads
     # each record sits in its nearest cell (the page probes the centroids nearest to the query)
     centroids = np.frombuffer((tmp_path / "a" / CELLS_DIR / "centroids.bin").read_bytes(), "<f2").reshape(-1, DIM)
     centroids = centroids.astype(np.float32)
     assert np.allclose(np.linalg.norm(centroids, axis=1), 1, atol=2e-3)
-    assert np.mean(np.argmax(x @ centroids.T, axis=1) == of) > 0.99  # float16 centroids: a few ties move
+    nearest = np.argmax(x @ centroids.T, axis=1)
+    assert np.mean(nearest == of) > 0.9  # the rest spilled from a full cell to a near one
+    assert all(c in np.argsort(-(x[i] @ centroids.T))[:4] for i, c in enumerate(of))
+
+
+def test_a_dense_cluster_spills_into_neighbouring_cells(tmp_path):
+    """Half the records nearly one vector: no cell holds more than twice the mean (the page reads a cell
+    whole), and every record still goes to one of its nearest cells."""
+    n = 8_000
+    x = clustered(tmp_path / "rv.bin", n)
+    x[::2] = x[0] + 1e-3 * np.random.default_rng(1).normal(size=(n // 2, DIM))
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    (tmp_path / "rv.bin").write_bytes(x.astype("<f2").tobytes())
+    cells = write_cells(tmp_path / "a", tmp_path / "rv.bin", n, DIM, 200)
+    members, _, of = read_cells(tmp_path / "a", cells.count, n)
+    assert cells.count == 40 and max(map(len, members)) <= 2 * n // 40
+    assert sorted(np.concatenate(members).tolist()) == list(range(n))
 
 
 def test_cells_are_deterministic(tmp_path):
