@@ -141,8 +141,8 @@ def sizes(bundle: Path) -> dict[str, int]:
             n = p.stat().st_size
             out["total"] += n
             kind = p.name.split("-")[0].split(".")[0]
-            if p.parent.name == "data":
-                out["records" if kind == "records" else kind] += n
+            if p.parent.name == "data":  # index, ids, terms (the record index) counted apart, by kind
+                out[kind] = out.get(kind, 0) + n
     return out
 
 
