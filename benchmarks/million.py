@@ -43,7 +43,10 @@ print(json.dumps({"vm_hwm_mb": round(hwm / 1024), "counts": manifest["counts"], 
 NPROBES = (1, 2, 4, 8, 16, 32)
 
 def pool_id(k: int) -> str:
-    return f"r{k:07d}"  # make_large.pool_record's ids
+    """Record k's id in the bundle: make_large.pool_record's, prefixed by its file's name (several inputs)."""
+    from make_large import POOL_FILE_RECORDS
+
+    return f"pool-{k // POOL_FILE_RECORDS:03d}:r{k:07d}"
 
 
 def figures_path(bundle: Path) -> Path:
