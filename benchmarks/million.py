@@ -26,6 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
+from mercury_static.record_cells import NPROBE
+
 SETTINGS = """metadata:
   - {name: summarizer, title: Summarizer, type: terms, visible: true}
   - {name: hhem, title: HHEM, type: float, visible: true}
@@ -73,6 +75,26 @@ def build_million(out: Path, records: int, shared: Path, model_cache: Path, src:
               **json.loads(stdout.strip().splitlines()[-1])}
     figures_path(out).write_text(json.dumps(result, indent=1))
     return result
+
+
+def rewrite_cells(bundle: Path) -> dict:
+    """Write a built bundle's cells again with this checkout's `write_cells` (a pure function of
+    record_vectors.bin: what a build of this checkout writes); the step's wall, CPU and this process's VmHWM.
+    `python -c 'import million; print(million.rewrite_cells(Path(DIR)))'` in a fresh process."""
+    import shutil
+
+    from mercury_static.record_cells import write_cells
+
+    manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
+    rv = manifest["record_vectors"]
+    shutil.rmtree(bundle / rv["cells"]["path"])
+    t0, c0 = time.perf_counter(), time.process_time()
+    cells = write_cells(bundle, bundle / rv["path"], manifest["counts"]["records"], rv["dim"], 1000)
+    if cells.manifest() != rv["cells"]:
+        raise SystemExit(f"{bundle}: cells {cells.manifest()} differ from the manifest's {rv['cells']}")
+    status = Path("/proc/self/status").read_text().splitlines()
+    return {"wall_s": round(time.perf_counter() - t0, 1), "cpu_s": round(time.process_time() - c0, 1),
+            "vm_hwm_mb": round(next(int(x.split()[1]) for x in status if x.startswith("VmHWM:")) / 1024)}
 
 
 def bundle_sizes(bundle: Path) -> dict:
@@ -345,7 +367,7 @@ def report(section: str, command: str, build: dict | None, sizes: dict | None, r
         lines += ["### The build", "", "| records | texts | rows | wall | CPU | peak memory (VmHWM) | load avg |",
                   "|---|---|---|---|---|---|---|",
                   f"| {build['records']:,} | {build['counts']['texts']:,} | {build['counts']['rows']:,} | "
-                  f"{build['wall_s']:.0f} s | {build['cpu_s']:.0f} s | {build['vm_hwm_mb']:,} MB | {build['load']} |", ""]
+                  f"{build['wall_s']:.0f} s | {build['cpu_s']:.0f} s | {build['vm_hwm_mb']:,} MB | {build['load']:.1f} |", ""]
         if build.get("note"):
             lines += [build["note"], ""]
     if sizes:
@@ -362,7 +384,8 @@ def report(section: str, command: str, build: dict | None, sizes: dict | None, r
             lines.append(f"| {name} | {r['records']:,} | {r['cells']:,} | {r['cell_median']} / {r['cell_max']} | "
                          f"{r['queries']} | " + " | ".join(f"{r['recall'].get(str(n), r['recall'].get(n, '–'))}"
                                                           for n in NPROBES) + " |")
-        lines.append("")
+        lines += ["", f"The bundle probes {NPROBE} cells (`record_cells.NPROBE`, manifest `record_vectors.cells.nprobe`), "
+                  "chosen from this table and the page's time below: 16 would double what a query reads.", ""]
     if page:
         lk, sims = page["lookups"], page["similar"]
         ms = [s["ms"] for s in sims]
@@ -386,7 +409,14 @@ def report(section: str, command: str, build: dict | None, sizes: dict | None, r
                   f"| similar records: cell files / kB read per query (p50) | "
                   f"{p50([s['cells_requests'] for s in sims]):.0f} / {p50([s['cells_kb'] for s in sims]):,.0f} | "
                   f"{max(s['cells_requests'] for s in sims)} / {max(s['cells_kb'] for s in sims):,} | {len(sims)} | |",
-                  "", "Tab memory without a DevTools agent (tab_memory.py; model loaded):", "",
+                  ""]
+        if page["ready_requests"]["kb"] > 10_000:  # records.json still on the boot path
+            lines += [f"This page still fetches every record's columns (records.json, "
+                      f"{page['ready_requests']['kb'] / 1e3:,.0f} MB of the ready path's data) before it sets up "
+                      "the list: the first record, the ready time, the list filter and the tab memory measure "
+                      "that, and wait for the page on the sharded index (re-run with `--reuse`). The index "
+                      "rows (`RecordIndex` in this Chromium) and similar records are the sharded path's.", ""]
+        lines += ["Tab memory without a DevTools agent (tab_memory.py; model loaded):", "",
                   "| when | renderer private | PSS | RSS |", "|---|---|---|---|"]
         for when, m in page["memory"].items():
             lines.append(f"| {when} | {m['private']:.0f} MB | {m['pss']:.0f} MB | {m['rss']:.0f} MB |")
