@@ -263,16 +263,21 @@ def visit(browser, url: str, bundle: Path, index: dict, block_model: bool) -> di
     memory = {"first record": tab_memory(cdp)}
     shards: dict[int, dict] = {}
 
+    top = bundle / "data" / "index.json"
+    index_size = json.loads(top.read_text(encoding="utf-8"))["index_size"] if top.is_file() else None
+
     def own_files(i: int) -> set[str]:
-        """The data files record number i needs: its record shard, its texts' text and vector shards."""
+        """The data files record number i needs: its record shard, its texts' text and vector shards, and
+        its row's shard of the sharded record index (its shard numbers), when the bundle has one."""
         if i >= len(index["ids"]):
             return set()
+        row = {f"data/index-{i // index_size:04d}.json"} if index_size else set()
         n = index["shard"][i]
         if n not in shards:
             path = bundle / "data" / f"records-{n:04d}.json"
             shards[n] = {r["id"]: r for r in json.loads(path.read_text(encoding="utf-8"))["records"]}
         rec = shards[n][index["ids"][i]]
-        return {f"data/records-{n:04d}.json"} | {f"data/{kind}-{rec[side]:04d}.{ext}"
+        return row | {f"data/records-{n:04d}.json"} | {f"data/{kind}-{rec[side]:04d}.{ext}"
                                                  for side in ("source_shard", "summary_shard")
                                                  for kind, ext in (("texts", "json"), ("vectors", "bin"))}
 
