@@ -12,6 +12,10 @@
   (`make_large.py --pool`) at each of `--scale 10000,100000,…` records, each in a child process: wall
   time, CPU time and peak memory (the child's VmHWM from /proc/self/status: ru_maxrss would carry the
   parent's peak over fork/exec). `--src DIR` builds with another checkout's package (before/after).
+- million: a generated 1,000,000-record bundle (benchmarks/million.py): the streaming build (peak memory),
+  the recall of the similar-records cells, and the page on it in Chromium (first record, a jump to record
+  900,000, filters over every record, similar records, tab memory). `--reuse DIR` measures an already built
+  bundle again with the current page files (`--records` sets the count of a new build).
 - page: headless Chromium on the built bundles: the long-source figures (first paint of a ~3,900-sentence
   haystack, selection -> highlight; functions of bench_page.py), then on the 10k bundle: time to a
   readable first record, requests when switching records, and the tab's memory.
@@ -41,6 +45,7 @@ SHARED = ROOT.parent / "shared" / "data"
 MODEL_CACHE = ROOT / ".cache" / "test-models"
 SECTION = "## Lengthy texts and scale (bench_scale.py)"
 STREAM_SECTION = "## The streaming build at scale (bench_scale.py --parts stream)"
+MILLION_SECTION = "## A million records (bench_scale.py --parts million)"
 COMMAND = "HF_HUB_OFFLINE=1 /work/venv/bin/python benchmarks/bench_scale.py"
 DIM = 384
 POOL_NOTE = "3,000 FaithBench sentences"
@@ -136,8 +141,8 @@ def sizes(bundle: Path) -> dict[str, int]:
             n = p.stat().st_size
             out["total"] += n
             kind = p.name.split("-")[0].split(".")[0]
-            if p.parent.name == "data":
-                out["records" if kind == "records" else kind] += n
+            if p.parent.name == "data":  # index, ids, terms (the record index) counted apart, by kind
+                out[kind] = out.get(kind, 0) + n
     return out
 
 
@@ -258,16 +263,21 @@ def visit(browser, url: str, bundle: Path, index: dict, block_model: bool) -> di
     memory = {"first record": tab_memory(cdp)}
     shards: dict[int, dict] = {}
 
+    top = bundle / "data" / "index.json"
+    index_size = json.loads(top.read_text(encoding="utf-8"))["index_size"] if top.is_file() else None
+
     def own_files(i: int) -> set[str]:
-        """The data files record number i needs: its record shard, its texts' text and vector shards."""
+        """The data files record number i needs: its record shard, its texts' text and vector shards, and
+        its row's shard of the sharded record index (its shard numbers), when the bundle has one."""
         if i >= len(index["ids"]):
             return set()
+        row = {f"data/index-{i // index_size:04d}.json"} if index_size else set()
         n = index["shard"][i]
         if n not in shards:
             path = bundle / "data" / f"records-{n:04d}.json"
             shards[n] = {r["id"]: r for r in json.loads(path.read_text(encoding="utf-8"))["records"]}
         rec = shards[n][index["ids"][i]]
-        return {f"data/records-{n:04d}.json"} | {f"data/{kind}-{rec[side]:04d}.{ext}"
+        return row | {f"data/records-{n:04d}.json"} | {f"data/{kind}-{rec[side]:04d}.{ext}"
                                                  for side in ("source_shard", "summary_shard")
                                                  for kind, ext in (("texts", "json"), ("vectors", "bin"))}
 
@@ -494,6 +504,8 @@ def main() -> None:
     ap.add_argument("--src", type=Path, help="stream part: build with the package of this checkout")
     ap.add_argument("--label", default="after", help="stream part: the label of these rows")
     ap.add_argument("--runs", type=int, default=5, help="cold page loads")
+    ap.add_argument("--reuse", type=Path, help="million part: measure this built bundle (page files refreshed)")
+    ap.add_argument("--million-records", type=int, default=1_000_000, help="million part: records of a new build")
     ap.add_argument("--no-write", action="store_true", help="print only, leave RESULTS.md alone")
     args = ap.parse_args()
     parts = set(args.parts.split(","))
@@ -501,7 +513,12 @@ def main() -> None:
         sys.exit(f"{SHARED}: shared data absent, nothing to measure")
     OUT.mkdir(parents=True, exist_ok=True)
 
-    cache = {part: OUT / f"{part}.json" for part in ("quant", "build", "page", "stream")}
+    cache = {part: OUT / f"{part}.json" for part in ("quant", "build", "page", "stream", "million")}
+    if "million" in parts:
+        markdown = million_part(args, cache["million"])
+        print(markdown)
+        if not args.no_write:
+            update_results(MILLION_SECTION, markdown)
     if "quant" in parts:
         import quant_agreement as qa
         from mercury_static.embed import Embedder
@@ -543,6 +560,35 @@ def main() -> None:
     print(markdown)
     if not args.no_write:
         update_results(SECTION, markdown)
+
+
+def million_part(args, cache: Path) -> str:
+    """Build (or reuse) the million-record bundle, measure recall and the page; the section's markdown."""
+    import million
+    from bench_page import refresh_page
+
+    if args.reuse:
+        bundle = args.reuse.resolve()
+        refresh_page(bundle)  # the current page, not the one of the build
+        figures = million.figures_path(bundle)
+        build = json.loads(figures.read_text()) if figures.is_file() else None
+    else:
+        bundle = OUT / "million"
+        build = million.build_million(bundle, args.million_records, SHARED, MODEL_CACHE, args.src or ROOT)
+    manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
+    rv, n = manifest["record_vectors"], manifest["counts"]["records"]
+    real = OUT / "million-real-recall.json"  # the real data's recall does not change with the bundle: once
+    if not real.is_file():
+        real.write_text(json.dumps(million.real_recall(SHARED, MODEL_CACHE), indent=1))
+    recall = {f"generated {n:,}": million.recall(bundle / rv["path"], n, rv["dim"], bundle / rv["cells"]["path"],
+                                                 rv["cells"]["count"]),
+              **json.loads(real.read_text())}
+    page = million.measure_page(bundle, args.runs)
+    result = {"bundle": str(bundle), "build": build, "sizes": million.bundle_sizes(bundle), "recall": recall,
+              "page": page}
+    cache.write_text(json.dumps(result, indent=1))
+    command = f"{COMMAND} --parts million" + (f" --reuse {args.reuse}" if args.reuse else "")
+    return million.report(MILLION_SECTION, command, build, result["sizes"], recall, page)
 
 
 def load_builds(path: Path) -> dict:

@@ -425,7 +425,7 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
         if shown != default_manifest_settings():
             shaping["settings"] = identity_part(shown)
         the_id = bundle_id(result, shaping, model.sha256)
-        vectors = manifest_entry(model.dim) if settings.similar_records else None
+        vectors = manifest_entry(model.dim, result.cells) if settings.similar_records else None
         queues = write_queues(tmp, result.record_ids, settings.distribution, the_id) \
             if settings.distribution else None
         manifest = Manifest(

@@ -25,6 +25,7 @@ import numpy as np
 from . import __version__
 from .bundle import ShardLimits, StoredText, dumps, text_id
 from .bundle_writer import DataWriter, TextPlacer
+from .record_cells import Cells, write_cells
 from .record_vectors import RECORD_VECTORS_PATH, text_vector
 from .records import Record
 from .scratch import Scratch, row_key, text_key
@@ -45,6 +46,8 @@ class StreamResult:
     """The distinct texts' ids in first-use order, one per line (the bundle id)."""
     record_ids: list[str] = field(default_factory=list)
     """Every record id in order, only when queues are asked for (`keep_ids`)."""
+    cells: Cells | None = None
+    """The similar-records cells, written from the record vectors once they are complete."""
 
 
 def chunks(records: Iterable[Record], max_records: int = CHUNK_RECORDS,
@@ -111,6 +114,9 @@ class StreamBuild:
                 vectors.close()
             self.scratch.close()
         result.shards = self.writer.close(self.placer.shards)
+        if self.similar:
+            result.cells = write_cells(self.out, self.out / RECORD_VECTORS_PATH, self.counts["records"],
+                                       self.embedder.dim, self.writer.limits.cell_records)
         return result
 
     def _chunk(self, chunk: list[Record], stored, spool, text_ids, vectors, result: StreamResult) -> None:

@@ -5,7 +5,8 @@ Texts arrive in first-use order and are packed into shards of about `ShardLimits
 shards); a shard is written when the next one starts. Records arrive in input order and a record shard is
 written when full. The index `data/records.json` is columnar (`{"ids": [...], "shard": [...], ...}`):
 each column is spooled to its own file and the columns are joined at the end, so no column is ever in
-memory. Layout and field meanings: docs/DESIGN.md.
+memory; the sharded record index is written as the records arrive (`record_index.IndexWriter`). Layout
+and field meanings: docs/DESIGN.md.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from .bundle import ShardLimits, StoredText, dumps, encode_rows, row_tags, row_title
-from .record_index import IndexRow, write_index
+from .record_index import IndexRow, IndexWriter
 
 
 class TextPlacer:
@@ -55,7 +56,7 @@ class DataWriter:
         self._columns = {name: open(Path(spool) / f"index-{name}.part", "w", encoding="utf-8")
                          for name in sorted(columns)}
         self._first = True
-        self._rows_index: list[IndexRow] = []
+        self._index = IndexWriter(self.data, spool, limits.index_records, limits.term_postings, visible_meta)
 
     def add_text(self, t: StoredText, vectors: np.ndarray) -> None:
         """A new text (already placed: `t.shard`) and the float16 vectors of its rows."""
@@ -96,8 +97,8 @@ class DataWriter:
         for name, f in self._columns.items():
             f.write(sep + dumps(values[name]))
         self._first = False
-        self._rows_index.append(IndexRow(values["ids"], values["titles"], values["tags"], values["shard"],
-                                         values["text_shards"], values.get("meta") or {}))
+        self._index.add(IndexRow(values["ids"], values["titles"], values["tags"], values["shard"],
+                                 values["text_shards"], values.get("meta") or {}))
 
     def _flush_records(self) -> None:
         (self.data / f"records-{self._record_shard:04d}.json").write_text(dumps({"records": self._batch}),
@@ -118,6 +119,5 @@ class DataWriter:
                     shutil.copyfileobj(part, out, 1 << 20)
                 out.write("]")
             out.write("}")
-        write_index(self.data, self._rows_index, self.limits.index_records, self.limits.term_postings,
-                    self.visible_meta)
+        self._index.close()
         return {"records": self._record_shard, "texts": text_shards}

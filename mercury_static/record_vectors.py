@@ -2,13 +2,15 @@
 sentence rows (as the page decodes them), float16 like the sentence vectors, in bundle order.
 
 The streaming build computes it once per distinct text (`text_vector`, kept in the scratch table beside the
-text's shard) and appends it for each record (`data/record_vectors.bin`, written as the records stream)."""
+text's shard) and appends it for each record (`data/record_vectors.bin`, written as the records stream);
+the page reads them by cells (record_cells.py), written from that file at the end."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from .bundle import VECTOR_ENCODING, encode_rows
+from .record_cells import Cells
 
 RECORD_VECTORS_PATH = "data/record_vectors.bin"
 
@@ -21,6 +23,6 @@ def text_vector(rows: np.ndarray) -> bytes:
     return encode_rows((mean / norm if norm > 0 else mean)[None, :])
 
 
-def manifest_entry(dim: int) -> dict:
-    """The manifest's `record_vectors`."""
-    return {"path": RECORD_VECTORS_PATH, "encoding": VECTOR_ENCODING, "dim": dim}
+def manifest_entry(dim: int, cells: Cells) -> dict:
+    """The manifest's `record_vectors`, with the cells the page reads them by."""
+    return {"path": RECORD_VECTORS_PATH, "encoding": VECTOR_ENCODING, "dim": dim, "cells": cells.manifest()}

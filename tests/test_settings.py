@@ -353,7 +353,8 @@ def test_record_vectors_are_the_mean_of_the_summary_rows(rag_bundle):
     from mercury_static.bundle import load_bundle, load_vectors
 
     manifest = json.loads((rag_bundle / "manifest.json").read_text(encoding="utf-8"))
-    assert manifest["record_vectors"] == {"path": "data/record_vectors.bin", "encoding": "float16", "dim": 384}
+    assert manifest["record_vectors"] == {"path": "data/record_vectors.bin", "encoding": "float16", "dim": 384,
+                                          "cells": {"path": "data/cells", "count": 1, "of_size": 16384, "nprobe": 1}}
     stored = np.frombuffer((rag_bundle / "data" / "record_vectors.bin").read_bytes(), "<f2").reshape(-1, 384)
     bundle = load_bundle(rag_bundle)
     assert stored.shape[0] == len(bundle.records) == 3

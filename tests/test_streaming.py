@@ -68,7 +68,7 @@ def test_chunk_size_and_workers_do_not_show_in_the_bundle(tmp_path):
     from mercury_static.build import BuildOptions, build
 
     data, settings, suggestions = dataset(tmp_path)
-    limits = ShardLimits(record_bytes=2500, records=4, text_chars=1500)
+    limits = ShardLimits(record_bytes=2500, records=4, text_chars=1500, cell_records=10)  # 5 k-means cells
 
     def run(name: str, **options) -> dict[str, bytes]:
         build([data], tmp_path / name, BuildOptions(cache_dir=TEST_CACHE, shards=limits, settings=settings,
@@ -78,7 +78,8 @@ def test_chunk_size_and_workers_do_not_show_in_the_bundle(tmp_path):
     one_chunk = run("one-chunk", workers=2)
     manifest = json.loads(one_chunk["manifest.json"])
     assert manifest["shards"]["texts"] >= 8 and manifest["shards"]["records"] >= 12
-    assert manifest["record_vectors"] and manifest["queues"] and manifest["counts"]["records"] == 48
+    assert manifest["record_vectors"]["cells"]["count"] == 5 and manifest["queues"]
+    assert manifest["counts"]["records"] == 48
     index = json.loads(one_chunk["data/records.json"])
     assert index["meta"][0] == {"summarizer": "m0", "hhem": json.loads(data.read_text().splitlines()[0])["hhem"]}
     texts = [t for name, raw in one_chunk.items() if name.startswith("data/texts-")

@@ -180,17 +180,12 @@ class Lru extends Map {
  * The opened bundle: manifest + the sharded record index (`recordIndex`, recordindex.js: rows by
  * position, positions by id, filter postings; issue 15 §1); shards load lazily and are cached. No
  * column of every record is held: a bundle of any size opens with the top file and one index shard.
- *
- * `ids` / `titles`: every record's, for similar.js alone while one index shard holds them all (N ≤ K,
- * else empty) — until similar records read rows by position (the coarse vector index, branch index-build).
  */
 export class Bundle {
-  constructor(baseUrl, manifest, recordIndex, firstShard = null) {
+  constructor(baseUrl, manifest, recordIndex) {
     this.baseUrl = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`;
     this.manifest = manifest;
     this.recordIndex = recordIndex;
-    this.ids = firstShard && recordIndex.count <= recordIndex.size ? firstShard.ids : [];
-    this.titles = firstShard && recordIndex.count <= recordIndex.size ? firstShard.titles : [];
     this.hideSuggestions = false; // blind mode (settings.suggestions.blind): no suggestion leaves this module
     this.spanQuestion = (manifest.settings?.questions || []).find((q) => q.type === 'span')?.name || 'spans';
     // (suggestions, {source, summary}) -> prior annotations: set by main.js (suggestions.js), so that this
@@ -371,13 +366,11 @@ export async function openBundle(baseUrl = './') {
   const [manifest, recordIndex] = await Promise.all([
     fetchJson(`${base}manifest.json`), RecordIndex.open((path) => fetchJson(base + path), { withFirstShard: true }),
   ]);
-  const small = recordIndex.count && recordIndex.count <= recordIndex.size; // one index shard holds every row
-  const firstShard = small ? await recordIndex.indexShard(0) : null;
   if (manifest.format !== BUNDLE_FORMAT) throw new Error('manifest.json: not a mercury-static bundle');
   if (manifest.version !== BUNDLE_VERSION) {
     throw new Error(`manifest.json: bundle version ${JSON.stringify(manifest.version)} is not the version this page reads (${BUNDLE_VERSION}); rebuild the bundle with this mercury-static`);
   }
   const problems = rankerOptionProblems(manifest.ranker, manifest.ranker_spec);
   if (problems.length) throw new Error(`manifest.json: ${problems.join('; ')}`);
-  return new Bundle(base, manifest, recordIndex, firstShard);
+  return new Bundle(base, manifest, recordIndex);
 }

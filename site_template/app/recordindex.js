@@ -57,7 +57,7 @@ function union(lists) {
 }
 
 /** A Map keeping the `limit` most recently used entries (a promise per shard). */
-class Lru extends Map {
+export class Lru extends Map {
   constructor(limit) {
     super();
     this.limit = limit;

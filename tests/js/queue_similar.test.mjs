@@ -35,10 +35,16 @@ test('topSimilar: the k best cosines but the row itself, best first, equal score
   const rows = [[1, 0, 0], [0.6, 0.8, 0], [0, 1, 0], [0.6, 0.8, 0], [-1, 0, 0], [0.8, 0.6, 0]];
   const halves = toHalves(rows);
   const table = halfTable();
+  const row = (i) => Float64Array.from([0, 1, 2], (d) => table[halves[i * 3 + d]]);
   const dot = (i, j) => [0, 1, 2].reduce((s, d) => s + table[halves[i * 3 + d]] * table[halves[j * 3 + d]], 0);
-  const got = topSimilar(halves, 3, 0, 3);
+  const one = [{ positions: Uint32Array.from([0, 1, 2, 3, 4, 5]), halves }];
+  const got = topSimilar(one, 3, row(0), 0, 3);
   assert.deepEqual(got.map((r) => r.index), [5, 1, 3]); // 1 and 3 tie: bundle order
   got.forEach((r) => assert.equal(r.score, dot(0, r.index)));
-  assert.deepEqual(topSimilar(halves, 3, 0, 10).map((r) => r.index), [5, 1, 3, 2, 4]); // k > n - 1
-  assert.deepEqual(topSimilar(halves, 3, 2, 2).map((r) => r.index), [1, 3]);
+  assert.deepEqual(topSimilar(one, 3, row(0), 0, 10).map((r) => r.index), [5, 1, 3, 2, 4]); // k > n - 1
+  assert.deepEqual(topSimilar(one, 3, row(2), 2, 2).map((r) => r.index), [1, 3]);
+  // cells in any order: the tie still goes to the lower position
+  const split = [{ positions: Uint32Array.from([3, 4]), halves: halves.slice(9, 15) },
+    { positions: Uint32Array.from([0, 1, 2, 5]), halves: Uint16Array.from([...halves.slice(0, 9), ...halves.slice(15)]) }];
+  assert.deepEqual(topSimilar(split, 3, row(0), 0, 3).map((r) => r.index), [5, 1, 3]);
 });
