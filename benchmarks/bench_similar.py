@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -22,7 +23,7 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--d
         "--no-first-run"]
 
 SCAN_JS = """async ([n, dim, repeat]) => {
-  const { topSimilar } = await import('./app/similar.js');
+  const { topSimilar } = await import('./modules/similar.js');
   // random unit vectors as float16 bit patterns (the page decodes them through its table as it scans)
   const f32 = new Float32Array(1); const u32 = new Uint32Array(f32.buffer);
   const half = (x) => { f32[0] = x; const b = u32[0]; const e = ((b >> 23) & 0xff) - 112;
@@ -34,7 +35,7 @@ SCAN_JS = """async ([n, dim, repeat]) => {
     for (let d = 0; d < dim; d++) halves[r * dim + d] = half(v[d] / norm);
   }
   const cells = [{ positions: Uint32Array.from({ length: n }, (_, i) => i), halves }]; // one cell: all
-  const table = (await import('./app/data.js')).halfTable();
+  const table = (await import('./modules/data.js')).halfTable();
   const row = (i) => Float64Array.from({ length: dim }, (_, d) => table[halves[i * dim + d]]);
   topSimilar(cells, dim, row(0), 0, 10); // warm-up (JIT)
   const ms = [];
@@ -64,6 +65,7 @@ def main() -> None:
         out = Path(tmp) / "bundle"
         build([REPO / "examples/demo.jsonl"], out, BuildOptions(settings=REPO / "examples/settings.yaml",
                                                                  cache_dir=REPO / ".cache/test-models"))
+        shutil.copytree(REPO / "site_template" / "app", out / "modules")  # the modules as written (app/ is packed)
         server = BundleServer(out, "127.0.0.1", 0)
         threading.Thread(target=server.serve_forever, daemon=True).start()
         chromium = os.environ.get("CHROMIUM") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
