@@ -88,7 +88,8 @@ def page_export(manifest: dict, ids: list[str], work: dict, tmp_path: Path) -> d
     script.write_text(
         f"import {{ buildExport }} from {json.dumps((REPO / 'site_template/app/transfer.js').as_uri())};\n"
         f"const args = {json.dumps({'manifest': manifest, 'ids': ids, 'work': work})};\n"
-        "console.log(JSON.stringify(buildExport({...args, annotator: 'alice', clientId: 'c1', "
+        "const positions = new Map(args.ids.map((id, i) => [id, i]));\n"
+        "console.log(JSON.stringify(buildExport({...args, positions, annotator: 'alice', clientId: 'c1', "
         "exportedAt: '2026-11-29T12:00:00.123Z'})));\n", encoding="utf-8")
     done = subprocess.run(["node", str(script)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
