@@ -38,8 +38,12 @@ def current(page) -> str:
 
 
 def wait_current(page, rid: str):
-    page.wait_for_function("(id) => { const c = mercuryStatic.store.state.current; return c.id === id && c.record; }",
-                           arg=rid)
+    try:
+        page.wait_for_function("(id) => { const c = mercuryStatic.store.state.current; return c.id === id && c.record; }",
+                               arg=rid)
+    except Exception:  # say where the page is (a rare timeout of this test under load)
+        print("page state:", page.evaluate("() => { const s = mercuryStatic.store.state; return JSON.stringify({id: s.current.id, rec: !!s.current.record, loading: s.current.loading, work: Object.keys(s.work.records).map(k => [k, s.work.records[k].status]), msg: s.ui.message, url: location.href}); }"))
+        raise
 
 
 def shown_rows(page) -> list[str]:
