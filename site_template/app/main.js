@@ -95,6 +95,7 @@ async function main() {
     manifest.queues ? import('./queue.js') : null,
   ]);
   const storage = new WorkStorage(manifest.bundle_id, annotator);
+  window.addEventListener('pagehide', () => storage.saveJournal()); // changes still in flight survive a reload
   const opened = await storage.open().catch((error) => ({ work: null, aside: [], error }));
   const viewKey = `view:${manifest.bundle_id}`;
   const view = prefs.get(viewKey, { minScore: manifest.ranker?.min_score ?? 0.2 });

@@ -15,6 +15,11 @@
  * transaction (newest status, newest version of each annotation, newest draft), so two tabs never
  * overwrite each other's newer work; the merged entries are broadcast to the other tabs.
  *
+ * A change still in flight when the page goes away (a reload or a closed tab right after it) would be lost:
+ * the browser aborts an IndexedDB transaction that has not completed when its page unloads. So at
+ * `pagehide` the changes not yet on disk are written to localStorage (synchronous, kept across the
+ * navigation), one journal per tab, and the next `open()` merges them in durably before it deletes them.
+ *
  * What cannot be read is never overwritten: a work key holding an unreadable entry is kept aside as it
  * is, the readable part is carried to a fresh key (`KEY#2`, `#3`, …) and the caller is told (with the raw
  * value, for a download). Work of older versions of the page (one localStorage JSON value) is read the
@@ -278,6 +283,34 @@ export class WorkStorage {
     this.ls = ls;
     this.db = null;
     this.channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel(PREFIX) : null;
+    /** Changes written but not yet on disk, by `kind:id` (the newest value of each). */
+    this.pending = new Map();
+    this.journalKey = `${this.base}:unload:${Math.random().toString(36).slice(2)}`;
+  }
+
+  /** At `pagehide`: the changes not yet on disk into this tab's localStorage journal. */
+  saveJournal() {
+    if (!this.pending.size || !this.ls) return;
+    try {
+      this.ls.setItem(this.journalKey, JSON.stringify([...this.pending.values()].map((c) => [c.kind, c.id, c.value])));
+    } catch {
+      // localStorage full or refused: nothing else can be done while the page unloads
+    }
+  }
+
+  /** The unload journals of this annotator's work on this bundle: [[key, raw]]. */
+  _journals() {
+    const out = [];
+    try {
+      const prefix = `${this.base}:unload:`;
+      for (let i = 0; i < this.ls.length; i++) {
+        const k = this.ls.key(i);
+        if (k && k.startsWith(prefix)) out.push([k, this.ls.getItem(k)]);
+      }
+    } catch {
+      return [];
+    }
+    return out;
   }
 
   /**
@@ -308,10 +341,29 @@ export class WorkStorage {
       legacy = readLegacy(raw);
       if (legacy.problems.length) aside.push({ where: `localStorage ${this.base}`, problems: legacy.problems, raw, salvaged: null });
     }
-    const add = mergeWork(mergeWork(emptyWork(), carried), legacy?.work || null);
+    let add = mergeWork(mergeWork(emptyWork(), carried), legacy?.work || null);
+    const journals = this.ls ? this._journals() : [];
+    const readable = [];
+    for (const [k, text] of journals) {
+      let entries = null;
+      try {
+        const parsed = JSON.parse(text);
+        if (Array.isArray(parsed) && parsed.every((e) => Array.isArray(e) && e.length === 3)) entries = parsed;
+      } catch {
+        entries = null;
+      }
+      const read = entries ? readWork(entries.map(([kind, id, value]) => ({ kind, id, value }))) : null;
+      if (!read || read.problems.length) {
+        aside.push({ where: `localStorage ${k}`, problems: read ? read.problems : ['not a journal of entries'], raw: text, salvaged: null });
+        continue;
+      }
+      add = mergeWork(add, read.work);
+      readable.push(k);
+    }
     const merged = mergeWork(work, add);
     if (merged !== work) await this.write(entriesOf(add));
     if (raw !== null && legacy.work && !legacy.problems.length) this.ls.removeItem(this.base); // carried over, durably
+    for (const k of readable) this.ls.removeItem(k); // merged in, durably
     for (const a of aside) delete a.salvaged;
     return { work: merged, aside };
   }
@@ -344,6 +396,7 @@ export class WorkStorage {
       }
       const os = tx.objectStore(STORE);
       const out = [];
+      for (const c of changes) this.pending.set(`${c.kind}:${c.id}`, c);
       for (const c of changes) {
         const k = [this.key, c.kind, c.id];
         const req = os.get(k);
@@ -366,6 +419,9 @@ export class WorkStorage {
         };
       }
       tx.oncomplete = () => {
+        for (const c of changes) { // on disk, unless a newer change of the same entry is still in flight
+          if (this.pending.get(`${c.kind}:${c.id}`) === c) this.pending.delete(`${c.kind}:${c.id}`);
+        }
         if (this.channel) this.channel.postMessage({ key: this.key, changes: out });
         resolve(out);
       };
