@@ -7,7 +7,7 @@
  */
 
 import { Offsets } from './offsets.js';
-import { RecordIndex } from './recordindex.js';
+import { Lru, RecordIndex } from './recordindex.js';
 
 const pad4 = (n) => String(n).padStart(4, '0');
 // Shards kept per kind (records, texts, vectors), least recently used dropped first. A record needs one
@@ -149,30 +149,6 @@ class VectorShard {
     const h = this.h.subarray(r0 * this.dim, (r0 + count) * this.dim);
     for (let j = 0; j < out.length; j++) out[j] = table[h[j]];
     return out;
-  }
-}
-
-/** A Map that keeps the `limit` most recently used entries. */
-class Lru extends Map {
-  constructor(limit) {
-    super();
-    this.limit = limit;
-  }
-
-  get(key) {
-    const v = super.get(key);
-    if (v !== undefined) {
-      super.delete(key); // re-inserted: most recently used last
-      super.set(key, v);
-    }
-    return v;
-  }
-
-  set(key, value) {
-    super.delete(key);
-    super.set(key, value);
-    while (this.size > this.limit) this.delete(this.keys().next().value);
-    return this;
   }
 }
 
