@@ -580,7 +580,7 @@ def million_part(args, cache: Path) -> str:
     real = OUT / "million-real-recall.json"  # the real data's recall does not change with the bundle: once
     if not real.is_file():
         real.write_text(json.dumps(million.real_recall(SHARED, MODEL_CACHE), indent=1))
-    recall = {f"generated {n:,}": million.recall(bundle / rv["path"], n, rv["dim"], bundle / rv["cells"]["path"],
+    recall = {f"generated {n:,}": million.recall(bundle / rv["path"], n, rv["dim"], bundle,
                                                  rv["cells"]["count"]),
               **json.loads(real.read_text())}
     page = million.measure_page(bundle, args.runs)

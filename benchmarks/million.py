@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mercury_static.record_cells import NPROBE
+from mercury_static.record_cells import NPROBE, read_cells
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -113,17 +113,6 @@ def bundle_sizes(bundle: Path) -> dict:
 
 # --- recall of the cells -----------------------------------------------------------------------------
 
-def read_cells(folder: Path, dim: int, count: int):
-    cents = np.frombuffer((folder / "centroids.bin").read_bytes(), "<f2").reshape(count, dim).astype(np.float64)
-    members, vectors = [], []
-    for c in range(count):
-        raw = (folder / f"cell-{c:04d}.bin").read_bytes()
-        m = int(np.frombuffer(raw[:4], "<u4")[0])
-        members.append(np.frombuffer(raw[4:4 + 4 * m], "<u4"))
-        vectors.append(np.frombuffer(raw[4 + 4 * m:], "<f2").reshape(m, dim))
-    of = np.concatenate([np.frombuffer(p.read_bytes(), "<u4") for p in sorted(folder.glob("of-*.bin"))])
-    return cents, members, vectors, of
-
 
 def brute_top(vectors_file: Path, n: int, dim: int, queries: np.ndarray, k: int = 10) -> list[set[int]]:
     """The exact top k (the record itself left out) of each query position, the file read in chunks."""
@@ -149,7 +138,7 @@ def cell_top(cells, dim: int, pos: int, nprobe: int, k: int = 10) -> set[int]:
     cents, members, vectors, of = cells
     own = int(of[pos])
     q = vectors[own][int(np.searchsorted(members[own], pos))].astype(np.float64)
-    order = np.lexsort((np.arange(len(cents)), -(cents @ q)))
+    order = np.lexsort((np.arange(len(cents)), -(cents.astype(np.float64) @ q)))
     probe = [own] + [int(c) for c in order if c != own][:nprobe - 1]
     pos_all = np.concatenate([members[c] for c in probe]).astype(np.int64)
     scores = np.concatenate([vectors[c].astype(np.float64) @ q for c in probe])
@@ -158,8 +147,8 @@ def cell_top(cells, dim: int, pos: int, nprobe: int, k: int = 10) -> set[int]:
     return set(map(int, pos_all[top]))
 
 
-def recall(vectors_file: Path, n: int, dim: int, cells_dir: Path, count: int, queries: int = 200) -> dict:
-    cells = read_cells(cells_dir, dim, count)
+def recall(vectors_file: Path, n: int, dim: int, bundle: Path, count: int, queries: int = 200) -> dict:
+    cells = read_cells(bundle, dim, count)
     qs = (np.arange(queries, dtype=np.int64) * n) // queries
     exact = brute_top(vectors_file, n, dim, qs)
     out = {}
@@ -210,7 +199,7 @@ def real_recall(shared: Path, model_cache: Path) -> dict:
             path = Path(tmp) / f"{name}.bin"
             path.write_bytes(x.astype("<f2").tobytes())
             cells = write_cells(Path(tmp) / name, path, len(x), x.shape[1], cell_records)
-            out[name] = recall(path, len(x), x.shape[1], Path(tmp) / name / "data" / "cells", cells.count,
+            out[name] = recall(path, len(x), x.shape[1], Path(tmp) / name, cells.count,
                                queries=min(len(x), 400))
     return out
 

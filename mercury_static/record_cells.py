@@ -144,3 +144,20 @@ def write_cells(out: Path, vectors: Path, n: int, dim: int, cell_records: int) -
     finally:
         os.close(fd)
     return Cells(count=count, of_size=OF_SIZE, nprobe=min(NPROBE, count))
+
+
+def read_cells(out: Path, dim: int, count: int) -> tuple[np.ndarray, list[np.ndarray], list[np.ndarray], np.ndarray]:
+    """The cells `write_cells` wrote under out/data/cells (the reader of the benchmarks and tests; the page
+    has its own, similar.js): (centroids, each cell's positions, each cell's float16 vectors, the cell of
+    each position)."""
+    folder = Path(out) / CELLS_DIR
+    centroids = np.frombuffer((folder / "centroids.bin").read_bytes(), "<f2").reshape(count, dim)
+    members, vectors = [], []
+    for c in range(count):
+        raw = (folder / f"cell-{c:04d}.bin").read_bytes()
+        m = int(np.frombuffer(raw[:4], "<u4")[0])
+        members.append(np.frombuffer(raw[4:4 + 4 * m], "<u4"))
+        vectors.append(np.frombuffer(raw[4 + 4 * m:], "<f2").reshape(m, dim))
+    of = np.concatenate([np.frombuffer(p.read_bytes(), "<u4") for p in sorted(folder.glob("of-*.bin"))])
+    return centroids, members, vectors, of
+

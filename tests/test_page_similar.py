@@ -13,20 +13,9 @@ from page_settings import faithbench_like
 from test_page import block_model, open_page
 
 from mercury_static.bundle import ShardLimits
+from mercury_static.record_cells import read_cells
 
 pytestmark = pytest.mark.browser
-
-
-def cells(bundle, dim: int, count: int) -> tuple[np.ndarray, list[np.ndarray], list[np.ndarray], np.ndarray]:
-    folder = bundle / "data" / "cells"
-    cents = np.frombuffer((folder / "centroids.bin").read_bytes(), "<f2").reshape(count, dim).astype(np.float64)
-    members, vectors = [], []
-    for c in range(count):
-        raw = (folder / f"cell-{c:04d}.bin").read_bytes()
-        m = int(np.frombuffer(raw[:4], "<u4")[0])
-        members.append(np.frombuffer(raw[4:4 + 4 * m], "<u4"))
-        vectors.append(np.frombuffer(raw[4 + 4 * m:], "<f2").reshape(m, dim).astype(np.float64))
-    return cents, members, vectors, np.frombuffer((folder / "of-0000.bin").read_bytes(), "<u4")
 
 
 def test_similar_records_read_the_nearest_cells_only(page, build_bundle, tmp_path_factory, serve_dir):
@@ -37,7 +26,7 @@ def test_similar_records_read_the_nearest_cells_only(page, build_bundle, tmp_pat
     rv = manifest["record_vectors"]
     assert rv["cells"] == {"path": "data/cells", "count": 16, "of_size": 16384, "nprobe": 8}
     ids = json.loads((bundle / "data/records.json").read_text(encoding="utf-8"))["ids"]
-    cents, members, vectors, of = cells(bundle, rv["dim"], 16)
+    cents, members, vectors, of = read_cells(bundle, rv["dim"], 16)
     base = serve_dir(bundle)
     requested: list[str] = []
     page.on("request", lambda r: requested.append(r.url.removeprefix(base)))
@@ -55,11 +44,11 @@ def test_similar_records_read_the_nearest_cells_only(page, build_bundle, tmp_pat
         shown = page.locator("#similar-list li").evaluate_all("els => els.map(e => e.dataset.record)")
         i = ids.index(rid)
         own = int(of[i])
-        q = vectors[own][list(members[own]).index(i)]
-        near = sorted(range(16), key=lambda c: (-(cents[c] @ q), c))
+        q = vectors[own][list(members[own]).index(i)].astype(np.float64)
+        near = sorted(range(16), key=lambda c: (-(cents[c].astype(np.float64) @ q), c))
         probe = [own] + [c for c in near if c != own][:7]
         pos = np.concatenate([members[c] for c in probe])
-        scores = np.concatenate([vectors[c] @ q for c in probe])
+        scores = np.concatenate([vectors[c].astype(np.float64) @ q for c in probe])
         order = sorted((k for k in range(len(pos)) if pos[k] != i), key=lambda k: (-scores[k], pos[k]))[:10]
         assert shown == [ids[pos[k]] for k in order]
         got = [u for u in requested[before:] if u.startswith("data/cells/")]

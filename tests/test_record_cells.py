@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mercury_static.record_cells import CELLS_DIR, OF_SIZE, write_cells
+from mercury_static.record_cells import CELLS_DIR, OF_SIZE, read_cells, write_cells
 
 DIM = 16
 
@@ -22,19 +22,6 @@ def clustered(path: Path, n: int, seed: int = 3) -> np.ndarray:
     return x.astype("<f2").astype(np.float32)
 
 
-def read_cells(out: Path, count: int, n: int) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
-    folder = out / CELLS_DIR
-    members, vectors = [], []
-    for c in range(count):
-        raw = (folder / f"cell-{c:04d}.bin").read_bytes()
-        m = int(np.frombuffer(raw[:4], "<u4")[0])
-        members.append(np.frombuffer(raw[4:4 + 4 * m], "<u4"))
-        vectors.append(np.frombuffer(raw[4 + 4 * m:], "<f2").reshape(m, DIM).astype(np.float32))
-    of = np.concatenate([np.frombuffer((folder / f"of-{k:04d}.bin").read_bytes(), "<u4")
-                         for k in range(-(-n // OF_SIZE))])
-    return members, vectors, of
-
-
 def files(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir())}
 
@@ -45,7 +32,8 @@ def test_every_record_is_in_exactly_one_cell_with_its_vector(tmp_path):
     cells = write_cells(tmp_path / "a", tmp_path / "rv.bin", n, DIM, 400)
     assert cells.count == 50 and cells.manifest() == {"path": "data/cells", "count": 50, "of_size": OF_SIZE,
                                                       "nprobe": 8}
-    members, vectors, of = read_cells(tmp_path / "a", cells.count, n)
+    centroids, members, vectors, of = read_cells(tmp_path / "a", DIM, cells.count)
+    assert len(of) == n
     every = np.concatenate(members)
     assert len(every) == n and np.array_equal(np.sort(every), np.arange(n))
     for c, (m, v) in enumerate(zip(members, vectors)):
@@ -54,7 +42,6 @@ def test_every_record_is_in_exactly_one_cell_with_its_vector(tmp_path):
     sizes = [len(m) for m in members]
     assert max(sizes) <= 2 * n // 50 and sum(s > 0 for s in sizes) > 25  # at most CAP × the mean: bounded reads
     # each record sits in its nearest cell (the page probes the centroids nearest to the query)
-    centroids = np.frombuffer((tmp_path / "a" / CELLS_DIR / "centroids.bin").read_bytes(), "<f2").reshape(-1, DIM)
     centroids = centroids.astype(np.float32)
     assert np.allclose(np.linalg.norm(centroids, axis=1), 1, atol=2e-3)
     nearest = np.argmax(x @ centroids.T, axis=1)
@@ -71,7 +58,7 @@ def test_a_dense_cluster_spills_into_neighbouring_cells(tmp_path):
     x /= np.linalg.norm(x, axis=1, keepdims=True)
     (tmp_path / "rv.bin").write_bytes(x.astype("<f2").tobytes())
     cells = write_cells(tmp_path / "a", tmp_path / "rv.bin", n, DIM, 200)
-    members, _, of = read_cells(tmp_path / "a", cells.count, n)
+    _, members, _, of = read_cells(tmp_path / "a", DIM, cells.count)
     assert cells.count == 40 and max(map(len, members)) <= 2 * n // 40
     assert sorted(np.concatenate(members).tolist()) == list(range(n))
 
@@ -90,7 +77,7 @@ def test_up_to_cell_records_one_cell_holds_every_record_in_bundle_order(tmp_path
     x = clustered(tmp_path / "rv.bin", n)
     cells = write_cells(tmp_path / "a", tmp_path / "rv.bin", n, DIM, 500)
     assert (cells.count, cells.nprobe) == (1, 1)
-    members, vectors, of = read_cells(tmp_path / "a", 1, n)
+    _, members, vectors, of = read_cells(tmp_path / "a", DIM, 1)
     assert np.array_equal(members[0], np.arange(n)) and np.array_equal(vectors[0], x) and not of.any()
     # the cell file is the record vectors file behind its count and positions: the page's exact scan
     raw = (tmp_path / "a" / CELLS_DIR / "cell-0000.bin").read_bytes()
