@@ -33,7 +33,13 @@ RUNTIME_FILES = {
 }
 PACKAGED_RUNTIME = Path(__file__).resolve().parent / "runtime"
 """The browser runtime inside a wheel built by `make wheel` (the three files, flat)."""
-MODEL_FILES = ["config.json", "tokenizer.json", "tokenizer_config.json", "onnx/model_quantized.onnx"]
+MODEL_FILES = {"config.json": "config.json", "tokenizer.json": "tokenizer.json",
+               "tokenizer_config.json": "tokenizer_config.json",
+               "onnx/model_quantized.onnx": "page/model_quantized.onnx",
+               "onnx/model_quantized.weights": "page/model_quantized.weights"}
+"""A bundle's model folder: its file -> the exported model's. The page loads the model's page form
+(page_model.py), where transformers.js looks for a q8 model."""
+MODEL_WEIGHTS = "onnx/model_quantized.weights"
 
 Step = Callable[[str, int | None], Callable[[int], None]]
 """Progress hook: `step(description, total)` returns `advance(n)` (total None: not known in advance)."""
@@ -250,10 +256,10 @@ def render_site(out: Path, manifest: dict, runtime: dict[str, Path], model_dir: 
     for dst, src in runtime.items():
         (out / dst).parent.mkdir(parents=True, exist_ok=True)
         (out / dst).write_bytes(src.read_bytes())
-    for name in MODEL_FILES:
+    for name, exported in MODEL_FILES.items():
         target = out / manifest["model"]["path"] / name
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes((model_dir / name).read_bytes())
+        target.write_bytes((model_dir / exported).read_bytes())
 
 
 MARKER = ".mercury-static-bundle"
@@ -432,7 +438,7 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
             bundle_id=the_id,
             tool_version=__version__, title=title,
             model=ModelInfo(name=model.name, path=model_path, dim=model.dim, max_seq_length=model.max_seq_length,
-                            pooling=model.pooling, sha256=model.sha256),
+                            pooling=model.pooling, sha256=model.sha256, weights=MODEL_WEIGHTS),
             vectors={"encoding": VECTOR_ENCODING, "dim": model.dim},
             counts=result.counts, shards=result.shards, labels=labels, label_choices=choices,
             guidelines=guidelines, ranker=ranker,

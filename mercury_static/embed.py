@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from .export import META_FILE, ONNX_REL
+from .page_model import WEIGHTS_FILE, read_weights
 
 Engine = Callable[[list[np.ndarray], list[list[int]]], Iterator[tuple[list[int], np.ndarray]]]
 """Runs planned batches (token ids, batches of indices) and yields (batch, vectors) in any order."""
@@ -63,8 +64,14 @@ class Embedder:
         self._counter.no_truncation()
 
         self.workers = workers or min(os.cpu_count() or 1, 4)
+        options = session_options(1)
+        weights = self.model_dir / ONNX_REL.parent / WEIGHTS_FILE
+        if graph is None and weights.is_file():  # a bundle's model folder: the page graph, its weights apart
+            values = read_weights(weights.read_bytes(), str(weights))
+            self._weights = [ort.OrtValue.ortvalue_from_numpy(v) for v in values.values()]  # kept alive
+            options.add_external_initializers(list(values), self._weights)
         self._session = ort.InferenceSession(
-            str(graph or self.model_dir / ONNX_REL), session_options(1), providers=["CPUExecutionProvider"]
+            str(graph or self.model_dir / ONNX_REL), options, providers=["CPUExecutionProvider"]
         )
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._output = self._session.get_outputs()[0].name

@@ -26,9 +26,13 @@ from pathlib import Path
 
 import numpy as np
 
-RECIPE_VERSION = "wo-int8-v2"
+from .page_model import GRAPH_FILE, WEIGHTS_FILE, write_page_model
+
+RECIPE_VERSION = "wo-int8-v3"  # v3: the page's form of the model beside it (page_model.py)
 META_FILE = "mercury_static_model.json"
 ONNX_REL = Path("onnx") / "model_quantized.onnx"
+PAGE_DIR = Path("page")
+"""The model as the page loads it (page_model.py): the optimized graph and the int8 weights file."""
 DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
 PACKAGED_DIR = Path(__file__).resolve().parent / "model"
 """The default model, exported: inside a wheel, or written by ``make model`` into a checkout."""
@@ -269,6 +273,11 @@ def _export(src: Path, out: Path, max_seq_length: int, status) -> None:
     status("quantising weights to int8")
     (out / "onnx").mkdir(parents=True)
     quantize_weights(fp32 / "model.onnx", out / ONNX_REL, int(config.get("vocab_size", -1)))
+    status("optimizing the page's graph")
+    try:
+        write_page_model(out / ONNX_REL, out / PAGE_DIR)
+    except RuntimeError as exc:
+        raise ModelError(str(exc)) from None
     shutil.copy2(src / "config.json", out / "config.json")
     _write_tokenizer(src, out, max_seq_length)
     shutil.rmtree(fp32)
@@ -277,7 +286,8 @@ def _export(src: Path, out: Path, max_seq_length: int, status) -> None:
 def _load_cached(dir: Path, name: str) -> ExportedModel | None:
     """The model in ``dir``, or None when it is absent, half-written or made by another recipe."""
     meta = _read_json(dir / META_FILE) if (dir / META_FILE).is_file() else {}
-    if meta.get("recipe") != RECIPE_VERSION or not (dir / ONNX_REL).is_file():
+    page = [dir / PAGE_DIR / GRAPH_FILE, dir / PAGE_DIR / WEIGHTS_FILE]
+    if meta.get("recipe") != RECIPE_VERSION or not all(p.is_file() for p in [dir / ONNX_REL, *page]):
         return None
     return ExportedModel(dir=dir, name=name, dim=meta["dim"], max_seq_length=meta["max_seq_length"],
                          sha256=meta["sha256"], pooling=meta.get("pooling", "mean"))

@@ -70,6 +70,9 @@ class ModelInfo:
     max_seq_length: int
     pooling: str
     sha256: str
+    weights: str | None = None
+    """The int8 weights file of the page graph (page_model.py), relative to `path`; None in older bundles,
+    whose page loads the model file as onnxruntime optimizes it."""
 
 
 @dataclass
@@ -115,7 +118,8 @@ class Manifest:
         if not labels or not all(isinstance(x, str) for x in labels):
             raise InputError(file, None, "labels", "expected a non-empty list of label paths")
         try:
-            info = ModelInfo(**{k: model[k] for k in ModelInfo.__dataclass_fields__})
+            info = ModelInfo(**{k: model[k] for k in ModelInfo.__dataclass_fields__ if k != "weights"},
+                             weights=_get(model, "weights", str, file, optional=True))
         except KeyError as e:
             raise InputError(file, None, f"model.{e.args[0]}", "missing") from None
         return cls(bundle_id=_get(doc, "bundle_id", str, file), tool_version=_get(doc, "tool_version", str, file),

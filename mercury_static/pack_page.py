@@ -31,8 +31,9 @@ ESBUILD = ROOT / "build" / "node_modules" / ".bin" / "esbuild"
 PACKED = Path(__file__).resolve().parent / "page"
 """The packed page inside a wheel (`make wheel`): app/ and page.json."""
 ENTRY = "main.js"
-COPIED = ("embed-worker.js", "style.css")
-"""Loaded by URL, not imported: the worker script (its only import is the vendored runtime) and the styles."""
+COPIED = ("embed-worker.js", "weights.js", "style.css")
+"""Loaded by URL, not imported by the page: the worker script with its one module of ours (its other import is
+the vendored runtime) and the styles."""
 
 
 @dataclass(frozen=True)

@@ -106,7 +106,8 @@ def test_model_loaded_from_the_bundle_only(parity_page):
     manifest = json.loads(page.evaluate("fetch('./manifest.json').then(r => r.text())"))
     assert manifest["model"]["pooling"] == "mean"
     model = manifest["model"]["path"]
-    assert {f"{model}/onnx/model_quantized.onnx", f"{model}/tokenizer.json",
+    assert manifest["model"]["weights"] == "onnx/model_quantized.weights"
+    assert {f"{model}/onnx/model_quantized.onnx", f"{model}/onnx/model_quantized.weights", f"{model}/tokenizer.json",
             "vendor/ort-wasm-simd-threaded.wasm"} <= loaded
 
 
@@ -139,6 +140,61 @@ def test_broken_model_fails_visibly(demo_bundle, serve_dir, browser, tmp_path_fa
     err = page.evaluate("window.embedTexts(['x']).then(() => 'resolved', (e) => String(e))")
     assert "model failed to load" in err
     ctx.close()
+
+
+def embed_page(browser, root: Path, serve_dir):
+    """The embedder test page over the bundle at `root`: (context, page), the model loaded or failed."""
+    (root / "embed-test.html").write_text(embed_test_page(root), encoding="utf-8")
+    ctx = browser.new_context()
+    page = ctx.new_page()
+    page.goto(serve_dir(root) + "embed-test.html")
+    page.wait_for_function("window.embedder && ['ready', 'failed'].includes(window.embedder.status)", timeout=60000)
+    return ctx, page
+
+
+@pytest.mark.parametrize("damage", ["version", "missing"])
+def test_a_broken_weights_file_fails_visibly(demo_bundle, serve_dir, browser, tmp_path_factory, damage):
+    """A weights file of another version, or none at all: the model fails with a message, never a model
+    computing with missing weights."""
+    import shutil
+
+    copy = tmp_path_factory.mktemp("weights") / "bundle"
+    shutil.copytree(demo_bundle, copy)
+    weights = copy / json.loads((copy / "manifest.json").read_text())["model"]["path"] / "onnx/model_quantized.weights"
+    if damage == "missing":
+        weights.unlink()
+    else:
+        data = weights.read_bytes()
+        size = int.from_bytes(data[:4], "little")
+        header = data[4:4 + size].replace(b'"version":1', b'"version":7')
+        weights.write_bytes(data[:4] + header + data[4 + size:])
+    ctx, page = embed_page(browser, copy, serve_dir)
+    err = page.evaluate("window.embedTexts(['x']).then(() => 'resolved', (e) => String(e))")
+    ctx.close()
+    assert "model failed to load" in err
+    assert ("version 7" in err) if damage == "version" else ("404" in err)
+
+
+def test_a_model_folder_without_a_weights_file(demo_bundle, serve_dir, browser, tmp_path_factory, embedder):
+    """A bundle whose model folder holds the model file itself (no weights file, as bundles before the page
+    form had): the page loads it and onnxruntime-web optimizes it, with the same vectors."""
+    import shutil
+
+    from conftest import TEST_CACHE
+    from mercury_static.export import ensure_model
+
+    copy = tmp_path_factory.mktemp("plain") / "bundle"
+    shutil.copytree(demo_bundle, copy)
+    manifest = json.loads((copy / "manifest.json").read_text())
+    onnx_dir = copy / manifest["model"]["path"] / "onnx"
+    (onnx_dir / "model_quantized.weights").unlink()
+    shutil.copyfile(ensure_model(None, cache_dir=TEST_CACHE).onnx_path, onnx_dir / "model_quantized.onnx")
+    del manifest["model"]["weights"]
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    ctx, page = embed_page(browser, copy, serve_dir)
+    got = np.array(page.evaluate("(t) => window.embedTexts(t)", TEXTS), dtype=np.float32)
+    ctx.close()
+    assert (got * embedder.embed(TEXTS)).sum(axis=1).min() >= 0.9999
 
 
 def test_the_annotator_page_embeds_like_python(bundle_server, page, embedder):

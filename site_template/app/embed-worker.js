@@ -1,10 +1,32 @@
 // Module Web Worker: runs the bundled sentence-embedding model with transformers.js (onnxruntime-web).
-// Messages in:  {type: 'init', modelsPath, modelName, pooling}  then  {type: 'embed', id, texts}
+// Messages in:  {type: 'init', modelsPath, modelName, pooling, weights}  then  {type: 'embed', id, texts}
+//   weights: the URL of the model's weights file (page_model.py), or null for a model folder without one
 // Messages out: {type: 'ready'} | {type: 'failed', error} | {type: 'result', id, data, dim} | {type: 'error', id, error}
 import { env, pipeline } from '../vendor/transformers.min.js';
+import { EXTERNAL_NAME, dequantize } from './weights.js';
 
 let extractor = null;
 let pooling = 'mean';
+
+/** Data that onnxruntime-web reads only when it creates the session (an external-data Blob: it awaits
+ * arrayBuffer()), so the weights download and are dequantized while transformers.js fetches the graph and
+ * the runtime starts, instead of before. */
+class PendingData extends Blob {
+  constructor(bytes) {
+    super();
+    this.bytes = bytes;
+  }
+
+  arrayBuffer() {
+    return this.bytes;
+  }
+}
+
+async function loadWeights(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`model weights: HTTP ${response.status} for ${url}`);
+  return dequantize(await response.arrayBuffer());
+}
 
 async function init(msg) {
   env.allowLocalModels = true;
@@ -21,12 +43,16 @@ async function init(msg) {
   wasm.numThreads = self.crossOriginIsolated ? Math.max(1, Math.min(4, navigator.hardwareConcurrency || 1)) : 1;
   wasm.proxy = false;
   pooling = msg.pooling || 'mean';
-  extractor = await pipeline('feature-extraction', msg.modelName, {
-    dtype: 'q8',
-    device: 'wasm',
-    // Same float32 math as the Python build (no fused int8 kernel): identical vectors.
-    session_options: { extra: { session: { disable_quant_qdq: '1' } } },
-  });
+  // Same float32 math as the Python build (no fused int8 kernel): identical vectors.
+  const options = { extra: { session: { disable_quant_qdq: '1' } } };
+  if (msg.weights) {
+    // The graph was optimized at export (page_model.py): optimizing it again here cost ~250 ms of each start.
+    const weights = loadWeights(msg.weights);
+    weights.catch(() => {}); // the session creation reports it
+    options.graphOptimizationLevel = 'disabled';
+    options.externalData = [{ path: EXTERNAL_NAME, data: new PendingData(weights.then((w) => w.data.buffer)) }];
+  }
+  extractor = await pipeline('feature-extraction', msg.modelName, { dtype: 'q8', device: 'wasm', session_options: options });
   // Fail now rather than at the first selection if the tokenizer or model did not load.
   await extractor(['warm up'], { pooling, normalize: true });
 }

@@ -126,7 +126,8 @@ export function createEmbedder(manifest, baseUrl = './') {
       fail(new Error(`model worker failed: ${event.message || 'could not start (see console)'}`));
     };
     setStatus('loading');
-    worker.postMessage({ type: 'init', modelsPath, modelName, pooling: manifest.model.pooling || 'mean' });
+    const weights = manifest.model.weights ? new URL(`${modelsPath}${modelName}/${manifest.model.weights}`, document.baseURI).href : null;
+    worker.postMessage({ type: 'init', modelsPath, modelName, pooling: manifest.model.pooling || 'mean', weights });
   } catch (err) {
     queueMicrotask(() => fail(err));
   }
