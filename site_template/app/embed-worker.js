@@ -25,10 +25,14 @@ class PendingData extends Blob {
 async function loadWeights(url) {
   const response = await fetch(url);
   if (!response.ok) throw new Error(`model weights: HTTP ${response.status} for ${url}`);
-  return dequantize(await response.arrayBuffer());
+  const weights = dequantize(await response.arrayBuffer());
+  performance.mark('mercury-weights-ready');
+  return weights;
 }
 
+// The steps of a cold start, for benchmarks/bench_model_ready.py: worker start, weights, session, warm.
 async function init(msg) {
+  performance.mark('mercury-worker-start');
   env.allowLocalModels = true;
   env.allowRemoteModels = false;
   env.useBrowserCache = false; // the HTTP cache suffices; a stale Cache Storage copy could hide a rebuilt model
@@ -47,12 +51,13 @@ async function init(msg) {
   const options = { extra: { session: { disable_quant_qdq: '1' } } };
   if (msg.weights) {
     // The graph was optimized at export (page_model.py): optimizing it again here cost ~250 ms of each start.
-    const weights = loadWeights(msg.weights);
-    weights.catch(() => {}); // the session creation reports it
+    const bytes = loadWeights(msg.weights).then((w) => w.data.buffer);
+    bytes.catch(() => {}); // reported by the session creation, which awaits it
     options.graphOptimizationLevel = 'disabled';
-    options.externalData = [{ path: EXTERNAL_NAME, data: new PendingData(weights.then((w) => w.data.buffer)) }];
+    options.externalData = [{ path: EXTERNAL_NAME, data: new PendingData(bytes) }];
   }
   extractor = await pipeline('feature-extraction', msg.modelName, { dtype: 'q8', device: 'wasm', session_options: options });
+  performance.mark('mercury-session-ready');
   // Fail now rather than at the first selection if the tokenizer or model did not load.
   await extractor(['warm up'], { pooling, normalize: true });
 }
