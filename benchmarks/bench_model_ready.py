@@ -3,7 +3,7 @@
     python benchmarks/bench_model_ready.py [--runs 10]
 
 Both variants are the same bundle and the same page, loaded cold (a fresh browser context each time),
-interleaved: `after` is the bundle as built (the graph optimized at export, int8 weights apart, the session
+interleaved (before, after; then after, before): `after` is the bundle as built (the graph optimized at export, int8 weights apart, the session
 created with optimization off); `before` is a copy whose model folder holds the exported ONNX file itself
 and whose manifest names no weights file: the page then loads it as it did before, and onnxruntime-web
 optimizes the graph at every start. Bundles: FaithBench and the longest source of SummHay news1 (as
@@ -116,8 +116,8 @@ def main() -> None:
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"),
                                     headless=True, args=ARGS)
-        for _ in range(args.runs):
-            for key, url in urls.items():
+        for run in range(args.runs):
+            for key, url in sorted(urls.items(), key=lambda kv: (kv[0][0], (kv[0][1] == "after") == run % 2)):
                 for k, v in cold_load(browser, url).items():
                     if v is not None:
                         res[key].setdefault(k, []).append(v)

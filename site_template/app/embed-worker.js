@@ -10,7 +10,8 @@ let pooling = 'mean';
 
 /** Data that onnxruntime-web reads only when it creates the session (an external-data Blob: it awaits
  * arrayBuffer()), so the weights download and are dequantized while transformers.js fetches the graph and
- * the runtime starts, instead of before. */
+ * the runtime starts, instead of before. Read once: the session holds its own copy, so this lets go of the
+ * 42 MB of float32 (transformers.js keeps the session options). */
 class PendingData extends Blob {
   constructor(bytes) {
     super();
@@ -18,7 +19,9 @@ class PendingData extends Blob {
   }
 
   arrayBuffer() {
-    return this.bytes;
+    const bytes = this.bytes;
+    this.bytes = null;
+    return bytes;
   }
 }
 
