@@ -8,7 +8,7 @@ PORT ?= 8000
 TORCH_INDEX ?=
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
-MODEL := mercury_static/model/onnx/model_quantized.onnx
+MODEL := mercury_static/model/page/model_quantized.onnx
 
 .PHONY: install model demo lint test test-fast test-js browser wheel clean
 
@@ -65,6 +65,7 @@ wheel: install
 	cp build/node_modules/@huggingface/transformers/dist/transformers.min.js \
 	   build/node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.mjs \
 	   build/node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.wasm mercury_static/runtime/
+	rm -rf build/lib  # setuptools' staging folder: a file removed from the package would stay in it
 	$(PIP) wheel -q --no-deps --no-build-isolation -w dist .
 
 clean:

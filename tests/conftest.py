@@ -30,9 +30,11 @@ def chromium_path() -> str | None:
 
 @pytest.fixture(scope="session")
 def exported_model():
-    from mercury_static.export import ensure_model
+    """The default model as exported into the test cache: its ONNX file and its page form (builds embed
+    with the page form, whether shipped or exported)."""
+    from mercury_static.export import default_model_path, ensure_model
 
-    return ensure_model(cache_dir=TEST_CACHE)
+    return ensure_model(default_model_path(), cache_dir=TEST_CACHE)
 
 
 @pytest.fixture(scope="session")

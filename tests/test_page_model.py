@@ -11,7 +11,7 @@ import onnx
 import onnxruntime as ort
 import pytest
 
-from mercury_static.export import ONNX_REL, PAGE_DIR, ensure_model
+from mercury_static.export import ONNX_REL, PAGE_DIR, default_model_path, ensure_model
 from mercury_static.formats import InputError
 from mercury_static.page_model import (EXTERNAL_NAME, GRAPH_FILE, WEIGHTS_FILE, read_weights, weights_file,
                                        write_page_model)
@@ -24,7 +24,7 @@ import weights_fixture  # noqa: E402
 def model():
     from conftest import TEST_CACHE
 
-    return ensure_model(None, cache_dir=TEST_CACHE)
+    return ensure_model(default_model_path(), cache_dir=TEST_CACHE)  # an export: it holds the ONNX file too
 
 
 def session(model_bytes, level, initializers=None):

@@ -181,14 +181,14 @@ def test_a_model_folder_without_a_weights_file(demo_bundle, serve_dir, browser, 
     import shutil
 
     from conftest import TEST_CACHE
-    from mercury_static.export import ensure_model
+    from mercury_static.export import default_model_path, ensure_model
 
     copy = tmp_path_factory.mktemp("plain") / "bundle"
     shutil.copytree(demo_bundle, copy)
     manifest = json.loads((copy / "manifest.json").read_text())
     onnx_dir = copy / manifest["model"]["path"] / "onnx"
     (onnx_dir / "model_quantized.weights").unlink()
-    shutil.copyfile(ensure_model(None, cache_dir=TEST_CACHE).onnx_path, onnx_dir / "model_quantized.onnx")
+    shutil.copyfile(ensure_model(default_model_path(), cache_dir=TEST_CACHE).onnx_path, onnx_dir / "model_quantized.onnx")
     del manifest["model"]["weights"]
     (copy / "manifest.json").write_text(json.dumps(manifest))
     ctx, page = embed_page(browser, copy, serve_dir)

@@ -97,8 +97,10 @@ def test_wheel_builds_the_demo_without_torch_as_a_checkout_does(tmp_path, demo_b
             "mercury_static/page/app/main.js", "mercury_static/page/app/embed-worker.js"} <= names
     assert not [n for n in names if n.startswith("mercury_static/site_template/app/")]  # the sources stay out
     assert {f"mercury_static/runtime/{dst.split('/')[-1]}" for dst in RUNTIME_FILES} <= names
-    assert {f"mercury_static/model/{f}" for f in ("onnx/model_quantized.onnx", "tokenizer.json", "config.json",
-            "tokenizer_config.json", "mercury_static_model.json", "NOTICE.md", "LICENSE-Apache-2.0.txt")} <= names
+    assert {f"mercury_static/model/{f}" for f in ("page/model_quantized.onnx", "page/model_quantized.weights",
+            "tokenizer.json", "config.json", "tokenizer_config.json", "mercury_static_model.json", "NOTICE.md",
+            "LICENSE-Apache-2.0.txt")} <= names
+    assert "mercury_static/model/onnx/model_quantized.onnx" not in names  # the model once: its page form
     required = {canonicalize_name(Requirement(r).name) for r in _requirements(wheel) if "extra ==" not in r}
     assert not required & {canonicalize_name(m) for m in EXPORT_ONLY}
 
