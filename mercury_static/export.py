@@ -7,7 +7,9 @@ optimum (the ``[export]`` extra: torch, transformers) once per machine and sourc
 hashes the source model files and :data:`RECIPE_VERSION`. Quantisation is weight-only: every MatMul
 weight and the word-embedding table are stored as int8 with a per-channel float32 scale (see
 :func:`quantize_weights`); all arithmetic stays float32, so onnxruntime (Python) and onnxruntime-web give
-the same vectors when both set ``session.disable_quant_qdq=1``.
+the same vectors when both set ``session.disable_quant_qdq=1``. Beside the ONNX file, ``page/`` holds its page
+form (page_model.py: the graph optimized once, the int8 weights apart), which the page and the build both run
+(bit-identical vectors); the shipped model carries only that form.
 """
 
 from __future__ import annotations
