@@ -1,21 +1,13 @@
 // rank.js against rank.py: the same cases, the same order and scores (1e-9). The fixture is written by
 // rank_fixture.py at every run ($PYTHON, else the checkout's .venv, else python3), so it follows rank.py.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+
+import { runFixture } from './fixture.mjs';
 
 import { DEFAULT_OPTIONS, rankSentences, tokenize } from '../../site_template/app/rank.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const repo = resolve(here, '..', '..');
-const venvPython = join(repo, '.venv', 'bin', 'python');
-const python = process.env.PYTHON || (existsSync(venvPython) ? venvPython : 'python3');
-const fixture = JSON.parse(execFileSync(python, [join(here, 'rank_fixture.py')], {
-  env: { ...process.env, PYTHONPATH: repo }, encoding: 'utf8', maxBuffer: 64 << 20,
-}));
+const fixture = JSON.parse(runFixture('rank_fixture.py'));
 
 const f32 = (v) => (v == null ? null : Float32Array.from(v));
 const lists = fixture.texts.map((t) => t.map((s) => ({ index: s.index, text: s.text, vectors: s.vectors.map(f32) })));

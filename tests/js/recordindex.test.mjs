@@ -3,25 +3,17 @@
 // full scan of its rows answers. Each lookup must give the scan's answer and read only the shards named
 // in DESIGN.md (the requests are counted).
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { after, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+
+import { runFixture, scratchDir } from './fixture.mjs';
 
 import { selectPositions } from '../../site_template/app/listquery.js';
 import { fnv1a, RecordIndex } from '../../site_template/app/recordindex.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const repo = resolve(here, '..', '..');
-const venvPython = join(repo, '.venv', 'bin', 'python');
-const python = process.env.PYTHON || (existsSync(venvPython) ? venvPython : 'python3');
-const dir = mkdtempSync(join(tmpdir(), 'record-index-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
-const want = JSON.parse(execFileSync(python, [join(here, 'record_index_fixture.py'), dir], {
-  env: { ...process.env, PYTHONPATH: repo }, encoding: 'utf8', maxBuffer: 64 << 20,
-}));
+const dir = scratchDir('record-index-');
+const want = JSON.parse(runFixture('record_index_fixture.py', dir));
 
 /** A fresh index over the fixture's files, and the paths it has read. */
 async function open() {

@@ -3,24 +3,16 @@
 // brute-force top 10. Probing every cell gives the brute-force answer exactly; the bundle's nprobe keeps
 // most of it and reads its cells only; one cell is the exact scan (the requests are counted).
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { after, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+
+import { runFixture, scratchDir } from './fixture.mjs';
 
 import { SimilarIndex } from '../../site_template/app/similar.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const repo = resolve(here, '..', '..');
-const venvPython = join(repo, '.venv', 'bin', 'python');
-const python = process.env.PYTHON || (existsSync(venvPython) ? venvPython : 'python3');
-const dir = mkdtempSync(join(tmpdir(), 'record-cells-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
-const want = JSON.parse(execFileSync(python, [join(here, 'record_cells_fixture.py'), dir], {
-  env: { ...process.env, PYTHONPATH: repo }, encoding: 'utf8', maxBuffer: 64 << 20,
-}));
+const dir = scratchDir('record-cells-');
+const want = JSON.parse(runFixture('record_cells_fixture.py', dir));
 
 /** The cells of bundle `name` (its manifest entry, with `nprobe` replaced when given) and its requests. */
 function open(name, nprobe) {

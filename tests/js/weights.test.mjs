@@ -2,22 +2,16 @@
 // checkout's .venv, else python3), whose float32 values must come out bit for bit as onnxruntime's
 // DequantizeLinear gives them (and, for the shipped model, as page_model.read_weights gives them).
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { after, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+
+import { repo, runFixture, scratchDir } from './fixture.mjs';
 
 import { EXTERNAL_NAME, dequantize } from '../../site_template/app/weights.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const repo = resolve(here, '..', '..');
-const venvPython = join(repo, '.venv', 'bin', 'python');
-const python = process.env.PYTHON || (existsSync(venvPython) ? venvPython : 'python3');
-const dir = mkdtempSync(join(tmpdir(), 'weights-'));
-after(() => rmSync(dir, { recursive: true, force: true }));
-execFileSync(python, [join(here, 'weights_fixture.py'), dir], { env: { ...process.env, PYTHONPATH: repo } });
+const dir = scratchDir('weights-');
+runFixture('weights_fixture.py', dir);
 
 function bytes(path) {
   const b = readFileSync(path);
