@@ -3,6 +3,10 @@ within one of each other, deterministic (seeded by the bundle id, never the time
 
 `mercury-static assign` writes them into an existing bundle (`assign_bundle`); `build` writes them from the
 settings file's `distribution`. The bundle id does not change: queues change no stored work.
+
+The queues file is named by its content (`data/queues-<hash>.json`) and only the manifest names it, so an
+assign is one atomic switch, the manifest's rename: a page, a merge or a killed assign sees the old queues
+with the old manifest or the new with the new, never a manifest naming some annotators and queues of others.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from .bundle_options import manifest_bytes
 from .records import InputError
 from .settings import Distribution, check_distribution
 
-QUEUES_PATH = "data/queues.json"
+QUEUES_DIR = "data"
 log = logging.getLogger("mercury_static")
 
 
@@ -38,10 +42,11 @@ def make_queues(record_ids: list[str], dist: Distribution, seed: str) -> dict[st
 
 
 def write_queues(out: Path, record_ids: list[str], dist: Distribution, seed: str) -> dict:
-    """Write data/queues.json (through a temporary file and a rename); return the manifest's `queues`."""
-    queues = make_queues(record_ids, dist, seed)
-    safeio.write_file(Path(out) / QUEUES_PATH, dumps(queues).encode("utf-8"))
-    return {"path": QUEUES_PATH, "overlap": dist.overlap, "annotators": list(dist.annotators)}
+    """Write the queues file (named by its content, whole or not at all); return the manifest's `queues`."""
+    data = dumps(make_queues(record_ids, dist, seed)).encode("utf-8")
+    path = f"{QUEUES_DIR}/queues-{hashlib.sha256(data).hexdigest()[:12]}.json"
+    safeio.write_file(Path(out) / path, data)
+    return {"path": path, "overlap": dist.overlap, "annotators": list(dist.annotators)}
 
 
 def parse_annotators(text: str) -> list[str]:
@@ -50,17 +55,22 @@ def parse_annotators(text: str) -> list[str]:
 
 
 def assign_bundle(directory: Path, annotators: list[str], overlap: int) -> dict:
-    """Write queues into a bundle and rewrite its manifest (beside, then rename; the marker stays)."""
-    from .build import is_bundle
+    """Write queues into a bundle, then switch its manifest to them (beside, then rename; the marker stays);
+    the queues files no manifest names any more are removed after. Under the bundle's lock."""
+    from .bundle_folder import editing, is_bundle
 
     directory = Path(directory)
-    bundle = load_bundle(directory)
-    if not is_bundle(directory):
-        raise InputError(directory, None, None, "not a bundle written by mercury-static build (no marker file)")
-    dist = check_distribution(annotators, overlap, str(directory), None, ("--annotators", "--overlap"))
-    manifest = dict(bundle.manifest)
-    manifest["queues"] = write_queues(directory, [r.id for r in bundle.records], dist, manifest["bundle_id"])
-    safeio.write_file(directory / "manifest.json", manifest_bytes(manifest))
+    with editing(directory, "assign"):
+        bundle = load_bundle(directory)
+        if not is_bundle(directory):
+            raise InputError(directory, None, None, "not a bundle written by mercury-static build (no marker file)")
+        dist = check_distribution(annotators, overlap, str(directory), None, ("--annotators", "--overlap"))
+        manifest = dict(bundle.manifest)
+        manifest["queues"] = write_queues(directory, [r.id for r in bundle.records], dist, manifest["bundle_id"])
+        safeio.write_file(directory / "manifest.json", manifest_bytes(manifest))
+        for old in (directory / QUEUES_DIR).glob("queues*.json"):
+            if old.name != Path(manifest["queues"]["path"]).name:
+                old.unlink(missing_ok=True)
     blind = bundle.settings.blind
     stray = [n for n in blind if n not in dist.annotators] if isinstance(blind, tuple) else []
     if stray:  # the blind list was written for other names: whoever was meant to work blind now sees everything

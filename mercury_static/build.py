@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import shutil
@@ -16,6 +15,7 @@ import jinja2
 from . import __version__, bundle_options, ranker_options, safeio, yaml_strict
 from .bundle import FORMAT, VECTOR_ENCODING, VERSION, ShardLimits, text_id
 from .formats import Manifest, ModelInfo, default_manifest_settings
+from .bundle_folder import MARKER, check_output, editing, new_folder, switch
 from .pack_page import Page, find_page
 from .records import InputError, Record
 from .settings import Settings, manifest_settings
@@ -262,69 +262,6 @@ def render_site(out: Path, manifest: dict, runtime: dict[str, Path], model_dir: 
         target.write_bytes((model_dir / exported).read_bytes())
 
 
-MARKER = ".mercury-static-bundle"
-"""A file only `build` writes at a bundle's root: with a manifest of our format, it is what lets a later
-build replace the folder. A folder that merely holds a `manifest.json` (a web extension, a PWA) is not ours."""
-
-
-def is_bundle(folder: Path) -> bool:
-    """True for a folder this tool wrote: the marker file and a manifest of the bundle format."""
-    try:
-        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
-        marker = (folder / MARKER).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError, ValueError):
-        return False
-    return (isinstance(manifest, dict) and manifest.get("format") == FORMAT
-            and isinstance(manifest.get("version"), int) and marker.startswith(FORMAT))
-
-
-def check_output(out: Path, protected: list[Path]) -> None:
-    """Refuse an output folder that would delete or overwrite anything the tool did not write.
-
-    `out` must be new, empty or a bundle (`is_bundle`), and may not hold any file the build reads
-    (`protected`: inputs, labels, guidelines, model), since the old bundle is removed after the swap."""
-    target = out.resolve()
-    for path in protected:
-        p = Path(path).resolve()
-        if p == target or target in p.parents:
-            raise InputError(str(out), None, None,
-                             f"output folder contains the input {path}; choose another folder for -o")
-    if out.is_symlink() or (out.exists() and not out.is_dir()):
-        raise InputError(str(out), None, None, "output exists and is not a folder; choose a new folder for -o")
-    if out.is_dir() and any(out.iterdir()) and not is_bundle(out):
-        raise InputError(str(out), None, None,
-                         "output exists and is not a mercury-static bundle (no marker file "
-                         f"{MARKER}); choose an empty or new folder")
-    for parent in target.parents:
-        if parent.exists() and not parent.is_dir():
-            raise InputError(str(out), None, None, f"{parent} is a file, not a folder; choose another -o")
-
-
-def prepare_output(out: Path, protected: list[Path]) -> Path:
-    """A fresh temp folder beside `out`, after `check_output`."""
-    check_output(out, protected)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    return Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-
-
-def swap_in(tmp: Path, out: Path) -> None:
-    """Replace `out` by the finished `tmp`: the old bundle is moved aside, and removed only once the new
-    one is in place (if the rename fails, the old bundle is put back)."""
-    if not out.exists():
-        tmp.rename(out)
-        return
-    check_output(out, [])  # the folder may have changed during the build
-    old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old.", dir=out.parent))
-    old.rmdir()
-    out.rename(old)
-    try:
-        tmp.rename(out)
-    except OSError:
-        old.rename(out)
-        raise
-    shutil.rmtree(old, ignore_errors=True)
-
-
 def known_label_priors(record: Record, labels: list[str]) -> list[dict]:
     """The record's prior annotations whose labels are all in the bundle's label set; each other one is
     a warning and is kept out of the page's suggestions (accepting it would export a label merge rejects)."""
@@ -401,58 +338,58 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
     runtime = find_runtime()
     protected = [Path(p) for p in inputs] + [Path(p) for p in (options.labels, options.guidelines, options.model,
                                                                 options.settings, sugg_path) if p]
-    tmp = prepare_output(out, protected)
-    work = Path(tempfile.mkdtemp(prefix=f".{out.name}.work.", dir=out.parent))
-    engine = None
-    try:
-        page = find_page(work / "page")
-        model = ensure_model(options.model, cache_dir=options.cache_dir)
-        embedder = Embedder(model.dir, workers=options.workers)
-        if options.engine == "ray":
-            from .embed_ray import RayEngine
+    with editing(out, "build", create=True):  # one command at a time on this folder; leftovers of killed ones removed
+        check_output(out, protected)
+        tmp, work, engine = new_folder(out), new_folder(out, "work"), None
+        try:
+            page = find_page(work / "page")
+            model = ensure_model(options.model, cache_dir=options.cache_dir)
+            embedder = Embedder(model.dir, workers=options.workers)
+            if options.engine == "ray":
+                from .embed_ray import RayEngine
 
-            engine = RayEngine(model.dir, workers=options.workers, address=options.ray_address)
-        ranges = MetadataRanges()
+                engine = RayEngine(model.dir, workers=options.workers, address=options.ray_address)
+            ranges = MetadataRanges()
 
-        def stored(r) -> dict:
-            r.prior_annotations = known_label_priors(r, labels)
-            return record_json(r, record_extras([r], settings, from_file, ranges)[0][0])
+            def stored(r) -> dict:
+                r.prior_annotations = known_label_priors(r, labels)
+                return record_json(r, record_extras([r], settings, from_file, ranges)[0][0])
 
-        stream = StreamBuild(tmp, work, embedder, engine, options.shards,
-                             [p.name for p in settings.metadata if p.visible], settings.similar_records,
-                             keep_ids=bool(settings.distribution), untagged=untagged_columns(settings),
-                             chunk_records=options.chunk_records)
-        result = stream.run(records(stream.scratch.id_places()), stored,
-                            step("Building (records read, split, embedded and written)", None))
-        shown = manifest_settings(settings, ranges)
-        model_path = f"models/{model.name}"
-        shaping = {"fmt": options.fmt, "source_field": source_field, "summary_field": summary_field,
-                   "id_field": options.id_field, "labels": labels}
-        if shown != default_manifest_settings():
-            shaping["settings"] = identity_part(shown)
-        the_id = bundle_id(result, shaping, model.sha256)
-        vectors = manifest_entry(model.dim, result.cells) if settings.similar_records else None
-        queues = write_queues(tmp, result.record_ids, settings.distribution, the_id) \
-            if settings.distribution else None
-        manifest = Manifest(
-            bundle_id=the_id,
-            tool_version=__version__, title=title,
-            model=ModelInfo(name=model.name, path=model_path, dim=model.dim, max_seq_length=model.max_seq_length,
-                            pooling=model.pooling, sha256=model.sha256, weights=MODEL_WEIGHTS),
-            vectors={"encoding": VECTOR_ENCODING, "dim": model.dim},
-            counts=result.counts, shards=result.shards, labels=labels, label_choices=choices,
-            guidelines=guidelines, ranker=ranker,
-            ranker_spec=ranker_options.spec_json(), id_field=options.id_field, settings=shown, queues=queues,
-            record_vectors=vectors, ranker_id=bundle_options.ranker_id(ranker)).to_json()
-        (tmp / "manifest.json").write_bytes(bundle_options.manifest_bytes(manifest))
-        render_site(tmp, manifest, runtime, model.dir, page)
-        (tmp / MARKER).write_text(f"{FORMAT} {VERSION}\nWritten by mercury-static build; a later build "
-                                  "replaces this folder whole.\n", encoding="utf-8")
-        swap_in(tmp, out)
-    finally:
-        if engine is not None:
-            engine.close()
-        shutil.rmtree(work, ignore_errors=True)
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
+            stream = StreamBuild(tmp, work, embedder, engine, options.shards,
+                                 [p.name for p in settings.metadata if p.visible], settings.similar_records,
+                                 keep_ids=bool(settings.distribution), untagged=untagged_columns(settings),
+                                 chunk_records=options.chunk_records)
+            result = stream.run(records(stream.scratch.id_places()), stored,
+                                step("Building (records read, split, embedded and written)", None))
+            shown = manifest_settings(settings, ranges)
+            model_path = f"models/{model.name}"
+            shaping = {"fmt": options.fmt, "source_field": source_field, "summary_field": summary_field,
+                       "id_field": options.id_field, "labels": labels}
+            if shown != default_manifest_settings():
+                shaping["settings"] = identity_part(shown)
+            the_id = bundle_id(result, shaping, model.sha256)
+            vectors = manifest_entry(model.dim, result.cells) if settings.similar_records else None
+            queues = write_queues(tmp, result.record_ids, settings.distribution, the_id) \
+                if settings.distribution else None
+            manifest = Manifest(
+                bundle_id=the_id,
+                tool_version=__version__, title=title,
+                model=ModelInfo(name=model.name, path=model_path, dim=model.dim, max_seq_length=model.max_seq_length,
+                                pooling=model.pooling, sha256=model.sha256, weights=MODEL_WEIGHTS),
+                vectors={"encoding": VECTOR_ENCODING, "dim": model.dim},
+                counts=result.counts, shards=result.shards, labels=labels, label_choices=choices,
+                guidelines=guidelines, ranker=ranker,
+                ranker_spec=ranker_options.spec_json(), id_field=options.id_field, settings=shown, queues=queues,
+                record_vectors=vectors, ranker_id=bundle_options.ranker_id(ranker)).to_json()
+            (tmp / "manifest.json").write_bytes(bundle_options.manifest_bytes(manifest))
+            render_site(tmp, manifest, runtime, model.dir, page)
+            (tmp / MARKER).write_text(f"{FORMAT} {VERSION}\nWritten by mercury-static build; a later build "
+                                      "replaces this folder whole.\n", encoding="utf-8")
+            switch(tmp, out)
+        finally:
+            if engine is not None:
+                engine.close()
+            shutil.rmtree(work, ignore_errors=True)
+            if tmp.exists():
+                shutil.rmtree(tmp, ignore_errors=True)
     return manifest

@@ -35,10 +35,18 @@ def apply_options(bundle_dir: str | Path, options: dict, tuned: dict | None = No
     """Rewrite the bundle's ranker options, ``ranker_id`` and ``ranker_tuned`` (provenance, or None) in
     manifest.json, through a file beside it and a rename; every other file (data, page, model, the marker)
     is left as it is. The options are checked as build checks them, and against the bundle's own option
-    table: the bundle's page must know every option this tool writes. Returns the new manifest."""
-    from .build import MARKER, is_bundle
+    table: the bundle's page must know every option this tool writes. Under the bundle's lock, so that an
+    assign at the same time does not write back the manifest it read before. Returns the new manifest."""
+    from .bundle_folder import editing
 
     folder = Path(bundle_dir)
+    with editing(folder, "tune --apply"):
+        return _apply(folder, options, tuned)
+
+
+def _apply(folder: Path, options: dict, tuned: dict | None) -> dict:
+    from .bundle_folder import MARKER, is_bundle
+
     if not is_bundle(folder):
         raise InputError(folder, None, None, f"not a bundle written by mercury-static build (needs manifest.json "
                          f"and {MARKER})")

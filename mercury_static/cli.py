@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
+import os
 from pathlib import Path
 from typing import List, Optional
 
@@ -33,6 +35,26 @@ def _setup() -> None:
     if not any(isinstance(h, _WarningLines) for h in log.handlers):
         log.addHandler(_WarningLines())
         log.propagate = False
+
+
+def _absolute(value):
+    if isinstance(value, Path):
+        return Path(os.path.abspath(value))
+    if isinstance(value, list) and all(isinstance(v, Path) for v in value):
+        return [Path(os.path.abspath(v)) for v in value]
+    return value
+
+
+def command(name: str | None = None):
+    """A subcommand whose path arguments are made absolute against the user's working folder, once, at the
+    CLI edge: the library never depends on where it runs (esbuild, for one, runs in another folder).
+    Symlinks are kept (not resolved), so that the output checks still see them."""
+    def register(function):
+        @functools.wraps(function)
+        def run(**kwargs):
+            return function(**{k: _absolute(v) for k, v in kwargs.items()})
+        return app.command(name)(run)
+    return register
 
 
 def fail(message: str, code: int = 2):
@@ -77,7 +99,7 @@ def ranker_items(items: List[str]) -> dict:
         return parse_items(items)
 
 
-@app.command()
+@command()
 def build(
     inputs: List[Path] = typer.Argument(..., help="CSV, JSON, JSONL, Mercury dump or SummHay topic files."),
     out: Path = typer.Option(..., "-o", "--out", help="Output folder of the bundle."),
@@ -123,7 +145,7 @@ def build(
     say(f"preview: mercury-static serve {out}")
 
 
-@app.command()
+@command()
 def assign(
     bundle: Path = typer.Argument(..., help="A bundle folder."),
     annotators: str = typer.Option(..., help="Annotator names, comma-separated: alice,bob,carol."),
@@ -139,7 +161,7 @@ def assign(
         f"overlap {q['overlap']}: {bundle / q['path']}")
 
 
-@app.command()
+@command()
 def serve(
     directory: Path = typer.Argument(..., help="A bundle folder."),
     host: str = typer.Option("127.0.0.1", help="Interface to listen on."),
@@ -164,13 +186,13 @@ def serve(
         server.server_close()
 
 
-@app.command()
+@command()
 def version():
     """Print the tool version."""
     typer.echo(__version__)
 
 
-@app.command()
+@command()
 def merge(
     exports: List[Path] = typer.Argument(..., help="Export files of the page and/or Mercury dumps."),
     bundle: Path = typer.Option(..., "--bundle", help="The bundle the annotations were made on."),
@@ -183,8 +205,9 @@ def merge(
     from .bundle import load_bundle
     from .merge import FORMATS, merge_files
     from .printing import print_merge
+    from .bundle_folder import check_folder_output, write_folder
     from .safeio import check_writable, dumps, write_file
-    from .write_argilla import FILES
+    from .write_argilla import FILES, MARKER as ARGILLA_MARKER
 
     if fmt not in FORMATS:
         fail(f"--format: {fmt!r} is not one of {', '.join(FORMATS)}")
@@ -199,12 +222,14 @@ def merge(
         for path in (*targets, report):
             if path is not None:
                 check_writable(path, protected)
+        if fmt == "argilla":
+            check_folder_output(out, ARGILLA_MARKER, protected)
         loaded = load_bundle(bundle)
         result = merge_files(exports, loaded, fmt, strict)
-        for name, data in result.directory.items() if fmt == "argilla" else ((None, result.output),):
-            target = out if name is None else out / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            write_file(target, data, protected)
+        if fmt == "argilla":
+            write_folder(out, result.directory, ARGILLA_MARKER, "merge --format argilla", protected)
+        else:
+            write_file(out, result.output, protected)
         if report:
             write_file(report, (dumps(result.report(), indent=1) + "\n").encode("utf-8"), protected)
     print_merge(result, make_console(), console)
@@ -212,7 +237,7 @@ def merge(
     raise typer.Exit(result.exit_code)
 
 
-@app.command("eval")
+@command("eval")
 def eval_command(
     inputs: List[Path] = typer.Argument(..., help="Mercury dumps (FaithBench) and/or SummHay topic files."),
     fmt: str = typer.Option("auto", "--format", help="auto|mercury|summhay|json|jsonl|csv"),
@@ -248,7 +273,7 @@ def eval_command(
         say(f"wrote {report}")
 
 
-@app.command()
+@command()
 def tune(
     inputs: List[Path] = typer.Argument(..., help="Merged files, export files of the page and/or Mercury dumps."),
     bundle: Path = typer.Option(..., "--bundle", help="The bundle the annotations were made on."),

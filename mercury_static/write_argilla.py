@@ -26,6 +26,9 @@ from .settings import Question
 RECORDS, SETTINGS, DATASET, ANNOTATORS = "records.json", ".argilla/settings.json", ".argilla/dataset.json", \
     "annotators.json"
 FILES = (RECORDS, SETTINGS, DATASET, ANNOTATORS)
+MARKER = ".mercury-static-merge"
+"""The file at the root of a folder merge wrote: what lets a later merge replace the folder (a user's own
+Argilla dataset folder has none, and is refused)."""
 USERS = uuid.uuid5(uuid.NAMESPACE_URL, "mercury-static:annotator")
 """Namespace of the annotators' user ids: the same name gives the same id in every merge."""
 QUESTION_TYPES = {"span": "span", "label": "label_selection", "multi_label": "multi_label_selection",

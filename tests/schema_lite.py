@@ -1,11 +1,13 @@
 """A small JSON Schema validator for the keywords docs/*.schema.json use (jsonschema is not a dependency):
-type, const, enum, properties, required, additionalProperties, items, minItems, minLength, minimum,
-anyOf and local $ref. Unknown keywords are an error, so a schema cannot silently check less than it says."""
+type, const, enum, properties, required, additionalProperties, items, minItems, minLength, pattern,
+minimum, anyOf and local $ref. Unknown keywords are an error, so a schema cannot silently check less than it says."""
 
 from __future__ import annotations
 
+import re
+
 KNOWN = {"$schema", "$id", "title", "description", "$defs", "type", "const", "enum", "properties", "required",
-         "additionalProperties", "items", "minItems", "minLength", "minimum", "maximum", "anyOf", "$ref"}
+         "additionalProperties", "items", "minItems", "minLength", "pattern", "minimum", "maximum", "anyOf", "$ref"}
 TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None)}
 
 
@@ -46,6 +48,8 @@ def errors(value, schema: dict, root: dict | None = None, path: str = "$") -> li
             out.append(f"{path}: {value} > {schema['maximum']}")
     if isinstance(value, str) and len(value) < schema.get("minLength", 0):
         out.append(f"{path}: shorter than {schema['minLength']}")
+    if isinstance(value, str) and "pattern" in schema and not re.search(schema["pattern"], value):
+        out.append(f"{path}: {value!r} does not match {schema['pattern']!r}")
     if isinstance(value, list):
         if len(value) < schema.get("minItems", 0):
             out.append(f"{path}: fewer than {schema['minItems']} items")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -63,22 +64,30 @@ def bundle(demo_bundle, tmp_path) -> Path:
     return copy
 
 
+def queues_file(bundle: Path) -> Path:
+    """The queues file the bundle's manifest names."""
+    return bundle / json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))["queues"]["path"]
+
+
 def test_assign_writes_queues_and_keeps_the_bundle(run, bundle):
     before = digest(bundle)
     manifest_before = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
     result = run("assign", bundle, "--annotators", "alice, bob,carol", "--overlap", "2")
     assert result.exit_code == 0, result.output
     manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
-    assert manifest["queues"] == {"path": "data/queues.json", "overlap": 2, "annotators": ["alice", "bob", "carol"]}
+    path = manifest["queues"].pop("path")
+    assert re.fullmatch(r"data/queues-[0-9a-f]{12}\.json", path), path  # named by its content
+    assert manifest["queues"] == {"overlap": 2, "annotators": ["alice", "bob", "carol"]}
+    manifest["queues"]["path"] = path
     assert manifest["bundle_id"] == manifest_before["bundle_id"]
     assert {k: v for k, v in manifest.items() if k != "queues"} == {
         k: v for k, v in manifest_before.items() if k != "queues"}
     schema = json.loads((REPO / "docs" / "manifest.schema.json").read_text(encoding="utf-8"))
     assert errors(manifest, schema) == []
     after = digest(bundle)
-    assert set(after) - set(before) == {"data/queues.json"}  # no stray temporary file
+    assert set(after) - set(before) == {path}  # no stray temporary file
     assert {k for k in before if before[k] != after[k]} == {"manifest.json"}  # the marker and data stay
-    queues = json.loads((bundle / "data" / "queues.json").read_text(encoding="utf-8"))
+    queues = json.loads(queues_file(bundle).read_text(encoding="utf-8"))
     ids = [r["id"] for line in (EXAMPLES / "demo.jsonl").read_text().splitlines() if line.strip()
            for r in [json.loads(line)]]
     assert Counter(x for q in queues.values() for x in q) == Counter({i: 2 for i in ids})
@@ -86,10 +95,10 @@ def test_assign_writes_queues_and_keeps_the_bundle(run, bundle):
 
     assert len(load_bundle(bundle).records) == len(ids)
     # again with the same names: byte-identical; a build can still replace the bundle (the marker stays)
-    first = (bundle / "data" / "queues.json").read_bytes()
+    first = queues_file(bundle).read_bytes()
     assert run("assign", bundle, "--annotators", "alice,bob,carol", "--overlap", "2").exit_code == 0
-    assert (bundle / "data" / "queues.json").read_bytes() == first
-    from mercury_static.build import is_bundle
+    assert queues_file(bundle).read_bytes() == first
+    from mercury_static.bundle_folder import is_bundle
 
     assert is_bundle(bundle)
 
@@ -127,22 +136,22 @@ def test_build_distribution_gives_the_queues_assign_gives(run, build_bundle, tmp
                         encoding="utf-8")
     built = build_bundle([EXAMPLES / "demo.jsonl"], name="dist", settings=settings)
     again = build_bundle([EXAMPLES / "demo.jsonl"], name="dist2", settings=settings)
-    queues = (built / "data" / "queues.json").read_bytes()
-    assert (again / "data" / "queues.json").read_bytes() == queues
+    queues = queues_file(built).read_bytes()
+    assert queues_file(again).read_bytes() == queues
     no_dist = tmp_path / "n.yaml"
     no_dist.write_text(yaml.safe_dump({"vectors": {"similar_records": True}}), encoding="utf-8")
     plain = build_bundle([EXAMPLES / "demo.jsonl"], name="plain", settings=no_dist)
     assert json.loads((plain / "manifest.json").read_text())["bundle_id"] == json.loads(
         (built / "manifest.json").read_text())["bundle_id"]  # the distribution is not part of the bundle id
     assert run("assign", plain, "--annotators", "alice,bob,carol", "--overlap", "2").exit_code == 0
-    assert (plain / "data" / "queues.json").read_bytes() == queues
+    assert queues_file(plain).read_bytes() == queues
     manifest = json.loads((built / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["queues"]["annotators"] == ["alice", "bob", "carol"]
 
 
 def test_a_killed_assign_leaves_whole_files(run, bundle, exported_model):
     """SIGKILL at different moments of `assign`: the manifest is always whole (the old one or a new one) and
-    so is queues.json (each written beside, then renamed); running it again completes it."""
+    so is the queues file it names; running it again completes it."""
     old = (bundle / "manifest.json").read_text(encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(REPO), "MERCURY_STATIC_CACHE": str(TEST_CACHE)}
     code = "import sys; from mercury_static.cli import app; sys.argv[0] = 'mercury-static'; app()"
@@ -156,14 +165,13 @@ def test_a_killed_assign_leaves_whole_files(run, bundle, exported_model):
         text = (bundle / "manifest.json").read_text(encoding="utf-8")
         manifest = json.loads(text)  # never a half-written file
         seen["old" if text == old else "new"] += 1
-        assert text == old or manifest["queues"]["path"] == "data/queues.json"
-        if (bundle / "data" / "queues.json").exists():
-            stored = json.loads((bundle / "data" / "queues.json").read_text(encoding="utf-8"))
+        if manifest.get("queues"):
+            stored = json.loads(queues_file(bundle).read_text(encoding="utf-8"))
             assert all(isinstance(q, list) for q in stored.values())
     assert seen["old"], seen  # killed before it wrote (the later kills land during or after it, load permitting)
     assert run("assign", bundle, "--annotators", "a,b,c", "--overlap", "2").exit_code == 0
     manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
-    stored = json.loads((bundle / "data" / "queues.json").read_text(encoding="utf-8"))
+    stored = json.loads(queues_file(bundle).read_text(encoding="utf-8"))
     assert sorted(stored) == manifest["queues"]["annotators"] == ["a", "b", "c"]
 
 

@@ -84,7 +84,7 @@ def test_a_bundle_is_replaced_whole_and_nothing_is_left_beside_it(tmp_path, run)
     out = tmp_path / "bundle"
     first = run("build", data, "-o", out, "--title", "one")
     assert first.exit_code == 0, first.output
-    from mercury_static.build import is_bundle
+    from mercury_static.bundle_folder import is_bundle
 
     assert is_bundle(out)
     (out / "stale.txt").write_text("from the old bundle")

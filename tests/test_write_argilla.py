@@ -66,7 +66,7 @@ def test_argilla_layout(asked, tmp_path):
              "are in the mercury-static output (--format mercury-static)")
     out = merge_argilla(tmp_path, asked, alice, bob, notes=notes)
     assert sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()) == [
-        ".argilla/dataset.json", ".argilla/settings.json", "annotators.json", "records.json"]
+        ".argilla/dataset.json", ".argilla/settings.json", ".mercury-static-merge", "annotators.json", "records.json"]
     records = json.loads((out / "records.json").read_text(encoding="utf-8"))
     settings = json.loads((out / ".argilla" / "settings.json").read_text(encoding="utf-8"))
     assert errors(records, SCHEMAS["records"]) == [] and errors(settings, SCHEMAS["settings"]) == []
@@ -152,9 +152,10 @@ def test_argilla_output_paths(asked, tmp_path):
     run = runner.invoke(app, [*base, "-o", str(out), "--report", str(out / "records.json")])
     assert run.exit_code == 2 and "--report is one of the files -o writes" in run.output and not out.exists()
     out.mkdir()
-    (out / "notes.txt").write_text("keep", encoding="utf-8")  # a file it did not write stays
-    assert runner.invoke(app, [*base, "-o", str(out)]).exit_code == 0
-    assert (out / "notes.txt").read_text(encoding="utf-8") == "keep" and (out / "records.json").is_file()
+    (out / "notes.txt").write_text("keep", encoding="utf-8")  # a folder it did not write is refused, untouched
+    run = runner.invoke(app, [*base, "-o", str(out)])
+    assert run.exit_code == 2 and "not a folder mercury-static wrote" in run.output
+    assert [p.name for p in out.iterdir()] == ["notes.txt"]
 
 
 @pytest.mark.parametrize("damage", ["truncated", "a row short", "missing"])
