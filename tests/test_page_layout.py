@@ -92,10 +92,36 @@ def test_validation_message_in_the_draft_card_not_a_banner(context, fb_bundle, s
     assert page.evaluate("() => document.getElementById('pane-source').getBoundingClientRect().top") == top
     page.keyboard.press("1")  # the message was about the draft as it was: picking a label clears it
     assert msg.inner_text() == ""
-    # other messages (an import's result) float over the texts: the panes stay put
+    # other messages (an import's result) are a bar below the texts: the panes' tops stay put (the text does
+    # not move under the mouse) and no line of text is covered
     page.evaluate("() => mercuryStatic.store.actions.message('Imported 3 annotations on 2 records from alice.json.')")
     assert page.locator("#banners #message").is_visible()
     assert page.evaluate("() => document.getElementById('pane-source').getBoundingClientRect().top") == top
+    assert_banners_cover_no_text(page)
+    assert not page.errors
+
+
+def assert_banners_cover_no_text(page):
+    overlap = page.evaluate("""() => {
+        const b = document.getElementById('banners').getBoundingClientRect();
+        return [...document.querySelectorAll('.pane, .side, .records')].filter((el) => {
+            const r = el.getBoundingClientRect();
+            return r.width && r.height && r.left < b.right && b.left < r.right && r.top < b.bottom && b.top < r.bottom;
+        }).map((el) => el.id || el.className);
+    }""")
+    assert overlap == [], overlap
+
+
+def test_a_name_without_a_queue_is_told_below_the_texts(context, demo_bundle, fresh_copy, run, serve_dir):
+    """A first visitor of a bundle with queues, under a name that has none: told so, in a note that covers
+    neither text (it covered the summary's first line)."""
+    bundle = fresh_copy(demo_bundle)
+    assert run("assign", bundle, "--annotators", "alice,bob").exit_code == 0
+    page = open_at(context, serve_dir(bundle), (1280, 720), record=None, annotator="newcomer")
+    message = page.locator("#banners #message")
+    message.wait_for()
+    assert "No queue for “newcomer”" in message.inner_text()
+    assert_banners_cover_no_text(page)
     assert not page.errors
 
 
