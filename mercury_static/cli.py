@@ -178,6 +178,8 @@ def serve(
         except (OSError, UnicodeError) as e:
             fail(f"{host}:{port}: {getattr(e, 'strerror', None) or e}")
     say(f"serving {directory} at http://{host}:{server.server_port}/  (Ctrl-C to stop)")
+    say("open that address in a browser, type your name, then select words of the summary: the related "
+        "sentences of the source light up (? in the page lists the keys)")
     try:
         server.serve_forever()
     except KeyboardInterrupt:
