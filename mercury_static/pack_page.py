@@ -47,6 +47,7 @@ class Page:
 
 def pack(sources: Path, out: Path, esbuild: Path = ESBUILD) -> Page:
     """Pack the modules of `sources` into `out`/app and write `out`/page.json (the preload list)."""
+    sources, out = sources.resolve(), out.resolve()  # esbuild runs in `sources`: a relative `out` would land there
     app = out / "app"
     if app.exists():
         shutil.rmtree(app)
