@@ -1,5 +1,8 @@
 """The docs as tested text: the site builds with `mkdocs build --strict`, the CLI reference is what the
-command tree generates (`cog --check`), and every ```bash block of README.md and docs/*.md runs as written."""
+command tree generates (`cog --check`), and every ```bash block of README.md and docs/*.md runs as written.
+
+The blocks of one file run in order in one scratch folder (a later block uses what an earlier one built), so
+run a file's blocks together (`-k README`), not one alone."""
 
 from __future__ import annotations
 
@@ -52,7 +55,10 @@ def test_cli_reference_is_the_command_tree():
 def test_every_fence_is_bash_or_named():
     """A shell block is ```bash (run below) or ```text (shown only): a ```sh or unnamed one would escape the test."""
     for path in DOC_FILES:
-        fences = re.findall(r"^\s*```(.*)$", path.read_text(encoding="utf-8"), re.M)
+        text = path.read_text(encoding="utf-8")
+        inline = [line for line in text.splitlines() if "```" in line and not line.lstrip().startswith("```")]
+        assert not inline, f"{path.name}: ``` inside a line would open a block for grab_code_blocks: {inline}"
+        fences = re.findall(r"^\s*```(.*)$", text, re.M)
         openings = fences[::2]
         assert len(fences) % 2 == 0, f"{path.name}: an unclosed fence"
         bad = [tag for tag in openings if tag.strip() in ("", "sh", "shell", "console", "zsh")]
