@@ -46,8 +46,9 @@ class Page:
 
 
 def pack(sources: Path, out: Path, esbuild: Path = ESBUILD) -> Page:
-    """Pack the modules of `sources` into `out`/app and write `out`/page.json (the preload list)."""
-    sources, out = sources.resolve(), out.resolve()  # esbuild runs in `sources`: a relative `out` would land there
+    """Pack the modules of `sources` into `out`/app and write `out`/page.json (the preload list).
+    esbuild runs in `sources` (its working folder), so every path it is given is absolute."""
+    sources, out = Path(os.path.abspath(sources)), Path(os.path.abspath(out))
     app = out / "app"
     if app.exists():
         shutil.rmtree(app)

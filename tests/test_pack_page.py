@@ -59,18 +59,6 @@ def test_a_checkout_without_esbuild_is_one_line_before_any_work(run, tmp_path, m
     assert not out.exists() and list(tmp_path.iterdir()) == []
 
 
-def test_a_relative_out_folder_gets_the_whole_page_and_leaves_the_sources_alone(run, tmp_path, monkeypatch):
-    """`build … -o my-bundle` from a checkout (the README's first command): esbuild runs inside the sources'
-    folder, so a relative output folder once sent the packed modules there, and the bundle had no main.js."""
-    monkeypatch.chdir(tmp_path)
-    before = sorted(p.name for p in SOURCES.iterdir())
-    result = run("build", EXAMPLES / "demo.jsonl", "-o", "my-bundle")
-    assert result.exit_code == 0, result.output
-    assert (tmp_path / "my-bundle" / "app" / ENTRY).is_file()
-    assert _tree(tmp_path / "my-bundle" / "app") == _tree(pack(SOURCES, tmp_path / "p").app)
-    assert sorted(p.name for p in SOURCES.iterdir()) == before
-
-
 @pytest.mark.browser
 def test_the_page_loads_one_module_and_its_chunks_before_the_first_record(demo_bundle, bundle_server, browser):
     """The request chain of some thirty modules was most of the first record's time: the boot path is now
