@@ -52,6 +52,25 @@ def test_cli_reference_is_the_command_tree():
                                   + done.stdout + done.stderr)
 
 
+def test_cli_reference_lists_what_help_prints():
+    """Each command's section of docs/cli.md names exactly the options its `--help` prints."""
+    from typer.testing import CliRunner
+
+    from mercury_static.cli import app
+
+    page = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
+    sections = dict(re.findall(r"^## (\S+)\n(.*?)(?=^## |\Z)", page, re.M | re.S))
+    options = re.compile(r"(?<![\w-])--[a-z][a-z-]*")
+    names = re.findall(r"^mercury-static (\S+)", sections["Synopsis"], re.M)
+    assert names and set(names) <= set(sections)
+    for name in names:
+        shown = CliRunner().invoke(app, [name, "--help"], env={"COLUMNS": "200", "NO_COLOR": "1"})
+        assert shown.exit_code == 0, shown.output
+        helped = set(options.findall(shown.output)) - {"--help"}
+        documented = set(options.findall("\n".join(re.findall(r"^- `([^`]+)`", sections[name], re.M))))
+        assert documented == helped, f"{name}: docs/cli.md {sorted(documented)} != --help {sorted(helped)}"
+
+
 def test_every_fence_is_bash_or_named():
     """A shell block is ```bash (run below) or ```text (shown only): a ```sh or unnamed one would escape the test."""
     for path in DOC_FILES:
