@@ -1,5 +1,5 @@
 # mercury-static: `make demo` builds and serves the demo bundle; `make test` installs everything and runs the tests;
-# `make lint` and `make test-fast` (no browser) are the quick loop while changing the code.
+# `make lint` and `make test-fast` (no browser) are the quick loop while changing the code; `make docs` builds the docs.
 PYTHON ?= python3
 VENV ?= .venv
 PORT ?= 8000
@@ -10,7 +10,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 MODEL := mercury_static/model/page/model_quantized.onnx
 
-.PHONY: install model demo lint test test-fast test-js browser wheel clean
+.PHONY: install model demo lint docs test test-fast test-js browser wheel clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,13 @@ lint: install
 	$(VENV)/bin/ruff check .
 	build/node_modules/.bin/eslint --max-warnings 0 --config build/eslint.config.mjs site_template/app tests/js
 
+# The docs site: docs/cli.md still what the CLI generates (cog -r docs/cli.md rewrites it), then mkdocs with
+# --strict (a broken link or anchor, or a page not in the nav, fails) into site/. `$(VENV)/bin/mkdocs serve`
+# serves it with live reload while you write.
+docs: install
+	$(VENV)/bin/cog --check docs/cli.md
+	$(VENV)/bin/mkdocs build --strict
+
 # JavaScript unit tests of the page's pure modules (Node's own runner); rank.js is checked against rank.py.
 test-js: install
 	PYTHON=$(abspath $(PY)) node --test tests/js/
@@ -69,5 +76,5 @@ wheel: install
 	$(PIP) wheel -q --no-deps --no-build-isolation -w dist .
 
 clean:
-	rm -rf $(VENV) build/node_modules demo-bundle .cache mercury_static/runtime mercury_static/page dist
+	rm -rf $(VENV) build/node_modules demo-bundle .cache mercury_static/runtime mercury_static/page dist site
 	find mercury_static/model -mindepth 1 ! -name NOTICE.md ! -name LICENSE-Apache-2.0.txt -delete

@@ -1,4 +1,4 @@
-"""Inter-annotator agreement on a merged dataset (definitions: README, "Read the report").
+"""Inter-annotator agreement on a merged dataset (definitions: docs/merge.md, "Agreement").
 
 Works on merged records (the default `merge` output shape). The *judges* of a record are the annotators
 who submitted it (a `responses` entry with status `submitted`), plus annotators that have annotations on it

@@ -1,5 +1,5 @@
-"""Agreement on the record-level questions, and of each suggestion agent with the annotators (README,
-"Read the report").
+"""Agreement on the record-level questions, and of each suggestion agent with the annotators (docs/merge.md,
+"Agreement").
 
 Krippendorff's alpha with the distance that fits each question type: nominal for `label`, ordinal and
 interval for `rating` (a Likert scale is ordinal; interval is reported beside it because it is the figure most
@@ -170,7 +170,7 @@ def agent_agreement(records: Sequence[dict], questions: Sequence[Question]) -> l
     accuracy against the majority answer of each record, alpha with the agent as one more coder, the ROC AUC
     of its score (Argilla's meaning: its confidence in the suggested value) for "the majority chose the
     suggested value", and how often a shown suggestion was accepted. A span suggestion is scored by the pooled
-    character-overlap F1 of its summary spans with each annotator's (`agree`; the README's char F1)."""
+    character-overlap F1 of its summary spans with each annotator's (`agree`; docs/merge.md's char F1)."""
     by_name = {q.name: q for q in questions if q.type != "text"}
     groups: defaultdict[tuple[str, str, str], list[tuple[Hashable, float | None, list]]] = defaultdict(list)
     for record in records:

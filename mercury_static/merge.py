@@ -1,4 +1,4 @@
-"""Merge annotators' export files (and Mercury dumps) into one validated dataset (see the README, "For coordinators").
+"""Merge annotators' export files (and Mercury dumps) into one validated dataset (see docs/merge.md).
 
 The steps, one module each: merge_inputs reads every file into versions (validated by merge_checks),
 merge_versions picks the newest version per (annotator, record), merge_notes says what was merged that a

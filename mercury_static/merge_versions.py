@@ -1,4 +1,4 @@
-"""Version resolution: per (annotator, record) the newest version wins whole (see the README, "Versions").
+"""Version resolution: per (annotator, record) the newest version wins whole (see docs/merge.md, "Versions").
 
 Mercury dumps carry no time and count as older than any dated version; versions tied on time are united,
 one copy per annotation id (the newest copy).

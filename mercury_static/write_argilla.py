@@ -9,7 +9,7 @@
 
 Layouts as argilla 2.8.0 writes them (docs/argilla-*.schema.json). Where Argilla has no room for something
 (a span's source evidence and note, a second suggestion for one question) it is in the mercury-static
-output only; the README's mapping table lists each.
+output only; the mapping table of docs/settings.md ("Coming from Argilla") lists each.
 """
 
 from __future__ import annotations
