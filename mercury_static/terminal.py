@@ -4,6 +4,7 @@ printed as rich `Text` (never parsed as markup, so ``[b]`` or ``a:b:c`` print as
 
 from __future__ import annotations
 
+import os
 import re
 
 from rich.console import Console
@@ -17,9 +18,18 @@ def printable(text: str) -> str:
     return _UNSAFE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), str(text))
 
 
+def relative(text: str) -> str:
+    """`text` with paths under the working folder shown relative to it: the CLI makes every path absolute
+    (cli.command), and a user who typed `data.jsonl` reads `data.jsonl` again, not the whole path."""
+    here = os.getcwd()
+    if os.path.dirname(here) == here:  # the root folder: every absolute path would lose its leading /
+        return text
+    return text.replace(here + os.sep, "")
+
+
 def line(text: str, style: str | None = None) -> Text:
     """One safe line of output."""
-    return Text(printable(text), style=style or "")
+    return Text(printable(relative(str(text))), style=style or "")
 
 
 def console(stderr: bool = False, **kwargs) -> Console:
