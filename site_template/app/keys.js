@@ -1,11 +1,12 @@
 /**
- * Keyboard shortcuts. While typing in a field only Esc (leaves the field), Enter in the note (saves;
- * Shift+Enter is a newline) and Ctrl+Enter act: letters and digits are text there.
+ * Keyboard shortcuts. While typing in a field only Esc (leaves the field), Enter in the note (saves and
+ * leaves it; Shift+Enter is a newline), Ctrl+Enter and Enter in a one-line field (leaves it) act:
+ * letters and digits are text there.
  */
 
 export const SHORTCUTS = [
   ['n / j', 'next record'], ['p / k', 'previous record'], ['1 … 9', 'toggle label 1 … 9'],
-  ['Enter', 'save the annotation (in the note too; Shift+Enter: new line; Ctrl+Enter also saves)'],
+  ['Enter', 'save the annotation (in the note too, which it leaves; Shift+Enter: new line; Ctrl+Enter also saves)'],
   ['s', 'submit the record (and go to the next); a finished draft is saved first'],
   ['d', 'discard the record (and go to the next)'],
   ['Esc', 'leave a field; close an overlay; clear the draft (twice when it has a label or a note)'],
@@ -52,26 +53,33 @@ export function trapFocus(container) {
 
 /**
  * @param handlers {next, prev, label(i), save, submit, discard, escape, undo, nextMatch, prevMatch,
- *   pairMatch, noSource, note, otherPane, step(side | null, unit, dir, extend), modal() -> bool,
+ *   pairMatch, noSource, note, leaveField, otherPane, step(side | null, unit, dir, extend), modal() -> bool,
  *   guidelines, help, nextTodo, toggleList, toggleSide, nextQuestion?, prevQuestion?, accept?}
  */
 export function mountKeys(handlers) {
   document.addEventListener('keydown', (ev) => {
-    if (ev.defaultPrevented) return;
     const field = ev.target instanceof Element
       && ev.target.closest('input:not([type=checkbox]):not([type=radio]):not([type=range]), textarea, select, [contenteditable]');
+    // Enter ends the typing in the note (it saves) and in a one-line field of the page (the record filter,
+    // k): the focus leaves even when nothing was saved, so the keys typed next are shortcuts, not text
+    if (field && ev.key === 'Enter' && !ev.shiftKey && !ev.isComposing) {
+      const note = ev.target.id === 'draft-note';
+      if (note || (ev.target instanceof HTMLInputElement && !ev.target.closest('form, .overlay'))) {
+        if (note && !ev.defaultPrevented) {
+          ev.preventDefault();
+          handlers.save();
+        }
+        handlers.leaveField();
+      }
+      return;
+    }
+    if (ev.defaultPrevented) return;
     if (ev.key === 'Escape') {
       if (field) ev.target.blur(); // leaving a field is all Esc does there
       else handlers.escape();
       return;
     }
-    if (field) {
-      if (ev.key === 'Enter' && ev.target.id === 'draft-note' && !ev.shiftKey && !ev.isComposing) {
-        ev.preventDefault();
-        handlers.save();
-      }
-      return;
-    }
+    if (field) return;
     if (handlers.modal() && ev.key !== '?' && ev.key !== 'g') return; // a dialog is open: Tab and its buttons only
     const pane = ev.target instanceof Element ? ev.target.closest('.scroller[id^="pane-"]') : null;
     if (ARROWS[ev.key] && !ev.ctrlKey && !ev.metaKey && !ev.altKey) {

@@ -354,10 +354,15 @@ async function main() {
   }
 
   // --- selection and clicks in the panes --------------------------------------------------------
+  // The span of the page's selection last taken into the draft (or put there by the keyboard): after a
+  // save the selection still shows it, and a key-up must not take it again as a new draft.
+  let taken = '';
   const keysel = new KeyboardSelection(panes, (side) => store.state.draft[side], (side, s, e) => {
+    taken = `${side}:${s}:${e}`;
     if (actions.select(side, s, e) === 'anchor') assistant.run(side, s, e);
   });
-  function onSelectionDone() {
+  /** A selection made: at a mouse-up, any; at a key-up (`byKey`), only one the keys changed. */
+  function onSelectionDone(byKey) {
     const sel = window.getSelection();
     if (!sel.rangeCount || sel.isCollapsed || !store.state.current.record) return;
     const range = sel.getRangeAt(0);
@@ -367,12 +372,14 @@ async function main() {
     if (!span) return;
     const cur = store.state.draft[side];
     if (cur && cur[0] === span[0] && cur[1] === span[1]) return;
+    if (byKey && taken === `${side}:${span[0]}:${span[1]}`) return;
+    taken = `${side}:${span[0]}:${span[1]}`;
     keysel.moved(side, span[1]);
     if (actions.select(side, span[0], span[1]) === 'anchor') assistant.run(side, span[0], span[1]);
   }
   for (const side of SIDES) {
     const scroller = panes[side].scroller;
-    scroller.addEventListener('mouseup', onSelectionDone);
+    scroller.addEventListener('mouseup', () => onSelectionDone(false));
     scroller.addEventListener('keydown', (ev) => {
       // Enter on a focused citation follows it (and does not save the draft)
       const cite = ev.key === 'Enter' && ev.target instanceof Element && ev.target.closest('.cite');
@@ -397,7 +404,7 @@ async function main() {
     });
   }
   document.addEventListener('keyup', (ev) => {
-    if (ev.shiftKey || ev.key === 'Shift') onSelectionDone();
+    if (ev.shiftKey || ev.key === 'Shift') onSelectionDone(true); // Shift+End and the like: the browser's own selection
   });
 
   /**
@@ -535,6 +542,7 @@ async function main() {
       if (anchor) actions.clearSpan(anchor === 'summary' ? 'source' : 'summary');
     },
     note: () => document.getElementById('draft-note').focus(),
+    leaveField: () => focusPane('summary'),
     modal: () => store.state.ui.help || store.state.ui.guidelines,
     nextTodo, toggleList: () => layout.toggle('list'), toggleSide: () => layout.toggle('side'),
     nextMatch: () => jumpMatch(1), prevMatch: () => jumpMatch(-1),
