@@ -400,7 +400,7 @@ async function main() {
     });
     document.getElementById(`mm-${side}`).addEventListener('click', (ev) => {
       const m = ev.target.closest('.mm-mark');
-      if (m) panes[side].scrollToSentence(Number(m.dataset.sentence), true);
+      if (m) goToMatch(Number(m.dataset.match) - 1); // the clicked match is the current one (`l` pairs it)
     });
   }
   document.addEventListener('keyup', (ev) => {
@@ -427,10 +427,16 @@ async function main() {
 
   /** Jump to the next (+1) or previous (-1) highlighted sentence in text order. */
   function jumpMatch(dir) {
+    const n = store.state.assist.results.length;
+    if (n) goToMatch((matchCursor + dir + n + (matchCursor < 0 && dir < 0 ? 1 : 0)) % n);
+  }
+
+  /** Make match `pos` (text order, as the counter and the minimap number them) the current one. */
+  function goToMatch(pos) {
     const { side, results } = store.state.assist;
-    if (!side || !results.length) return;
+    if (!side || pos < 0 || pos >= results.length) return;
     const order = results.map((r) => r.index).sort((a, b) => a - b);
-    matchCursor = (matchCursor + dir + order.length + (matchCursor < 0 && dir < 0 ? 1 : 0)) % order.length;
+    matchCursor = pos;
     const pane = panes[side];
     if (focused) focused.removeAttribute('data-focus');
     focused = pane.sentenceEl(order[matchCursor]);
