@@ -6,7 +6,7 @@ import { Assistant, makeLevelOf } from './assist.js';
 import { firstRecord, opening, recordIdFromHash } from './boot.js';
 import { rankerLabel } from './data.js';
 import * as ranker from './rank.js';
-import { mountKeys, SHORTCUTS, trapFocus } from './keys.js';
+import { mountKeys, numberKeys, SHORTCUTS, trapFocus } from './keys.js';
 import { KeyboardSelection } from './keysel.js';
 import { mountLayout } from './layout.js';
 import { mountMarks } from './marks.js';
@@ -280,6 +280,9 @@ async function main() {
       .map(([k, what]) => h('tr', {}, h('td', {}, h('kbd', {}, k)), h('td', {}, what))));
 
   const scrollMemory = mountScrollMemory(manifest.bundle_id, panes, SIDES);
+  // span labels by number (from 10 labels on, two digits typed quickly: keys.js)
+  const labelNumber = numberKeys(() => store.state.labelChoices.map((_, i) => String(i + 1)),
+    (i) => actions.toggleLabel(store.state.labelChoices[i]));
   let shownRecord = null;
   let shownAssist = null;
   let matchCursor = -1;
@@ -288,6 +291,7 @@ async function main() {
     const rec = s.current.record;
     if (rec !== shownRecord) {
       shownRecord = rec;
+      labelNumber.reset();
       assistant.reset();
       scrollMemory.leave();
       for (const side of SIDES) {
@@ -520,10 +524,7 @@ async function main() {
   });
   mountKeys({
     next, prev,
-    label: (i) => {
-      const l = store.state.labelChoices[i];
-      if (l) actions.toggleLabel(l);
-    },
+    labelDigit: (d) => labelNumber.digit(d), flushNumber: () => labelNumber.flush(),
     save, submit: () => finish('submitted'), discard: () => finish('discarded'),
     escape: () => {
       const { ui } = store.state;
