@@ -316,3 +316,32 @@ def test_enter_in_a_text_field_leaves_it(page, bundle_server):
     assert active(page) not in ("record-filter", "INPUT")
     page.keyboard.press("n")
     assert page.locator("#record-filter").input_value() == "bakery"
+
+
+@pytest.mark.shared_data
+def test_arrow_right_selects_the_first_word_of_every_real_faithbench_summary(page, build_bundle, serve_dir):
+    """The batch the trap was found on: 10 of its 50 summaries start with a space (5 with a quote or a bracket)."""
+    import re
+
+    from conftest import SHARED_DATA
+
+    path = SHARED_DATA / "faithbench" / "batch_1.json"
+    if not path.exists():
+        pytest.skip("../shared/data/faithbench is absent")
+    bundle = build_bundle([path], name="batch1-keys")
+    records = load_bundle(bundle).records
+    assert sum(r.summary[:1].isspace() for r in records) == 10
+    block_model(page)
+    open_page(page, serve_dir(bundle), records[0].id)
+    missed = []
+    for i, rec in enumerate(records):
+        page.wait_for_function("(id) => mercuryStatic.store.state.current.record?.id === id", arg=rec.id)
+        page.locator("#pane-summary").focus()
+        page.keyboard.press("ArrowRight")
+        d = state(page, "s.draft.summary")
+        if not d or d[0] != re.search(r"[^\W_]", rec.summary).start():
+            missed.append(rec.id)
+        page.keyboard.press("Escape")  # a bare selection clears at once: n then moves on
+        if i + 1 < len(records):
+            page.keyboard.press("n")
+    assert missed == []

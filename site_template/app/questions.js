@@ -21,7 +21,7 @@ import { h } from './util.js';
 
 /** The keyboard help rows of the form (added to the help only when the bundle has questions). */
 export const QUESTION_SHORTCUTS = [
-  ['q / Shift+Q', 'next / previous question of the form'],
+  ['q / Shift+Q', 'next / previous question of the form (on each record from the first one)'],
   ['1 … 9, 10 … (in a question)', 'choose (toggle) its option of that number, a rating its value (0 … 10); past 9 options, two digits typed quickly make one number (1 then 2: 12); Backspace (or 0 where no option is 0) clears the answer'],
   ['a', 'accept the suggestion (of the focused question, else the first one not yet accepted, span suggestions last)'],
   ['↑ / ↓, Shift+↑ / ↓ (ranking)', 'move between items / move the item; a number gives it that rank; Enter keeps the order'],
@@ -113,10 +113,7 @@ function questionControl(q, set) {
         else list.children[at + dir]?.focus();
         return true;
       }
-      if (/^[0-9]$/.test(ev.key) && at >= 0) {
-        number.digit(ev.key);
-        return true;
-      }
+      if (/^[0-9]$/.test(ev.key) && at >= 0) return number.digit(ev.key) || ev.key !== '0';
       return false;
     };
   } else {
@@ -207,7 +204,7 @@ export function mountQuestions(store, actions, questions, box) {
     const q = questions[i];
     if (!/^[0-9]$/.test(ev.key)) controls[i].number?.flush(); // the next key takes a pending number first
     let done = controls[i].key(ev);
-    if (!done && (ev.key === '0' || ev.key === 'Backspace' || ev.key === 'Delete')) {
+    if (!done && (ev.key === '0' || ev.key === 'Backspace')) {
       const entry = store.state.work.records[store.state.current.id];
       if (!isEmpty(answers(entry)[q.name])) actions.setResponse(q.name, null, { undo: `Answer to “${q.title || q.name}” cleared.` });
       done = true;
