@@ -361,8 +361,9 @@ async function main() {
   // The span of the page's selection last taken into the draft (or put there by the keyboard): after a
   // save the selection still shows it, and a key-up must not take it again as a new draft.
   let taken = '';
+  const spanKey = (side, s, e) => `${store.state.current.id}:${side}:${s}:${e}`;
   const keysel = new KeyboardSelection(panes, (side) => store.state.draft[side], (side, s, e) => {
-    taken = `${side}:${s}:${e}`;
+    taken = spanKey(side, s, e);
     if (actions.select(side, s, e) === 'anchor') assistant.run(side, s, e);
   });
   /** A selection made: at a mouse-up, any; at a key-up (`byKey`), only one the keys changed. */
@@ -376,8 +377,8 @@ async function main() {
     if (!span) return;
     const cur = store.state.draft[side];
     if (cur && cur[0] === span[0] && cur[1] === span[1]) return;
-    if (byKey && taken === `${side}:${span[0]}:${span[1]}`) return;
-    taken = `${side}:${span[0]}:${span[1]}`;
+    if (byKey && taken === spanKey(side, span[0], span[1])) return;
+    taken = spanKey(side, span[0], span[1]);
     keysel.moved(side, span[1]);
     if (actions.select(side, span[0], span[1]) === 'anchor') assistant.run(side, span[0], span[1]);
   }

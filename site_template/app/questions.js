@@ -95,10 +95,8 @@ function questionControl(q, set) {
       }));
       if (focused !== null) [...list.children].find((li) => li.dataset.value === focused)?.focus();
     };
-    number = numberKeys(() => order.map((_, i) => String(i + 1)), (i) => {
-      const from = [...list.children].indexOf(document.activeElement); // the focused item
-      if (from >= 0) move(from, i);
-    });
+    let typedOn = -1; // the item a number is typed on
+    number = numberKeys(() => order.map((_, i) => String(i + 1)), (i) => move(typedOn, i));
     key = (ev) => {
       const li = ev.target instanceof Element ? ev.target.closest('.q-ranking li') : null;
       const at = li ? [...list.children].indexOf(li) : -1;
@@ -113,8 +111,9 @@ function questionControl(q, set) {
         else list.children[at + dir]?.focus();
         return true;
       }
-      if (/^[0-9]$/.test(ev.key) && at >= 0) return number.digit(ev.key) || ev.key !== '0';
-      return false;
+      if (!/^[0-9]$/.test(ev.key) || at < 0) return false;
+      typedOn = at;
+      return number.digit(ev.key) || ev.key !== '0';
     };
   } else {
     const area = h('textarea', { class: 'q-text', rows: '2', 'data-question': q.name, 'aria-label': q.title || q.name });
