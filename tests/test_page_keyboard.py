@@ -250,8 +250,8 @@ def test_arrows_select_the_first_word_whatever_comes_before_it(page, leads_url):
 
 def test_a_modifier_key_up_never_brings_back_a_saved_span(page, bundle_server):
     """After a save the page's selection still shows the saved span; a key-up of Shift (Shift+↓ in a
-    ranking, Shift+Q), Ctrl or Alt used to take it again as a new, unlabeled draft, so `s` then stopped
-    on "This draft is not finished"."""
+    ranking, Shift+Q), Ctrl or Alt, or a mouse-up on the scrollbar, used to take it again as a new,
+    unlabeled draft, so `s` then stopped on "This draft is not finished"."""
     block_model(page)
     open_page(page, bundle_server, "harbor-lighthouse")
     page.keyboard.press("ArrowRight")
@@ -268,6 +268,9 @@ def test_a_modifier_key_up_never_brings_back_a_saved_span(page, bundle_server):
     page.keyboard.press("Enter")
     assert len(own_annotations(page, "harbor-lighthouse")) == 2
     page.keyboard.press("Shift")
+    assert state(page, "s.draft.summary") is None
+    # a mouse-up after no press in the text (the release of a pane's scrollbar) does not take it either
+    page.evaluate("() => mercuryStatic.panes.summary.scroller.dispatchEvent(new MouseEvent('mouseup', {bubbles: true}))")
     assert state(page, "s.draft.summary") is None
     page.keyboard.press("s")
     page.wait_for_function("() => mercuryStatic.store.state.current.id !== 'harbor-lighthouse'")

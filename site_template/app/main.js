@@ -361,13 +361,17 @@ async function main() {
   // The span of the page's selection last taken into the draft (or put there by the keyboard): after a
   // save the selection still shows it, and a key-up must not take it again as a new draft.
   let taken = '';
+  let pressedInText = false; // a mouse press in a pane's text, not on its scrollbar
   const spanKey = (side, s, e) => `${store.state.current.id}:${side}:${s}:${e}`;
   const keysel = new KeyboardSelection(panes, (side) => store.state.draft[side], (side, s, e) => {
     taken = spanKey(side, s, e);
     if (actions.select(side, s, e) === 'anchor') assistant.run(side, s, e);
   });
-  /** A selection made: at a mouse-up, any; at a key-up (`byKey`), only one the keys changed. */
-  function onSelectionDone(byKey) {
+  /**
+   * A selection made: after a press in the text (`fresh`, a drag) any, at a key-up or another mouse-up
+   * (a scrollbar's) only one not taken already.
+   */
+  function onSelectionDone(fresh) {
     const sel = window.getSelection();
     if (!sel.rangeCount || sel.isCollapsed || !store.state.current.record) return;
     const range = sel.getRangeAt(0);
@@ -377,14 +381,18 @@ async function main() {
     if (!span) return;
     const cur = store.state.draft[side];
     if (cur && cur[0] === span[0] && cur[1] === span[1]) return;
-    if (byKey && taken === spanKey(side, span[0], span[1])) return;
+    if (!fresh && taken === spanKey(side, span[0], span[1])) return;
     taken = spanKey(side, span[0], span[1]);
     keysel.moved(side, span[1]);
     if (actions.select(side, span[0], span[1]) === 'anchor') assistant.run(side, span[0], span[1]);
   }
   for (const side of SIDES) {
     const scroller = panes[side].scroller;
-    scroller.addEventListener('mouseup', () => onSelectionDone(false));
+    scroller.addEventListener('mousedown', (ev) => { pressedInText = Boolean(panes[side].root?.contains(ev.target)); });
+    scroller.addEventListener('mouseup', () => {
+      onSelectionDone(pressedInText);
+      pressedInText = false;
+    });
     scroller.addEventListener('keydown', (ev) => {
       // Enter on a focused citation follows it (and does not save the draft)
       const cite = ev.key === 'Enter' && ev.target instanceof Element && ev.target.closest('.cite');
@@ -409,7 +417,7 @@ async function main() {
     });
   }
   document.addEventListener('keyup', (ev) => {
-    if (ev.shiftKey || ev.key === 'Shift') onSelectionDone(true); // Shift+End and the like: the browser's own selection
+    if (ev.shiftKey || ev.key === 'Shift') onSelectionDone(false); // Shift+End and the like: the browser's own selection
   });
 
   /**
