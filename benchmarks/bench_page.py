@@ -41,6 +41,8 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--d
 SELECT_JS = """async ([side, start, end]) => {
   const ms = window.mercuryStatic, pane = ms.panes[side];
   const range = pane.rangeFor(start, end);
+  // pressed in the text first, as a drag is (a mouse-up alone does not take a span taken already)
+  range.startContainer.parentElement.dispatchEvent(new MouseEvent('mousedown', {bubbles: true}));
   const sel = getSelection(); sel.removeAllRanges(); sel.addRange(range);
   const model = new Promise((resolve) => {
     const un = ms.store.subscribe((s) => {

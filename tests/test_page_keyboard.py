@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 from mercury_static.bundle import load_bundle
-from test_page import READY, block_model, open_page, own_annotations, state
+from test_page import READY, block_model, open_page, own_annotations, select, state
 
 pytestmark = pytest.mark.browser
 
@@ -211,3 +211,140 @@ def test_rewritten_guidelines_open_again_once(page, serve_dir, tmp_path):
     assert shown_on_open() and not shown_on_open()
     assert rebuild("# Guidelines\nMark what the source does not support, then submit.") == first
     assert shown_on_open() and not shown_on_open()
+
+
+# ------------------------------------------------------------------ keyboard traps (issue 23 §7)
+
+LEADS = {  # summaries starting before their first sentence: a space (FaithBench), a newline and a quote, a dash
+    "lead-space": (" The ferry left at dawn. It came back at noon.", "The", "It", "dawn"),
+    "lead-quote": ("\n“Quoted,” said the mayor. Then she left the hall.", "Quoted", "Then", "mayor"),
+    "lead-dash": ("  - (Bullet) the first point here. - A second point.", "Bullet", "A", "here"),
+}
+
+
+@pytest.fixture(scope="module")
+def leads_url(build_bundle, serve_dir, tmp_path_factory):
+    import json
+
+    path = tmp_path_factory.mktemp("leads") / "leads.jsonl"
+    source = "The ferry left the harbor at dawn with forty passengers. It came back at noon. The mayor spoke."
+    path.write_text("".join(json.dumps({"id": rid, "source": source, "summary": summary}) + "\n"
+                            for rid, (summary, *_) in LEADS.items()), encoding="utf-8")
+    return serve_dir(build_bundle([path], name="leads"))
+
+
+def test_arrows_select_the_first_word_whatever_comes_before_it(page, leads_url):
+    """→ from the start of a text, or from a caret left between two sentences (↓ then Esc), selects the
+    next word: it used to look for a sentence at the caret only, and found none before the first one or
+    in the space between two."""
+    block_model(page)
+    for rid, (_, first, second, last) in LEADS.items():
+        for n, (keys, want) in enumerate(((["ArrowRight"], first), (["ArrowDown", "Escape", "ArrowRight"], second),
+                                          (["ArrowDown", "Escape", "ArrowLeft"], last))):
+            page.goto("about:blank")  # a fresh page, caret at the start, no stored draft (another annotator)
+            open_page(page, leads_url, rid, annotator=f"kim{n}")
+            for key in keys:
+                page.keyboard.press(key)
+            assert selected(page, "summary") == want, (rid, keys)
+
+
+def test_a_modifier_key_up_never_brings_back_a_saved_span(page, bundle_server):
+    """After a save the page's selection still shows the saved span; a key-up of Shift (Shift+↓ in a
+    ranking, Shift+Q), Ctrl or Alt, or a mouse-up on the scrollbar, used to take it again as a new,
+    unlabeled draft, so `s` then stopped on "This draft is not finished"."""
+    block_model(page)
+    open_page(page, bundle_server, "harbor-lighthouse")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Shift+ArrowRight")  # a keyboard selection
+    page.keyboard.press("3")
+    page.keyboard.press("Enter")
+    assert len(own_annotations(page, "harbor-lighthouse")) == 1
+    for key in ("Shift", "Shift+Q", "Control", "Alt"):  # Shift+↓ in a ranking: test_page_questions.py
+        page.keyboard.press(key)
+        assert state(page, "s.draft.summary") is None, key
+    # a mouse selection, saved, then a Shift key-up
+    select(page, "summary", "14 June", ranked=False)
+    page.keyboard.press("3")
+    page.keyboard.press("Enter")
+    assert len(own_annotations(page, "harbor-lighthouse")) == 2
+    page.keyboard.press("Shift")
+    assert state(page, "s.draft.summary") is None
+    # a mouse-up after no press in the text (the release of a pane's scrollbar) does not take it either
+    page.evaluate("() => mercuryStatic.panes.summary.scroller.dispatchEvent(new MouseEvent('mouseup', {bubbles: true}))")
+    assert state(page, "s.draft.summary") is None
+    page.keyboard.press("s")
+    page.wait_for_function("() => mercuryStatic.store.state.current.id !== 'harbor-lighthouse'")
+    assert page.evaluate("() => mercuryStatic.store.state.work.records['harbor-lighthouse'].status") == "submitted"
+
+
+def test_a_selection_extended_with_native_shift_keys_is_still_taken(page, bundle_server):
+    """The key-up that takes a selection the browser extended itself (Shift+End) still works."""
+    block_model(page)
+    open_page(page, bundle_server, "harbor-lighthouse")
+    page.keyboard.press("ArrowRight")
+    first = state(page, "s.draft.summary")
+    page.keyboard.press("Shift+End")
+    d = state(page, "s.draft.summary")
+    assert d[0] == first[0] and d[1] > first[1]
+
+
+def test_enter_in_a_text_field_leaves_it(page, bundle_server):
+    """Enter in the note saves, and leaves the note even when there is nothing to save yet (no span):
+    the keys typed next were note text. Enter in the record filter and in k leaves them too."""
+    block_model(page)
+    open_page(page, bundle_server, "harbor-lighthouse")
+    page.keyboard.press("c")
+    page.keyboard.type("wrong amount")
+    page.keyboard.press("Enter")
+    assert "Select a span" in page.locator("#draft-message").inner_text()
+    assert active(page) == "pane-summary"
+    page.keyboard.press("ArrowRight")  # a shortcut again: a span, a label, Enter saves with the note
+    page.keyboard.press("3")
+    assert state(page, "s.draft.note") == "wrong amount"
+    page.keyboard.press("Enter")
+    [a] = own_annotations(page, "harbor-lighthouse")
+    assert a["note"] == "wrong amount"
+    # the k field: Enter applies it and leaves it
+    page.locator("#ctl-k").fill("3")
+    page.locator("#ctl-k").press("Enter")
+    assert state(page, "s.view.k") == 3
+    assert active(page) not in ("ctl-k", "INPUT")
+    # the record filter: Enter opens the first match and leaves the filter; n is "next record" again
+    if not page.locator("#record-filter").is_visible():
+        page.keyboard.press("[")  # the record list
+    page.locator("#record-filter").fill("bakery")
+    page.wait_for_function("() => document.querySelectorAll('#record-list li[data-record]').length === 1")
+    page.locator("#record-filter").press("Enter")
+    page.wait_for_function("() => mercuryStatic.store.state.current.id === 'bakery-coop'")
+    assert active(page) not in ("record-filter", "INPUT")
+    page.keyboard.press("n")
+    assert page.locator("#record-filter").input_value() == "bakery"
+
+
+@pytest.mark.shared_data
+def test_arrow_right_selects_the_first_word_of_every_real_faithbench_summary(page, build_bundle, serve_dir):
+    """The batch the trap was found on: 10 of its 50 summaries start with a space (5 with a quote or a bracket)."""
+    import re
+
+    from conftest import SHARED_DATA
+
+    path = SHARED_DATA / "faithbench" / "batch_1.json"
+    if not path.exists():
+        pytest.skip("../shared/data/faithbench is absent")
+    bundle = build_bundle([path], name="batch1-keys")
+    records = load_bundle(bundle).records
+    assert sum(r.summary[:1].isspace() for r in records) == 10
+    block_model(page)
+    open_page(page, serve_dir(bundle), records[0].id)
+    missed = []
+    for i, rec in enumerate(records):
+        page.wait_for_function("(id) => mercuryStatic.store.state.current.record?.id === id", arg=rec.id)
+        page.locator("#pane-summary").focus()
+        page.keyboard.press("ArrowRight")
+        d = state(page, "s.draft.summary")
+        if not d or d[0] != re.search(r"[^\W_]", rec.summary).start():
+            missed.append(rec.id)
+        page.keyboard.press("Escape")  # a bare selection clears at once: n then moves on
+        if i + 1 < len(records):
+            page.keyboard.press("n")
+    assert missed == []

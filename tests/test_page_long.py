@@ -66,7 +66,7 @@ def test_long_source_sections_minimap_and_match_keys(page, long_bundle, serve_di
     n_lit = page.locator("#pane-source .s[data-rank]").count()
     marks = page.locator("#mm-source .mm-mark")
     assert n_lit >= 2 and marks.count() == n_lit
-    frac = page.locator('#mm-source .mm-mark[data-match="1"]').evaluate("m => parseFloat(m.style.top)")
+    frac = page.locator('#mm-source .mm-mark[data-best]').evaluate("m => parseFloat(m.style.top)")
     assert 60 < frac < 80  # document 11 of 16
 
     # next/previous match keys walk the highlighted sentences in text order and scroll to them
@@ -84,3 +84,47 @@ def test_long_source_sections_minimap_and_match_keys(page, long_bundle, serve_di
         page.keyboard.press(".")
         positions.add(scroller.evaluate("el => el.scrollTop"))
     assert len(positions) == 2 or len(order) < 3
+
+
+def test_minimap_marks_are_numbered_as_the_counter_and_a_click_is_the_match_l_pairs(page, long_bundle, serve_dir):
+    """Marks were numbered by score and the counter by text order, and a click on a mark only scrolled: `l`
+    then paired the best match, off-screen. One numbering now, text order (the order of the marks down the
+    strip and of `.`); a clicked mark is the current match, as after `.`."""
+    bundle, target = long_bundle
+    page.route("**/models/**", lambda route: route.abort())
+    page.goto(serve_dir(bundle) + "?annotator=alice")
+    page.wait_for_selector("body[data-ready]")
+    page.wait_for_selector("#pane-source .text[data-complete]", state="attached")
+    page.evaluate("() => { const m = document.getElementById('ctl-min'); m.value = '0'; m.dispatchEvent(new Event('input')); }")
+    page.evaluate("async () => { const r = mercuryStatic.store.state.current.record;"
+                  " await r.source.vectorsReady; await r.summary.vectorsReady; }")
+    s = page.evaluate("(t) => mercuryStatic.panes.summary.view.text.indexOf(t)", target)
+    page.evaluate("""([s, e]) => { const p = mercuryStatic.panes.summary;
+        const sel = getSelection(); sel.removeAllRanges(); sel.addRange(p.rangeFor(s, e));
+        p.scroller.dispatchEvent(new MouseEvent('mouseup', {bubbles: true})); }""", [s, s + len(target)])
+    page.wait_for_function("() => document.querySelectorAll('#mm-source .mm-mark').length >= 2"
+                           " && document.querySelectorAll('#mm-source .mm-mark').length"
+                           " === mercuryStatic.store.state.assist.results.length")
+    marks = page.locator("#mm-source .mm-mark").evaluate_all(
+        "ms => ms.map(m => ({n: Number(m.dataset.match), top: parseFloat(m.style.top), title: m.title,"
+        " sentence: Number(m.dataset.sentence), best: m.dataset.best === 'true'}))")
+    n = len(marks)
+    by_top = sorted(marks, key=lambda m: (m["top"], m["sentence"]))
+    assert [m["n"] for m in by_top] == list(range(1, n + 1))  # down the strip: match 1, 2, 3…
+    assert all(m["title"].startswith(f"match {m['n']} of {n}") for m in marks)
+    best = page.evaluate("() => mercuryStatic.store.state.assist.results[0].index")
+    assert [m["sentence"] for m in marks if m["best"]] == [best]
+    # the same numbers as `.` walks them
+    page.keyboard.press(".")
+    assert page.locator("#match-source").inner_text().startswith(f"match 1 of {n}")
+    assert int(page.locator("#pane-source .s[data-focus]").get_attribute("data-sentence")) == by_top[0]["sentence"]
+    # a click on a mark that is not the best: it is the current match, and `l` pairs it
+    other = next(m for m in by_top if m["sentence"] != best)
+    page.click(f'#mm-source .mm-mark[data-match="{other["n"]}"]')
+    assert page.locator("#match-source").inner_text().startswith(f"match {other['n']} of {n}")
+    assert int(page.locator("#pane-source .s[data-focus]").get_attribute("data-sentence")) == other["sentence"]
+    page.keyboard.press("l")
+    span = page.evaluate("() => mercuryStatic.store.state.draft.source")
+    assert span == page.evaluate("(i) => mercuryStatic.store.state.current.record.source.sentences[i]", other["sentence"])
+    page.keyboard.press(".")  # and `.` goes on from it
+    assert page.locator("#match-source").inner_text().startswith(f"match {other['n'] % n + 1} of {n}")

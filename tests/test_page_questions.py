@@ -704,3 +704,105 @@ def test_a_bundle_without_settings_looks_as_before_and_loads_none_of_their_modul
     page.wait_for_function("() => mercuryStatic.store.state.current.id !== 'harbor-lighthouse'")
     [rec] = export_file(page, tmp_path)["records"]
     assert rec["responses"] == {} and rec["suggestions"] == {"shown": True, "accepted": {}}
+
+
+def test_q_on_a_new_record_starts_at_the_first_question(page, settings_url):
+    """`q` moved on from the question last focused, on whichever record: on the next record it went on
+    from the previous record's place in the form."""
+    block_model(page)
+    open_page(page, settings_url, "1")
+    for _ in range(3):
+        page.keyboard.press("q")
+    assert focused_question(page) == "quality"
+    page.keyboard.press("n")
+    page.wait_for_function("() => mercuryStatic.store.state.current.id === '2'")
+    page.keyboard.press("q")
+    assert focused_question(page) == "verdict"
+    page.keyboard.press("Escape")
+    page.keyboard.press("p")
+    page.wait_for_function("() => mercuryStatic.store.state.current.id === '1'")
+    page.keyboard.press("Shift+Q")  # back from the start: the last question
+    assert focused_question(page) == "comment"
+
+
+WIDE = [f"c{i}" for i in range(1, 13)]  # twelve options: 10, 11 and 12 are typed as two digits
+
+
+@pytest.fixture(scope="module")
+def wide_url(build_bundle, serve_dir, tmp_path_factory):
+    """A rating 0..10 and questions (and span labels) with twelve options."""
+    data, settings = faithbench_like(tmp_path_factory.mktemp("fbq-wide"), n=2, metadata=False)
+    doc = json.loads(settings.read_text(encoding="utf-8"))
+    options = [{"value": v, "text": f"Option {v[1:]}"} for v in WIDE]
+    doc["questions"] = [
+        {"name": "spans", "type": "span", "title": "Spans", "labels": [f"L{i}" for i in range(1, 13)]},
+        {"name": "score", "type": "rating", "title": "Score", "values": list(range(11))},
+        {"name": "category", "type": "label", "title": "Category", "options": options},
+        {"name": "tags", "type": "multi_label", "title": "Tags", "options": options},
+        {"name": "steps", "type": "ranking", "title": "Steps", "options": options},
+    ]
+    for key in ("suggestions", "distribution", "vectors"):
+        del doc[key]
+    settings.write_text(json.dumps(doc), encoding="utf-8")
+    return serve_dir(build_bundle([data], name="fbq-wide", settings=settings))
+
+
+def test_ratings_0_to_10_and_options_past_9_have_keys(page, wide_url):
+    """A rating's keys are its values (0 and 10 included), an option's its number (10, 11, 12 past 9);
+    with ten options or more, two digits typed quickly make one number (Argilla's rating shortcut), a
+    single digit is taken after a pause or at once by the next key. Backspace clears an answer."""
+    block_model(page)
+    open_page(page, wide_url, "0")
+    page.keyboard.press("q")
+    assert focused_question(page) == "score"
+    # the keys shown are the keys typed: 0 beside 0, 10 beside 10, 12 beside option 12
+    assert page.locator('[data-question="score"] kbd').all_inner_texts() == [str(v) for v in range(11)]
+    assert page.locator('[data-question="category"] kbd').all_inner_texts() == [str(i) for i in range(1, 13)]
+    page.keyboard.press("0")
+    assert responses(page, "0").get("score") == 0  # at once: no other key starts with 0
+    page.keyboard.press("7")
+    assert responses(page, "0").get("score") == 7
+    page.keyboard.press("1")
+    page.keyboard.press("0")
+    assert responses(page, "0").get("score") == 10
+    page.keyboard.press("1")  # 1 or the start of 10: taken after a pause
+    page.wait_for_function("() => mercuryStatic.store.state.work.records['0'].responses.score.value === 1")
+    page.keyboard.press("Backspace")
+    assert "score" not in responses(page, "0")
+    page.keyboard.press("q")
+    assert focused_question(page) == "category"
+    page.keyboard.press("1")
+    page.keyboard.press("2")
+    assert responses(page, "0").get("category") == "c12"
+    page.keyboard.press("1")
+    page.keyboard.press("q")  # the next key takes the pending 1 at once, then acts
+    assert responses(page, "0").get("category") == "c1"
+    assert focused_question(page) == "tags"
+    page.keyboard.press("1")
+    page.keyboard.press("1")
+    page.keyboard.press("3")
+    page.keyboard.press("q")
+    assert responses(page, "0").get("tags") == ["c3", "c11"]
+    assert focused_question(page) == "steps"
+    page.keyboard.press("1")  # its first item, c1, to rank 11
+    page.keyboard.press("1")
+    page.keyboard.press("1")
+    assert responses(page, "0").get("steps") == WIDE[1:11] + ["c1", "c12"]
+    page.keyboard.press("Escape")
+    # the span labels: eleven and twelve typed as two digits too
+    page.locator("#pane-summary").focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("1")
+    page.keyboard.press("1")
+    page.keyboard.press("2")
+    page.keyboard.press("Enter")
+    [a] = page.evaluate("() => Object.values(mercuryStatic.store.state.work.records['0'].annotations)")
+    assert sorted(a["label"]) == ["L11", "L2"]
+    for _ in range(5):  # to the ranking, after a saved span: Shift+↓ there starts no draft
+        page.keyboard.press("Shift+Q")
+        if focused_question(page) == "steps":
+            break
+    page.keyboard.press("Shift+ArrowDown")
+    assert page.evaluate("() => mercuryStatic.store.state.draft.summary") is None
+    page.keyboard.press("?")  # and the help says so
+    assert "two digits" in page.locator("#help-keys").inner_text()

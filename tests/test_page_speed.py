@@ -63,7 +63,7 @@ def test_the_minimap_keeps_its_marks_when_only_scores_change(page, bundle_server
     counts = page.evaluate(COUNT_MUTATIONS, [[[0, 0.7], [3, 0.5]], [[0, 0.71], [3, 0.52]]])
     assert counts[1]["marks"] == 0 and sorted(counts[1]["attrs"]) == ["0:data-score", "3:data-score"]
     titles = page.locator("#mm-source .mm-mark").evaluate_all("els => els.map(e => e.title)")
-    assert titles == ["match 1: score 0.71", "match 2: score 0.52"]  # titles follow the new scores
+    assert titles == ["match 1 of 2: score 0.71 (the best)", "match 2 of 2: score 0.52"]  # they follow the new scores
 
 
 SELECT = """([side, s, e]) => { const ms = mercuryStatic, p = ms.panes[side];

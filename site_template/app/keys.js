@@ -1,11 +1,13 @@
 /**
- * Keyboard shortcuts. While typing in a field only Esc (leaves the field), Enter in the note (saves;
- * Shift+Enter is a newline) and Ctrl+Enter act: letters and digits are text there.
+ * Keyboard shortcuts. While typing in a field only Esc (leaves the field), Enter in the note (saves and
+ * leaves it; Shift+Enter is a newline), Ctrl+Enter and Enter in a one-line field (leaves it) act:
+ * letters and digits are text there.
  */
 
 export const SHORTCUTS = [
-  ['n / j', 'next record'], ['p / k', 'previous record'], ['1 … 9', 'toggle label 1 … 9'],
-  ['Enter', 'save the annotation (in the note too; Shift+Enter: new line; Ctrl+Enter also saves)'],
+  ['n / j', 'next record'], ['p / k', 'previous record'],
+  ['1 … 9, 10 …', 'toggle the label of that number (from 10 labels on, two digits typed quickly make one number: 1 then 2 is label 12)'],
+  ['Enter', 'save the annotation (in the note too, which it leaves; Shift+Enter: new line; Ctrl+Enter also saves)'],
   ['s', 'submit the record (and go to the next); a finished draft is saved first'],
   ['d', 'discard the record (and go to the next)'],
   ['Esc', 'leave a field; close an overlay; clear the draft (twice when it has a label or a note)'],
@@ -14,11 +16,59 @@ export const SHORTCUTS = [
   ['↓ / ↑', 'select the next / previous sentence'],
   ['Shift + arrows', 'extend / shrink the selection by a word or a sentence'],
   ['o', 'move to the other pane (select the source span there)'],
-  ['. / ,', 'next / previous highlighted match'], ['l', 'pair the current match (else the best) with the span'],
+  ['. / ,', 'next / previous highlighted match, in text order (as the marks beside the pane are numbered; a click on a mark makes it the current one)'],
+  ['l', 'pair the current match (else the best) with the span'],
   ['x', 'no source span (not supported by the source)'], ['c', 'write a note'],
   ['t', 'next record still to do'], ['[ / ]', 'show / hide the record list / the annotation panel'],
   ['g', 'guidelines'], ['?', 'this help'], ['Tab', 'move between controls; in a dialog it stays in the dialog'],
 ];
+
+/**
+ * How long a digit waits for a second one where some option's number has two digits (Argilla's rating
+ * shortcut waits 300 ms; a little more for a slower typist).
+ */
+export const NUMBER_MS = 500;
+
+/**
+ * Options picked by typing their number. `keys()` gives each option's key ('0' … '12'), `pick(i)` takes
+ * option i. Digits typed in a row make one number while it can still grow into a longer key: 1 then 2 is
+ * 12 where there are 12 options, 1 alone is taken after NUMBER_MS or by the next key (flush()); up to 9
+ * options (or 2 … 9 of twelve) every digit acts at once, as before. Returns {digit(d) -> whether it is
+ * (or may begin) a key, flush(), reset() (a new record: the pending digits are dropped)}.
+ */
+export function numberKeys(keys, pick) {
+  let typed = '';
+  let timer = 0;
+  const reset = () => {
+    clearTimeout(timer);
+    typed = '';
+  };
+  const take = () => {
+    const i = keys().indexOf(typed);
+    reset();
+    if (i >= 0) pick(i);
+  };
+  return {
+    digit(d) {
+      const ks = keys();
+      const starts = (t) => ks.some((k) => k.startsWith(t));
+      if (typed && !starts(typed + d)) take(); // 1 then 5 of twelve: option 1, then option 5
+      clearTimeout(timer);
+      typed += d;
+      if (!starts(typed)) {
+        typed = '';
+        return false;
+      }
+      if (ks.some((k) => k !== typed && k.startsWith(typed))) timer = setTimeout(take, NUMBER_MS);
+      else take();
+      return true;
+    },
+    flush() {
+      if (typed) take();
+    },
+    reset,
+  };
+}
 
 const ARROWS = { ArrowRight: ['word', 1], ArrowLeft: ['word', -1], ArrowDown: ['sentence', 1], ArrowUp: ['sentence', -1] };
 
@@ -51,27 +101,35 @@ export function trapFocus(container) {
 }
 
 /**
- * @param handlers {next, prev, label(i), save, submit, discard, escape, undo, nextMatch, prevMatch,
- *   pairMatch, noSource, note, otherPane, step(side | null, unit, dir, extend), modal() -> bool,
+ * @param handlers {next, prev, labelDigit(d), flushNumber, save, submit, discard, escape, undo, nextMatch, prevMatch,
+ *   pairMatch, noSource, note, leaveField, otherPane, step(side | null, unit, dir, extend), modal() -> bool,
  *   guidelines, help, nextTodo, toggleList, toggleSide, nextQuestion?, prevQuestion?, accept?}
  */
 export function mountKeys(handlers) {
   document.addEventListener('keydown', (ev) => {
-    if (ev.defaultPrevented) return;
+    if (!/^[0-9]$/.test(ev.key)) handlers.flushNumber(); // any other key first takes a label number being typed
     const field = ev.target instanceof Element
       && ev.target.closest('input:not([type=checkbox]):not([type=radio]):not([type=range]), textarea, select, [contenteditable]');
+    // Enter ends the typing in the note (it saves) and in a one-line field of the page (the record filter,
+    // k): the focus leaves even when nothing was saved, so the keys typed next are shortcuts, not text
+    if (field && ev.key === 'Enter' && !ev.shiftKey && !ev.isComposing) {
+      const note = ev.target.id === 'draft-note';
+      if (note || (ev.target instanceof HTMLInputElement && !ev.target.closest('form, .overlay'))) {
+        if (note && !ev.defaultPrevented) {
+          ev.preventDefault();
+          handlers.save();
+        }
+        handlers.leaveField();
+      }
+      return;
+    }
+    if (ev.defaultPrevented) return;
     if (ev.key === 'Escape') {
       if (field) ev.target.blur(); // leaving a field is all Esc does there
       else handlers.escape();
       return;
     }
-    if (field) {
-      if (ev.key === 'Enter' && ev.target.id === 'draft-note' && !ev.shiftKey && !ev.isComposing) {
-        ev.preventDefault();
-        handlers.save();
-      }
-      return;
-    }
+    if (field) return;
     if (handlers.modal() && ev.key !== '?' && ev.key !== 'g') return; // a dialog is open: Tab and its buttons only
     const pane = ev.target instanceof Element ? ev.target.closest('.scroller[id^="pane-"]') : null;
     if (ARROWS[ev.key] && !ev.ctrlKey && !ev.metaKey && !ev.altKey) {
@@ -96,7 +154,7 @@ export function mountKeys(handlers) {
       q: handlers.nextQuestion, Q: handlers.prevQuestion, a: handlers.accept, // the questions form (questions.js)
     };
     let fn = map[ev.key];
-    if (!fn && /^[1-9]$/.test(ev.key)) fn = () => handlers.label(Number(ev.key) - 1);
+    if (!fn && /^[0-9]$/.test(ev.key)) fn = () => handlers.labelDigit(ev.key);
     if (!fn) return;
     if (ev.key === 'Enter' && ev.target instanceof HTMLButtonElement) return; // let Enter press buttons
     ev.preventDefault();

@@ -66,12 +66,21 @@ export class KeyboardSelection {
     return out;
   }
 
-  /** The first word starting at or after `pos` (dir 1) or the last one ending at or before it (dir -1). */
+  /**
+   * The first word starting at or after `pos` (dir 1) or the last one ending at or before it (dir -1).
+   * `pos` may be in no sentence (before the first one: a summary starting with a space or a quote; in the
+   * space after a sentence selected with ↓): the search starts from the nearest sentence on that side.
+   */
   _word(side, pos, dir) {
-    const view = this.view[side];
-    const n = view.sentences.length;
-    let [i] = view.sentencesIn(pos, pos + 1);
-    if (i === undefined) i = dir > 0 ? n : n - 1;
+    const sents = this.view[side].sentences;
+    const n = sents.length;
+    let lo = 0; // the first sentence ending after pos (binary search)
+    for (let hi = n; lo < hi;) {
+      const mid = (lo + hi) >> 1;
+      if (sents[mid][1] <= pos) lo = mid + 1;
+      else hi = mid;
+    }
+    let i = dir > 0 || (lo < n && sents[lo][0] < pos) ? lo : lo - 1; // back: the last one starting before pos
     for (; i >= 0 && i < n; i += dir) {
       const words = this._wordsOf(side, i);
       const w = dir > 0 ? words.find(([s]) => s >= pos) : [...words].reverse().find(([, e]) => e <= pos);

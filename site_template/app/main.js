@@ -6,7 +6,7 @@ import { Assistant, makeLevelOf } from './assist.js';
 import { firstRecord, opening, recordIdFromHash } from './boot.js';
 import { rankerLabel } from './data.js';
 import * as ranker from './rank.js';
-import { mountKeys, SHORTCUTS, trapFocus } from './keys.js';
+import { mountKeys, numberKeys, SHORTCUTS, trapFocus } from './keys.js';
 import { KeyboardSelection } from './keysel.js';
 import { mountLayout } from './layout.js';
 import { mountMarks } from './marks.js';
@@ -280,6 +280,9 @@ async function main() {
       .map(([k, what]) => h('tr', {}, h('td', {}, h('kbd', {}, k)), h('td', {}, what))));
 
   const scrollMemory = mountScrollMemory(manifest.bundle_id, panes, SIDES);
+  // span labels by number (from 10 labels on, two digits typed quickly: keys.js)
+  const labelNumber = numberKeys(() => store.state.labelChoices.map((_, i) => String(i + 1)),
+    (i) => actions.toggleLabel(store.state.labelChoices[i]));
   let shownRecord = null;
   let shownAssist = null;
   let matchCursor = -1;
@@ -288,6 +291,7 @@ async function main() {
     const rec = s.current.record;
     if (rec !== shownRecord) {
       shownRecord = rec;
+      labelNumber.reset();
       assistant.reset();
       scrollMemory.leave();
       for (const side of SIDES) {
@@ -354,10 +358,20 @@ async function main() {
   }
 
   // --- selection and clicks in the panes --------------------------------------------------------
+  // The span of the page's selection last taken into the draft (or put there by the keyboard): after a
+  // save the selection still shows it, and a key-up must not take it again as a new draft.
+  let taken = '';
+  let pressedInText = false; // a mouse press in a pane's text, not on its scrollbar
+  const spanKey = (side, s, e) => `${store.state.current.id}:${side}:${s}:${e}`;
   const keysel = new KeyboardSelection(panes, (side) => store.state.draft[side], (side, s, e) => {
+    taken = spanKey(side, s, e);
     if (actions.select(side, s, e) === 'anchor') assistant.run(side, s, e);
   });
-  function onSelectionDone() {
+  /**
+   * A selection made: after a press in the text (`fresh`, a drag) any, at a key-up or another mouse-up
+   * (a scrollbar's) only one not taken already.
+   */
+  function onSelectionDone(fresh) {
     const sel = window.getSelection();
     if (!sel.rangeCount || sel.isCollapsed || !store.state.current.record) return;
     const range = sel.getRangeAt(0);
@@ -367,12 +381,18 @@ async function main() {
     if (!span) return;
     const cur = store.state.draft[side];
     if (cur && cur[0] === span[0] && cur[1] === span[1]) return;
+    if (!fresh && taken === spanKey(side, span[0], span[1])) return;
+    taken = spanKey(side, span[0], span[1]);
     keysel.moved(side, span[1]);
     if (actions.select(side, span[0], span[1]) === 'anchor') assistant.run(side, span[0], span[1]);
   }
   for (const side of SIDES) {
     const scroller = panes[side].scroller;
-    scroller.addEventListener('mouseup', onSelectionDone);
+    scroller.addEventListener('mousedown', (ev) => { pressedInText = Boolean(panes[side].root?.contains(ev.target)); });
+    scroller.addEventListener('mouseup', () => {
+      onSelectionDone(pressedInText);
+      pressedInText = false;
+    });
     scroller.addEventListener('keydown', (ev) => {
       // Enter on a focused citation follows it (and does not save the draft)
       const cite = ev.key === 'Enter' && ev.target instanceof Element && ev.target.closest('.cite');
@@ -393,11 +413,11 @@ async function main() {
     });
     document.getElementById(`mm-${side}`).addEventListener('click', (ev) => {
       const m = ev.target.closest('.mm-mark');
-      if (m) panes[side].scrollToSentence(Number(m.dataset.sentence), true);
+      if (m) goToMatch(Number(m.dataset.match) - 1); // the clicked match is the current one (`l` pairs it)
     });
   }
   document.addEventListener('keyup', (ev) => {
-    if (ev.shiftKey || ev.key === 'Shift') onSelectionDone();
+    if (ev.shiftKey || ev.key === 'Shift') onSelectionDone(false); // Shift+End and the like: the browser's own selection
   });
 
   /**
@@ -420,10 +440,16 @@ async function main() {
 
   /** Jump to the next (+1) or previous (-1) highlighted sentence in text order. */
   function jumpMatch(dir) {
+    const n = store.state.assist.results.length;
+    if (n) goToMatch((matchCursor + dir + n + (matchCursor < 0 && dir < 0 ? 1 : 0)) % n);
+  }
+
+  /** Make match `pos` (text order, as the counter and the minimap number them) the current one. */
+  function goToMatch(pos) {
     const { side, results } = store.state.assist;
-    if (!side || !results.length) return;
+    if (!side || pos < 0 || pos >= results.length) return;
     const order = results.map((r) => r.index).sort((a, b) => a - b);
-    matchCursor = (matchCursor + dir + order.length + (matchCursor < 0 && dir < 0 ? 1 : 0)) % order.length;
+    matchCursor = pos;
     const pane = panes[side];
     if (focused) focused.removeAttribute('data-focus');
     focused = pane.sentenceEl(order[matchCursor]);
@@ -507,10 +533,7 @@ async function main() {
   });
   mountKeys({
     next, prev,
-    label: (i) => {
-      const l = store.state.labelChoices[i];
-      if (l) actions.toggleLabel(l);
-    },
+    labelDigit: (d) => labelNumber.digit(d), flushNumber: () => labelNumber.flush(),
     save, submit: () => finish('submitted'), discard: () => finish('discarded'),
     escape: () => {
       const { ui } = store.state;
@@ -535,6 +558,7 @@ async function main() {
       if (anchor) actions.clearSpan(anchor === 'summary' ? 'source' : 'summary');
     },
     note: () => document.getElementById('draft-note').focus(),
+    leaveField: () => focusPane('summary'),
     modal: () => store.state.ui.help || store.state.ui.guidelines,
     nextTodo, toggleList: () => layout.toggle('list'), toggleSide: () => layout.toggle('side'),
     nextMatch: () => jumpMatch(1), prevMatch: () => jumpMatch(-1),

@@ -7,7 +7,12 @@
  * 3,931-sentence source).
  */
 
-const markTitle = (j, r) => `match ${j + 1}: score ${r.score.toFixed(2)}`;
+/**
+ * Marks are numbered in text order, as the pane's match counter and `.` / `,` count them: the annotator
+ * sees the marks down the strip, and "match 3" is then the third one there (the best is marked apart).
+ */
+const byText = (results) => results.map((r, j) => ({ ...r, best: j === 0 })).sort((a, b) => a.index - b.index);
+const markTitle = (pos, n, r) => `match ${pos + 1} of ${n}: score ${r.score.toFixed(2)}${r.best ? ' (the best)' : ''}`;
 
 export class Minimap {
   /**
@@ -39,9 +44,10 @@ export class Minimap {
     this.levelOf = levelOf;
     if (!same) this._drawSoon(elOf);
     else {
-      results.forEach((r, j) => {
-        const m = this.el.children[j];
-        if (m && m.title !== markTitle(j, r)) m.title = markTitle(j, r);
+      byText(results).forEach((r, pos) => {
+        const m = this.el.children[pos];
+        const title = markTitle(pos, results.length, r);
+        if (m && m.title !== title) m.title = title;
       });
     }
   }
@@ -63,15 +69,16 @@ export class Minimap {
   _draw(elOf) {
     const total = Math.max(1, this.scroller.scrollHeight);
     const origin = this.scroller.getBoundingClientRect().top - this.scroller.scrollTop;
-    const marks = this.results.map((r, j) => {
+    const marks = byText(this.results).map((r, pos) => {
       const top = elOf(r.index).getBoundingClientRect().top - origin;
       const m = document.createElement('button');
       m.type = 'button';
       m.className = 'mm-mark';
-      m.dataset.match = String(j + 1);
+      m.dataset.match = String(pos + 1);
+      if (r.best) m.dataset.best = 'true';
       m.dataset.level = String(this.levelOf(r.score));
       m.dataset.sentence = String(r.index);
-      m.title = markTitle(j, r);
+      m.title = markTitle(pos, this.results.length, r);
       m.style.top = `${Math.min(99, (100 * top) / total)}%`;
       return m;
     });

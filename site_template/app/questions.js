@@ -5,11 +5,14 @@
  * form is built once per bundle (the questions are the same for every record) and only its values and
  * suggestions are redrawn, so typing in a text question never loses the caret.
  *
- * Keys inside a question (it has the focus: Tab, or q / Shift+Q from anywhere): 1–9 choose (label,
- * rating) or toggle (multi_label) the option of that number, 0 clears, a accepts the suggestion;
- * in a ranking ↑/↓ move between items, Shift+↑/↓ move the item, a digit puts it at that rank and
- * Enter keeps the order shown as the answer.
+ * Keys inside a question (it has the focus: Tab, or q / Shift+Q from anywhere; q starts again from the
+ * first question on each record): the option's number chooses (label, rating) or toggles (multi_label)
+ * it, a rating's number being its value (0 … 10); past 9 options two digits typed quickly make one number
+ * (keys.js numberKeys). Backspace clears the answer, and 0 where no option has it; a accepts the
+ * suggestion; in a ranking ↑/↓ move between items, Shift+↑/↓ move the item, a number puts it at that
+ * rank and Enter keeps the order shown as the answer.
  */
+import { numberKeys } from './keys.js';
 import { renderMarkdown } from './markdown.js';
 import { answers, isEmpty } from './responses.js';
 import { questionSuggestions, scoreText, valueText } from './suggestions.js';
@@ -18,16 +21,22 @@ import { h } from './util.js';
 
 /** The keyboard help rows of the form (added to the help only when the bundle has questions). */
 export const QUESTION_SHORTCUTS = [
-  ['q / Shift+Q', 'next / previous question of the form'],
-  ['1 … 9 (in a question)', 'choose (toggle) its option of that number; 0 clears the answer'],
+  ['q / Shift+Q', 'next / previous question of the form (on each record from the first one)'],
+  ['1 … 9, 10 … (in a question)', 'choose (toggle) its option of that number, a rating its value (0 … 10); past 9 options, two digits typed quickly make one number (1 then 2: 12); Backspace (or 0 where no option is 0) clears the answer'],
   ['a', 'accept the suggestion (of the focused question, else the first one not yet accepted, span suggestions last)'],
-  ['↑ / ↓, Shift+↑ / ↓ (ranking)', 'move between items / move the item; a digit gives it that rank; Enter keeps the order'],
+  ['↑ / ↓, Shift+↑ / ↓ (ranking)', 'move between items / move the item; a number gives it that rank; Enter keeps the order'],
 ];
 
 const optionValues = (q) => (q.type === 'rating' ? q.values || [] : (q.options || []).map((o) => o.value));
+/** The key of each option: a rating's value where every value is 0 or more (0 … 10), else its number. */
+const optionKeys = (q, values) => (q.type === 'rating' && values.every((v) => Number.isInteger(v) && v >= 0)
+  ? values.map(String) : values.map((_, i) => String(i + 1)));
 const optionText = (q, v) => (q.type === 'rating' ? String(v) : (q.options || []).find((o) => o.value === v)?.text || String(v));
 
-/** One question's control: {el (the fieldset), draw(value, suggestion, accepted), focus(), key(ev)}. */
+/**
+ * One question's control: {el (the fieldset), draw(value, suggestion, accepted), focus(), key(ev),
+ * number (its numberKeys, or null)}.
+ */
 function questionControl(q, set) {
   const values = optionValues(q);
   const fs = h('fieldset', { class: 'question', 'data-question': q.name, 'data-type': q.type, tabindex: '-1' },
@@ -38,6 +47,7 @@ function questionControl(q, set) {
   let order = [...values]; // ranking: the order shown
   let draw;
   let key = () => false;
+  let number = null;
   if (q.type === 'label' || q.type === 'rating' || q.type === 'multi_label') {
     const multi = q.type === 'multi_label';
     const inputs = values.map((v, i) => {
@@ -48,21 +58,18 @@ function questionControl(q, set) {
       });
       return input;
     });
+    const keys = optionKeys(q, values);
     fs.append(h('div', { class: `q-options${q.type === 'rating' ? ' q-rating' : ''}` },
-      inputs.map((input, i) => h('label', { class: 'q-option' }, input, h('kbd', {}, i < 9 ? String(i + 1) : ''), ` ${optionText(q, values[i])}`))));
+      inputs.map((input, i) => h('label', { class: 'q-option' }, input, h('kbd', {}, keys[i]), ` ${optionText(q, values[i])}`))));
     draw = (value) => {
       inputs.forEach((input, i) => { input.checked = multi ? (value || []).includes(values[i]) : value === values[i]; });
     };
-    key = (ev) => {
-      if (!/^[1-9]$/.test(ev.key)) return false;
-      // a rating's digit is its value when the scale has it (0–10 scales), else its position
-      const d = Number(ev.key);
-      const i = q.type === 'rating' && values.includes(d) ? values.indexOf(d) : d - 1;
-      if (i >= values.length) return true;
+    number = numberKeys(() => keys, (i) => {
       if (!multi) set(values[i]);
       else set(values.filter((x, j) => (j === i ? !(current || []).includes(x) : (current || []).includes(x))));
-      return true;
-    };
+    });
+    // a digit no option has is swallowed (it is no span label here), except 0: it clears
+    key = (ev) => /^[0-9]$/.test(ev.key) && (number.digit(ev.key) || ev.key !== '0');
   } else if (q.type === 'ranking') {
     const list = h('ol', { class: 'q-ranking' });
     const keep = h('button', { type: 'button', 'data-action': 'keep-order' }, 'Keep this order (Enter)');
@@ -88,6 +95,8 @@ function questionControl(q, set) {
       }));
       if (focused !== null) [...list.children].find((li) => li.dataset.value === focused)?.focus();
     };
+    let typedOn = -1; // the item a number is typed on
+    number = numberKeys(() => order.map((_, i) => String(i + 1)), (i) => move(typedOn, i));
     key = (ev) => {
       const li = ev.target instanceof Element ? ev.target.closest('.q-ranking li') : null;
       const at = li ? [...list.children].indexOf(li) : -1;
@@ -102,11 +111,9 @@ function questionControl(q, set) {
         else list.children[at + dir]?.focus();
         return true;
       }
-      if (/^[1-9]$/.test(ev.key) && at >= 0) {
-        move(at, Math.min(order.length, Number(ev.key)) - 1);
-        return true;
-      }
-      return false;
+      if (!/^[0-9]$/.test(ev.key) || at < 0) return false;
+      typedOn = at;
+      return number.digit(ev.key) || ev.key !== '0';
     };
   } else {
     const area = h('textarea', { class: 'q-text', rows: '2', 'data-question': q.name, 'aria-label': q.title || q.name });
@@ -148,6 +155,7 @@ function questionControl(q, set) {
       target.focus();
     },
     key,
+    number,
   };
 }
 
@@ -168,7 +176,13 @@ export function mountQuestions(store, actions, questions, box) {
     actions.setResponse(questions[i].name, sg.value, { agent: sg.agent || 'machine', undo: `Suggestion accepted for “${questions[i].title || questions[i].name}”.` });
     return true;
   };
+  let shown = null; // the record the form is for
   watch(store, (s) => [s.current.record, s.current.id && s.work.records[s.current.id]], (s) => {
+    if (s.current.record !== shown) { // a new record: q starts from the first question, no number pending
+      shown = s.current.record;
+      last = -1;
+      controls.forEach((c) => c.number?.reset());
+    }
     const entry = s.current.id ? s.work.records[s.current.id] : null;
     const given = answers(entry);
     box.dataset.loaded = s.current.record ? 'true' : 'false';
@@ -179,12 +193,17 @@ export function mountQuestions(store, actions, questions, box) {
     const i = controls.findIndex((c) => c.el.contains(ev.target));
     if (i >= 0) last = i;
   });
+  box.addEventListener('focusout', (ev) => { // a number typed in a question is taken when the focus leaves it
+    const c = controls.find((x) => x.el.contains(ev.target));
+    if (c && !c.el.contains(ev.relatedTarget)) c.number?.flush();
+  });
   box.addEventListener('keydown', (ev) => {
     const i = controls.findIndex((c) => c.el.contains(ev.target));
     if (i < 0 || ev.ctrlKey || ev.metaKey || ev.target instanceof HTMLTextAreaElement) return;
     const q = questions[i];
+    if (!/^[0-9]$/.test(ev.key)) controls[i].number?.flush(); // the next key takes a pending number first
     let done = controls[i].key(ev);
-    if (!done && ev.key === '0') {
+    if (!done && (ev.key === '0' || ev.key === 'Backspace')) {
       const entry = store.state.work.records[store.state.current.id];
       if (!isEmpty(answers(entry)[q.name])) actions.setResponse(q.name, null, { undo: `Answer to “${q.title || q.name}” cleared.` });
       done = true;

@@ -307,7 +307,7 @@ export function mountDraft(store, actions, handlers) {
   const labelInputs = choices.map((label, i) => {
     const input = h('input', { type: 'checkbox', value: label, 'data-label': label });
     input.addEventListener('change', () => actions.toggleLabel(label));
-    return { label, input, row: h('label', { class: 'label-choice' }, input, h('kbd', {}, i < 9 ? String(i + 1) : ''), ` ${labelText(label)}`) };
+    return { label, input, row: h('label', { class: 'label-choice' }, input, h('kbd', {}, String(i + 1)), ` ${labelText(label)}`) };
   });
   const spanView = (side) => h('div', { class: 'draft-span', 'data-span': side });
   const spans = { summary: spanView('summary'), source: spanView('source') };
