@@ -18,6 +18,7 @@ import { createAppStore, liveAnnotations, SIDES, unexportedCount } from './store
 import { TextPane } from './textpane.js';
 import { buildExport, checkAgainstBundle, downloadJson, exportFileName, parseImport } from './transfer.js';
 import { missingRequired } from './responses.js';
+import { normalizeName } from './names.js';
 import { pageSettings } from './settings.js';
 import { acceptedPriors, spanSuggestionsAsPrior } from './suggestions.js';
 import { h, nowIso, shortHash } from './util.js';
@@ -32,14 +33,14 @@ function fatal(message) {
   document.getElementById('banners').replaceChildren(h('div', { class: 'banner error', role: 'alert' }, message));
 }
 
-/** The annotator: ?annotator=NAME (remembered), else the remembered name, else ask once. */
+/** The annotator (normalised, names.js): ?annotator=NAME (remembered), else the remembered name, else ask once. */
 function resolveAnnotator() {
-  const fromUrl = (new URLSearchParams(window.location.search).get('annotator') || '').trim();
+  const fromUrl = normalizeName(new URLSearchParams(window.location.search).get('annotator'));
   if (fromUrl) {
     prefs.set('annotator', fromUrl);
     return Promise.resolve(fromUrl);
   }
-  const saved = prefs.get('annotator');
+  const saved = normalizeName(prefs.get('annotator'));
   if (saved) return Promise.resolve(saved);
   const dialog = document.getElementById('annotator-dialog');
   const form = dialog.querySelector('form');
@@ -49,7 +50,7 @@ function resolveAnnotator() {
   return new Promise((resolve) => {
     form.addEventListener('submit', (ev) => {
       ev.preventDefault();
-      const name = input.value.trim();
+      const name = normalizeName(input.value);
       if (!name) return;
       prefs.set('annotator', name);
       dialog.hidden = true;
