@@ -11,7 +11,6 @@ import time
 from pathlib import Path
 
 import pytest
-import yaml
 
 from test_bad_input import GOOD, cli, one_error
 
@@ -21,7 +20,8 @@ ARGILLA = json.loads((Path(__file__).parent / "argilla_settings.json").read_text
 
 
 def write(path: Path, text: str) -> Path:
-    path.write_text(text, encoding="utf-8")
+    """`text` into `path`, each @ replaced by `LONG`."""
+    path.write_text(text.replace("@", LONG), encoding="utf-8")
     return path
 
 
@@ -33,65 +33,65 @@ def bundle(build_bundle, tmp_path_factory) -> Path:
 
 def export(path: Path, bundle: Path, record: str) -> Path:
     bundle_id = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))["bundle_id"]
-    return write(path, '{"format": "mercury-static/annotations", "version": 1, "bundle_id": "%s", "annotator": '
-                       '"al", "records": [%s]}' % (bundle_id, record))
+    return write(path, json.dumps({"format": "mercury-static/annotations", "version": 1, "bundle_id": bundle_id,
+                                   "annotator": "al", "records": ["RECORD"]}).replace('"RECORD"', record))
 
 
 # ---------------------------------------------------------------- integers int() refuses, in every input
 
 def _data_jsonl(tmp, bundle):
-    f = write(tmp / "d.jsonl", '{"id": "a", "source": "S.", "summary": "T.", "n": %s}\n' % LONG)
+    f = write(tmp / "d.jsonl", '{"id": "a", "source": "S.", "summary": "T.", "n": @}\n')
     return ["build", f, "-o", tmp / "out"], f, "line 1: field 'n'"
 
 
 def _data_json(tmp, bundle):
-    f = write(tmp / "d.json", '[{"id": "a", "source": "S.", "summary": "T.", "m": {"x": [-%s]}}]' % LONG)
+    f = write(tmp / "d.json", '[{"id": "a", "source": "S.", "summary": "T.", "m": {"x": [-@]}}]')
     return ["build", f, "-o", tmp / "out"], f, "record 0: field 'm.x[0]'"
 
 
 def _dump(tmp, bundle):
     f = write(tmp / "dump.json", '{"samples": [{"sample_id": 1, "source": "S.", "summary": "T.", "annotations": [{'
-                                 '"annot_id": %s}]}]}' % LONG)
+                                 '"annot_id": @}]}]}')
     return ["build", f, "-o", tmp / "out"], f, "record 0: field 'annotations[0].annot_id'"
 
 
 def _settings_json(tmp, bundle):
-    f = write(tmp / "s.json", '{"distribution": {"annotators": ["a"], "overlap": %s}}' % LONG)
+    f = write(tmp / "s.json", '{"distribution": {"annotators": ["a"], "overlap": @}}')
     return ["build", write(tmp / "d.jsonl", json.dumps(GOOD)), "-o", tmp / "out", "--settings", f], f, \
         "field 'distribution.overlap'"
 
 
 def _settings_yaml(tmp, bundle):
-    f = write(tmp / "s.yaml", "distribution:\n  annotators: [a]\n  overlap: %s\n" % LONG)
+    f = write(tmp / "s.yaml", "distribution:\n  annotators: [a]\n  overlap: @\n")
     return ["build", write(tmp / "d.jsonl", json.dumps(GOOD)), "-o", tmp / "out", "--settings", f], f, \
         "line 3 column 12"
 
 
 def _labels_yaml(tmp, bundle):
-    f = write(tmp / "labels.yaml", "Benign:\nUnwanted: [%s]\n" % LONG)
+    f = write(tmp / "labels.yaml", "Benign:\nUnwanted: [@]\n")
     return ["build", write(tmp / "d.jsonl", json.dumps(GOOD)), "-o", tmp / "out", "--labels", f], f, \
         "line 2 column 12"
 
 
 def _suggestions(tmp, bundle):
-    f = write(tmp / "sug.jsonl", '{"record_id": "a", "question": "spans", "value": [], "score": %s}\n' % LONG)
+    f = write(tmp / "sug.jsonl", '{"record_id": "a", "question": "spans", "value": [], "score": @}\n')
     return ["build", write(tmp / "d.jsonl", json.dumps(GOOD)), "-o", tmp / "out", "--suggestions", f], f, \
         "line 1: field 'score'"
 
 
 def _options(tmp, bundle):
-    f = write(tmp / "o.json", '{"neighbor": %s}' % LONG)
+    f = write(tmp / "o.json", '{"neighbor": @}')
     return ["eval", write(tmp / "d.jsonl", json.dumps(GOOD)), "--options", f], f, "field 'neighbor'"
 
 
 def _merge_export(tmp, bundle):
-    f = export(tmp / "e.json", bundle, '{"record_id": "a", "status": "submitted", "n": %s, "annotations": []}' % LONG)
+    f = export(tmp / "e.json", bundle, '{"record_id": "a", "status": "submitted", "n": @, "annotations": []}')
     return ["merge", f, "--bundle", bundle, "-o", tmp / "m.json", "--strict"], f, "records[0]: field 'n'"
 
 
 def _tune_export(tmp, bundle):
     f = export(tmp / "e.json", bundle, '{"record_id": "a", "status": "submitted", "updated_at": "2026-01-01T00:00:00Z",'
-                                       ' "annotations": [{"id": "x", "summary": {"start": %s}}]}' % LONG)
+                                       ' "annotations": [{"id": "x", "summary": {"start": @}}]}')
     return ["tune", f, "--bundle", bundle], f, "annotation x: field 'summary.start'"
 
 

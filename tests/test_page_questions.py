@@ -429,6 +429,11 @@ def test_a_name_with_no_queue_is_told_so(context, settings_url):
     open_page(page2, settings_url, annotator="alice")
     page2.wait_for_function("() => document.querySelector('#progress-text')?.textContent.includes('of your queue')")
     assert "No queue" not in page2.locator("body").inner_text()
+    page3 = context.new_page()  # a link with a zero-width space and a decomposed name: alice's queue (names.js)
+    block_model(page3)
+    page3.goto(settings_url + "?annotator=%20alice%E2%80%8B")
+    page3.wait_for_function("() => document.querySelector('#progress-text')?.textContent.includes('of your queue')")
+    assert page3.evaluate("mercuryStatic.store.state.annotator") == "alice"
 
 
 def test_the_annotators_queue_leads_and_other_records_stay_reachable(page, settings_url, settings_bundle):
