@@ -85,3 +85,13 @@ def test_the_settings_names_are_stored_normalised(build_bundle, tmp_path):
     manifest = json.loads((built / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["queues"]["annotators"] == ["Jos\u00e9", "bob"]
     assert manifest["settings"]["suggestions"]["blind"] == ["bob"]
+
+
+def test_merge_compares_an_older_bundles_blind_names_normalised():
+    """A bundle built before names were normalised may list "bob\u200b" as blind: bob's export is his."""
+    from mercury_static.merge_notes import blind_notes
+
+    records = [{"responses": [{"annotator": "bob", "suggestions": {"shown": True}}]}]
+    assert blind_notes(records, ("Bob\u200b",)) == ["annotator 'bob' is blind in the settings (suggestions.blind) "
+                                                    "but their export says suggestions were shown on 1 record(s): "
+                                                    "those answers count as shown"]
