@@ -3,8 +3,9 @@
 A FIFO or a device (``/dev/zero``) given as a file would hang the tool or read until memory runs out, so
 files are opened without blocking, checked to be regular files on the open descriptor (no race with a
 swap), and refused above a size cap. JSON is parsed as usual, then checked for what Python accepts but
-JSON (or the page's ``JSON.parse``, or UTF-8) does not: ``NaN``/``Infinity``/``1e999``, integers longer
-than `sys.get_int_max_str_digits()` (4,300 digits: int() refuses them), lone surrogates (``"\\ud800"``) and duplicate
+JSON (or the page's ``JSON.parse``, or UTF-8) does not: ``NaN``/``Infinity``/``1e999`` and integers as
+large (beyond 1.8e308), integers longer than `sys.get_int_max_str_digits()` (4,300 digits: int() refuses
+them), lone surrogates (``"\\ud800"``) and duplicate
 keys (the second silently winning). The check names the value's path so the caller can name the record
 and field.
 """
@@ -176,6 +177,10 @@ def find_invalid(value, path: str = "", skip: tuple[str, ...] = ()) -> tuple[str
             m = _SURROGATE.search(v)
             if m:
                 return where, f"lone surrogate U+{ord(m.group()):04X} in the text (not valid Unicode)"
+        elif isinstance(v, int) and not isinstance(v, bool):
+            if not -sys.float_info.max <= v <= sys.float_info.max:
+                return where, f"an integer of {len(str(abs(v)))} digits is beyond any JSON number (the page reads " \
+                              "it as Infinity, as 1e999)"
         elif isinstance(v, float):
             if isinstance(v, LongInt):
                 return where, long_int(v.digits)

@@ -109,6 +109,22 @@ def test_an_integer_too_long_to_convert_is_named_in_every_input(run, bundle, tmp
     assert not (tmp_path / "out").exists() and not (tmp_path / "m.json").exists()
 
 
+@pytest.mark.parametrize("where", ["data", "options", "--ranker-option"])
+def test_an_integer_beyond_any_json_number_is_refused_like_1e999(run, tmp_path, where):
+    """400 digits: Python holds it, the page's JSON.parse makes it Infinity (and float() overflowed)."""
+    big = "9" * 400
+    data = write(tmp_path / "d.jsonl", json.dumps({**GOOD, "hhem": "BIG"}).replace('"BIG"', big))
+    if where == "--ranker-option":
+        one_error(run("eval", data, "--ranker-option", f"neighbor={big}"), "field 'neighbor'", "is not a number")
+        return
+    field = "hhem" if where == "data" else "neighbor"
+    args = ["build", data, "-o", tmp_path / "out"] if where == "data" else \
+        ["eval", write(tmp_path / "g.jsonl", json.dumps(GOOD)), "--options", write(tmp_path / "o.json", "{"
+                                                                                  f'"neighbor": {big}}}')]
+    one_error(run(*args), f"field '{field}'",
+              "an integer of 400 digits is beyond any JSON number (the page reads it as Infinity, as 1e999)")
+
+
 def test_a_normal_file_reads_as_before_and_fast():
     """The fallback parse (with the integer hook, half the speed) runs only for a file int() refused."""
     from mercury_static import safeio
