@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 
 from .records import InputError
+from .safeio import json_kind
 
 log = logging.getLogger("mercury_static")
 QUESTION_TYPES = {"label_selection": "label", "multi_label_selection": "multi_label", "rating": "rating",
@@ -23,9 +24,38 @@ METADATA_TYPES = ("terms", "integer", "float")
 KEYS = ("guidelines", "questions", "fields", "vectors", "metadata", "allow_extra_metadata", "distribution", "mapping")
 
 
-def _kind(item: dict) -> str | None:
+def _settings(item: dict, file: str, where: str) -> dict:
+    """An item's `settings` object ({} when absent)."""
     settings = item.get("settings")
-    return settings.get("type") if isinstance(settings, dict) else item.get("type")
+    if settings is None:
+        return {}
+    if not isinstance(settings, dict):
+        raise InputError(file, where, "settings", f"expected an object, got {json_kind(settings)}")
+    return settings
+
+
+def _kind(item: dict, file: str, where: str) -> str | None:
+    settings = _settings(item, file, where)
+    key = "settings.type" if "type" in settings else "type"
+    kind = settings.get("type", item.get("type"))
+    if kind is not None and not isinstance(kind, str):
+        raise InputError(file, where, key, f"expected text, got {json_kind(kind)}")
+    return kind
+
+
+def _flag(item: dict, key: str, default: bool, file: str, where: str) -> bool:
+    """A true/false key (absent or null: `default`); anything else would be read as true or false silently."""
+    value = item.get(key)
+    if value is None:
+        return default
+    if not isinstance(value, bool):
+        raise InputError(file, where, key, f"expected true or false, got {json_kind(value)}")
+    return value
+
+
+def _where(item: dict, key: str, i: int) -> str:
+    name = item.get("name")
+    return f"{key}[{i}] ({name!r})" if isinstance(name, str) else f"{key}[{i}]"
 
 
 def _list(doc: dict, key: str, file: str) -> list:
@@ -46,11 +76,11 @@ def _name(item: dict, file: str, where: str) -> str:
 
 def _texts(fields: list, file: str) -> list[dict]:
     for i, f in enumerate(fields):
-        kind = _kind(f)
+        kind = _kind(f, file, _where(f, "fields", i))
         if kind is None:
-            raise InputError(file, f"fields[{i}] ({f.get('name')!r})", "settings.type", "missing")
+            raise InputError(file, _where(f, "fields", i), "settings.type", "missing")
         if kind != "text":
-            raise InputError(file, f"fields[{i}] ({f.get('name')!r})", "type",
+            raise InputError(file, _where(f, "fields", i), "type",
                              f"{kind!r} fields are not supported (text fields only)")
     if len(fields) < 2:
         raise InputError(file, None, "fields", f"expected at least two text fields (the source and the summary), "
@@ -69,15 +99,20 @@ def _options(settings: dict, file: str, where: str) -> list[dict]:
     options = settings.get("options")
     if not isinstance(options, list) or not all(isinstance(o, dict) and "value" in o for o in options):
         raise InputError(file, where, "settings.options", "expected a list of {value, text}")
+    for j, o in enumerate(options):
+        if isinstance(o["value"], (bool, list, dict)) or o["value"] is None:
+            raise InputError(file, where, f"settings.options[{j}].value",
+                             f"expected text or a number, got {json_kind(o['value'])}")
     return options
 
 
 def _question(q: dict, file: str, where: str, fields: dict) -> dict:
-    kind = _kind(q)
+    kind = _kind(q, file, where)
     if kind not in QUESTION_TYPES:
         raise InputError(file, where, "type", f"{kind!r} questions are not supported")
-    settings = q.get("settings") if isinstance(q.get("settings"), dict) else {}
-    out = {"name": _name(q, file, where), "type": QUESTION_TYPES[kind], "required": bool(q.get("required", True))}
+    settings = _settings(q, file, where)
+    out = {"name": _name(q, file, where), "type": QUESTION_TYPES[kind],
+           "required": _flag(q, "required", True, file, where)}
     for key in ("title", "description"):
         if q.get(key) is not None:
             out[key] = q[key]
@@ -87,7 +122,7 @@ def _question(q: dict, file: str, where: str, fields: dict) -> dict:
     elif kind == "rating":
         out["values"] = [o["value"] for o in _options(settings, file, where)]
     elif kind == "text":
-        out["markdown"] = bool(settings.get("use_markdown", False))
+        out["markdown"] = _flag(settings, "use_markdown", False, file, where)
     else:
         if settings.get("field") not in (None, fields["summary"]):
             raise InputError(file, where, "settings.field", f"a span question over field {settings['field']!r} is "
@@ -97,12 +132,13 @@ def _question(q: dict, file: str, where: str, fields: dict) -> dict:
 
 
 def _metadata(m: dict, file: str, where: str) -> dict:
-    kind = _kind(m)
+    kind = _kind(m, file, where)
     if kind not in METADATA_TYPES:
         raise InputError(file, where, "type", f"{kind!r} metadata is not supported (terms, integer, float)")
-    settings = m.get("settings") if isinstance(m.get("settings"), dict) else {}
+    settings = _settings(m, file, where)
+    visible = _flag(settings, "visible_for_annotators", True, file, where)
     out = {"name": _name(m, file, where), "type": kind, "column": m["name"],
-           "visible": bool(m.get("visible_for_annotators", settings.get("visible_for_annotators", True)))}
+           "visible": _flag(m, "visible_for_annotators", visible, file, where)}
     if m.get("title"):
         out["title"] = m["title"]
     if kind == "terms" and settings.get("values") is not None:
@@ -122,6 +158,9 @@ def _columns(mapping, names: set[str], file: str) -> dict[str, str]:
     out: dict[str, str] = {}
     for column, targets in mapping.items():
         for target in [targets] if isinstance(targets, str) else targets if isinstance(targets, list) else [None]:
+            if not isinstance(target, str):
+                raise InputError(file, "mapping", column, f"expected the name of a field or a metadata property "
+                                 f"(or a list of names), got {json_kind(target)}")
             if target not in names:
                 raise InputError(file, "mapping", column, f"mapping onto {target!r} is not supported (only onto a "
                                  "text field or a metadata property)")
@@ -136,7 +175,7 @@ def from_argilla(doc: dict, file: str) -> dict:
         raise InputError(file, None, str(unknown[0]), "unknown key of an Argilla 2.x settings.json (expected one "
                          f"of: {', '.join(KEYS)}; Argilla 1.x's argilla.yaml is not read)")
     questions = _list(doc, "questions", file)
-    spans = [q for q in questions if _kind(q) == "span"]
+    spans = [q for i, q in enumerate(questions) if _kind(q, file, _where(q, "questions", i)) == "span"]
     fields = _texts(_list(doc, "fields", file), file)
     for i, f in enumerate(fields):
         _name(f, file, f"fields[{i}]")
@@ -146,15 +185,16 @@ def from_argilla(doc: dict, file: str) -> dict:
     for m in meta:
         m["column"] = columns.get(m["name"], m["name"])
     names = {"source": source["name"], "summary": summary["name"]}
-    out_questions = [_question(q, file, f"questions[{i}] ({q.get('name')!r})", names) for i, q in enumerate(questions)]
+    out_questions = [_question(q, file, _where(q, "questions", i), names) for i, q in enumerate(questions)]
     if not spans:  # last, so that questions[i] in a message is the file's questions[i]
         out_questions.append({"name": "spans", "type": "span"})
 
     def text(f: dict, extra_field: bool) -> dict:
         t = {"title": f.get("title") or f["name"], "column": columns.get(f["name"], f["name"])}
         if extra_field:
-            t.update(name=f["name"], markdown=bool((f.get("settings") or {}).get("use_markdown", False)),
-                     required=bool(f.get("required", True)))
+            where = _where(f, "fields", next(i for i, x in enumerate(fields) if x is f))
+            t.update(name=f["name"], markdown=_flag(_settings(f, file, where), "use_markdown", False, file, where),
+                     required=_flag(f, "required", True, file, where))
         return t
 
     out = {"fields": {"source": text(source, False), "summary": text(summary, False),

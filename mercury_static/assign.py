@@ -18,6 +18,7 @@ from pathlib import Path
 from . import safeio
 from .bundle import dumps, load_bundle
 from .bundle_options import manifest_bytes
+from .names import normalize_name
 from .records import InputError
 from .settings import Distribution, check_distribution
 
@@ -50,8 +51,8 @@ def write_queues(out: Path, record_ids: list[str], dist: Distribution, seed: str
 
 
 def parse_annotators(text: str) -> list[str]:
-    """`--annotators alice,bob,carol` → names (surrounding spaces removed; checks in check_distribution)."""
-    return [x.strip() for x in text.split(",")]
+    """`--annotators alice,bob,carol` → names as given (normalised and checked by check_distribution)."""
+    return text.split(",")
 
 
 def assign_bundle(directory: Path, annotators: list[str], overlap: int) -> dict:
@@ -72,7 +73,7 @@ def assign_bundle(directory: Path, annotators: list[str], overlap: int) -> dict:
             if old.name != Path(manifest["queues"]["path"]).name:
                 old.unlink(missing_ok=True)
     blind = bundle.settings.blind
-    stray = [n for n in blind if n not in dist.annotators] if isinstance(blind, tuple) else []
+    stray = [n for n in blind if normalize_name(n) not in dist.annotators] if isinstance(blind, tuple) else []
     if stray:  # the blind list was written for other names: whoever was meant to work blind now sees everything
         log.warning("%s: blind annotator(s) %s of the settings (suggestions.blind) are not among --annotators: "
                     "blind mode hides suggestions only from the names it lists (rebuild with the right names)",

@@ -94,9 +94,7 @@ def label_paths(tree, file) -> tuple[list[str], list[str]]:
     paths: list[str] = []
     leaves: list[str] = []
 
-    def walk(node, prefix: str, where: str, ancestors: tuple[int, ...]):
-        if id(node) in ancestors:
-            raise InputError(file, where, None, "the label tree refers to itself (a YAML alias cycle)")
+    def walk(node, prefix: str, where: str):
         if isinstance(node, dict):
             items = node.items()
         elif isinstance(node, list):
@@ -116,10 +114,10 @@ def label_paths(tree, file) -> tuple[list[str], list[str]]:
             if children in (None, [], {}):
                 leaves.append(full)
             else:
-                walk(children, full, f"under {full!r}", ancestors + (id(node),))
+                walk(children, full, f"under {full!r}")
 
     try:
-        walk(tree, "", "", ())
+        walk(tree, "", "")
     except RecursionError:
         raise InputError(file, None, None, "invalid labels: nested too deeply") from None
     bad = safeio.find_invalid(paths)
@@ -269,10 +267,9 @@ def known_label_priors(record: Record, labels: list[str]) -> list[dict]:
     kept = []
     for a in record.prior_annotations:
         bad = [x for x in a["label"] if x not in known]
-        if bad or not a["label"]:
+        if bad:
             log.warning("%s: record %s, annotation %s: label %r is not in the bundle's labels (%s); not offered "
-                        "as a suggestion", record.origin, record.id, a["id"], ".".join(bad[-1:]) or "",
-                        ", ".join(labels))
+                        "as a suggestion", record.origin, record.id, a["id"], bad[-1], ", ".join(labels))
         else:
             kept.append(a)
     return kept

@@ -23,18 +23,28 @@ console = make_console(stderr=True)
 
 
 class _WarningLines(logging.Handler):
-    """The library's warnings (e.g. a prior annotation dropped) as one safe `warning:` line each."""
+    """The library's warnings (e.g. a prior annotation dropped) as one safe `warning:` line each, each once
+    per command (a build reads its inputs twice: a check pass, then the work)."""
+
+    def __init__(self):
+        super().__init__()
+        self.seen: set[str] = set()
 
     def emit(self, record: logging.LogRecord) -> None:
-        console.print(line(f"warning: {record.getMessage()}", "yellow"), soft_wrap=True)
+        message = record.getMessage()
+        if message not in self.seen:
+            self.seen.add(message)
+            console.print(line(f"warning: {message}", "yellow"), soft_wrap=True)
 
 
 @app.callback()
 def _setup() -> None:
     log = logging.getLogger("mercury_static")
-    if not any(isinstance(h, _WarningLines) for h in log.handlers):
-        log.addHandler(_WarningLines())
+    handler = next((h for h in log.handlers if isinstance(h, _WarningLines)), None)
+    if handler is None:
+        log.addHandler(handler := _WarningLines())
         log.propagate = False
+    handler.seen.clear()
 
 
 def _absolute(value):

@@ -9,8 +9,10 @@ bundle is byte-identical to `--engine local`. No scheduler of our own: Ray Data 
 
 from __future__ import annotations
 
+import os
 import socket
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,16 +25,38 @@ BATCHES_PER_TASK = 8
 small enough to keep every worker busy until the end."""
 
 
-def _probe(address: str, timeout: float = 5.0) -> None:
-    """One line now if nothing listens at a cluster address (Ray itself retries for minutes)."""
+_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
+"""HTTP/2's client preface and an empty SETTINGS frame: a gRPC server (Ray's GCS, its client server) answers
+with a SETTINGS frame of its own at once."""
+
+
+def _probe(address: str, timeout: float = 3.0) -> None:
+    """One line now if nothing listens at a cluster address, or something that is not Ray (Ray itself
+    retries for minutes): Ray's cluster and client ports speak gRPC, so the first frame back must be
+    HTTP/2's SETTINGS. A cluster with TLS (RAY_USE_TLS) is only checked to listen."""
     hostport = address.split("://", 1)[-1].rsplit("/", 1)[0]
     host, _, port = hostport.rpartition(":")
     if not host or not port.isdigit():
         raise InputError("--ray-address", None, None, f"{address!r}: expected HOST:PORT, ray://HOST:PORT or auto")
     try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+        conn = socket.create_connection((host.strip("[]"), int(port)), timeout=timeout)
     except OSError as e:
         raise InputError("--ray-address", None, None, f"nothing answers at {address} ({e.strerror or e})") from None
+    with conn:
+        if os.environ.get("RAY_USE_TLS", "0").lower() in ("1", "true"):
+            return
+        reply = b""
+        try:
+            conn.sendall(_PREFACE)
+            deadline = time.monotonic() + timeout
+            while len(reply) < 9 and (chunk := conn.recv(9 - len(reply))):
+                reply += chunk
+                conn.settimeout(max(0.01, deadline - time.monotonic()))
+        except OSError:  # a timeout, or the service hung up
+            pass
+    if len(reply) < 9 or reply[3] != 4:
+        raise InputError("--ray-address", None, None, f"{address} answers, but not as Ray (no gRPC reply within "
+                         f"{timeout:g} s): give a Ray cluster's address (HOST:6379, or ray://HOST:10001)")
 
 
 def _model_files(model_dir: Path) -> dict[str, bytes]:
@@ -69,6 +93,8 @@ class RayEngine:
     Ray with `workers` CPUs is started for the build and stopped after it."""
 
     def __init__(self, model_dir: Path, workers: int | None = None, address: str | None = None):
+        if address and address != "auto":
+            _probe(address)
         try:
             import ray  # noqa: F401
             import ray.data  # noqa: F401
@@ -78,8 +104,6 @@ class RayEngine:
         self.workers = workers
         self.address = address
         self._started, self._files = False, None
-        if address and address != "auto":
-            _probe(address)
 
     def __call__(self, ids: list[np.ndarray], batches: list[list[int]]) -> Iterator[tuple[list[int], np.ndarray]]:
         import ray

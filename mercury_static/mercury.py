@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
-import unicodedata
 
+from .names import normalize_name
 from .records import InputError
 from .safeio import json_kind
 
@@ -21,7 +20,6 @@ ID_KEYS = ("id", "sample_id")
 ANNOTATION_ID_KEYS = ("id", "annot_id")
 ANNOTATOR_KEYS = ("annotator_name", "annotator", "annotator_id")
 """The annotator is the first non-empty of these: a name before an opaque id."""
-_INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
 
 
 def samples(doc) -> list | None:
@@ -63,12 +61,6 @@ def record_id(fields: dict, position: int, id_field: str | None, file: str, wher
     raise InputError(file, where, key, f"missing (fields: {names})")
 
 
-def normalize_name(name: str) -> str:
-    """An annotator name as compared: NFC, invisible characters (zero-width, bidi marks) removed, stripped.
-    Composed and decomposed "José", and "alice\\u200b", are one annotator."""
-    return _INVISIBLE.sub("", unicodedata.normalize("NFC", name)).strip()
-
-
 def annotator(a: dict) -> str | None:
     """The annotator of a dump annotation (see ANNOTATOR_KEYS), normalised; None when it names none."""
     for key in ANNOTATOR_KEYS:
@@ -92,6 +84,19 @@ def derived_id(record: str, who: str, a: dict, summary: dict, source: dict | Non
     content = json.dumps([record, who, a.get("label"), a.get("note"), summary, source],
                          sort_keys=True, ensure_ascii=False)
     return "m" + hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def checked_label(raw) -> list[str]:
+    """An annotation's label path (`label_path`) held to the one rule build, eval, merge and tune apply: a
+    non-empty list of label texts; ValueError saying what is wrong otherwise (the annotation is dropped:
+    FaithBench has annotations whose label list is empty)."""
+    label = label_path(raw)
+    if not label:
+        raise ValueError("expected a non-empty list of labels")
+    bad = next((x for x in label if not isinstance(x, str) or not x), None)
+    if bad is not None:
+        raise ValueError(f"expected label texts, got {json_kind(bad) if bad != '' else 'empty text'} in the list")
+    return label
 
 
 def label_path(raw) -> list | None:

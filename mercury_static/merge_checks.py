@@ -79,16 +79,13 @@ def span(value, text: str, name: str) -> dict:
 def annotation(labels: list[str], known: set[str], *, id: str, annotator: str, label, note, summary: dict,
                source: dict | None, created_at, updated_at) -> tuple[float | None, dict]:
     """(updated_at as seconds, the annotation in the merged shape), once its label, note and times hold."""
-    label = mercury.label_path(label)
-    if not isinstance(label, list) or not label:
-        raise Reject("label", "expected a non-empty list of labels")
     try:
-        is_known = known.issuperset(label)
-    except TypeError:  # an unhashable item
-        is_known = False
-    if not is_known:
-        bad = next(x for x in label if not isinstance(x, str) or x not in known)
-        raise Reject("label", f"unknown label {short(str(bad))!r} (bundle labels: {', '.join(labels)})")
+        label = mercury.checked_label(label)
+    except ValueError as e:
+        raise Reject("label", str(e)) from None
+    if not known.issuperset(label):
+        bad = next(x for x in label if x not in known)
+        raise Reject("label", f"unknown label {short(bad)!r} (bundle labels: {', '.join(labels)})")
     if note is not None and not isinstance(note, str):
         raise Reject("note", "expected a string")
     if created_at is not None and not isinstance(created_at, str):

@@ -17,6 +17,7 @@ from .formats import EXPORT_FORMAT, ExportHeader
 from .merge_checks import Reject, check_json, check_status, parse_time, short, span
 from .merge_questions import check_responses, check_suggestion_use
 from .merge_versions import Counts, Version
+from .names import normalize_name
 from .records import InputError
 
 
@@ -100,8 +101,8 @@ class InputReader:
                                     header.version)
 
     def name(self, raw: str) -> str:
-        """The annotator's name as compared (mercury.normalize_name); spellings merged are noted."""
-        name = mercury.normalize_name(raw)
+        """The annotator's name as compared (names.normalize_name); spellings merged are noted."""
+        name = normalize_name(raw)
         self.spellings[name].add(raw.strip())
         return name
 
@@ -239,7 +240,12 @@ class InputReader:
                 continue
             by_annotator[ann[1]["annotator"]].append(ann)
         responded = set()
-        for j, r in enumerate(sample.get("responses") or []):
+        responses = sample.get("responses")
+        if responses is not None and not isinstance(responses, list):  # the annotations stay, undated
+            self.problem(path, where, "responses", f"expected a list of {{annotator, status, updated_at}}, got "
+                         f"{safeio.json_kind(responses)}")
+            responses = None
+        for j, r in enumerate(responses or []):
             try:
                 if not isinstance(r, dict) or not isinstance(r.get("annotator"), str) or not r["annotator"].strip():
                     raise Reject("annotator", "missing or empty")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from .names import normalize_name
+
 
 def name_notes(spellings: dict[str, set[str]]) -> list[str]:
     """Annotator names that are one name once Unicode-normalised."""
@@ -39,7 +41,7 @@ def blind_notes(records: list[dict], blind: bool | tuple[str, ...]) -> list[str]
     an older page, a bundle rebuilt blind): their answers count as `shown` in the agent agreement."""
     if not blind:
         return []
-    listed = None if blind is True else {name.casefold() for name in blind}
+    listed = None if blind is True else {normalize_name(name).casefold() for name in blind}  # an older bundle's
     shown: dict[str, int] = defaultdict(int)
     for r in records:
         for x in r.get("responses", []):

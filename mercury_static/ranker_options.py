@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from dataclasses import asdict, dataclass
 
 from .records import InputError
@@ -79,8 +80,9 @@ def spec_json() -> list[dict]:
 
 def check_value(option: Option, value):
     """`value` if valid for `option` (ints accepted for numbers), else ValueError saying what is expected."""
-    def number(x) -> bool:
-        return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+    def number(x) -> bool:  # an int beyond a float's range would overflow math.isfinite
+        return isinstance(x, float) and math.isfinite(x) or isinstance(x, int) and not isinstance(x, bool) and \
+            -sys.float_info.max <= x <= sys.float_info.max
 
     def in_range(x) -> bool:
         return (option.minimum is None or x >= option.minimum) and (option.maximum is None or x <= option.maximum)

@@ -30,6 +30,11 @@ def prior_annotation(a, k: int, record_id: str, source: str, summary: str, label
         log.warning("%s: annotation %d: not an object, dropped", label, k)
         return None
     ann_id = mercury.annotation_id(a) or f"annotations[{k}]"
+    try:
+        labels = mercury.checked_label(a.get("label"))
+    except ValueError as e:  # as merge and tune skip it
+        log.warning("%s: annotation %s: field 'label': %s; dropped", label, ann_id, e)
+        return None
     span = _locate(summary, a.get("summary_span"), a.get("summary_start"), a.get("summary_end"))
     if span is None:
         log.warning("%s: annotation %s: summary span %r not found in the summary, dropped",
@@ -51,7 +56,7 @@ def prior_annotation(a, k: int, record_id: str, source: str, summary: str, label
     source_span = None if src is None else {"start": src[0], "end": src[1], "text": source[src[0]:src[1]]}
     return {
         "id": mercury.annotation_id(a) or mercury.derived_id(record_id, annotator, a, summary_span, source_span),
-        "label": [str(x) for x in mercury.label_path(a.get("label")) or []],
+        "label": labels,
         "note": note if isinstance(note, str) else "",
         "summary": summary_span,
         "source": source_span,

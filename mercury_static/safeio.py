@@ -3,9 +3,11 @@
 A FIFO or a device (``/dev/zero``) given as a file would hang the tool or read until memory runs out, so
 files are opened without blocking, checked to be regular files on the open descriptor (no race with a
 swap), and refused above a size cap. JSON is parsed as usual, then checked for what Python accepts but
-JSON (or the page's ``JSON.parse``, or UTF-8) does not: ``NaN``/``Infinity``/``1e999``, lone surrogates
-(``"\\ud800"``) and duplicate keys (the second silently winning). The check names the value's path so
-the caller can name the record and field.
+JSON (or the page's ``JSON.parse``, or UTF-8) does not: ``NaN``/``Infinity``/``1e999`` and integers as
+large (beyond 1.8e308), integers longer than `sys.get_int_max_str_digits()` (4,300 digits: int() refuses
+them), lone surrogates (``"\\ud800"``) and duplicate
+keys (the second silently winning). The check names the value's path so the caller can name the record
+and field.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import math
 import os
 import re
 import stat
+import sys
 import tempfile
 from pathlib import Path
 
@@ -118,9 +121,37 @@ def _pairs(pairs: list[tuple[str, object]]) -> dict:
     return obj
 
 
+class LongInt(float):
+    """An integer too long for int(), kept as the infinity it overflows to (as ``1e999`` is): a reader that
+    does not check sees an overflowing number, `find_invalid` names it."""
+
+    def __new__(cls, digits: int, negative: bool):
+        self = super().__new__(cls, "-inf" if negative else "inf")
+        self.digits = digits
+        return self
+
+
+def parse_int(text: str) -> int | LongInt:
+    """A JSON integer's value; a `LongInt` when int() refuses it (too many digits)."""
+    try:
+        return int(text)
+    except ValueError:
+        return LongInt(len(text.lstrip("+-")), text.startswith("-"))
+
+
+def long_int(digits: int) -> str:
+    """The problem of an integer of `digits` digits (for JSON and YAML alike)."""
+    return f"an integer of {digits} digits is too long to read (at most {sys.get_int_max_str_digits()})"
+
+
 def loads(text: str):
     """``json.loads`` that keeps what `find_invalid` reports (raises JSONDecodeError / RecursionError)."""
-    return json.loads(text, object_pairs_hook=_pairs)
+    try:
+        return json.loads(text, object_pairs_hook=_pairs)
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # an integer int() refuses: read again with the hook (it halves the speed of ints)
+        return json.loads(text, object_pairs_hook=_pairs, parse_int=parse_int)
 
 
 def json_line(line: str, name: str, where: str):
@@ -146,7 +177,13 @@ def find_invalid(value, path: str = "", skip: tuple[str, ...] = ()) -> tuple[str
             m = _SURROGATE.search(v)
             if m:
                 return where, f"lone surrogate U+{ord(m.group()):04X} in the text (not valid Unicode)"
+        elif isinstance(v, int) and not isinstance(v, bool):
+            if not -sys.float_info.max <= v <= sys.float_info.max:
+                return where, f"an integer of {len(str(abs(v)))} digits is beyond any JSON number (the page reads " \
+                              "it as Infinity, as 1e999)"
         elif isinstance(v, float):
+            if isinstance(v, LongInt):
+                return where, long_int(v.digits)
             if not math.isfinite(v):
                 return where, f"{v} is not a JSON number (NaN, Infinity and overflowing numbers like 1e999 " \
                               "are not allowed)"

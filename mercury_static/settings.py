@@ -12,6 +12,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from .names import distinct_names
 from .records import InputError
 
 NAME = re.compile(r"[a-z0-9_]+")
@@ -388,7 +389,7 @@ def _blind(d: _Doc) -> bool | tuple[str, ...]:
     if isinstance(value, list):
         if not all(isinstance(x, str) and x.strip() for x in value):
             d.fail("blind", "expected true, false or a list of annotator names")
-        return tuple(x.strip() for x in value)
+        return distinct_names(value, d.file, d.where, "blind")
     return value
 
 
@@ -401,21 +402,15 @@ def _distribution(value, file: str) -> Distribution:
 
 def check_distribution(names, overlap: int, file: str, where: str | None,
                        keys: tuple[str, str] = ("annotators", "overlap")) -> Distribution:
-    """Annotator names (non-empty, distinct) and 1 <= overlap <= their number (shared with `assign`, whose
-    `keys` are its flags)."""
-    clean: list[str] = []
-    for name in names:
-        if not isinstance(name, str) or not name.strip():
-            raise InputError(file, where, keys[0], f"empty annotator name ({name!r})")
-        if name.strip() in clean:
-            raise InputError(file, where, keys[0], f"duplicate annotator {name.strip()!r}")
-        clean.append(name.strip())
+    """Annotator names (non-empty, distinct once normalised: names.distinct_names) and 1 <= overlap <= their
+    number (shared with `assign`, whose `keys` are its flags)."""
+    clean = distinct_names(names, file, where, keys[0])
     if not clean:
         raise InputError(file, where, keys[0], "no annotator names")
     if isinstance(overlap, bool) or not isinstance(overlap, int) or not 1 <= overlap <= len(clean):
         raise InputError(file, where, keys[1], f"{overlap!r} must be an integer from 1 to the number of "
                          f"annotators ({len(clean)})")
-    return Distribution(tuple(clean), overlap)
+    return Distribution(clean, overlap)
 
 
 @dataclass

@@ -8,6 +8,7 @@ import os
 import random
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -108,3 +109,65 @@ def test_engine_flags_are_checked(tmp_path, args, message):
     run = cli("build", dataset(tmp_path / "d.jsonl", 2), "-o", tmp_path / "b", *args)
     assert run.returncode == 2
     assert [x for x in (run.stdout + run.stderr).splitlines() if x.strip()] == [message]
+
+
+class _NotRay:
+    """A plain TCP service on loopback that is not Ray: one that never answers, or one that answers HTTP/1."""
+
+    def __init__(self, reply: bytes | None):
+        import socket
+        import threading
+
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.port = self.server.getsockname()[1]
+        self.reply, self.conns = reply, []
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        while True:
+            try:
+                conn, _ = self.server.accept()
+            except OSError:
+                return
+            self.conns.append(conn)
+            if self.reply is not None:
+                conn.recv(100)
+                conn.sendall(self.reply)
+
+    def close(self):
+        for c in [*self.conns, self.server]:
+            c.close()
+
+
+@pytest.mark.parametrize("reply", [None, b"HTTP/1.1 400 Bad Request\r\n\r\n", b"SSH-2.0-OpenSSH_9.6\r\n"])
+@pytest.mark.parametrize("scheme", ["", "ray://"])
+def test_a_service_that_is_not_ray_is_one_line_in_seconds(tmp_path, reply, scheme):
+    """Ray itself retries such an address for minutes; the probe speaks gRPC's HTTP/2 preface and wants
+    a SETTINGS frame back within 3 s."""
+    service = _NotRay(reply)
+    try:
+        address = f"{scheme}127.0.0.1:{service.port}"
+        start = time.monotonic()
+        run = cli("build", dataset(tmp_path / "d.jsonl", 3), "-o", tmp_path / "b", "--engine", "ray",
+                  "--ray-address", address)
+        took = time.monotonic() - start
+    finally:
+        service.close()
+    lines = [x for x in (run.stdout + run.stderr).splitlines() if x.strip()]
+    assert run.returncode == 2 and lines == [f"error: --ray-address: {address} answers, but not as Ray (no gRPC "
+                                             "reply within 3 s): give a Ray cluster's address (HOST:6379, or "
+                                             "ray://HOST:10001)"], lines
+    assert took < 20, took  # the command's start-up (~2 s, more on a loaded machine) and the 3 s probe
+    assert not (tmp_path / "b").exists()
+
+
+def test_a_real_ray_cluster_passes_the_probe():
+    import ray
+
+    from mercury_static.embed_ray import _probe
+
+    ray.init(num_cpus=1, include_dashboard=False, logging_level="ERROR")
+    try:
+        _probe(ray.get_runtime_context().gcs_address)
+    finally:
+        ray.shutdown()

@@ -496,6 +496,42 @@ def test_work_under_an_earlier_build_is_offered_and_checked_against_the_texts(pa
     assert len(own_annotations(page, ids[0])) == 1
 
 
+def test_work_saved_under_a_spelling_of_the_name_before_normalisation_is_offered(page, two_builds, serve_dir):
+    """An earlier page kept the name as given ("alice" + a zero-width space from a pasted link); the page now
+    normalises it to "alice" (names.js), another storage key: that work is offered, not silently out of reach."""
+    block_model(page)
+    root, ids, _ = two_builds
+    base = serve_dir(root)
+    open_page(page, base + "v1/", ids[0])
+    first = state(page, "s.current.record.summary.text").split(" ")[1]
+    annotate(page, first, "1")
+    wait_saved(page)
+    bundle_id = json.loads((root / "v1" / "manifest.json").read_text(encoding="utf-8"))["bundle_id"]
+    page.evaluate("""async ([from, to]) => {  // the entries as the earlier page stored them, under the raw name
+        const db = await new Promise((ok, no) => { const r = indexedDB.open('mercury-static', 1); r.onsuccess = () => ok(r.result); r.onerror = no; });
+        const os = db.transaction('entries', 'readwrite').objectStore('entries');
+        const range = IDBKeyRange.bound([from], [from, []]);
+        const req = (r) => new Promise((ok) => { r.onsuccess = () => ok(r.result); });
+        const [keys, values] = [await req(os.getAllKeys(range)), await req(os.getAll(range))];
+        keys.forEach((k, i) => { os.put(values[i], [to, k[1], k[2]]); os.delete(k); });
+        await new Promise((ok) => { os.transaction.oncomplete = ok; });
+    }""", [f"mercury-static:v1:{bundle_id}:alice", f"mercury-static:v1:{bundle_id}:alice\u200b"])
+    open_page(page, base + "v1/", ids[0], annotator="alice\u200b")
+    assert state(page, "s.annotator") == "alice" and own_annotations(page, ids[0]) == []
+    offer = page.locator("[data-earlier]")
+    offer.wait_for()
+    assert 'of this bundle, saved under the name "alice\u200b"' in offer.inner_text()
+    offer.locator('[data-action="import-earlier"]').click()
+    page.wait_for_selector("#message")
+    assert "from the work saved under your name as you gave it before" in page.locator("#message").inner_text()
+    [a] = own_annotations(page, ids[0])
+    assert a["summary"]["text"] == first
+    wait_saved(page)
+    page.reload()
+    page.wait_for_selector(READY)
+    assert page.locator("[data-earlier]").count() == 0 and len(own_annotations(page, ids[0])) == 1
+
+
 def test_paired_sentence_label_colours_and_a_short_source_lights_only_the_related(page, bundle_server):
     open_page(page, bundle_server, "urban-bees")
     page.wait_for_function("() => mercuryStatic.store.state.model.status === 'ready'", timeout=60_000)

@@ -18,6 +18,7 @@ import { createAppStore, liveAnnotations, SIDES, unexportedCount } from './store
 import { TextPane } from './textpane.js';
 import { buildExport, checkAgainstBundle, downloadJson, exportFileName, parseImport } from './transfer.js';
 import { missingRequired } from './responses.js';
+import { normalizeName } from './names.js';
 import { pageSettings } from './settings.js';
 import { acceptedPriors, spanSuggestionsAsPrior } from './suggestions.js';
 import { h, nowIso, shortHash } from './util.js';
@@ -32,14 +33,20 @@ function fatal(message) {
   document.getElementById('banners').replaceChildren(h('div', { class: 'banner error', role: 'alert' }, message));
 }
 
-/** The annotator: ?annotator=NAME (remembered), else the remembered name, else ask once. */
+/**
+ * The names as given before they were normalised (the link's, the remembered one), under which an earlier
+ * page may have saved this annotator's work (offered for import, offerEarlier).
+ */
+const spellings = [(new URLSearchParams(window.location.search).get('annotator') || '').trim(), String(prefs.get('annotator') || '')];
+
+/** The annotator (normalised, names.js): ?annotator=NAME (remembered), else the remembered name, else ask once. */
 function resolveAnnotator() {
-  const fromUrl = (new URLSearchParams(window.location.search).get('annotator') || '').trim();
+  const fromUrl = normalizeName(new URLSearchParams(window.location.search).get('annotator'));
   if (fromUrl) {
     prefs.set('annotator', fromUrl);
     return Promise.resolve(fromUrl);
   }
-  const saved = prefs.get('annotator');
+  const saved = normalizeName(prefs.get('annotator'));
   if (saved) return Promise.resolve(saved);
   const dialog = document.getElementById('annotator-dialog');
   const form = dialog.querySelector('form');
@@ -49,7 +56,7 @@ function resolveAnnotator() {
   return new Promise((resolve) => {
     form.addEventListener('submit', (ev) => {
       ev.preventDefault();
-      const name = input.value.trim();
+      const name = normalizeName(input.value);
       if (!name) return;
       prefs.set('annotator', name);
       dialog.hidden = true;
@@ -202,22 +209,25 @@ async function main() {
    * import, through the export format and checked against this bundle's texts like an export file.
    */
   async function offerEarlier() {
-    const found = await storage.earlierBundles(manifest.bundle_id, manifest.title, annotator).catch(() => []);
+    const mine = spellings.filter((n) => normalizeName(n) === annotator); // not another name remembered here
+    const found = await storage.earlierBundles(manifest.bundle_id, manifest.title, annotator, mine).catch(() => []);
     if (!found.length) return;
-    const importEarlier = async ({ bundleId, work }) => {
+    const importEarlier = async ({ key, bundleId, work }) => {
       const at = nowIso();
       const all = new Map(Object.keys(work.records).map((id, i) => [id, i])); // every record: checkAgainstBundle keeps this bundle's
       const file = buildExport({ manifest, positions: all, annotator, clientId: store.state.clientId, work, exportedAt: at });
       const parsed = parseImport(JSON.stringify(file), { manifest, annotator });
       const res = await checkAgainstBundle(parsed.work, bundle);
       actions.importWork(res.work);
-      prefs.set(`earlier-done:${manifest.bundle_id}:${bundleId}`, at);
+      prefs.set(`earlier-done:${manifest.bundle_id}:${key}`, at);
       const skipped = parsed.skipped + res.skipped;
-      actions.message(`Imported ${res.annotations} annotation${res.annotations === 1 ? '' : 's'} on ${res.records} record${res.records === 1 ? '' : 's'} from the earlier build.${skipped ? ` ${skipped} did not match this bundle's texts and were left out (they stay in the earlier build's storage).` : ''}`);
+      const from = bundleId === manifest.bundle_id ? 'the work saved under your name as you gave it before' : 'the earlier build';
+      actions.message(`Imported ${res.annotations} annotation${res.annotations === 1 ? '' : 's'} on ${res.records} record${res.records === 1 ? '' : 's'} from ${from}.${skipped ? ` ${skipped} did not match this bundle's texts and were left out (they stay where they were stored).` : ''}`);
     };
-    const later = ({ bundleId }) => prefs.set(`earlier-done:${manifest.bundle_id}:${bundleId}`, nowIso());
+    const later = ({ key }) => prefs.set(`earlier-done:${manifest.bundle_id}:${key}`, nowIso());
     actions.offerEarlier(found.map((f) => ({
-      bundleId: f.bundleId, records: Object.keys(f.work.records).length, accept: () => importEarlier(f), decline: () => later(f),
+      key: f.key, bundleId: f.bundleId, spelling: f.spelling, earlierBuild: f.bundleId !== manifest.bundle_id,
+      records: Object.keys(f.work.records).length, accept: () => importEarlier(f), decline: () => later(f),
     })));
   }
 

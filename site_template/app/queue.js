@@ -4,6 +4,7 @@
  * next to do and the progress count go by her queue; every other record stays reachable (list, n / p,
  * links). Loaded only for a bundle with queues; pure functions but `loadQueue`.
  */
+import { normalizeName } from './names.js';
 import { recordStatus } from './store.js';
 
 const isDone = (work, id) => {
@@ -18,11 +19,13 @@ const isDone = (work, id) => {
  */
 export async function loadQueue(bundle, annotator) {
   const q = bundle.manifest.queues;
-  if (!q || !Array.isArray(q.annotators) || !q.annotators.includes(annotator)) return null;
+  // names compare normalised (names.js): a bundle assigned before names were normalised keeps its spelling
+  const name = Array.isArray(q?.annotators) ? q.annotators.find((n) => normalizeName(n) === normalizeName(annotator)) : undefined;
+  if (name === undefined) return null;
   const res = await fetch(bundle.url(q.path || 'data/queues.json'));
   if (!res.ok) throw new Error(`${q.path}: HTTP ${res.status}`);
   const all = await res.json();
-  const ids = all && Object.prototype.hasOwnProperty.call(all, annotator) && Array.isArray(all[annotator]) ? all[annotator] : [];
+  const ids = all && Object.prototype.hasOwnProperty.call(all, name) && Array.isArray(all[name]) ? all[name] : [];
   const placed = await bundle.recordIndex.positionsOf(ids);
   const kept = ids.filter((id) => placed.has(id));
   return { ids: kept, positions: kept.map((id) => placed.get(id)) };

@@ -4,19 +4,18 @@
  * "Source" / "Summary", no metadata filters, suggestions shown, no similar records.
  */
 
+import { normalizeName } from './names.js';
+
 const DEFAULT_SPAN = { name: 'spans', type: 'span', title: 'Spans', description: '', required: false };
 /** The record-level question types the form has a control for (a bundle of a later version may have more). */
 const FORM_TYPES = ['label', 'multi_label', 'rating', 'ranking', 'text'];
 
-/** Invisible characters merge also removes from names (mercury.normalize_name). */
-const INVISIBLE = /[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
-
 /**
- * A name as blind mode compares it: NFC, invisible characters removed, trimmed, case folded, so that "Bob"
- * typed in the name dialog is as blind as the listed "bob" (a near miss must hide suggestions, not show them).
+ * A name as blind mode compares it: normalised (names.js), and case folded, so that "Bob" typed in the
+ * name dialog is as blind as the listed "bob" (a near miss must hide suggestions, not show them).
  */
 function sameName(name) {
-  return String(name ?? '').normalize('NFC').replace(INVISIBLE, '').trim().toLowerCase();
+  return normalizeName(name).toLowerCase();
 }
 
 /**

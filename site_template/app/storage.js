@@ -430,18 +430,25 @@ export class WorkStorage {
   }
 
   /**
-   * Work of this annotator on other bundles with the same title (the coordinator rebuilt the bundle):
-   * [{bundleId, work}]. Bundle titles are remembered per browser as bundles are opened.
+   * Work of this annotator saved elsewhere in this browser: on other bundles with the same title (the
+   * coordinator rebuilt the bundle), and under `spellings`, the names as this annotator gave them before
+   * names were normalised (names.js), on this bundle or those: [{key, bundleId, spelling, work}] (`key`
+   * names the offer; `spelling` is null for this name). Bundle titles are remembered as bundles are opened.
    */
-  async earlierBundles(bundleId, title, annotator) {
+  async earlierBundles(bundleId, title, annotator, spellings = []) {
     const known = dict(prefs.get('bundles', null));
     if (known[bundleId] !== title) prefs.set('bundles', withKey(known, bundleId, title));
     const out = [];
-    if (!this.db || !title) return out;
-    for (const id of Object.keys(known)) {
-      if (id === bundleId || known[id] !== title || prefs.get(`earlier-done:${bundleId}:${id}`)) continue;
-      const { work } = readWork(await readEntries(this.db, `${PREFIX}:${id}:${annotator}`));
-      if (Object.keys(work.records).length) out.push({ bundleId: id, work });
+    if (!this.db) return out;
+    const ids = [bundleId, ...Object.keys(known).filter((id) => id !== bundleId && title && known[id] === title)];
+    const names = [annotator, ...new Set(spellings.filter((n) => n && n !== annotator))];
+    for (const id of ids) {
+      for (const name of names) {
+        const key = name === annotator ? id : `${id} ${JSON.stringify(name)}`;
+        if ((id === bundleId && name === annotator) || prefs.get(`earlier-done:${bundleId}:${key}`)) continue;
+        const { work } = readWork(await readEntries(this.db, `${PREFIX}:${id}:${name}`));
+        if (Object.keys(work.records).length) out.push({ key, bundleId: id, spelling: name === annotator ? null : name, work });
+      }
     }
     return out;
   }

@@ -521,12 +521,12 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
     dismissAside() {
       setUi({ aside: [] });
     },
-    /** Offer work of earlier builds of this bundle: [{bundleId, records, accept(), decline()}]. */
+    /** Offer work saved elsewhere (storage.earlierBundles): [{key, bundleId, spelling, records, accept(), decline()}]. */
     offerEarlier(offers) {
       setUi({ earlier: offers });
     },
-    answerEarlier(bundleId, accept) {
-      const offer = get().ui.earlier.find((o) => o.bundleId === bundleId);
+    answerEarlier(key, accept) {
+      const offer = get().ui.earlier.find((o) => o.key === key);
       if (!offer) return null;
       setUi({ earlier: get().ui.earlier.filter((o) => o !== offer) });
       return accept ? offer.accept() : offer.decline();

@@ -3,6 +3,7 @@
  * Offsets in files are Python code points; the work in storage already holds them that way.
  */
 import { acceptedAgents, answers, isEmpty, responseProblem } from './responses.js';
+import { normalizeName } from './names.js';
 import { pageSettings } from './settings.js';
 import { dict, labelPath } from './storage.js';
 import { liveAnnotations } from './store.js';
@@ -110,7 +111,7 @@ export function parseImport(text, { manifest, annotator }) {
   if (data.bundle_id !== manifest.bundle_id) {
     throw new Error(`This export belongs to another bundle (${data.title || data.bundle_id}), not to this one (${manifest.title || manifest.bundle_id}): nothing was imported.`);
   }
-  if (data.annotator !== annotator) {
+  if (normalizeName(data.annotator) !== normalizeName(annotator)) {
     throw new Error(`This export is ${JSON.stringify(data.annotator)}'s work; you are ${JSON.stringify(annotator)}. Open the page with ?annotator=${encodeURIComponent(data.annotator)} to import it: nothing was imported.`);
   }
   const records = dict(); // record ids such as `__proto__` are plain keys here

@@ -489,14 +489,17 @@ function asideBanner(aside, actions) {
     download, ' ', x);
 }
 
-/** Work saved under an earlier build of this bundle (same title): import it or not. */
+/** Work saved under an earlier build of this bundle (same title), or under another spelling of the name: import it or not. */
 function earlierBanner(offer, actions) {
   const yes = h('button', { type: 'button', 'data-action': 'import-earlier', class: 'primary' }, 'Import it');
-  yes.addEventListener('click', () => actions.answerEarlier(offer.bundleId, true));
+  yes.addEventListener('click', () => actions.answerEarlier(offer.key, true));
   const no = h('button', { type: 'button', 'data-action': 'decline-earlier' }, 'No, leave it');
-  no.addEventListener('click', () => actions.answerEarlier(offer.bundleId, false));
-  return h('div', { class: 'banner warn', role: 'status', 'data-earlier': offer.bundleId },
-    `This browser holds your work on ${offer.records} record${offer.records === 1 ? '' : 's'} of an earlier build of this bundle (same title, bundle ${offer.bundleId}). `
+  no.addEventListener('click', () => actions.answerEarlier(offer.key, false));
+  const records = `${offer.records} record${offer.records === 1 ? '' : 's'}`;
+  const where = offer.earlierBuild ? ` of an earlier build of this bundle (same title, bundle ${offer.bundleId})` : ' of this bundle';
+  const spelling = offer.spelling === null ? '' : `, saved under the name ${JSON.stringify(offer.spelling)} (yours once invisible characters are removed)`;
+  return h('div', { class: 'banner warn', role: 'status', 'data-earlier': offer.key },
+    `This browser holds your work on ${records}${where}${spelling}. `
     + 'Import it? Annotations are checked against the current texts; what does not match is left out. ', yes, ' ', no);
 }
 
