@@ -142,8 +142,8 @@ def load_guidelines(path: Path | None) -> dict | None:
 PRESENTATION = ("title", "description", "text", "label_texts", "visible_options", "options_order", "argilla")
 """Keys of the manifest settings that only word or order what the page shows (titles, descriptions, an
 option's or a span label's text, how many options show first, their order; the Argilla file read, whose
-meaning is in the other keys): left out of the bundle id, as the guidelines are, so a coordinator who rewords them keeps every
-export mergeable and every annotator's stored work in place."""
+meaning is in the other keys): left out of the bundle id, as the guidelines are, so a coordinator who
+rewords them keeps every export mergeable and every annotator's stored work in place."""
 
 
 def identity_part(shown: dict) -> dict:

@@ -293,7 +293,8 @@ def _rating_values(d: _Doc) -> tuple[int, ...]:
 
 
 QUESTION_KEYS = {"span": ("labels", "label_texts", "allow_overlapping", "visible_options"),
-                 "label": ("options", "visible_options"), "multi_label": ("options", "visible_options", "options_order"),
+                 "label": ("options", "visible_options"),
+                 "multi_label": ("options", "visible_options", "options_order"),
                  "ranking": ("options",), "rating": ("values",), "text": ("markdown",)}
 
 
@@ -561,7 +562,8 @@ def _metadata_json(p: MetadataProperty, ranges: MetadataRanges) -> dict:
 def manifest_settings(s: Settings, ranges: MetadataRanges) -> dict:
     """The manifest's `settings` key (docs/DESIGN.md; the page's form, filters and suggestions read it)."""
     return {
-        "fields": {"source": _field_json(s.fields.source, "source"), "summary": _field_json(s.fields.summary, "summary"),
+        "fields": {"source": _field_json(s.fields.source, "source"),
+                   "summary": _field_json(s.fields.summary, "summary"),
                    "extra": [_field_json(f, None) for f in s.fields.extra]},
         "questions": [_question_json(q) for q in s.questions],
         "metadata": [_metadata_json(p, ranges) for p in s.metadata],
