@@ -202,3 +202,27 @@ def test_argilla_names_accepted(tmp_path):
         with pytest.raises(InputError) as e:
             read_settings(path)
         assert "questions[1]" in str(e.value) and "not a name" in str(e.value)
+
+
+@pytest.mark.parametrize("change, where, words", [
+    (lambda d: d["questions"][1]["settings"].update(visible_options=2), "questions[1]",
+     "field 'visible_options': 2 must be from 3 to the number of options (3)"),
+    (lambda d: d["questions"][2]["settings"].update(visible_options=5), "questions[2]",
+     "field 'visible_options': 5 must be from 3 to the number of options (4)"),
+    (lambda d: d["questions"][2]["settings"].update(options_order="random"), "questions[2]",
+     "field 'options_order': 'random' is not one of natural, suggestion"),
+    (lambda d: d["questions"][0]["settings"].update(visible_options=3), "questions: error-kinds",
+     "field 'visible_options': 3 is more than the 2 labels"),
+])
+def test_bad_argilla_settings_are_one_line(run, tmp_path, change, where, words):
+    """What Argilla itself refuses in these settings is one line naming the file, the question and the key."""
+    doc = argilla_settings(False)
+    change(doc)
+    given = tmp_path / "settings.json"
+    given.write_text(json.dumps(doc), encoding="utf-8")
+    data = tmp_path / "data.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in RECORDS), encoding="utf-8")
+    result = run("build", data, "-o", tmp_path / "out", "--settings", given, "--id-field", "id")
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    (line,) = [x for x in result.output.splitlines() if x.startswith("error:")]
+    assert str(given) in line and where in line and words in line, line
