@@ -1,9 +1,9 @@
 """Parse a `merge --format argilla` folder with the `argilla` package's own classes (and records.json with
 `datasets`, which argilla installs) and print what they read.
 
-Run by test_write_argilla.py with $ARGILLA_PYTHON (a Python with `pip install argilla`), and by
-test_argilla_roundtrip.py (`--settings FILE...`: each settings file as `Settings.from_json` reads it) with
-$ARGILLA_PYTHON or this Python (argilla==2.8.0 is in the `test` extra). argilla's client checks a server at creation; there is none, so that one check is skipped:
+Run by test_write_argilla.py, and by test_argilla_roundtrip.py (`--settings FILE...`: each settings file as
+`Settings.from_json` reads it), with the tests' Python (argilla==2.8.0 is in the `test` extra) or
+$ARGILLA_PYTHON. argilla's client checks a server at creation; there is none, so that one check is skipped:
 nothing here talks to a server, the classes only parse.
 """
 
