@@ -47,7 +47,7 @@ class Page:
 
 def pack(sources: Path, out: Path, esbuild: Path = ESBUILD) -> Page:
     """Pack the modules of `sources` into `out`/app and write `out`/page.json (the preload list)."""
-    app = out / "app"
+    app = Path(out).resolve() / "app"  # esbuild runs in `sources`: a relative --outdir would land there
     if app.exists():
         shutil.rmtree(app)
     app.mkdir(parents=True)
