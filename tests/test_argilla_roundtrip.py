@@ -226,3 +226,18 @@ def test_bad_argilla_settings_are_one_line(run, tmp_path, change, where, words):
     assert result.exit_code == 2 and "Traceback" not in result.output, result.output
     (line,) = [x for x in result.output.splitlines() if x.startswith("error:")]
     assert str(given) in line and where in line and words in line, line
+
+
+def test_label_texts_name_labels(run, tmp_path):
+    """`label_texts` of our own settings file: a text for a label the tree does not have is one line."""
+    given = tmp_path / "settings.json"
+    given.write_text(json.dumps({"questions": [{"name": "spans", "type": "span", "labels": {"Unwanted": ["Intrinsic"]},
+                                                "label_texts": {"Unwanted.Intrinsic": "Contradicts", "Other": "x"}}]}),
+                     encoding="utf-8")
+    data = tmp_path / "data.jsonl"
+    data.write_text(json.dumps({"id": "a", "source": "A cat.", "summary": "A dog."}) + "\n", encoding="utf-8")
+    result = run("build", data, "-o", tmp_path / "out", "--settings", given, "--id-field", "id")
+    assert result.exit_code == 2
+    (line,) = [x for x in result.output.splitlines() if x.startswith("error:")]
+    assert line == (f"error: {given}: questions: spans: field 'label_texts': 'Other' is not a label (labels: Unwanted, "
+                    "Unwanted.Intrinsic)")
