@@ -62,7 +62,8 @@ class Question:
     `label_texts` what the page shows for a label (else its path) and `allow_overlapping` whether Argilla may
     hold two spans over the same characters (False: the page offers one label per span); `options` for
     label/multi_label/ranking, `values` for rating, `markdown` for text. `visible_options` (Argilla: how many
-    options show before "more") and `options_order` (multi_label) are carried to `merge --format argilla`."""
+    options show before "more"; the page follows it for label/multi_label) and `options_order` (multi_label)
+    are carried to `merge --format argilla`."""
 
     name: str
     type: str

@@ -83,3 +83,23 @@ def test_no_span_over_another(page, one_label):
     page.keyboard.press("1")
     page.keyboard.press("Enter")
     page.wait_for_function("() => Object.keys(mercuryStatic.store.state.work.records.r1?.annotations || {}).length === 2")
+
+
+def test_visible_options(page, one_label):
+    """Argilla's visible_options 3 of the four topics: three shown, the fourth behind "Show 1 more" (and shown
+    once chosen, by its key)."""
+    url, _ = one_label
+    block_model(page)
+    open_page(page, url, "r2")
+    topics = page.locator('fieldset[data-question="topics"]')
+    shown = "els => els.filter(e => e.offsetParent !== null).map(e => e.textContent.trim())"
+    assert topics.locator(".q-option").evaluate_all(shown) == ["1 A", "2 B", "3 C"]
+    assert topics.locator('[data-action="more-options"]').inner_text() == "Show 1 more"
+    topics.locator('[data-action="more-options"]').click()
+    assert topics.locator(".q-option").evaluate_all(shown) == ["1 A", "2 B", "3 C", "4 D"]
+    assert topics.locator('[data-action="more-options"]').inner_text() == "Show fewer"
+    topics.locator('.q-option input[data-value="d"]').check()
+    topics.locator('[data-action="more-options"]').click()
+    assert topics.locator(".q-option").evaluate_all(shown) == ["1 A", "2 B", "3 C", "4 D"]  # chosen: stays
+    verdict = page.locator('fieldset[data-question="verdict"]')  # visible_options = its 3 options: all, no button
+    assert verdict.locator('[data-action="more-options"]').count() == 0
