@@ -111,11 +111,14 @@ def _question(q: dict, file: str, where: str, fields: dict) -> dict:
     if kind not in QUESTION_TYPES:
         raise InputError(file, where, "type", f"{kind!r} questions are not supported")
     settings = _settings(q, file, where)
-    out = {"name": _name(q, file, where), "type": QUESTION_TYPES[kind],
-           "required": _flag(q, "required", True, file, where)}
-    for key in ("title", "description"):
-        if q.get(key) is not None:
-            out[key] = q[key]
+    name = _name(q, file, where)
+    # Argilla's defaults: the title is the name, no description
+    out = {"name": name, "type": QUESTION_TYPES[kind], "required": _flag(q, "required", True, file, where),
+           "title": q.get("title") or name, "description": q.get("description") or ""}
+    if kind in ("label_selection", "multi_label_selection", "span") and settings.get("visible_options") is not None:
+        out["visible_options"] = settings["visible_options"]
+    if kind == "multi_label_selection" and settings.get("options_order") is not None:
+        out["options_order"] = settings["options_order"]
     if kind in ("label_selection", "multi_label_selection", "ranking"):
         out["options"] = [{"value": o["value"], "text": o.get("text") or o["value"]}
                           for o in _options(settings, file, where)]
@@ -127,7 +130,10 @@ def _question(q: dict, file: str, where: str, fields: dict) -> dict:
         if settings.get("field") not in (None, fields["summary"]):
             raise InputError(file, where, "settings.field", f"a span question over field {settings['field']!r} is "
                              f"not supported (spans are annotated on the summary, field {fields['summary']!r})")
-        out["labels"] = {o["value"]: None for o in _options(settings, file, where)}
+        options = _options(settings, file, where)
+        out["labels"] = {o["value"]: None for o in options}
+        out["label_texts"] = {o["value"]: o.get("text") or o["value"] for o in options}
+        out["allow_overlapping"] = bool(settings.get("allow_overlapping", False))  # Argilla's default
     return out
 
 
@@ -139,8 +145,7 @@ def _metadata(m: dict, file: str, where: str) -> dict:
     visible = _flag(settings, "visible_for_annotators", True, file, where)
     out = {"name": _name(m, file, where), "type": kind, "column": m["name"],
            "visible": _flag(m, "visible_for_annotators", visible, file, where)}
-    if m.get("title"):
-        out["title"] = m["title"]
+    out["title"] = m.get("title") or m["name"]  # Argilla's default title
     if kind == "terms" and settings.get("values") is not None:
         out["values"] = settings["values"]
     for key in ("min", "max"):
@@ -190,11 +195,11 @@ def from_argilla(doc: dict, file: str) -> dict:
         out_questions.append({"name": "spans", "type": "span"})
 
     def text(f: dict, extra_field: bool) -> dict:
-        t = {"title": f.get("title") or f["name"], "column": columns.get(f["name"], f["name"])}
+        where = _where(f, "fields", next(i for i, x in enumerate(fields) if x is f))
+        t = {"name": f["name"], "title": f.get("title") or f["name"], "column": columns.get(f["name"], f["name"]),
+             "required": _flag(f, "required", True, file, where), "description": f.get("description") or ""}
         if extra_field:
-            where = _where(f, "fields", next(i for i, x in enumerate(fields) if x is f))
-            t.update(name=f["name"], markdown=_flag(_settings(f, file, where), "use_markdown", False, file, where),
-                     required=_flag(f, "required", True, file, where))
+            t["markdown"] = _flag(_settings(f, file, where), "use_markdown", False, file, where)
         return t
 
     out = {"fields": {"source": text(source, False), "summary": text(summary, False),
@@ -204,7 +209,9 @@ def from_argilla(doc: dict, file: str) -> dict:
     if doc.get("guidelines"):
         out["guidelines"] = doc["guidelines"]
     dist = doc.get("distribution")
-    if isinstance(dist, dict) and isinstance(dist.get("min_submitted"), int) and dist["min_submitted"] > 1:
-        log.warning("%s: distribution min_submitted %d: give the annotators with `mercury-static assign BUNDLE "
-                    "--annotators NAMES --overlap %d`", file, dist["min_submitted"], dist["min_submitted"])
+    if isinstance(dist, dict) and dist.get("min_submitted") is not None:
+        out["distribution"] = {"min_submitted": dist["min_submitted"]}
+        if isinstance(dist["min_submitted"], int) and dist["min_submitted"] > 1:
+            log.warning("%s: distribution min_submitted %d: give the annotators with `mercury-static assign "
+                        "BUNDLE --annotators NAMES --overlap %d`", file, dist["min_submitted"], dist["min_submitted"])
     return out

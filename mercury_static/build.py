@@ -137,10 +137,11 @@ def load_guidelines(path: Path | None) -> dict | None:
     return {"format": fmt, "text": text.replace("\r\n", "\n")}
 
 
-PRESENTATION = ("title", "description", "text")
-"""Keys of the manifest settings that only word what the page shows (titles, descriptions, an option's
-text): left out of the bundle id, as the guidelines are, so a coordinator who rewords them keeps every
-export mergeable and every annotator's stored work in place."""
+PRESENTATION = ("title", "description", "text", "label_texts", "visible_options", "options_order", "argilla")
+"""Keys of the manifest settings that only word or order what the page shows (titles, descriptions, an
+option's or a span label's text, how many options show first, their order; the Argilla file read, whose
+meaning is in the other keys): left out of the bundle id, as the guidelines are, so a coordinator who
+rewords them keeps every export mergeable and every annotator's stored work in place."""
 
 
 def identity_part(shown: dict) -> dict:
@@ -177,7 +178,7 @@ def text_columns(options: BuildOptions, settings: Settings) -> tuple[str, str]:
     for f, flag, given, default in ((settings.fields.source, "--source-field", options.source_field, "source"),
                                     (settings.fields.summary, "--summary-field", options.summary_field, "summary")):
         if f.column is not None and given not in (default, f.column):
-            raise InputError(settings.file, f"fields.{f.name}", "column",
+            raise InputError(settings.file, f"fields.{default}", "column",
                              f"{f.column!r} and {flag} {given!r} disagree; give one of them")
         out.append(f.column or given)
     return out[0], out[1]
@@ -187,11 +188,20 @@ def span_labels(options: BuildOptions, settings: Settings) -> tuple[list[str], l
     """The span question's labels: its `labels` in the settings file, else --labels, else the default."""
     span = settings.span
     if span.labels is None:
-        return load_labels(options.labels)
-    if options.labels is not None:
+        paths, leaves = load_labels(options.labels)
+    elif options.labels is not None:
         raise InputError(settings.file, f"questions: {span.name}", "labels",
                          f"labels given twice (here and --labels {options.labels}); give one of them")
-    return label_paths(span.labels, settings.file)
+    else:
+        paths, leaves = label_paths(span.labels, settings.file)
+    stray = next((o.value for o in span.label_texts if o.value not in paths), None)
+    if stray is not None:
+        raise InputError(settings.file, f"questions: {span.name}", "label_texts",
+                         f"{stray!r} is not a label (labels: {', '.join(paths)})")
+    if span.visible_options is not None and span.visible_options > len(leaves):
+        raise InputError(settings.file, f"questions: {span.name}", "visible_options",
+                         f"{span.visible_options} is more than the {len(leaves)} labels")
+    return paths, leaves
 
 
 def settings_guidelines(options: BuildOptions, settings: Settings) -> dict | None:

@@ -57,7 +57,9 @@ def read_settings(path: Path | None) -> Settings:
         return Settings()
     doc = read_document(Path(path))
     if isinstance(doc, dict) and isinstance(doc.get("fields"), list):
+        from dataclasses import replace
+
         from .argilla_settings import from_argilla
 
-        doc = from_argilla(doc, str(path))
+        return replace(parse_settings(from_argilla(doc, str(path)), str(path)), argilla=doc)
     return parse_settings(doc, str(path))

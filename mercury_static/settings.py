@@ -15,7 +15,10 @@ from dataclasses import dataclass, field
 from .names import distinct_names
 from .records import InputError
 
-NAME = re.compile(r"[a-z0-9_]+")
+NAME = re.compile(r"(?=.*[a-z0-9])[a-z0-9_-]{1,200}")
+"""Argilla's rule for the names of fields, questions and metadata (its server's `*_CREATE_NAME_REGEX`)."""
+MIN_VISIBLE_OPTIONS = 3
+"""Argilla's least `visible_options` of a label, multi-label or span question."""
 QUESTION_TYPES = ("span", "label", "multi_label", "rating", "ranking", "text")
 METADATA_TYPES = ("terms", "integer", "float")
 SPAN_QUESTION = "spans"
@@ -27,13 +30,16 @@ SPAN_DESCRIPTION = ("Select a span of the summary, pair it with its evidence in 
 @dataclass(frozen=True)
 class TextField:
     """A text shown to annotators: the source, the summary, or an extra read-only field (`column` is the
-    input column or metadata key it comes from; None for the two texts means --source-field/--summary-field)."""
+    input column or metadata key it comes from; None for the two texts means --source-field/--summary-field).
+    `name` of the two texts is their Argilla field name (`source`, `summary` unless an Argilla file names them);
+    `description` is only carried to `merge --format argilla`."""
 
     name: str
     title: str
     column: str | None = None
     markdown: bool = False
     required: bool = True
+    description: str = ""
 
 
 @dataclass(frozen=True)
@@ -53,8 +59,12 @@ class Option:
 
 @dataclass(frozen=True)
 class Question:
-    """One question of the form. `labels` (span only) is the label tree, None for --labels or the default;
-    `options` for label/multi_label/ranking, `values` for rating, `markdown` for text."""
+    """One question of the form. `labels` (span only) is the label tree, None for --labels or the default,
+    `label_texts` what the page shows for a label (else its path) and `allow_overlapping` whether Argilla may
+    hold two spans over the same characters (False: the page offers one label per span); `options` for
+    label/multi_label/ranking, `values` for rating, `markdown` for text. `visible_options` (Argilla: how many
+    options show before "more"; the page follows it for label/multi_label) and `options_order` (multi_label)
+    are carried to `merge --format argilla`."""
 
     name: str
     type: str
@@ -65,6 +75,10 @@ class Question:
     values: tuple[int, ...] = ()
     markdown: bool = False
     labels: object = None
+    label_texts: tuple[Option, ...] = ()
+    allow_overlapping: bool = True
+    visible_options: int | None = None
+    options_order: str = "natural"
 
 
 @dataclass(frozen=True)
@@ -118,7 +132,13 @@ class Settings:
     blind: bool | tuple[str, ...] = False
     similar_records: bool = False
     distribution: Distribution | None = None
+    min_submitted: int | None = None
+    """Argilla's `distribution.min_submitted` without named annotators (`distribution: {min_submitted: n}`):
+    no queues, but `merge --format argilla` writes it and counts a record completed at n submissions."""
     file: str | None = None
+    argilla: dict | None = None
+    """The Argilla settings.json read (read_settings.py), kept whole in the manifest: `merge --format argilla`
+    writes what the bundle asked and names in a note each way that differs from this file."""
 
     @property
     def span(self) -> Question:
@@ -160,7 +180,8 @@ class _Doc:
     def name(self, key: str = "name") -> str:
         value = self.get(key, str, required=True)
         if not NAME.fullmatch(value):
-            self.fail(key, f"{value!r} is not a name of lower-case letters, digits and _")
+            self.fail(key, f"{value!r} is not a name of lower-case letters, digits, _ and - (Argilla's rule, at "
+                      "most 200)")
         return value
 
 
@@ -190,6 +211,13 @@ def parse_settings(doc, file: str) -> Settings:
     blind = _blind(sugg)
     vectors = _Doc(top.get("vectors", dict, {}), file, "vectors", ("similar_records",))
     dist = top.get("distribution", dict)
+    min_submitted = None
+    if dist is not None and "annotators" not in dist:
+        d = _Doc(dist, file, "distribution", ("min_submitted",))
+        min_submitted = d.get("min_submitted", int, required=True)
+        if min_submitted < 1:
+            d.fail("min_submitted", f"{min_submitted} must be at least 1")
+        dist = None
     distribution = None if dist is None else _distribution(dist, file)
     if isinstance(blind, tuple) and distribution:
         # a misspelt blind name would silently show that annotator every suggestion
@@ -202,17 +230,19 @@ def parse_settings(doc, file: str) -> Settings:
     return Settings(fields=fields, questions=questions, metadata=metadata, guidelines=guidelines,
                     suggestions=columns, suggestions_file=sugg.get("file", str), blind=blind,
                     similar_records=vectors.get("similar_records", bool, True),
-                    distribution=distribution, file=file)
+                    distribution=distribution, min_submitted=min_submitted, file=file)
 
 
 def _text_field(value, file: str, where: str, name: str | None, title: str) -> TextField:
     # the two texts are annotated by offset, so they are plain text (no markdown key)
-    keys = ("title", "column") if name else ("name", "title", "column", "markdown", "required")
+    keys = ("name", "title", "column", "required", "description") + (() if name else ("markdown",))
     d = _Doc(value, file, where, keys)
-    name = name or d.name()
-    column = d.get("column", str, None if name in ("source", "summary") else name)
+    role = name
+    name = d.name() if not role or "name" in d.value else role
+    column = d.get("column", str, None if role else name)
     return TextField(name=name, title=d.get("title", str, title), column=column,
-                     markdown=d.get("markdown", bool, False), required=d.get("required", bool, True))
+                     markdown=d.get("markdown", bool, False), required=d.get("required", bool, True),
+                     description=d.get("description", str, "", empty=True))
 
 
 def _fields(value, file: str) -> Fields:
@@ -222,10 +252,11 @@ def _fields(value, file: str) -> Fields:
     extra: list[TextField] = []
     for i, item in enumerate(d.get("extra", list, [])):
         f = _text_field(item, file, f"fields.extra[{i}]", None, "")
-        if f.name in ("source", "summary") or any(e.name == f.name for e in extra):
+        if f.name in ("source", "summary", source.name, summary.name) or any(e.name == f.name for e in extra):
             raise InputError(file, f"fields.extra[{i}]", "name", f"duplicate field name {f.name!r}")
-        extra.append(f if f.title else TextField(f.name, f.name.replace("_", " ").capitalize(), f.column,
-                                                   f.markdown, f.required))
+        extra.append(f if f.title else _replace(f, title=f.name.replace("_", " ").capitalize()))
+    if source.name == summary.name:
+        raise InputError(file, "fields.summary", "name", f"duplicate field name {summary.name!r}")
     return Fields(source, summary, tuple(extra))
 
 
@@ -263,7 +294,9 @@ def _rating_values(d: _Doc) -> tuple[int, ...]:
     return tuple(values)
 
 
-QUESTION_KEYS = {"span": ("labels",), "label": ("options",), "multi_label": ("options",),
+QUESTION_KEYS = {"span": ("labels", "label_texts", "allow_overlapping", "visible_options"),
+                 "label": ("options", "visible_options"),
+                 "multi_label": ("options", "visible_options", "options_order"),
                  "ranking": ("options",), "rating": ("values",), "text": ("markdown",)}
 
 
@@ -291,7 +324,14 @@ def _questions(items, file: str) -> tuple[Question, ...]:
         elif kind == "text":
             q = _replace(q, markdown=d.get("markdown", bool, False))
         else:
-            q = _replace(q, labels=d.get("labels", (dict, list)))
+            q = _replace(q, labels=d.get("labels", (dict, list)), label_texts=_label_texts(d),
+                         allow_overlapping=d.get("allow_overlapping", bool, True))
+        if kind in ("label", "multi_label", "span"):
+            q = _replace(q, visible_options=_visible_options(d, len(q.options) if q.options else None))
+        if kind == "multi_label":
+            q = _replace(q, options_order=d.get("options_order", str, "natural"))
+            if q.options_order not in ("natural", "suggestion"):
+                d.fail("options_order", f"{q.options_order!r} is not one of natural, suggestion")
         questions.append(q)
     spans = [i for i, q in enumerate(questions) if q.type == "span"]
     if len(spans) != 1:
@@ -301,10 +341,28 @@ def _questions(items, file: str) -> tuple[Question, ...]:
     return tuple(questions)
 
 
-def _replace(q: Question, **changes) -> Question:
+def _replace(q, **changes):
     from dataclasses import replace
 
     return replace(q, **changes)
+
+
+def _label_texts(d: _Doc) -> tuple[Option, ...]:
+    """The span labels' texts, `{label path: text}` (build checks the paths against the label tree)."""
+    texts = d.get("label_texts", dict, {})
+    for path, text in texts.items():
+        if not isinstance(text, str) or not text.strip():
+            d.fail("label_texts", f"{path!r}: expected a non-empty text, got {_kind(text)}")
+    return tuple(Option(path, text) for path, text in texts.items())
+
+
+def _visible_options(d: _Doc, options: int | None) -> int | None:
+    """Argilla's `visible_options`: at least 3 and at most the number of options (its server's rules)."""
+    value = d.get("visible_options", int)
+    if value is not None and (value < MIN_VISIBLE_OPTIONS or options is not None and value > options):
+        d.fail("visible_options", f"{value} must be from {MIN_VISIBLE_OPTIONS} to the number of options"
+               + (f" ({options})" if options is not None else ""))
+    return value
 
 
 def _metadata(items, file: str, fields: Fields) -> tuple[MetadataProperty, ...]:
@@ -455,28 +513,60 @@ def _question_json(q: Question) -> dict:
         out["values"] = list(q.values)
     if q.type == "text":
         out["markdown"] = q.markdown
+    # Argilla's span and label settings, only when given (a bundle without them keeps its id)
+    if q.label_texts:
+        out["label_texts"] = {o.value: o.text for o in q.label_texts}
+    if not q.allow_overlapping:
+        out["allow_overlapping"] = False
+    if q.visible_options is not None:
+        out["visible_options"] = q.visible_options
+    if q.options_order != "natural":
+        out["options_order"] = q.options_order
+    return out
+
+
+def _field_json(f: TextField, role: str | None) -> dict:
+    """A text field in the manifest: the two texts' Argilla name, required and description only when they
+    are not the defaults (today's bundles keep their ids)."""
+    out = {"title": f.title} if role else {"name": f.name, "title": f.title, "markdown": f.markdown,
+                                           "required": f.required}
+    if role and f.name != role:
+        out["name"] = f.name
+    if role and not f.required:
+        out["required"] = False
+    if f.description:
+        out["description"] = f.description
     return out
 
 
 def _metadata_json(p: MetadataProperty, ranges: MetadataRanges) -> dict:
+    """A metadata property in the manifest: its values (or range) as declared, else as the data holds them
+    (for the page's filter), and then `from_data` names those keys (Argilla's file keeps them unset)."""
     out = {"name": p.name, "title": p.title, "type": p.type, "visible": p.visible}
     if p.type == "terms":
         out["values"] = list(p.values) if p.values is not None else sorted(ranges.terms.get(p.name, ()))
+        observed = ["values"] if p.values is None else []
     else:
         out["min"] = p.min if p.min is not None else ranges.low.get(p.name)
         out["max"] = p.max if p.max is not None else ranges.high.get(p.name)
+        observed = [k for k in ("min", "max") if getattr(p, k) is None]
+    if observed:
+        out["from_data"] = observed
     return out
 
 
 def manifest_settings(s: Settings, ranges: MetadataRanges) -> dict:
     """The manifest's `settings` key (docs/DESIGN.md; the page's form, filters and suggestions read it)."""
     return {
-        "fields": {"source": {"title": s.fields.source.title}, "summary": {"title": s.fields.summary.title},
-                   "extra": [{"name": f.name, "title": f.title, "markdown": f.markdown} for f in s.fields.extra]},
+        "fields": {"source": _field_json(s.fields.source, "source"),
+                   "summary": _field_json(s.fields.summary, "summary"),
+                   "extra": [_field_json(f, None) for f in s.fields.extra]},
         "questions": [_question_json(q) for q in s.questions],
         "metadata": [_metadata_json(p, ranges) for p in s.metadata],
         "suggestions": {"blind": list(s.blind) if isinstance(s.blind, tuple) else s.blind},
         "vectors": {"similar_records": s.similar_records},
+        **({"distribution": {"min_submitted": s.min_submitted}} if s.min_submitted is not None else {}),
+        **({"argilla": s.argilla} if s.argilla is not None else {}),
     }
 
 
@@ -533,6 +623,7 @@ def _span_problem(value, choices: list[str], lengths: tuple[int, int] | None) ->
 def from_manifest(doc: dict, file: str = "manifest.json") -> Settings:
     """The `Settings` of a bundle's manifest `settings` (merge checks responses against its questions). The
     span question's labels are the manifest's `labels`, not repeated here."""
-    doc = dict(doc)
-    doc["metadata"] = [{k: v for k, v in m.items() if not (k == "values" and not v)} for m in doc.get("metadata", [])]
+    doc = {k: v for k, v in doc.items() if k != "argilla"}
+    doc["metadata"] = [{k: v for k, v in m.items() if k != "from_data" and k not in m.get("from_data", ())
+                        and not (k == "values" and not v)} for m in doc.get("metadata", [])]
     return parse_settings(doc, file)

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from . import safeio
 from .bundle import Bundle, decode_rows
 from .formats import default_manifest_settings
+from .argilla_diff import differences
 from .records import InputError
 from .settings import Question
 
@@ -46,17 +47,19 @@ def _resource(**fields) -> dict:
     return {"id": None, "inserted_at": None, "updated_at": None, **fields, "dataset_id": None}
 
 
-def _question(q: Question, span_labels: Sequence[str]) -> dict:
+def _question(q: Question, span_labels: Sequence[str], summary: str) -> dict:
     kind = QUESTION_TYPES[q.type]
     options = [{"text": o.text, "value": o.value} for o in q.options]
     settings: dict = {"type": kind}
     if q.type == "span":
-        settings.update(allow_overlapping=True, field="summary",
-                        options=[{"text": label, "value": label} for label in span_labels], visible_options=None)
+        texts = {o.value: o.text for o in q.label_texts}
+        settings.update(allow_overlapping=q.allow_overlapping, field=summary,
+                        options=[{"text": texts.get(label, label), "value": label} for label in span_labels],
+                        visible_options=q.visible_options)
     elif q.type in ("label", "multi_label"):
-        settings.update(options=options, visible_options=None)
+        settings.update(options=options, visible_options=q.visible_options)
         if q.type == "multi_label":
-            settings["options_order"] = "natural"
+            settings["options_order"] = q.options_order
     elif q.type == "rating":
         settings["options"] = [{"value": v} for v in q.values]
     elif q.type == "ranking":
@@ -67,35 +70,52 @@ def _question(q: Question, span_labels: Sequence[str]) -> dict:
                      required=q.required, type=kind)
 
 
-def _field(name: str, title: str, required: bool, markdown: bool = False) -> dict:
-    return _resource(name=name, settings={"type": "text", "use_markdown": markdown}, title=title, required=required,
-                     description=None, type="text")
+def _field(f: dict, role: str | None = None) -> dict:
+    """A text field of the manifest (the two texts: `role` source/summary, named so unless the settings
+    named them) as Argilla's; an extra field of an older manifest (no `required`) was optional."""
+    return _resource(name=f.get("name", role), settings={"type": "text", "use_markdown": f.get("markdown") is True},
+                     title=f["title"], required=f.get("required", role is not None),
+                     description=f.get("description") or None, type="text")
+
+
+def field_names(manifest: dict) -> tuple[str, str]:
+    """The Argilla field names of the two texts."""
+    s = (manifest.get("settings") or default_manifest_settings())["fields"]
+    return s["source"].get("name", "source"), s["summary"].get("name", "summary")
 
 
 def _metadata(p: dict) -> dict:
-    settings: dict = {"visible_for_annotators": p["visible"]}
+    """A metadata property; values or a bound the manifest took from the data (`from_data`) stay unset. Its
+    `settings.visible_for_annotators` is true as argilla 2.8 writes it for every property (a default its
+    model never sets: the property's own key is the one that counts)."""
+    settings: dict = {"visible_for_annotators": True}
+    observed = p.get("from_data", ())
     if p["type"] == "terms":
-        settings.update(type="terms", values=list(p.get("values") or []))
+        settings.update(type="terms", values=None if "values" in observed else list(p.get("values") or []))
     else:
-        settings.update(min=p.get("min"), max=p.get("max"), type=p["type"])
+        settings.update(min=None if "min" in observed else p.get("min"),
+                        max=None if "max" in observed else p.get("max"), type=p["type"])
     return _resource(name=p["name"], settings=settings, title=p["title"], visible_for_annotators=p["visible"])
 
 
 def min_submitted(manifest: dict) -> int:
-    """Argilla's distribution: the bundle's queue overlap, else 1 (each record done once)."""
+    """Argilla's distribution: the bundle's queue overlap, else the settings' min_submitted, else 1."""
     queues = manifest.get("queues")
-    return queues["overlap"] if isinstance(queues, dict) and isinstance(queues.get("overlap"), int) else 1
+    if isinstance(queues, dict) and isinstance(queues.get("overlap"), int):
+        return queues["overlap"]
+    dist = (manifest.get("settings") or {}).get("distribution") or {}
+    return dist["min_submitted"] if isinstance(dist.get("min_submitted"), int) else 1
 
 
 def settings_json(manifest: dict, questions: Sequence[Question], dim: int | None) -> dict:
     s = manifest.get("settings") or default_manifest_settings()
-    fields = [_field("source", s["fields"]["source"]["title"], True),
-              _field("summary", s["fields"]["summary"]["title"], True)]
-    fields += [_field(f["name"], f["title"], False, f.get("markdown") is True) for f in s["fields"].get("extra", [])]
+    fields = [_field(s["fields"]["source"], "source"), _field(s["fields"]["summary"], "summary")]
+    fields += [_field(f) for f in s["fields"].get("extra", [])]
     guidelines = manifest.get("guidelines")
+    summary = field_names(manifest)[1]
     return {
         "guidelines": guidelines["text"] if guidelines else None,
-        "questions": [_question(q, manifest["label_choices"]) for q in questions],
+        "questions": [_question(q, manifest["label_choices"], summary) for q in questions],
         "fields": fields,
         "vectors": [] if dim is None else [_resource(name=VECTOR_NAME, title=s["fields"]["summary"]["title"],
                                                      dimensions=dim)],
@@ -111,10 +131,33 @@ def _spans(value: list[dict]) -> list[dict]:
     return [{"start": v["summary"][0], "end": v["summary"][1], "label": v["label"]} for v in value]
 
 
+def _leaves(label: Sequence[str]) -> list[str]:
+    """The labels an annotator ticked: an annotation's `label` lists each one with its parents."""
+    return [x for x in label if not any(o.startswith(f"{x}.") for o in label)]
+
+
+def span_answer(annotations: Sequence[dict], overlapping: bool, lost: list[tuple]) -> list[dict]:
+    """One annotator's spans as Argilla's `{start, end, label}`, one per label ticked. Where the question does
+    not allow overlapping spans, a span over characters an earlier one covers (a second label included) is
+    left out and counted in `lost` (Argilla refuses the whole answer otherwise)."""
+    out: list[dict] = []
+    for a in annotations:
+        start, end = a["summary"]["start"], a["summary"]["end"]
+        for label in _leaves(a["label"]):
+            if not overlapping and any(start < o["end"] and o["start"] < end for o in out):
+                lost.append((a["record_id"], a["annotator"], label))
+                continue
+            out.append({"start": start, "end": end, "label": label})
+    return out
+
+
 def record_json(bundle_record, merged: dict, questions: Sequence[Question], needed: int,
-                vector: list[float] | None, dropped: list[tuple]) -> dict:
-    """One record as `Record.to_dict()` writes it; suggestions Argilla has no room for go to `dropped`."""
-    span = next(q.name for q in questions if q.type == "span")
+                vector: list[float] | None, dropped: list[tuple], lost: list[tuple],
+                names: tuple[str, str] = ("source", "summary")) -> dict:
+    """One record as `Record.to_dict()` writes it; suggestions Argilla has no room for go to `dropped`, spans
+    it cannot hold to `lost`."""
+    question = next(q for q in questions if q.type == "span")
+    span = question.name
     suggestions: dict = {}
     for s in merged.get("suggestions", []):  # Argilla keeps one per question: the first, as the page lists them
         if s["question"] in suggestions:
@@ -129,15 +172,15 @@ def record_json(bundle_record, merged: dict, questions: Sequence[Question], need
     responses: dict[str, list[dict]] = {}
     for annotator in sorted(statuses):
         who = {"user_id": user_id(annotator), "status": statuses[annotator]}
-        spans = [{"start": a["summary"]["start"], "end": a["summary"]["end"], "label": a["label"][-1]}
-                 for a in merged["annotations"] if a["annotator"] == annotator]
+        spans = span_answer([{**a, "record_id": merged["id"]} for a in merged["annotations"]
+                             if a["annotator"] == annotator], question.allow_overlapping, lost)
         responses.setdefault(span, []).append({"value": spans, **who})  # no span is an answer: "consistent"
         for q in questions:
             if q.name in values.get(annotator, {}):
                 responses.setdefault(q.name, []).append({"value": values[annotator][q.name], **who})
     submitted = sum(s == "submitted" for s in statuses.values())
     return {"id": merged["id"],
-            "fields": {"source": merged["source"], "summary": merged["summary"], **bundle_record.fields},
+            "fields": {names[0]: merged["source"], names[1]: merged["summary"], **bundle_record.fields},
             "metadata": dict(bundle_record.meta), "suggestions": suggestions, "responses": responses,
             "vectors": {} if vector is None else {VECTOR_NAME: vector},
             "status": "completed" if submitted >= needed else "pending", "_server_id": None}
@@ -168,16 +211,26 @@ def argilla_files(bundle: Bundle, records: Sequence[dict],
     dim, vectors = _record_vectors(bundle)
     needed = min_submitted(bundle.manifest)
     dropped: list[tuple] = []
-    out = [record_json(b, m, questions, needed, v, dropped) for b, m, v in zip(bundle.records, records, vectors)]
+    lost: list[tuple] = []
+    names = field_names(bundle.manifest)
+    out = [record_json(b, m, questions, needed, v, dropped, lost, names)
+           for b, m, v in zip(bundle.records, records, vectors)]
     notes = []
     if dropped:
         record_id, question, agent = dropped[0]
         notes.append(f"argilla: {len(dropped)} suggestion(s) not written: Argilla keeps one suggestion per question "
                      f"of a record, the first one (e.g. record {record_id}, question {question!r}, agent {agent!r})")
+    if lost:
+        record_id, annotator, label = lost[0]
+        notes.append(f"argilla: {len(lost)} span label(s) not written: the span question does not allow "
+                     f"overlapping spans, and each was on characters another span of its annotator covers (e.g. "
+                     f"record {record_id}, annotator {annotator!r}, label {label!r}); they are in the "
+                     "mercury-static output")
     if any(a["source"] or a["note"] for m in records for a in m["annotations"]):
         notes.append("argilla: span evidence (source spans) and notes have no place in Argilla's span answers; "
                      "they are in the mercury-static output (--format mercury-static)")
     settings = settings_json(bundle.manifest, questions, dim)
+    notes += [f"argilla: {x}" for x in differences((bundle.manifest.get("settings") or {}).get("argilla"), settings)]
     dataset = {"id": None, "inserted_at": None, "updated_at": None, "name": bundle.manifest["title"] or "mercury",
                "status": "draft", "guidelines": settings["guidelines"], "allow_extra_metadata": False,
                "distribution": settings["distribution"], "workspace_id": None, "last_activity_at": None}

@@ -1,8 +1,9 @@
 """Parse a `merge --format argilla` folder with the `argilla` package's own classes (and records.json with
 `datasets`, which argilla installs) and print what they read.
 
-Run by test_write_argilla.py with $ARGILLA_PYTHON (a Python with `pip install argilla`; not a dependency of
-this project). argilla's client checks a server at creation; there is none, so that one check is skipped:
+Run by test_write_argilla.py, and by test_argilla_roundtrip.py (`--settings FILE...`: each settings file as
+`Settings.from_json` reads it), with the tests' Python (argilla==2.8.0 is in the `test` extra) or
+$ARGILLA_PYTHON. argilla's client checks a server at creation; there is none, so that one check is skipped:
 nothing here talks to a server, the classes only parse.
 """
 
@@ -36,5 +37,15 @@ def main(out: Path) -> None:
                     for r in records]}))
 
 
+def settings(paths: list[Path]) -> None:
+    """Each settings.json as argilla's `Settings.from_json` reads it (`serialize()`), one JSON list."""
+    APIClient._validate_connection = lambda self: None
+    rg.Argilla(api_url="http://127.0.0.1:9", api_key="offline")
+    print(json.dumps([rg.Settings.from_json(p).serialize() for p in paths], default=str))
+
+
 if __name__ == "__main__":
-    main(Path(sys.argv[1]))
+    if sys.argv[1] == "--settings":
+        settings([Path(p) for p in sys.argv[2:]])
+    else:
+        main(Path(sys.argv[1]))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 from conftest import EXAMPLES
@@ -26,6 +27,16 @@ def test_packing_is_deterministic_and_preloads_the_entrys_static_imports(tmp_pat
     assert json.loads((tmp_path / "a" / "page.json").read_text(encoding="utf-8"))["preload"] == a.preload
     # nothing of the sources is left as a module of its own but the files loaded by URL
     assert not {p.name for p in a.app.glob("*.js")} & ({p.name for p in SOURCES.glob("*.js")} - set(COPIED) - {ENTRY})
+
+
+def test_a_relative_folder_is_packed_there(tmp_path, monkeypatch):
+    """`build -o bundle` (a relative path): esbuild runs in the sources' folder, so a relative --outdir put the
+    page there, not in the bundle, whose page then had no main.js."""
+    monkeypatch.chdir(tmp_path)
+    before = sorted(p.name for p in SOURCES.iterdir())
+    page = pack(SOURCES, Path("rel") / "page")
+    assert (tmp_path / "rel" / "page" / "app" / ENTRY).is_file() and page.preload
+    assert sorted(p.name for p in SOURCES.iterdir()) == before
 
 
 def test_every_source_module_is_in_the_packed_page(tmp_path):

@@ -309,12 +309,15 @@ def test_build_writes_settings_fields_meta_and_suggestions(rag_bundle):
     assert errors(manifest, SCHEMA) == []
     s = manifest["settings"]
     assert s["fields"] == {"source": {"title": "Retrieved context"}, "summary": {"title": "Answer"},
-                           "extra": [{"name": "question", "title": "Question", "markdown": False}]}
+                           "extra": [{"name": "question", "title": "Question", "markdown": False, "required": True}]}
     assert [q["name"] for q in s["questions"]] == ["spans", "verdict", "quality", "comment"]
-    assert s["metadata"] == [
-        {"name": "model", "title": "Model", "type": "terms", "visible": True, "values": ["m1", "m2"]},
-        {"name": "length", "title": "Length", "type": "integer", "visible": True, "min": 7, "max": 30},
-        {"name": "hhem", "title": "HHEM score", "type": "float", "visible": False, "min": 0.2, "max": 0.52694}]
+    assert s["metadata"] == [  # none declares its values or range: the data's, and `from_data` says so
+        {"name": "model", "title": "Model", "type": "terms", "visible": True, "values": ["m1", "m2"],
+         "from_data": ["values"]},
+        {"name": "length", "title": "Length", "type": "integer", "visible": True, "min": 7, "max": 30,
+         "from_data": ["min", "max"]},
+        {"name": "hhem", "title": "HHEM score", "type": "float", "visible": False, "min": 0.2, "max": 0.52694,
+         "from_data": ["min", "max"]}]
     records = shard_records(rag_bundle)
     assert [r["fields"] for r in records] == [{"question": "Summarise."}, {"question": "Summarise briefly."},
                                               {"question": "Summarise."}]
@@ -532,7 +535,8 @@ def test_the_manifest_settings_read_back(rag_bundle, demo_bundle):
     s = from_manifest(json.loads((rag_bundle / "manifest.json").read_text(encoding="utf-8"))["settings"])
     expected = parse(SETTINGS)
     assert s.questions == expected.questions
-    assert [m.name for m in s.metadata] == ["model", "length", "hhem"] and s.metadata[0].values == ("m1", "m2")
+    assert [m.name for m in s.metadata] == ["model", "length", "hhem"]
+    assert s.metadata[0].values is None and s.metadata[1].min is None  # the data's, not declared (`from_data`)
     default = from_manifest(json.loads((demo_bundle / "manifest.json").read_text(encoding="utf-8"))["settings"])
     assert default.questions == parse({}).questions
     from mercury_static.bundle import load_bundle
@@ -588,8 +592,9 @@ def test_a_settings_json_written_by_argilla_is_read(run, tmp_path):
     assert "warning: " in result.output and "min_submitted 2" in result.output and "--overlap 2" in result.output
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     s = manifest["settings"]
-    assert s["fields"] == {"source": {"title": "Retrieved context"}, "summary": {"title": "Answer"},
-                           "extra": [{"name": "question", "title": "Question", "markdown": True}]}
+    assert s["fields"] == {"source": {"title": "Retrieved context", "name": "context"},
+                           "summary": {"title": "Answer", "name": "answer"},
+                           "extra": [{"name": "question", "title": "Question", "markdown": True, "required": False}]}
     assert [(q["name"], q["type"]) for q in s["questions"]] == [
         ("spans", "span"), ("verdict", "label"), ("topics", "multi_label"), ("quality", "rating"),
         ("order", "ranking"), ("comment", "text")]

@@ -59,10 +59,22 @@ function questionControl(q, set) {
       return input;
     });
     const keys = optionKeys(q, values);
-    fs.append(h('div', { class: `q-options${q.type === 'rating' ? ' q-rating' : ''}` },
-      inputs.map((input, i) => h('label', { class: 'q-option' }, input, h('kbd', {}, keys[i]), ` ${optionText(q, values[i])}`))));
+    const rows = inputs.map((input, i) => h('label', { class: 'q-option' }, input, h('kbd', {}, keys[i]), ` ${optionText(q, values[i])}`));
+    fs.append(h('div', { class: `q-options${q.type === 'rating' ? ' q-rating' : ''}` }, rows));
+    // Argilla's visible_options: the first ones shown, the others behind "more" (a chosen one stays shown)
+    const few = q.visible_options && q.visible_options < values.length ? q.visible_options : values.length;
+    let all = few === values.length;
+    const more = all ? null : h('button', { type: 'button', class: 'link', 'data-action': 'more-options' });
+    if (more) {
+      more.addEventListener('click', () => { all = !all; draw(current); });
+      fs.append(more);
+    }
     draw = (value) => {
-      inputs.forEach((input, i) => { input.checked = multi ? (value || []).includes(values[i]) : value === values[i]; });
+      inputs.forEach((input, i) => {
+        input.checked = multi ? (value || []).includes(values[i]) : value === values[i];
+        rows[i].hidden = !all && i >= few && !input.checked;
+      });
+      if (more) more.textContent = all ? 'Show fewer' : `Show ${values.length - few} more`;
     };
     number = numberKeys(() => keys, (i) => {
       if (!multi) set(values[i]);

@@ -125,16 +125,28 @@ const storedDraft = (d) => ({
  * deps: {bundle (data.js Bundle), annotator, clientId, storage (an opened WorkStorage), work (what it
  * read), aside (what it could not read), view}.
  */
+const OVERLAP_TEXT = 'This span overlaps one of your annotations, and this task does not allow overlapping spans: select other text, or edit that annotation.';
+
 export function createAppStore({ bundle, annotator, clientId, storage, work, aside = [], view }) {
   const m = bundle.manifest;
   const labelOrder = m.labels || [];
   const labelChoices = m.label_choices
     || labelOrder.filter((l) => !labelOrder.some((o) => o.startsWith(`${l}.`)));
+  // the span question's label texts, and whether a span may lie over another (Argilla's allow_overlapping)
+  const spanQuestion = (m.settings?.questions || []).find((q) => q.type === 'span') || {};
+  const oneLabel = spanQuestion.allow_overlapping === false;
+  const fewLabels = (labels) => (oneLabel ? labels.slice(0, 1) : labels);
+  /** Whether [start, end) of the summary lies over a saved annotation of this record (one label per span
+   * means no span over another: Argilla refuses an answer with overlapping spans then). */
+  const overlapsMine = (id, start, end, except) => oneLabel && liveAnnotations(entryOf(get().work, id))
+    .some((a) => a.id !== except && a.summary && a.summary.start < end && start < a.summary.end);
   const loaded = work || emptyWork();
   const store = createStore({
     annotator,
     clientId,
     labelChoices,
+    labelTexts: spanQuestion.label_texts || {},
+    oneLabel,
     current: { index: -1, id: null, record: null, loading: false, error: null },
     work: { records: loaded.records, last_export_at: loaded.last_export_at },
     placed: new Map(),
@@ -236,7 +248,7 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
     const editing = d.editingId && entryOf(get().work, id)?.annotations[d.editingId];
     return {
       anchor: d.anchor, summary: span('summary'), source: span('source'),
-      labels: d.labels.filter((l) => labelChoices.includes(l)), note: d.note,
+      labels: fewLabels(d.labels.filter((l) => labelChoices.includes(l))), note: d.note,
       editingId: editing && !editing.deleted ? d.editingId : null,
     };
   }
@@ -367,7 +379,7 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
     },
     toggleLabel(label) {
       const d = get().draft;
-      const labels = d.labels.includes(label) ? d.labels.filter((l) => l !== label) : [...d.labels, label];
+      const labels = d.labels.includes(label) ? d.labels.filter((l) => l !== label) : (oneLabel ? [label] : [...d.labels, label]);
       setDraft({ ...d, labels });
     },
     setNote(note) {
@@ -392,6 +404,10 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
         const [s, e] = d[side];
         return { start: s, end: e, text: rec[side].slice(s, e) };
       };
+      if (overlapsMine(rec.id, d.summary[0], d.summary[1], d.editingId)) {
+        setUi({ draftMessage: OVERLAP_TEXT });
+        return null;
+      }
       const at = nowIso();
       const id = d.editingId || uuid();
       const toast = d.editingId ? undoable('Annotation edited.', rec.id, { annotation: id }) : null;
@@ -417,7 +433,7 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
       const toSpan = (side) => (a[side] ? [a[side].start, a[side].end] : null);
       setDraft({
         anchor: 'summary', summary: toSpan('summary'), source: toSpan('source'),
-        labels: chosenLabels(a.label, labelChoices), note: a.note || '', editingId: id,
+        labels: fewLabels(chosenLabels(a.label, labelChoices)), note: a.note || '', editingId: id,
       }, { assist: emptyAssist() });
     },
     deleteAnnotation(id) {
@@ -439,9 +455,15 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
       const at = nowIso();
       const id = uuid();
       const span = (s) => (s && Number.isInteger(s.start) ? { start: s.start, end: s.end, text: s.text } : null);
+      if (p.summary && overlapsMine(current.id, p.summary.start, p.summary.end, null)) {
+        setUi({ draftMessage: OVERLAP_TEXT });
+        return null;
+      }
+      // one label per span: the suggestion's first (most specific) label, with its parents
+      const label = oneLabel ? labelPrefixes(chosenLabels(p.label || [], labelChoices).slice(0, 1), labelOrder) : [...(p.label || [])];
       changeRecord(current.id, (entry) => {
         entry.annotations[id] = {
-          id, label: [...(p.label || [])], note: p.note || '', summary: span(p.summary), source: span(p.source),
+          id, label, note: p.note || '', summary: span(p.summary), source: span(p.source),
           created_at: at, updated_at: at,
         };
         return p.question && p.agent ? markAccepted(entry, p.question, p.agent, id, at) : entry; // a machine's span suggestion

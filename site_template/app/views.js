@@ -13,8 +13,13 @@ import { clip, h } from './util.js';
 import { virtualList } from './virtuallist.js';
 
 
-/** A label path as annotators read it, in the guidelines' form: "Unwanted.Intrinsic" -> "Unwanted › Intrinsic". */
-export const labelText = (label) => label.split('.').join(' › ');
+/**
+ * A label path as annotators read it, in the guidelines' form: "Unwanted.Intrinsic" -> "Unwanted › Intrinsic";
+ * each part is the settings' text for its path when they give one (an Argilla label's text: "fabricated" ->
+ * "Fabricated fact"). Exports keep the path.
+ */
+export const labelText = (label, texts = {}) => label.split('.')
+  .map((part, i, parts) => texts[parts.slice(0, i + 1).join('.')] ?? part).join(' › ');
 /** The most specific labels of a stored path list (["Unwanted", "Unwanted.Intrinsic"] -> the second). */
 const leafLabels = (labels) => labels.filter((l) => !labels.some((o) => o.startsWith(`${l}.`)));
 const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -301,13 +306,14 @@ const SAVE_TEXT = { idle: '', saving: 'saving…', saved: 'saved in this browser
  */
 export function mountDraft(store, actions, handlers) {
   const box = document.getElementById('draft');
-  const choices = store.state.labelChoices;
+  const { labelChoices: choices, labelTexts: texts, oneLabel } = store.state;
   const note = h('textarea', { id: 'draft-note', rows: '2', placeholder: 'Note (optional)' });
   note.addEventListener('input', () => actions.setNote(note.value));
   const labelInputs = choices.map((label, i) => {
-    const input = h('input', { type: 'checkbox', value: label, 'data-label': label });
+    // one label per span (Argilla's allow_overlapping: false): radio buttons, the keys still toggle
+    const input = h('input', { type: oneLabel ? 'radio' : 'checkbox', name: 'draft-label', value: label, 'data-label': label });
     input.addEventListener('change', () => actions.toggleLabel(label));
-    return { label, input, row: h('label', { class: 'label-choice' }, input, h('kbd', {}, String(i + 1)), ` ${labelText(label)}`) };
+    return { label, input, row: h('label', { class: 'label-choice' }, input, h('kbd', {}, String(i + 1)), ` ${labelText(label, texts)}`) };
   });
   const spanView = (side) => h('div', { class: 'draft-span', 'data-span': side });
   const spans = { summary: spanView('summary'), source: spanView('source') };
@@ -386,7 +392,7 @@ export function mountAnnotations(store, actions) {
       const del = h('button', { type: 'button', 'data-action': 'delete' }, 'Delete');
       del.addEventListener('click', () => actions.deleteAnnotation(a.id));
       return h('li', { 'data-annotation': a.id, class: a.id === s.draft.editingId ? 'editing' : '', 'data-colour': String(labelColour(a.label, choices)) },
-        h('div', { class: 'chips' }, leafLabels(a.label).map((l) => h('span', { class: 'chip', title: l }, labelText(l)))),
+        h('div', { class: 'chips' }, leafLabels(a.label).map((l) => h('span', { class: 'chip', title: l }, labelText(l, s.labelTexts)))),
         h('div', { class: 'ann-span' }, h('b', {}, 'Summary: '), h('q', {}, clip(a.summary?.text || '', 160))),
         h('div', { class: 'ann-span' }, h('b', {}, 'Source: '),
           a.source ? h('q', {}, clip(a.source.text, 160)) : h('span', { class: 'muted' }, 'none (unsupported)')),
@@ -394,7 +400,7 @@ export function mountAnnotations(store, actions) {
         h('div', { class: 'row' }, edit, del));
     });
     // the legend of the label colours in the texts
-    const legend = h('p', { class: 'legend', id: 'label-legend' }, choices.map((l, i) => h('span', { class: 'legend-item', 'data-colour': String(i % LABEL_COLOURS) }, labelText(l))));
+    const legend = h('p', { class: 'legend', id: 'label-legend' }, choices.map((l, i) => h('span', { class: 'legend-item', 'data-colour': String(i % LABEL_COLOURS) }, labelText(l, s.labelTexts))));
     box.replaceChildren(...[h('h3', {}, `Your annotations (${anns.length})`), anns.length ? legend : null,
       anns.length ? h('ol', { class: 'ann-list' }, items)
         : h('p', { class: 'muted' }, 'None yet. Submitting without annotations means the summary is consistent.')]
@@ -425,7 +431,7 @@ export function mountSuggestions(store, actions) {
         const btn = h('button', { type: 'button', 'data-action': 'accept', disabled: accepted }, accepted ? 'Accepted' : 'Accept');
         btn.addEventListener('click', () => actions.acceptPrior(i));
         return h('li', { 'data-prior': String(i) },
-          h('div', { class: 'chips' }, leafLabels(p.label || []).map((l) => h('span', { class: 'chip', title: l }, labelText(l))),
+          h('div', { class: 'chips' }, leafLabels(p.label || []).map((l) => h('span', { class: 'chip', title: l }, labelText(l, s.labelTexts))),
             p.annotator ? h('span', { class: 'muted' }, ` by ${p.annotator}`) : null,
             typeof p.score === 'number' ? h('span', { class: 'muted sug-score' }, ` · score ${p.score.toFixed(2)}`) : null),
           h('div', { class: 'ann-span' }, h('b', {}, 'Summary: '), h('q', {}, clip(p.summary?.text || '', 160))),
