@@ -27,6 +27,7 @@
  */
 
 import { extrasAdd, mergeExtras, readExtras } from './responses.js';
+import { isAfter, later } from './times.js';
 
 export const PREFIX = 'mercury-static:v1';
 const DB_NAME = 'mercury-static';
@@ -53,18 +54,18 @@ export function emptyWork() {
   return { records: dict(), drafts: dict(), last_export_at: null };
 }
 
-const newer = (a, b) => ((a || '') >= (b || '') ? a : b);
+const newer = (a, b) => later(a, b);
 
 /** Merge two record entries: newest status, newest version of each annotation. */
 export function mergeRecord(a, b) {
   if (!a) return b;
   if (!b) return a;
-  const statusFrom = (a.status_at || '') >= (b.status_at || '') ? a : b;
+  const statusFrom = isAfter(b.status_at, a.status_at) ? b : a;
   const annotations = dict(a.annotations);
   for (const id of Object.keys(b.annotations || {})) {
     const ann = b.annotations[id];
     const mine = annotations[id];
-    if (!mine || (ann.updated_at || '') > (mine.updated_at || '')) annotations[id] = ann;
+    if (!mine || isAfter(ann.updated_at, mine.updated_at)) annotations[id] = ann;
   }
   return {
     status: statusFrom.status,
@@ -79,17 +80,17 @@ export function mergeRecord(a, b) {
 export function mergeDraft(a, b) {
   if (!a) return b;
   if (!b) return a;
-  return (b.updated_at || '') > (a.updated_at || '') ? b : a;
+  return isAfter(b.updated_at, a.updated_at) ? b : a;
 }
 
 /** Whether merging `b` into `a` changes anything (cheap: times and ids, no serialisation). */
 function recordAdds(a, b) {
   if (!a) return true;
-  if ((b.status_at || '') > (a.status_at || '')) return true;
+  if (isAfter(b.status_at, a.status_at)) return true;
   if (extrasAdd(a, b)) return true;
   for (const id of Object.keys(b.annotations || {})) {
     const mine = a.annotations[id];
-    if (!mine || (b.annotations[id].updated_at || '') > (mine.updated_at || '')) return true;
+    if (!mine || isAfter(b.annotations[id].updated_at, mine.updated_at)) return true;
   }
   return false;
 }

@@ -12,6 +12,7 @@ import {
 } from './storage.js';
 import { answer, changesSince, markAccepted, restoreAnswer } from './responses.js';
 import { storedSpanCp } from './offsets.js';
+import { compareTimes, isAfter } from './times.js';
 import { nowIso, uuid } from './util.js';
 
 export const SIDES = ['source', 'summary'];
@@ -87,7 +88,7 @@ export function liveAnnotations(entry) {
   if (!entry) return [];
   return Object.values(entry.annotations || {})
     .filter((a) => a && !a.deleted)
-    .sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0));
+    .sort((a, b) => compareTimes(a.created_at, b.created_at));
 }
 
 /** Count of changes newer than the last export. */
@@ -96,8 +97,8 @@ export function unexportedCount(work) {
   let n = 0;
   for (const rec of Object.values(work.records)) {
     if (!rec) continue;
-    if ((rec.status_at || '') > since) n += 1;
-    for (const a of Object.values(rec.annotations || {})) if ((a.updated_at || '') > since) n += 1;
+    if (isAfter(rec.status_at, since)) n += 1;
+    for (const a of Object.values(rec.annotations || {})) if (isAfter(a.updated_at, since)) n += 1;
     n += changesSince(rec, since);
   }
   return n;
