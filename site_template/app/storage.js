@@ -185,14 +185,16 @@ function readDraft(id, d, problems) {
     && (d.unit === undefined || d.unit === 'cp') // no unit: UTF-16 spans of an earlier page (store.js converts)
     && Array.isArray(d.labels) && d.labels.every((l) => typeof l === 'string') && typeof d.note === 'string'
     && (d.anchor === null || d.anchor === undefined || d.anchor === 'summary' || d.anchor === 'source')
-    && (d.editingId === null || d.editingId === undefined || typeof d.editingId === 'string');
+    && (d.editingId === null || d.editingId === undefined || typeof d.editingId === 'string')
+    && (d.id === null || d.id === undefined || typeof d.id === 'string'); // the annotation it will be saved as
   if (!ok) {
     problems.push(`draft of record ${JSON.stringify(id)}: unreadable`);
     return null;
   }
   return {
     anchor: d.anchor || null, summary: d.summary || null, source: d.source || null, labels: [...d.labels],
-    note: d.note, editingId: d.editingId || null, ...(d.unit ? { unit: d.unit } : {}), updated_at: d.updated_at || '',
+    note: d.note, editingId: d.editingId || null, ...(d.id ? { id: d.id } : {}), ...(d.unit ? { unit: d.unit } : {}),
+    updated_at: d.updated_at || '',
   };
 }
 
@@ -426,7 +428,10 @@ export class WorkStorage {
         if (this.channel) this.channel.postMessage({ key: this.key, changes: out });
         resolve(out);
       };
-      tx.onabort = () => reject(tx.error || new Error('an entry in storage cannot be read: not overwritten'));
+      tx.onabort = () => {
+        if (tx.error) reject(tx.error);
+        else reject(Object.assign(new Error('an entry in storage cannot be read: not overwritten'), { name: 'NotOverwrittenError' }));
+      };
     });
   }
 
