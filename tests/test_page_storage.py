@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from conftest import CHROMIUM_ARGS, chromium_path
-from test_page import READY, block_model, export_file, open_page, own_annotations, select, state, stored_records
+from test_page import READY, STORED, block_model, export_file, open_page, own_annotations, select, state, stored_records
 
 pytestmark = pytest.mark.browser
 
@@ -41,9 +41,9 @@ def tiny_disk():
         where.rmdir()
 
 
-def fill_disk(where: Path, leave: int = 64 << 10) -> Path:
+def fill_disk(where: Path, name: str, leave: int = 64 << 10) -> Path:
     st = os.statvfs(where)
-    filler = where / "filler"
+    filler = where / name
     with filler.open("wb") as f:
         f.write(b"\0" * max(0, st.f_bavail * st.f_frsize - leave))
     return filler
@@ -58,20 +58,27 @@ def test_a_full_disk_stays_not_saved_until_that_change_is_on_disk(browser, bundl
         open_page(page, bundle_server, "harbor-lighthouse")
         select(page, "summary", "3.2 million euros", ranked=False)
         page.keyboard.press("3")
-        page.evaluate("(n) => mercuryStatic.store.actions.setNote('a long pasted note '.repeat(n / 19))", BIG_NOTE)
         page.wait_for_function(f"() => ({SAVE})() === 'saved'")
-        filler = fill_disk(tiny_disk)
-        page.keyboard.press("Enter")  # the annotation (2 MB) fails on the full disk; the cleared draft is written
+        filler = fill_disk(tiny_disk, "filler")
+        # a long paste into the note: too large for the full disk (a small write still fits)
+        page.evaluate("""(n) => { // random letters: compression does not shrink them much
+            const bytes = new Uint8Array(n);
+            for (let o = 0; o < n; o += 65536) crypto.getRandomValues(bytes.subarray(o, o + 65536));
+            mercuryStatic.store.actions.setNote(Array.from(bytes, (b) => String.fromCharCode(97 + (b % 26))).join(''));
+        }""", BIG_NOTE)
+        page.wait_for_function(f"() => ({SAVE})() === 'error'", timeout=30_000)
+        page.keyboard.press("Enter")  # the annotation (2 MB) fails too; the cleared draft after it is written
         page.wait_for_function("""async () => { const d = mercuryStatic.store.state.drafts['harbor-lighthouse'];
             return d && !d.labels.length; }""")
         page.wait_for_function(f"() => ({SAVE})() !== 'saving'", timeout=30_000)
         page.wait_for_timeout(500)
+        stored = {k[1]: v for k, v in page.evaluate(STORED) if k[2] == "harbor-lighthouse"}
+        assert stored["d"]["labels"] == [] and "r" not in stored  # the small write is on disk, the large one not
         assert page.evaluate(SAVE) == "error"
         assert page.inner_text("#save-status") == "NOT saved"
         assert page.get_attribute("#save-state", "data-state") == "failed"
         banner = page.locator("#storage-error")
         assert "NOT saved" in banner.inner_text() and "could not write to the disk" in banner.inner_text()
-        assert "harbor-lighthouse" not in stored_records(page)  # really not on disk
         # the export it offers holds the annotation
         with page.expect_download() as dl:
             banner.locator("button").click()
@@ -80,9 +87,8 @@ def test_a_full_disk_stays_not_saved_until_that_change_is_on_disk(browser, bundl
         [rec] = [r for r in data["records"] if r["record_id"] == "harbor-lighthouse"]
         assert len(rec["annotations"][0]["note"]) > BIG_NOTE // 2
         # still "NOT saved" after other small writes succeed; once the disk has room, the next change writes it
-        page.keyboard.press("n")
-        page.wait_for_function("() => mercuryStatic.store.state.current.id !== 'harbor-lighthouse'")
-        select(page, "summary", page.evaluate("() => mercuryStatic.panes.summary.view.text.split(' ')[0]"), ranked=False)
+        select(page, "summary", "Mondays", ranked=False)  # a new draft: a small write, on disk
+        page.wait_for_function("() => mercuryStatic.store.state.drafts['harbor-lighthouse'].summary")
         page.wait_for_timeout(500)
         assert page.evaluate(SAVE) == "error"
         filler.unlink()
