@@ -73,10 +73,48 @@ export function downloadJson(obj, fileName) {
 
 const isMap = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 const LONE_SURROGATE = /\p{Surrogate}/u; // a pair is one code point under /u: only a lone half matches
+const DUPLICATE = Symbol('the first key an object had twice');
 
 /**
- * Where `value` holds something JSON cannot carry faithfully, as merge finds it (safeio.find_invalid): a
- * lone surrogate in a text or a key, a number that is not finite (1e999). Returns "field: problem" or null.
+ * JSON.parse that also marks each object which had a key twice (JSON.parse keeps the last silently; merge
+ * refuses such an object: which value is meant?). Throws SyntaxError as JSON.parse does.
+ */
+export function parseJson(text) {
+  const root = JSON.parse(text);
+  const frames = []; // per open object or array: {keys, key, wantKey} or {index}
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    const top = frames[frames.length - 1];
+    if (c === '{') frames.push({ keys: new Set(), key: null, wantKey: true });
+    else if (c === '[') frames.push({ index: 0 });
+    else if (c === '}' || c === ']') frames.pop();
+    else if (c === ',') {
+      if (top.keys) top.wantKey = true;
+      else top.index += 1;
+    } else if (c === ':') top.wantKey = false;
+    else if (c === '"') {
+      let j = i + 1;
+      while (text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      if (top?.keys && top.wantKey) {
+        const key = JSON.parse(text.slice(i, j + 1));
+        if (top.keys.has(key)) {
+          let obj = root; // the object of `top`: reached through the keys and indices of the frames above it
+          for (const f of frames.slice(0, -1)) obj = obj[f.keys ? f.key : f.index];
+          if (obj && obj[DUPLICATE] === undefined) Object.defineProperty(obj, DUPLICATE, { value: key });
+        }
+        top.keys.add(key);
+        top.key = key;
+      }
+      i = j;
+    }
+  }
+  return root;
+}
+
+/**
+ * Where `value` (parseJson's) holds something JSON cannot carry faithfully, as merge finds it
+ * (safeio.find_invalid): a lone surrogate in a text or a key, a number that is not finite (1e999), a key
+ * twice in one object. Returns "field: problem" or null.
  */
 export function findInvalid(value, skip = []) {
   const stack = [['', value, true]];
@@ -91,6 +129,7 @@ export function findInvalid(value, skip = []) {
     } else if (Array.isArray(v)) {
       v.forEach((child, i) => stack.push([`${where}[${i}]`, child, false]));
     } else if (v && typeof v === 'object') {
+      if (v[DUPLICATE] !== undefined) return `${join(where, v[DUPLICATE])}: duplicate key in one object (which one is meant?)`;
       for (const k of Object.keys(v)) {
         if (LONE_SURROGATE.test(k)) return `${join(where, k)}: lone surrogate in a key`;
         if (!(top && skip.includes(k))) stack.push([join(where, k), v[k], false]);
@@ -178,7 +217,7 @@ function annotationProblem(a, label) {
 export function parseImport(text, { manifest, annotator, now = new Date().toISOString() }) {
   let data;
   try {
-    data = JSON.parse(text);
+    data = parseJson(text);
   } catch {
     throw new Error('This file is not JSON: nothing was imported.');
   }

@@ -136,3 +136,17 @@ test('exportFileName is made of safe characters only', () => {
   assert.match(odd, /^etc-U[A-Za-z-]*ni-x-y-20261129T120000Z\.json$/);
   assert.equal(exportFileName({ bundle_id: 'b1', title: '🎉' }, '🎉', '2026-11-29T12:00:00Z'), 'bundle-annotator-20261129T120000Z.json');
 });
+
+test('import leaves out an object with a key twice (which one is meant?), as merge does', () => {
+  const text = JSON.stringify(exported())
+    .replace('"note":"n"', '"note":"n","note":"other"') // r1's annotation b
+    .replace('"status":"submitted"', '"status":"submitted","st\\u0061tus":"discarded"'); // r3's entry, the key escaped
+  const got = parseImport(text, { manifest, annotator: 'alice' });
+  assert.deepEqual(got.left, [
+    "record r1, annotation b: field 'note': duplicate key in one object (which one is meant?)",
+    "record r3: field 'status': duplicate key in one object (which one is meant?)",
+  ]);
+  assert.deepEqual(Object.keys(got.work.records), ['r1']);
+  assert.throws(() => parseImport(text.replace('"format":', '"annotator":"alice","format":'), { manifest, annotator: 'alice' }),
+    /cannot be read as it is \(annotator: duplicate key/);
+});
