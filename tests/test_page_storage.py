@@ -107,13 +107,14 @@ def test_a_refused_write_is_not_reported_saved_by_a_later_one(page, bundle_serve
     block_model(page)
     open_page(page, bundle_server, "harbor-lighthouse")
     bundle_id = json.loads((demo_bundle / "manifest.json").read_text(encoding="utf-8"))["bundle_id"]
+    key = f"mercury-static:v1:{bundle_id}:alice"
     page.evaluate("""async (key) => {
         const req = (r) => new Promise((ok, ko) => { r.onsuccess = () => ok(r.result); r.onerror = () => ko(r.error); });
         const db = await req(indexedDB.open('mercury-static'));
         const tx = db.transaction('entries', 'readwrite');
         tx.objectStore('entries').put({status: 'finished?', annotations: 7}, [key, 'r', 'harbor-lighthouse']);
         await new Promise((ok) => { tx.oncomplete = ok; });
-        db.close(); }""", f"mercury-static:v1:{bundle_id}:alice")
+        db.close(); }""", key)
     select(page, "summary", "3.2 million euros", ranked=False)
     page.keyboard.press("3")
     page.keyboard.press("Enter")
@@ -123,6 +124,15 @@ def test_a_refused_write_is_not_reported_saved_by_a_later_one(page, bundle_serve
     assert page.evaluate(SAVE) == "error"
     assert "changed elsewhere and cannot be read" in page.inner_text("#storage-error")
     assert page.locator("#storage-error button").inner_text() == "Export my work to a file"
+    # as it says: a reload keeps the unreadable entry aside and saves the work anew (the unload journal)
+    page.reload()
+    page.wait_for_selector(READY)
+    page.wait_for_function(f"() => ({SAVE})() !== 'error'")
+    assert "kept aside, untouched" in page.inner_text("#storage-aside")
+    [a] = own_annotations(page, "harbor-lighthouse")
+    assert a["summary"]["text"] == "3.2 million euros"
+    fresh = [v for k, v in page.evaluate(STORED) if k[0] == f"{key}#2" and k[1:] == ["r", "harbor-lighthouse"]]
+    assert [x["summary"]["text"] for x in fresh[0]["annotations"].values()] == ["3.2 million euros"]
 
 
 def test_two_tabs_save_one_draft_once(context, bundle_server, tmp_path):

@@ -122,11 +122,14 @@ const storedDraft = (d) => ({
 
 /** The plain words for a write that failed: why, and what to do (the banner offers Export). */
 export function notSavedText(error) {
+  const act = 'Export your work to a file now so that nothing is lost.';
+  if (error?.name === 'NotOverwrittenError') {
+    return `Your latest changes are NOT saved: the copy saved in this browser was changed elsewhere and cannot be read, so it was not overwritten. ${act} Then reload the page: it keeps that copy aside, untouched, and saves your work anew.`;
+  }
   const why = isQuotaError(error) ? 'this browser\'s storage is full'
-    : error?.name === 'NotOverwrittenError' ? 'the copy saved in this browser was changed elsewhere and cannot be read, so it was not overwritten'
-      : /IOError|disk|write/i.test(`${error?.message}`) || error?.name === 'UnknownError' ? 'the browser could not write to the disk (is it full?)'
-        : `this browser refused to save them (${error?.name || error?.message || error})`;
-  return `Your latest changes are NOT saved: ${why}. Export your work to a file now so that nothing is lost. The page tries to save them again with your next change.`;
+    : /IOError|disk|write/i.test(`${error?.message}`) || error?.name === 'UnknownError' ? 'the browser could not write to the disk (is it full?)'
+      : `this browser refused to save them (${error?.name || error?.message || error})`;
+  return `Your latest changes are NOT saved: ${why}. ${act} The page tries to save them again with your next change.`;
 }
 
 /**
