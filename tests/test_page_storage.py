@@ -7,14 +7,17 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
+import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 from conftest import CHROMIUM_ARGS, chromium_path
 from test_page import READY, STORED, block_model, export_file, open_page, own_annotations, select, state, stored_records
+from test_page_safety import browser_pid
 
 pytestmark = pytest.mark.browser
 
@@ -26,19 +29,24 @@ database): on a full disk that write fails ("DataError: Failed to write blobs"),
 
 @pytest.fixture
 def tiny_disk():
-    """A 64 MB tmpfs mounted for the test (a Chromium profile on it fills it for real); skipped where mounting
-    is not allowed."""
-    where = Path(tempfile.mkdtemp(prefix="mercury-tiny-disk-"))
+    """`tiny_disk(path)`: a 64 MB tmpfs mounted at `path` for the test (a Chromium profile, or only its IndexedDB
+    folder, on it fills it for real); skipped where mounting is not allowed."""
     if shutil.which("mount") is None or os.geteuid() != 0:
         pytest.skip("mounting a tmpfs needs root and mount(8)")
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", str(where)], capture_output=True, text=True)
-    if done.returncode:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
-    try:
-        yield where
-    finally:
+    mounted = []
+
+    def mount(where: Path) -> Path:
+        where.mkdir(parents=True, exist_ok=True)
+        done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", str(where)], capture_output=True,
+                              text=True)
+        if done.returncode:
+            pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+        mounted.append(where)
+        return where
+
+    yield mount
+    for where in mounted:
         subprocess.run(["umount", "-l", str(where)], check=False)
-        where.rmdir()
 
 
 def fill_disk(where: Path, name: str, leave: int = 64 << 10) -> Path:
@@ -50,7 +58,8 @@ def fill_disk(where: Path, name: str, leave: int = 64 << 10) -> Path:
 
 
 def test_a_full_disk_stays_not_saved_until_that_change_is_on_disk(browser, bundle_server, tiny_disk, tmp_path):
-    ctx = browser.browser_type.launch_persistent_context(tiny_disk / "profile", executable_path=chromium_path(),
+    disk = tiny_disk(Path(tempfile.mkdtemp(prefix="mercury-tiny-disk-")))
+    ctx = browser.browser_type.launch_persistent_context(disk / "profile", executable_path=chromium_path(),
                                                          headless=True, args=CHROMIUM_ARGS, accept_downloads=True)
     try:
         page = ctx.pages[0] if ctx.pages else ctx.new_page()
@@ -59,13 +68,8 @@ def test_a_full_disk_stays_not_saved_until_that_change_is_on_disk(browser, bundl
         select(page, "summary", "3.2 million euros", ranked=False)
         page.keyboard.press("3")
         page.wait_for_function(f"() => ({SAVE})() === 'saved'")
-        filler = fill_disk(tiny_disk, "filler")
-        # a long paste into the note: too large for the full disk (a small write still fits)
-        page.evaluate("""(n) => { // random letters: compression does not shrink them much
-            const bytes = new Uint8Array(n);
-            for (let o = 0; o < n; o += 65536) crypto.getRandomValues(bytes.subarray(o, o + 65536));
-            mercuryStatic.store.actions.setNote(Array.from(bytes, (b) => String.fromCharCode(97 + (b % 26))).join(''));
-        }""", BIG_NOTE)
+        filler = fill_disk(disk, "filler")
+        big_note(page)  # too large for the full disk (a small write still fits)
         page.wait_for_function(f"() => ({SAVE})() === 'error'", timeout=30_000)
         page.keyboard.press("Enter")  # the annotation (2 MB) fails too; the cleared draft after it is written
         page.wait_for_function("""async () => { const d = mercuryStatic.store.state.drafts['harbor-lighthouse'];
@@ -97,6 +101,88 @@ def test_a_full_disk_stays_not_saved_until_that_change_is_on_disk(browser, bundl
         assert page.locator("#storage-error").count() == 0
         [a] = stored_records(page)["harbor-lighthouse"]["annotations"].values()
         assert a["summary"]["text"] == "3.2 million euros" and len(a["note"]) > BIG_NOTE // 2
+    finally:
+        ctx.close()
+
+
+def big_note(page):
+    """A long paste into the note (random letters: compression does not shrink them much)."""
+    page.evaluate("""(n) => {
+        const bytes = new Uint8Array(n);
+        for (let o = 0; o < n; o += 65536) crypto.getRandomValues(bytes.subarray(o, o + 65536));
+        mercuryStatic.store.actions.setNote(Array.from(bytes, (b) => String.fromCharCode(97 + (b % 26))).join(''));
+    }""", BIG_NOTE)
+
+
+def test_a_change_not_saved_survives_a_killed_browser(browser, bundle_server, tiny_disk, tmp_path):
+    """IndexedDB's folder alone on a full disk (localStorage still has room): the annotation is NOT saved, and the
+    page keeps a copy in localStorage at once (not only when the page goes away), so a browser killed then loses
+    nothing: the next load stores it. (Chromium delays writing megabytes of localStorage: a long paste may still
+    be lost this way, and the page says NOT saved.)"""
+    profile = tmp_path / "profile"
+    disk = tiny_disk(profile / "Default" / "IndexedDB")
+
+    def launch():
+        ctx = browser.browser_type.launch_persistent_context(profile, executable_path=chromium_path(), headless=True,
+                                                             args=CHROMIUM_ARGS)
+        pg = ctx.pages[0] if ctx.pages else ctx.new_page()
+        block_model(pg)
+        return ctx, pg
+
+    ctx, page = launch()
+    open_page(page, bundle_server, "harbor-lighthouse")
+    select(page, "summary", "3.2 million euros", ranked=False)
+    page.keyboard.press("3")
+    page.wait_for_function(f"() => ({SAVE})() === 'saved'")
+    assert any(disk.iterdir())  # the page's database is on the tiny disk
+    filler = fill_disk(disk, "filler", leave=0)
+    page.fill("#draft-note", "kept")
+    page.locator("#draft-note").blur()
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => !mercuryStatic.store.state.draft.summary")
+    page.wait_for_function(f"() => ({SAVE})() !== 'saving'", timeout=30_000)
+    assert page.evaluate(SAVE) == "error"
+    assert "could not write to the disk" in page.inner_text("#storage-error")
+    time.sleep(7)  # Chromium writes localStorage to disk within 5 s
+    os.kill(browser_pid(profile), signal.SIGKILL)
+    try:
+        ctx.close()
+    except Exception:  # noqa: BLE001 - the browser is gone: closing may only report it
+        pass
+    filler.unlink()
+    ctx, page = launch()
+    try:
+        open_page(page, bundle_server, "harbor-lighthouse")
+        [a] = own_annotations(page, "harbor-lighthouse")
+        assert (a["summary"]["text"], a["note"]) == ("3.2 million euros", "kept")
+        [stored] = stored_records(page)["harbor-lighthouse"]["annotations"].values()
+        assert stored["note"] == "kept"
+    finally:
+        ctx.close()
+
+
+def test_storage_closed_by_a_full_disk_is_opened_again_once_it_has_room(browser, bundle_server, tiny_disk, tmp_path):
+    """A write to a disk with no room at all makes Chromium close the page's database connection (every later
+    write: InvalidStateError): the page opens it again, so the first change after room is made saves all."""
+    profile = tmp_path / "profile"
+    disk = tiny_disk(profile / "Default" / "IndexedDB")
+    ctx = browser.browser_type.launch_persistent_context(profile, executable_path=chromium_path(), headless=True,
+                                                         args=CHROMIUM_ARGS)
+    try:
+        page = ctx.pages[0] if ctx.pages else ctx.new_page()
+        block_model(page)
+        open_page(page, bundle_server, "harbor-lighthouse")
+        select(page, "summary", "3.2 million euros", ranked=False)
+        page.wait_for_function(f"() => ({SAVE})() === 'saved'")
+        filler = fill_disk(disk, "filler", leave=0)
+        page.keyboard.press("3")
+        page.keyboard.press("Enter")
+        page.wait_for_function(f"() => ({SAVE})() === 'error'", timeout=30_000)
+        filler.unlink()
+        select(page, "summary", "Mondays", ranked=False)
+        page.wait_for_function(f"() => ({SAVE})() === 'saved'", timeout=30_000)
+        [a] = stored_records(page)["harbor-lighthouse"]["annotations"].values()
+        assert a["summary"]["text"] == "3.2 million euros"
     finally:
         ctx.close()
 

@@ -384,6 +384,16 @@ export class WorkStorage {
    * durable transaction. Resolves with the merged entries once they are on disk.
    */
   write(changes) {
+    for (const c of changes) this.pending.set(`${c.kind}:${c.id}`, c); // until on disk: the unload journal's
+    return this._write(changes).catch(async (err) => {
+      if (err?.name !== 'InvalidStateError' || !this.db) throw err;
+      // the browser closed the connection (it does after a failed write to a full disk): open it again, once
+      this.db = await openDb(this.idb);
+      return this._write(changes);
+    });
+  }
+
+  _write(changes) {
     const db = this.db;
     return new Promise((resolve, reject) => {
       if (!db) {
@@ -399,7 +409,6 @@ export class WorkStorage {
       }
       const os = tx.objectStore(STORE);
       const out = [];
-      for (const c of changes) this.pending.set(`${c.kind}:${c.id}`, c);
       for (const c of changes) {
         const k = [this.key, c.kind, c.id];
         const req = os.get(k);

@@ -127,7 +127,8 @@ export function notSavedText(error) {
     return `Your latest changes are NOT saved: the copy saved in this browser was changed elsewhere and cannot be read, so it was not overwritten. ${act} Then reload the page: it keeps that copy aside, untouched, and saves your work anew.`;
   }
   const why = isQuotaError(error) ? 'this browser\'s storage is full'
-    : /IOError|disk|write/i.test(`${error?.message}`) || error?.name === 'UnknownError' ? 'the browser could not write to the disk (is it full?)'
+    : /IOError|disk|write/i.test(`${error?.message}`) || ['UnknownError', 'InvalidStateError'].includes(error?.name)
+      ? 'the browser could not write to the disk (is it full?)'
       : `this browser refused to save them (${error?.name || error?.message || error})`;
   return `Your latest changes are NOT saved: ${why}. ${act} The page tries to save them again with your next change.`;
 }
@@ -207,6 +208,9 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
         const u = unsaved.get(keyOf(c));
         if (u) u.error = error; // a newer write of it still in flight clears it when it completes
       }
+      // a copy in this tab's unload journal now, not only at pagehide (a killed browser has none): where
+      // localStorage still has room (IndexedDB's quota is not its), the next load stores it
+      storage.saveJournal();
       showSave();
     });
   }
