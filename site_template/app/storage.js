@@ -27,7 +27,7 @@
  */
 
 import { extrasAdd, mergeExtras, readExtras } from './responses.js';
-import { isAfter, later } from './times.js';
+import { isAfter, later as newer } from './times.js';
 
 export const PREFIX = 'mercury-static:v1';
 const DB_NAME = 'mercury-static';
@@ -53,8 +53,6 @@ export const hasOwn = (obj, key) => Boolean(obj) && Object.prototype.hasOwnPrope
 export function emptyWork() {
   return { records: dict(), drafts: dict(), last_export_at: null };
 }
-
-const newer = (a, b) => later(a, b);
 
 /** Merge two record entries: newest status, newest version of each annotation. */
 export function mergeRecord(a, b) {
