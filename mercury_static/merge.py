@@ -134,7 +134,7 @@ def merge_files(paths: Iterable[str | Path], bundle: Bundle | str | Path, fmt: s
                    for r in bundle.records]
         notes = [*merge_notes.name_notes(reader.spellings), *merge_notes.client_notes(reader.clients),
                  *resolved.notes, *merge_notes.shared_id_notes(records),
-                 *merge_notes.blind_notes(records, bundle.settings.blind)]
+                 *merge_notes.blind_notes(records, bundle.settings.blind), *merge_notes.future_notes(reader.future)]
         questions = list(reader.questions.values())
         agreement = {**agreement_report(records, reader.labels, top=top),
                      "questions": question_agreement(records, questions),

@@ -5,7 +5,8 @@ Kept apart from reading (merge_inputs.py) so exports and Mercury dumps are held 
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+import re
+from datetime import datetime, timedelta, timezone
 from functools import lru_cache
 
 from . import mercury, safeio
@@ -25,6 +26,13 @@ def short(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
+TIME = re.compile(r"(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?"
+                  r"(?:([Zz])|([+-])(\d{2}):?(\d{2}))?)?", re.ASCII)
+"""The ISO-8601 times merge reads, and the page too (site_template/app/times.js, the same cases in
+tests/time_cases.json): YYYY-MM-DD, optionally T (or a space) HH:MM[:SS[.fraction]] and Z or ±HH:MM / ±HHMM.
+Spelled out rather than `datetime.fromisoformat`, whose forms differ between Python versions."""
+
+
 def parse_time(value, field_name: str) -> float | None:
     """ISO-8601 text -> POSIX seconds (naive times are UTC); None stays None."""
     if value is None:
@@ -39,12 +47,18 @@ def parse_time(value, field_name: str) -> float | None:
 
 @lru_cache(maxsize=65536)
 def _seconds(value: str) -> float | None:
-    try:
-        moment = datetime.fromisoformat(value)
-    except ValueError:
+    m = TIME.fullmatch(value)
+    if m is None:
         return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
+    y, mo, d, h, mi, s = (int(x or 0) for x in m.groups()[:6])
+    micro = int((m[7] or "")[:6].ljust(6, "0"))
+    if int(m[11] or 0) > 59:
+        return None
+    off = timedelta(hours=int(m[10] or 0), minutes=int(m[11] or 0)) * (-1 if m[9] == "-" else 1)
+    try:
+        moment = datetime(y, mo, d, h, mi, s, micro, tzinfo=timezone(off))
+    except ValueError:  # 2026-02-30, 24:00, an offset of 24 hours or more
+        return None
     return moment.timestamp()
 
 

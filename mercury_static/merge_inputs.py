@@ -8,6 +8,7 @@ stays. A re-export of a version already validated cleanly is not validated again
 from __future__ import annotations
 
 import json
+import time as clock
 from collections import defaultdict
 from pathlib import Path
 
@@ -45,6 +46,17 @@ class InputReader:
         self.clients: dict[str, set[str]] = defaultdict(set)
         self.clean_entries: dict[tuple[str, str, str], tuple[dict, list]] = {}
         self.spellings: dict[str, set[str]] = defaultdict(set)
+        self.now = clock.time()
+        self.future: list[str] = []
+        """Times after the merge's start (a wrong clock), each counted as that start: where, as text."""
+
+    def clamp(self, time: float | None, place: str, value) -> float | None:
+        """`time`, or the merge's start when it is later (noted): a wrong clock in one browser must not make
+        its version win over every later edit."""
+        if time is None or time <= self.now:
+            return time
+        self.future.append(f"{place} {value!r}")
+        return self.now
 
     def problem(self, file: Path, where: str | None, field_name: str | None, message: str,
                 annotations: int = 0) -> None:
@@ -137,7 +149,8 @@ class InputReader:
         status = entry.get("status")
         try:
             check_status(status)
-            time = parse_time(entry.get("updated_at"), "updated_at")
+            time = self.clamp(parse_time(entry.get("updated_at"), "updated_at"), f"{path.name}, {where}",
+                              entry.get("updated_at"))
             if time is None:
                 raise Reject("updated_at", "missing")
         except Reject as e:
@@ -250,7 +263,8 @@ class InputReader:
                 if not isinstance(r, dict) or not isinstance(r.get("annotator"), str) or not r["annotator"].strip():
                     raise Reject("annotator", "missing or empty")
                 check_status(r.get("status"))
-                time = parse_time(r.get("updated_at"), "updated_at")
+                time = self.clamp(parse_time(r.get("updated_at"), "updated_at"), f"{path.name}, {where}",
+                                  r.get("updated_at"))
             except Reject as e:  # the annotations stay, as an undated version
                 self.problem(path, f"{where}, responses[{j}]", e.field, e.message)
                 continue
@@ -290,4 +304,5 @@ class InputReader:
                                updated_at=a.get("updated_at"))
 
     def annotation(self, **fields) -> tuple[float | None, dict]:
-        return merge_checks.annotation(self.labels, self.known_labels, **fields)
+        time, ann = merge_checks.annotation(self.labels, self.known_labels, **fields)
+        return self.clamp(time, f"annotation {ann['id']}", ann["updated_at"]), ann

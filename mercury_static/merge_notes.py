@@ -49,3 +49,11 @@ def blind_notes(records: list[dict], blind: bool | tuple[str, ...]) -> list[str]
                 shown[x["annotator"]] += 1
     return [f"annotator {name!r} is blind in the settings (suggestions.blind) but their export says suggestions "
             f"were shown on {n} record(s): those answers count as shown" for name, n in sorted(shown.items())]
+
+
+def future_notes(future: list[str]) -> list[str]:
+    """Times after the merge's start: a browser with a wrong clock; each counted as the merge's start."""
+    if not future:
+        return []
+    return [f"{len(future)} time(s) are in the future (a computer with a wrong clock?), e.g. {future[0]}: "
+            "each counted as the time of this merge"]

@@ -190,6 +190,24 @@ def test_two_clients(tiny, tmp_path):
     assert result.counts.superseded == 1 and result.exit_code == 0
 
 
+def test_times_are_instants_and_a_future_one_is_clamped_and_noted(tiny, tmp_path):
+    """Issue 23: "+09:00" 8 h before a Z time is older (as text it sorts after it); a version stamped 9999 (a wrong
+    clock) counts as the merge's time, so it still wins over older ones but is named in a note."""
+    tokyo = export(tmp_path / "tokyo.json", tiny, "alice",
+                   rec("r1", ann("a1", "r1", "1899"), updated_at="2026-11-29T12:00:00+09:00"), client="tokyo")
+    utc = export(tmp_path / "utc.json", tiny, "alice",
+                 rec("r1", ann("a2", "r1", "Rome"), updated_at="2026-11-29T04:00:00.001Z"),
+                 rec("r2", ann("a3", "r2", "midnight", updated_at="9999-01-01"), updated_at="9999-01-01"),
+                 client="utc")
+    result = merge_files([tokyo, utc], tiny)
+    out = by_record(result)
+    assert [a["id"] for a in out["r1"]["annotations"]] == ["a2"]  # 04:00:00.001Z is after 12:00+09:00 (03:00Z)
+    assert [a["id"] for a in out["r2"]["annotations"]] == ["a3"]
+    notes = "\n".join(result.notes)
+    assert "2 time(s) are in the future (a computer with a wrong clock?), e.g. utc.json, record r2 '9999-01-01'" \
+        in notes and result.exit_code == 0
+
+
 def flat_dump(path: Path, samples: list[dict]) -> Path:
     path.write_text(json.dumps({"samples": samples}, ensure_ascii=False), encoding="utf-8")
     return path

@@ -21,6 +21,7 @@ import { missingRequired } from './responses.js';
 import { normalizeName } from './names.js';
 import { pageSettings } from './settings.js';
 import { acceptedPriors, spanSuggestionsAsPrior } from './suggestions.js';
+import { isAfter } from './times.js';
 import { h, nowIso, shortHash } from './util.js';
 import {
   mountAllDone, mountAnnotations, mountBanners, mountDraft, mountFinish, mountOverlays, mountRecordInfo,
@@ -72,6 +73,21 @@ function assistInfo({ assist, view }) {
   if (assist.results.length) return `${assist.results.length} related · ${how}`;
   const best = assist.best === null ? '' : ` (best ${assist.best.toFixed(2)})`;
   return `no sentence above ${view.minScore.toFixed(2)}${best} · ${how}`;
+}
+
+/**
+ * What an import did, in plain words: what it brought in, what it left out (the entries merge would
+ * refuse too, the first few named) and the times it found in the future (a wrong clock), counted as now.
+ */
+function importMessage(res, fileName, left, future) {
+  const n = (k, one) => `${k} ${one}${k === 1 ? '' : 's'}`;
+  let text = `Imported ${n(res.annotations, 'annotation')} on ${n(res.records, 'record')} from ${fileName}; newer work in this browser was kept.`;
+  if (left.length) {
+    const shown = left.slice(0, 3).join('; ');
+    text += ` Left out ${left.length} unusable entr${left.length === 1 ? 'y' : 'ies'} (merge would refuse ${left.length === 1 ? 'it' : 'them'} too): ${shown}${left.length > 3 ? '; …' : ''}.`;
+  }
+  if (future) text += ` ${n(future, 'time')} in the file ${future === 1 ? 'was' : 'were'} later than now (the computer that exported it had a wrong clock?): counted as the time of this import.`;
+  return text;
 }
 
 async function main() {
@@ -186,19 +202,19 @@ async function main() {
     importInput.value = '';
     if (!file) return;
     try {
-      const parsed = parseImport(await file.text(), { manifest, annotator });
+      const parsed = parseImport(await file.text(), { manifest, annotator, now: nowIso() });
       const res = await checkAgainstBundle(parsed.work, bundle);
       // With nothing unexported here, all the work after the import is in that file: it is exported
       // (re-importing a file just exported does not report its content as unexported changes).
       const clean = unexportedCount(store.state.work) === 0;
       actions.importWork(res.work);
       // Everything in the file counts as exported up to its newest change (not its whole-second
-      // exported_at, which reads "…:05Z": a later change "…:05.400Z" would sort before it as text).
+      // exported_at, which reads "…:05Z": a later change at "…:05.400Z" is after it).
       const newest = Object.values(res.work.records).flatMap((r) => [r.status_at, ...Object.values(r.annotations).map((a) => a.updated_at)])
-        .reduce((m, t) => (t && t > m ? t : m), '');
-      if (clean && !res.skipped && parsed.exportedAt && newest > (store.state.work.last_export_at || '')) actions.markExported(newest);
-      const skipped = parsed.skipped + res.skipped;
-      actions.message(`Imported ${res.annotations} annotation${res.annotations === 1 ? '' : 's'} on ${res.records} record${res.records === 1 ? '' : 's'} from ${file.name}; newer work in this browser was kept.${skipped ? ` ${skipped} unusable entries skipped.` : ''}`);
+        .reduce((m, t) => (isAfter(t, m) ? t : m), '');
+      const left = [...parsed.left, ...res.left];
+      if (clean && !left.length && parsed.exportedAt && isAfter(newest, store.state.work.last_export_at)) actions.markExported(newest);
+      actions.message(importMessage(res, file.name, left, parsed.future));
     } catch (err) {
       actions.message(err.message);
     }

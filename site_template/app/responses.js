@@ -9,8 +9,9 @@
  * acceptance counts while one of them is live (deleting them takes it back).
  *
  * Each question merges on its own, newest `updated_at` winning, so two tabs answering different
- * questions of one record both keep their answers. No DOM, no imports: storage.js and store.js call it.
+ * questions of one record both keep their answers. No DOM: storage.js and store.js call it.
  */
+import { isAfter } from './times.js';
 
 const isObj = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 const isTime = (v) => v === null || v === undefined || typeof v === 'string';
@@ -27,7 +28,7 @@ export function mergeStamped(a, b) {
   const out = blank();
   for (const k of Object.keys(a)) out[k] = a[k];
   for (const k of Object.keys(b)) {
-    if (!out[k] || (b[k].updated_at || '') > (out[k].updated_at || '')) out[k] = b[k];
+    if (!out[k] || isAfter(b[k].updated_at, out[k].updated_at)) out[k] = b[k];
   }
   return out;
 }
@@ -36,7 +37,7 @@ export function mergeStamped(a, b) {
 export function stampedAdds(a, b) {
   for (const k of Object.keys(b || {})) {
     const mine = a ? a[k] : undefined;
-    if (!mine || (b[k].updated_at || '') > (mine.updated_at || '')) return true;
+    if (!mine || isAfter(b[k].updated_at, mine.updated_at)) return true;
   }
   return false;
 }
@@ -110,7 +111,7 @@ export const isEmpty = (v) => v === null || v === undefined || (typeof v === 'st
 export function changesSince(entry, since) {
   let n = 0;
   for (const key of ['responses', 'accepted']) {
-    for (const r of Object.values(entry?.[key] || {})) if ((r.updated_at || '') > since) n += 1;
+    for (const r of Object.values(entry?.[key] || {})) if (isAfter(r.updated_at, since)) n += 1;
   }
   return n;
 }

@@ -27,6 +27,7 @@
  */
 
 import { extrasAdd, mergeExtras, readExtras } from './responses.js';
+import { isAfter, later as newer } from './times.js';
 
 export const PREFIX = 'mercury-static:v1';
 const DB_NAME = 'mercury-static';
@@ -53,18 +54,16 @@ export function emptyWork() {
   return { records: dict(), drafts: dict(), last_export_at: null };
 }
 
-const newer = (a, b) => ((a || '') >= (b || '') ? a : b);
-
 /** Merge two record entries: newest status, newest version of each annotation. */
 export function mergeRecord(a, b) {
   if (!a) return b;
   if (!b) return a;
-  const statusFrom = (a.status_at || '') >= (b.status_at || '') ? a : b;
+  const statusFrom = isAfter(b.status_at, a.status_at) ? b : a;
   const annotations = dict(a.annotations);
   for (const id of Object.keys(b.annotations || {})) {
     const ann = b.annotations[id];
     const mine = annotations[id];
-    if (!mine || (ann.updated_at || '') > (mine.updated_at || '')) annotations[id] = ann;
+    if (!mine || isAfter(ann.updated_at, mine.updated_at)) annotations[id] = ann;
   }
   return {
     status: statusFrom.status,
@@ -79,17 +78,17 @@ export function mergeRecord(a, b) {
 export function mergeDraft(a, b) {
   if (!a) return b;
   if (!b) return a;
-  return (b.updated_at || '') > (a.updated_at || '') ? b : a;
+  return isAfter(b.updated_at, a.updated_at) ? b : a;
 }
 
 /** Whether merging `b` into `a` changes anything (cheap: times and ids, no serialisation). */
 function recordAdds(a, b) {
   if (!a) return true;
-  if ((b.status_at || '') > (a.status_at || '')) return true;
+  if (isAfter(b.status_at, a.status_at)) return true;
   if (extrasAdd(a, b)) return true;
   for (const id of Object.keys(b.annotations || {})) {
     const mine = a.annotations[id];
-    if (!mine || (b.annotations[id].updated_at || '') > (mine.updated_at || '')) return true;
+    if (!mine || isAfter(b.annotations[id].updated_at, mine.updated_at)) return true;
   }
   return false;
 }
@@ -184,14 +183,16 @@ function readDraft(id, d, problems) {
     && (d.unit === undefined || d.unit === 'cp') // no unit: UTF-16 spans of an earlier page (store.js converts)
     && Array.isArray(d.labels) && d.labels.every((l) => typeof l === 'string') && typeof d.note === 'string'
     && (d.anchor === null || d.anchor === undefined || d.anchor === 'summary' || d.anchor === 'source')
-    && (d.editingId === null || d.editingId === undefined || typeof d.editingId === 'string');
+    && (d.editingId === null || d.editingId === undefined || typeof d.editingId === 'string')
+    && (d.id === null || d.id === undefined || typeof d.id === 'string'); // the annotation it will be saved as
   if (!ok) {
     problems.push(`draft of record ${JSON.stringify(id)}: unreadable`);
     return null;
   }
   return {
     anchor: d.anchor || null, summary: d.summary || null, source: d.source || null, labels: [...d.labels],
-    note: d.note, editingId: d.editingId || null, ...(d.unit ? { unit: d.unit } : {}), updated_at: d.updated_at || '',
+    note: d.note, editingId: d.editingId || null, ...(d.id ? { id: d.id } : {}), ...(d.unit ? { unit: d.unit } : {}),
+    updated_at: d.updated_at || '',
   };
 }
 
@@ -381,6 +382,16 @@ export class WorkStorage {
    * durable transaction. Resolves with the merged entries once they are on disk.
    */
   write(changes) {
+    for (const c of changes) this.pending.set(`${c.kind}:${c.id}`, c); // until on disk: the unload journal's
+    return this._write(changes).catch(async (err) => {
+      if (err?.name !== 'InvalidStateError' || !this.db) throw err;
+      // the browser closed the connection (it does after a failed write to a full disk): open it again, once
+      this.db = await openDb(this.idb);
+      return this._write(changes);
+    });
+  }
+
+  _write(changes) {
     const db = this.db;
     return new Promise((resolve, reject) => {
       if (!db) {
@@ -396,7 +407,6 @@ export class WorkStorage {
       }
       const os = tx.objectStore(STORE);
       const out = [];
-      for (const c of changes) this.pending.set(`${c.kind}:${c.id}`, c);
       for (const c of changes) {
         const k = [this.key, c.kind, c.id];
         const req = os.get(k);
@@ -425,7 +435,10 @@ export class WorkStorage {
         if (this.channel) this.channel.postMessage({ key: this.key, changes: out });
         resolve(out);
       };
-      tx.onabort = () => reject(tx.error || new Error('an entry in storage cannot be read: not overwritten'));
+      tx.onabort = () => {
+        if (tx.error) reject(tx.error);
+        else reject(Object.assign(new Error('an entry in storage cannot be read: not overwritten'), { name: 'NotOverwrittenError' }));
+      };
     });
   }
 

@@ -12,6 +12,7 @@ import {
 } from './storage.js';
 import { answer, changesSince, markAccepted, restoreAnswer } from './responses.js';
 import { storedSpanCp } from './offsets.js';
+import { compareTimes, isAfter } from './times.js';
 import { nowIso, uuid } from './util.js';
 
 export const SIDES = ['source', 'summary'];
@@ -87,7 +88,7 @@ export function liveAnnotations(entry) {
   if (!entry) return [];
   return Object.values(entry.annotations || {})
     .filter((a) => a && !a.deleted)
-    .sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0));
+    .sort((a, b) => compareTimes(a.created_at, b.created_at));
 }
 
 /** Count of changes newer than the last export. */
@@ -96,8 +97,8 @@ export function unexportedCount(work) {
   let n = 0;
   for (const rec of Object.values(work.records)) {
     if (!rec) continue;
-    if ((rec.status_at || '') > since) n += 1;
-    for (const a of Object.values(rec.annotations || {})) if ((a.updated_at || '') > since) n += 1;
+    if (isAfter(rec.status_at, since)) n += 1;
+    for (const a of Object.values(rec.annotations || {})) if (isAfter(a.updated_at, since)) n += 1;
     n += changesSince(rec, since);
   }
   return n;
@@ -116,8 +117,21 @@ export function recordStatus(work, id) {
  */
 const storedDraft = (d) => ({
   anchor: d.anchor, summary: d.summary, source: d.source, labels: [...d.labels], note: d.note,
-  editingId: d.editingId, unit: 'cp', updated_at: nowIso(),
+  editingId: d.editingId, ...(d.id ? { id: d.id } : {}), unit: 'cp', updated_at: nowIso(),
 });
+
+/** The plain words for a write that failed: why, and what to do (the banner offers Export). */
+export function notSavedText(error) {
+  const act = 'Export your work to a file now so that nothing is lost.';
+  if (error?.name === 'NotOverwrittenError') {
+    return `Your latest changes are NOT saved: the copy saved in this browser was changed elsewhere and cannot be read, so it was not overwritten. ${act} Then reload the page: it keeps that copy aside, untouched, and saves your work anew.`;
+  }
+  const why = isQuotaError(error) ? 'this browser\'s storage is full'
+    : /IOError|disk|write/i.test(`${error?.message}`) || ['UnknownError', 'InvalidStateError'].includes(error?.name)
+      ? 'the browser could not write to the disk (is it full?)'
+      : `this browser refused to save them (${error?.name || error?.message || error})`;
+  return `Your latest changes are NOT saved: ${why}. ${act} The page tries to save them again with your next change.`;
+}
 
 /**
  * Build the application store. Every offset it holds (drafts, saved work, the record's sentences) is a
@@ -163,30 +177,61 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
   });
   const get = () => store.state;
   let loadSeq = 0;
-  let pending = 0;
   let saveSeq = 0;
+  let savedAt = null;
+  /**
+   * The changes not yet on disk, by entry (`kind:id`): {change: the newest value written, seq: the write
+   * carrying it, error: why the last write of this entry failed}. An entry leaves only when a write of its
+   * newest value completes: a later write of another entry (the cleared draft after a failed annotation)
+   * says nothing of it, and a failed entry is written again with each later change until it is on disk.
+   */
+  const unsaved = new Map();
+  const inFlight = new Set();
+  const keyOf = (c) => `${c.kind}:${c.id}`;
 
   function setUi(part) {
     store.update({ ui: { ...get().ui, ...part } });
   }
 
-  /** Write changed entries durably; the page says "saved" only when every pending write is on disk. */
-  function persist(changes) {
-    pending += 1;
+  /** The save indicator from the oldest change not yet on disk: a failure, else "saving", else "saved". */
+  function showSave() {
+    const failed = [...unsaved.values()].find((u) => u.error);
+    const state = failed ? 'failed' : unsaved.size ? 'saving' : 'saved';
+    const storageError = failed ? notSavedText(failed.error) : null;
+    const { save, storageError: shown } = get().ui;
+    if (save.state === state && shown === storageError && (state !== 'saved' || save.at === savedAt)) return;
+    setUi({ save: { state, seq: saveSeq, at: savedAt }, storageError });
+  }
+
+  function write(changes) {
     const seq = ++saveSeq;
-    if (get().ui.save.state !== 'saving') setUi({ save: { state: 'saving', seq: get().ui.save.seq } });
+    for (const c of changes) unsaved.set(keyOf(c), { change: c, seq, error: unsaved.get(keyOf(c))?.error || null });
+    inFlight.add(seq);
+    showSave();
     storage.write(changes).then((merged) => {
-      pending -= 1;
-      const theirs = applyEntries(emptyWork(), merged); // the stored entry may hold another tab's newer work
-      actions.mergeExternal(theirs);
-      if (!pending) setUi({ save: { state: 'saved', seq, at: nowIso() }, storageError: null });
+      inFlight.delete(seq);
+      for (const c of changes) if (unsaved.get(keyOf(c))?.seq === seq) unsaved.delete(keyOf(c));
+      savedAt = nowIso();
+      actions.mergeExternal(applyEntries(emptyWork(), merged)); // the stored entry may hold another tab's newer work
+      showSave();
     }, (error) => {
-      pending -= 1;
-      const storageError = isQuotaError(error)
-        ? 'Browser storage is full: your latest changes are NOT saved in this browser. Export now to keep them.'
-        : `This browser refuses to save (${error.name || error.message || error}): your latest changes are NOT saved here. Export now to keep them.`;
-      setUi({ save: { state: 'failed', seq }, storageError });
+      inFlight.delete(seq);
+      for (const c of changes) {
+        const u = unsaved.get(keyOf(c));
+        if (u) u.error = error; // a newer write of it still in flight clears it when it completes
+      }
+      // a copy in this tab's unload journal now, not only at pagehide (a killed browser has none): where
+      // localStorage still has room (IndexedDB's quota is not its), the next load stores it
+      storage.saveJournal();
+      showSave();
     });
+  }
+
+  /** Write changed entries durably, and again every entry whose write failed (each on its own: one refused entry must not hold up the rest). */
+  function persist(changes) {
+    const keys = new Set(changes.map(keyOf));
+    for (const [key, u] of unsaved) if (u.error && !keys.has(key) && !inFlight.has(u.seq)) write([u.change]);
+    write(changes);
   }
 
   const entryOf = (w, id) => (hasOwn(w.records, id) ? w.records[id] : null);
@@ -226,8 +271,13 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
     persist([{ kind: 'r', id, value: next }]);
   }
 
-  /** Set the draft of the open record and keep it in storage (a draft is work). */
+  /**
+   * Set the draft of the open record and keep it in storage (a draft is work). A new draft gets, with its
+   * first work, the id of the annotation it will be saved as: two tabs showing one stored draft save it
+   * as one annotation, whichever saves it, however often.
+   */
   function setDraft(draft, extra = {}) {
+    if (!draft.id && !draft.editingId && draftHasWork(draft)) draft = { ...draft, id: uuid() };
     const id = get().current.id;
     const ui = get().ui;
     const uiPart = ui.confirmClear || ui.draftMessage ? { ui: { ...ui, confirmClear: false, draftMessage: null } } : {};
@@ -249,7 +299,7 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
     return {
       anchor: d.anchor, summary: span('summary'), source: span('source'),
       labels: fewLabels(d.labels.filter((l) => labelChoices.includes(l))), note: d.note,
-      editingId: editing && !editing.deleted ? d.editingId : null,
+      editingId: editing && !editing.deleted ? d.editingId : null, ...(d.id ? { id: d.id } : {}),
     };
   }
 
@@ -409,7 +459,7 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
         return null;
       }
       const at = nowIso();
-      const id = d.editingId || uuid();
+      const id = d.editingId || d.id || uuid();
       const toast = d.editingId ? undoable('Annotation edited.', rec.id, { annotation: id }) : null;
       changeRecord(rec.id, (entry) => {
         const old = entry.annotations[id];
@@ -554,9 +604,12 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
       return accept ? offer.accept() : offer.decline();
     },
 
-    /** Another tab (or the stored entry a write merged with) holds work: merge it into ours. */
+    /**
+     * Another tab (or the stored entry a write merged with) holds work: merge it into ours. A newer draft
+     * of the open record replaces the one shown (another tab changed it, saved it or threw it away).
+     */
     mergeExternal(theirs) {
-      const { work, drafts } = get();
+      const { work, drafts, current } = get();
       const merged = mergeWork(work, { records: theirs.records, last_export_at: theirs.last_export_at });
       let nextDrafts = drafts;
       for (const id of Object.keys(theirs.drafts || {})) {
@@ -565,6 +618,9 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
       }
       if (merged !== work || nextDrafts !== drafts) {
         store.update({ work: { records: merged.records, last_export_at: merged.last_export_at }, drafts: nextDrafts });
+      }
+      if (current.record && nextDrafts[current.id] !== drafts[current.id]) {
+        store.update({ draft: restoreDraft(current.id, current.record), assist: emptyAssist() });
       }
     },
     /** Merge imported work, then save the records it changes. Older imported data never replaces newer local data. */

@@ -296,7 +296,7 @@ function choiceView(choice, actions) {
       button('Stay (Esc)', 'stay', 'primary'), keep ? button(keep, 'keep') : null, button(discard, 'discard')));
 }
 
-const SAVE_TEXT = { idle: '', saving: 'saving…', saved: 'saved in this browser', failed: 'NOT saved' };
+const SAVE_TEXT = { idle: '', saving: 'saving…', saved: 'saved in this browser', failed: 'NOT saved: export your work (see the red message at the top)' };
 
 /**
  * The annotation form: spans of the draft, label choices (numbered), note, save/clear, and its inline
@@ -451,7 +451,7 @@ export function mountBanners(store, actions, exportNow) {
     if (s.ui.aside.length) out.push(asideBanner(s.ui.aside, actions));
     for (const offer of s.ui.earlier) out.push(earlierBanner(offer, actions));
     if (s.ui.storageError) {
-      const b = h('button', { type: 'button', 'data-action': 'export' }, 'Export now');
+      const b = h('button', { type: 'button', 'data-action': 'export' }, 'Export my work to a file');
       b.addEventListener('click', exportNow);
       out.push(h('div', { class: 'banner error', role: 'alert', id: 'storage-error' }, s.ui.storageError, ' ', b));
     }

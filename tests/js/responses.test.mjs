@@ -94,7 +94,8 @@ test('missingRequired names the required questions left unanswered (the span que
 });
 
 test('export version 2 carries the answered questions and the suggestions shown / accepted', () => {
-  let e = answer(entry(), 'verdict', 'hallucinated', 'HHEM-2.1', 't1');
+  const at = '2026-12-01T09:00:00.000Z'; // an export's record time, read back as an instant (times.js)
+  let e = answer(entry({ status_at: at, updated_at: at }), 'verdict', 'hallucinated', 'HHEM-2.1', 't1');
   e = answer(e, 'comment', 'checked', null, 't2');
   e = answer(e, 'quality', null, null, 't3');
   const work = { records: { r1: e }, last_export_at: null };
@@ -114,9 +115,10 @@ test('export version 2 carries the answered questions and the suggestions shown 
 
 test('import reads version 1 files (no responses) and drops responses this bundle cannot take', async () => {
   const v1 = { format: 'mercury-static/annotations', version: 1, bundle_id: 'b1', annotator: 'alice',
-    records: [{ record_id: 'r1', status: 'submitted', updated_at: 't1', annotations: [] }] };
+    records: [{ record_id: 'r1', status: 'submitted', updated_at: '2026-12-01T09:00:00Z', annotations: [] }] };
   const got = parseImport(JSON.stringify(v1), { manifest: manifest(), annotator: 'alice' });
-  assert.deepEqual(plain(got.work.records.r1), { status: 'submitted', status_at: 't1', updated_at: 't1', annotations: {} });
+  const at = '2026-12-01T09:00:00.000Z';
+  assert.deepEqual(plain(got.work.records.r1), { status: 'submitted', status_at: at, updated_at: at, annotations: {} });
   const v2 = { ...v1, version: 2, records: [{ ...v1.records[0],
     responses: { verdict: 'maybe', quality: 4, ghost: 'x', order: ['x', 'y', 'z'] } }] };
   const parsed = parseImport(JSON.stringify(v2), { manifest: manifest(), annotator: 'alice' });

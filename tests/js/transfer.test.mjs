@@ -12,12 +12,13 @@ const annotation = (id, at, extra = {}) => ({
   id, label: ['Unwanted', 'Unwanted.Intrinsic'], note: 'n', summary: span(0, 3, 'abc'), source: span(2, 4, 'xy'),
   created_at: at, updated_at: at, ...extra,
 });
+const [t1, t2, t3] = ['2026-11-29T10:00:01.000Z', '2026-11-29T10:00:02.000Z', '2026-11-29T10:00:03.000Z'];
 const work = {
   records: {
-    r3: { status: 'submitted', status_at: 't3', updated_at: 't3', annotations: { a: annotation('a', 't3') } },
-    r1: { status: 'discarded', status_at: 't1', updated_at: 't1', annotations: {
-      b: annotation('b', 't1', { source: null }), gone: { id: 'gone', deleted: true, updated_at: 't2' } } },
-    stale: { status: 'submitted', status_at: 't1', updated_at: 't1', annotations: {} },
+    r3: { status: 'submitted', status_at: t3, updated_at: t3, annotations: { a: annotation('a', t3) } },
+    r1: { status: 'discarded', status_at: t1, updated_at: t1, annotations: {
+      b: annotation('b', t1, { source: null }), gone: { id: 'gone', deleted: true, updated_at: t2 } } },
+    stale: { status: 'submitted', status_at: t1, updated_at: t1, annotations: {} },
   },
   last_export_at: null,
 };
@@ -65,8 +66,8 @@ test('import refuses whole files with one line', () => {
 
 test('import skips bad records and annotations, counts them, keeps the rest (records of other bundles: checkAgainstBundle)', () => {
   const e = exported();
-  e.records.push({ record_id: 7, status: 'submitted', updated_at: 't', annotations: [] });
-  e.records.push({ record_id: 'r2', status: 'finished', updated_at: 't', annotations: [] });
+  e.records.push({ record_id: 7, status: 'submitted', updated_at: t1, annotations: [] });
+  e.records.push({ record_id: 'r2', status: 'finished', updated_at: t1, annotations: [] });
   e.records.push(null);
   e.records[1].annotations.push({ id: 7, label: ['Benign'], summary: span(0, 1, 'a') });
   e.records[1].annotations.push({ id: 'no-label', summary: span(0, 1, 'a') });
@@ -78,17 +79,55 @@ test('import skips bad records and annotations, counts them, keeps the rest (rec
   assert.equal(got.records, 2);
   assert.deepEqual(Object.keys(got.work.records.r3.annotations).sort(), ['a', 'ok']);
   const ok = got.work.records.r3.annotations.ok;
-  assert.deepEqual([ok.note, ok.source, ok.created_at, ok.updated_at], ['', null, 't3', 't3']);
+  assert.deepEqual([ok.note, ok.source, ok.created_at, ok.updated_at], ['', null, t3, t3]);
 });
 
-test('imported text stays data: labels become strings, extra fields are dropped', () => {
+test('imported text stays data: extra fields are dropped, a label that is no text is refused', () => {
   const e = exported();
-  e.records[1].annotations[0] = { ...e.records[1].annotations[0], label: [1, '<b>x</b>'], html: '<img src=x onerror=alert(1)>',
+  e.records[1].annotations[0] = { ...e.records[1].annotations[0], label: ['<b>x</b>'], html: '<img src=x onerror=alert(1)>',
     summary: { ...span(0, 3, '<script>'), extra: 1 } };
-  const a = parseImport(JSON.stringify(e), { manifest, annotator: 'alice' }).work.records.r3.annotations.a;
-  assert.deepEqual(a.label, ['1', '<b>x</b>']);
+  e.records[1].annotations.push(annotation('n', t3, { label: [1] }));
+  const got = parseImport(JSON.stringify(e), { manifest, annotator: 'alice' });
+  const { a } = got.work.records.r3.annotations;
+  assert.deepEqual(a.label, ['<b>x</b>']);
   assert.equal('html' in a, false);
   assert.deepEqual(a.summary, span(0, 3, '<script>'));
+  assert.deepEqual(got.left, ["record r3, annotation n: field 'label': expected a non-empty list of labels"]);
+});
+
+test('import reads times as instants in the page form, clamps those in the future, and says so', () => {
+  const e = exported();
+  const now = '2026-11-30T00:00:00.000Z';
+  e.records[1].updated_at = '2026-11-29T21:00:00+09:00'; // 12:00Z
+  e.records[1].annotations[0].updated_at = '9999-01-01';
+  e.records[0].updated_at = '2026-11-29T12:00:00'; // no offset: UTC, as merge reads it
+  const got = parseImport(JSON.stringify(e), { manifest, annotator: 'alice', now });
+  assert.equal(got.work.records.r3.updated_at, '2026-11-29T12:00:00.000Z');
+  assert.equal(got.work.records.r3.annotations.a.updated_at, now);
+  assert.equal(got.work.records.r1.status_at, '2026-11-29T12:00:00.000Z');
+  assert.equal(got.future, 1);
+  e.records[0].updated_at = '29/11/2026';
+  const bad = parseImport(JSON.stringify(e), { manifest, annotator: 'alice', now });
+  assert.deepEqual(bad.left, ["record r1: field 'updated_at': missing or not an ISO-8601 time"]);
+});
+
+test('import leaves out what merge refuses: lone surrogates, numbers JSON cannot carry, acceptances not shown', () => {
+  const e = exported();
+  e.records[1].annotations[0].note = 'broken \ud83d here';
+  e.records[0].responses = { score: null };
+  e.records[1].suggestions = { shown: false, accepted: { quality: 'judge' } };
+  const text = JSON.stringify(e).replace('"score":null', '"score":1e999');
+  const got = parseImport(text, { manifest, annotator: 'alice' });
+  assert.deepEqual(got.left, [
+    "record r1: field 'responses.score': Infinity is not a JSON number",
+    "record r3, annotation a: field 'note': lone surrogate U+D83D in the text (not valid Unicode)",
+    "record r3: field 'suggestions.accepted.quality': accepted a suggestion that was not shown (suggestions.shown is false)",
+  ]);
+  assert.equal(got.records, 1); // r1 whole (as merge: the record entry), r3 without that annotation
+  assert.deepEqual(Object.keys(got.work.records.r3.annotations), []);
+  assert.equal(got.work.records.r3.accepted, undefined);
+  assert.throws(() => parseImport(JSON.stringify({ ...e, title: 'x\udc00' }), { manifest, annotator: 'alice' }),
+    /cannot be read as it is \(title: lone surrogate U\+DC00/);
 });
 
 test('exportFileName is made of safe characters only', () => {
@@ -96,4 +135,18 @@ test('exportFileName is made of safe characters only', () => {
   const odd = exportFileName({ bundle_id: 'b1', title: '../../etc/ Ünï 🎉' }, '../x y', '2026-11-29T12:00:00Z');
   assert.match(odd, /^etc-U[A-Za-z-]*ni-x-y-20261129T120000Z\.json$/);
   assert.equal(exportFileName({ bundle_id: 'b1', title: '🎉' }, '🎉', '2026-11-29T12:00:00Z'), 'bundle-annotator-20261129T120000Z.json');
+});
+
+test('import leaves out an object with a key twice (which one is meant?), as merge does', () => {
+  const text = JSON.stringify(exported())
+    .replace('"note":"n"', '"note":"n","note":"other"') // r1's annotation b
+    .replace('"status":"submitted"', '"status":"submitted","st\\u0061tus":"discarded"'); // r3's entry, the key escaped
+  const got = parseImport(text, { manifest, annotator: 'alice' });
+  assert.deepEqual(got.left, [
+    "record r1, annotation b: field 'note': duplicate key in one object (which one is meant?)",
+    "record r3: field 'status': duplicate key in one object (which one is meant?)",
+  ]);
+  assert.deepEqual(Object.keys(got.work.records), ['r1']);
+  assert.throws(() => parseImport(text.replace('"format":', '"annotator":"alice","format":'), { manifest, annotator: 'alice' }),
+    /cannot be read as it is \(annotator: duplicate key/);
 });
