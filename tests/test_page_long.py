@@ -28,6 +28,16 @@ def long_bundle(build_bundle, tmp_path_factory):
     return build_bundle([path], name="long"), target
 
 
+
+def select_in_summary(page, target: str) -> None:
+    """Select `target` in the summary once the record's vectors are in (a selection as a mouse-up makes it)."""
+    page.evaluate("async () => { const r = mercuryStatic.store.state.current.record;"
+                  " await r.source.vectorsReady; await r.summary.vectorsReady; }")
+    s = page.evaluate("(t) => mercuryStatic.panes.summary.view.text.indexOf(t)", target)
+    page.evaluate("""([s, e]) => { const p = mercuryStatic.panes.summary;
+        const sel = getSelection(); sel.removeAllRanges(); sel.addRange(p.rangeFor(s, e));
+        p.scroller.dispatchEvent(new MouseEvent('mouseup', {bubbles: true})); }""", [s, s + len(target)])
+
 def test_long_source_sections_minimap_and_match_keys(page, long_bundle, serve_dir):
     bundle, target = long_bundle
     page.route("**/models/**", lambda route: route.abort())
@@ -46,12 +56,7 @@ def test_long_source_sections_minimap_and_match_keys(page, long_bundle, serve_di
         return c.textContent === mercuryStatic.panes.source.view.text; }""")
 
     # select the summary sentence copied from document 11: its source sentence ranks first, scrolled to
-    page.evaluate("async () => { const r = mercuryStatic.store.state.current.record;"
-                  " await r.source.vectorsReady; await r.summary.vectorsReady; }")
-    s = page.evaluate("(t) => mercuryStatic.panes.summary.view.text.indexOf(t)", target)
-    page.evaluate("""([s, e]) => { const p = mercuryStatic.panes.summary;
-        const sel = getSelection(); sel.removeAllRanges(); sel.addRange(p.rangeFor(s, e));
-        p.scroller.dispatchEvent(new MouseEvent('mouseup', {bubbles: true})); }""", [s, s + len(target)])
+    select_in_summary(page, target)
     best = page.locator('#pane-source .s[data-rank="1"]')
     assert best.text_content() == target
     assert best.evaluate("el => el.closest('.doc').dataset.doc") == "doc-11"
@@ -96,12 +101,7 @@ def test_minimap_marks_are_numbered_as_the_counter_and_a_click_is_the_match_l_pa
     page.wait_for_selector("body[data-ready]")
     page.wait_for_selector("#pane-source .text[data-complete]", state="attached")
     page.evaluate("() => { const m = document.getElementById('ctl-min'); m.value = '0'; m.dispatchEvent(new Event('input')); }")
-    page.evaluate("async () => { const r = mercuryStatic.store.state.current.record;"
-                  " await r.source.vectorsReady; await r.summary.vectorsReady; }")
-    s = page.evaluate("(t) => mercuryStatic.panes.summary.view.text.indexOf(t)", target)
-    page.evaluate("""([s, e]) => { const p = mercuryStatic.panes.summary;
-        const sel = getSelection(); sel.removeAllRanges(); sel.addRange(p.rangeFor(s, e));
-        p.scroller.dispatchEvent(new MouseEvent('mouseup', {bubbles: true})); }""", [s, s + len(target)])
+    select_in_summary(page, target)
     page.wait_for_function("() => document.querySelectorAll('#mm-source .mm-mark').length >= 2"
                            " && document.querySelectorAll('#mm-source .mm-mark').length"
                            " === mercuryStatic.store.state.assist.results.length")
