@@ -284,6 +284,30 @@ def links(
     say(f"{bundle}/index.html now allows uploads to {collect} only; send each annotator their own link")
 
 
+@command()
+def progress(
+    source: str = typer.Argument(..., help="s3://BUCKET/PREFIX/, a WebDAV folder URL, or a local folder of exports."),
+    bundle: Path = typer.Option(..., "--bundle", help="The bundle the annotations are made on."),
+):
+    """Print each annotator's counts (to do / in progress / submitted / discarded) and last upload."""
+    from .bundle import load_bundle
+    from .collect import is_remote, progress as read_progress
+
+    with input_errors():
+        manifest = load_bundle(bundle).manifest
+        rows = read_progress(source if is_remote(source) else os.path.abspath(source), manifest["bundle_id"])
+    total = manifest["counts"]["records"]
+    typer.echo(f"annotator  browsers  to do  in progress  submitted  discarded  last upload  ({total} records)")
+    for p in rows:
+        n = len(p.browsers)
+        last = p.last_upload.strftime("%Y-%m-%d %H:%M UTC") if p.last_upload else "-"
+        typer.echo(f"{p.annotator}  {n} browser{'s' if n != 1 else ''}  {total - len(p.records)} to do  "
+                   f"{p.count('in_progress')} in progress  {p.count('submitted')} submitted  "
+                   f"{p.count('discarded')} discarded  last upload {last}")
+    if not rows:
+        say(f"no export of this bundle in {source} yet")
+
+
 @command("eval")
 def eval_command(
     inputs: List[Path] = typer.Argument(..., help="Mercury dumps (FaithBench) and/or SummHay topic files."),

@@ -16,7 +16,8 @@ import base64
 import json
 import re
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from urllib.parse import quote, urlsplit, urlunsplit
 
@@ -196,3 +197,63 @@ def local_inputs(inputs: list, stack) -> list[Path]:
         else:
             out.append(Path(item))
     return out
+
+
+@dataclass
+class Progress:
+    """One annotator's work as found in the collected exports (each record at its newest version)."""
+
+    annotator: str
+    browsers: set = field(default_factory=set)
+    records: dict = field(default_factory=dict)
+    """record id → (updated_at, status)."""
+    last_upload: datetime | None = None
+
+    def count(self, status: str) -> int:
+        return sum(1 for _t, s in self.records.values() if s == status)
+
+
+def _modified(info: dict) -> datetime | None:
+    t = info.get("LastModified") or info.get("modified") or info.get("mtime")
+    if isinstance(t, (int, float)):
+        return datetime.fromtimestamp(t, timezone.utc)
+    return t.astimezone(timezone.utc) if isinstance(t, datetime) else None
+
+
+def progress(source: str, bundle_id: str) -> list[Progress]:
+    """Per annotator (sorted by name): browsers, records by status, last upload; exports of another bundle
+    are left out, a file that is not an export is an InputError naming it."""
+    from .names import normalize_name
+
+    if is_remote(source):
+        fs, root = _filesystem(source)
+        found = [(f"{root}/{rel}" if root else rel, info) for rel, info in list_exports(source)]
+        read = lambda p: fs.cat_file(p)  # noqa: E731
+    else:
+        base = Path(source)
+        files = sorted(base.rglob("*.json")) if base.is_dir() else [base]
+        found = [(str(p), {"mtime": p.stat().st_mtime}) for p in files]
+        read = lambda p: Path(p).read_bytes()  # noqa: E731
+    people: dict[str, Progress] = {}
+    for path, info in found:
+        try:
+            doc = json.loads(read(path))
+            if doc.get("format") != "mercury-static/annotations" or not isinstance(doc.get("records"), list):
+                raise ValueError("not a mercury-static annotations export")
+            name = normalize_name(str(doc["annotator"]))
+        except (ValueError, KeyError, AttributeError, UnicodeDecodeError) as e:
+            raise InputError(path, None, None, f"cannot read as an export: {e}") from None
+        if doc.get("bundle_id") != bundle_id:
+            continue
+        who = people.setdefault(name, Progress(name))
+        who.browsers.add(doc.get("client_id"))
+        when = _modified(info)
+        if when and (who.last_upload is None or when > who.last_upload):
+            who.last_upload = when
+        for r in doc["records"]:
+            if isinstance(r, dict) and isinstance(r.get("record_id"), str):
+                seen = who.records.get(r["record_id"])
+                mine = (str(r.get("updated_at") or ""), str(r.get("status") or "in_progress"))
+                if seen is None or mine[0] > seen[0]:
+                    who.records[r["record_id"]] = mine
+    return [people[k] for k in sorted(people)]

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import socket
 import threading
-import urllib.request
 from pathlib import Path
 
-import pytest
 
 
 def free_port() -> int:
@@ -41,26 +39,6 @@ class S3Server:
         return boto3.client("s3", endpoint_url=self.url, region_name="us-east-1")
 
 
-@pytest.fixture
-def s3(monkeypatch):
-    """A moto S3 server with a bucket `collect` open to browser uploads from any origin (CORS)."""
-    for k, v in {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1",
-                 "AWS_SESSION_TOKEN": "testing"}.items():
-        monkeypatch.setenv(k, v)
-    monkeypatch.delenv("AWS_PROFILE", raising=False)
-    server = S3Server()
-    server.start()
-    urllib.request.urlopen(urllib.request.Request(f"{server.url}/moto-api/reset", method="POST"))  # no bucket left
-    monkeypatch.setenv("AWS_ENDPOINT_URL", server.url)
-    client = server.client()
-    client.create_bucket(Bucket="collect")
-    client.put_bucket_cors(Bucket="collect", CORSConfiguration={"CORSRules": [
-        {"AllowedOrigins": ["*"], "AllowedMethods": ["POST"], "AllowedHeaders": ["*"]}]})
-    yield server
-    if server.server is not None:
-        server.stop()
-
-
 class DavServer:
     """wsgidav serving a folder on loopback, with one user (`team`/`secret`) and CORS for the page."""
 
@@ -71,30 +49,38 @@ class DavServer:
         self.server = None
 
     def start(self):
-        from werkzeug.serving import make_server
+        from socketserver import ThreadingMixIn
+        from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+
+        from werkzeug.wsgi import LimitedStream
         from wsgidav.wsgidav_app import WsgiDAVApp
+
+        class Threaded(ThreadingMixIn, WSGIServer):
+            daemon_threads = True
+
+        class Quiet(WSGIRequestHandler):
+            def log_message(self, *args):
+                pass
 
         config = {
             "host": "127.0.0.1", "port": self.port, "provider_mapping": {"/": str(self.root)},
             "simple_dc": {"user_mapping": {"*": {"team": {"password": "secret"}}}},
             "http_authenticator": {"domain_controller": None, "accept_basic": True, "accept_digest": False,
                                    "default_to_digest": False},
-            "cors": {"allow_origin": "*", "allow_headers": "Authorization, Content-Type"},
+            "cors": {"allow_origin": "*", "allow_headers": "Authorization, Content-Type", "allow_methods": "PUT"},
             "verbose": 0, "logging": {"enable": False}, "lock_storage": True,
         }
-        self.server = make_server("127.0.0.1", self.port, WsgiDAVApp(config), threaded=True)
+        dav = WsgiDAVApp(config)
+
+        def app(environ, start_response):
+            # wsgidav reads a body to its end, as cheroot (its usual server) delimits it; wsgiref does not
+            environ["wsgi.input"] = LimitedStream(environ["wsgi.input"], int(environ.get("CONTENT_LENGTH") or 0))
+            return dav(environ, start_response)
+
+        self.server = make_server("127.0.0.1", self.port, app, server_class=Threaded,
+                                  handler_class=Quiet)
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def stop(self):
         self.server.shutdown()
         self.server.server_close()
-
-
-@pytest.fixture
-def dav(tmp_path):
-    root = tmp_path / "dav"
-    (root / "drop").mkdir(parents=True)
-    server = DavServer(root)
-    server.start()
-    yield server
-    server.stop()

@@ -6,11 +6,12 @@ from __future__ import annotations
 import json
 import re
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
 
-from collect_servers import dav, s3  # noqa: F401  (fixtures)
+from collect_servers import DavServer, S3Server
 from mercury_static.collect import links, parse_target
 from test_page import annotate
 
@@ -82,6 +83,34 @@ def same_but_time(uploaded: bytes, exported: bytes) -> bool:
     return stamp.sub(b'"exported_at": "T"', uploaded) == stamp.sub(b'"exported_at": "T"', exported)
 
 
+@pytest.fixture
+def s3(monkeypatch):
+    """A moto S3 server with a bucket `collect` open to browser uploads from any origin (CORS)."""
+    for k, v in {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1",
+                 "AWS_SESSION_TOKEN": "testing"}.items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.delenv("AWS_PROFILE", raising=False)
+    server = S3Server()
+    server.start()
+    urllib.request.urlopen(urllib.request.Request(f"{server.url}/moto-api/reset", method="POST"))  # no bucket left
+    monkeypatch.setenv("AWS_ENDPOINT_URL", server.url)
+    client = server.client()
+    client.create_bucket(Bucket="collect")
+    client.put_bucket_cors(Bucket="collect", CORSConfiguration={"CORSRules": [
+        {"AllowedOrigins": ["*"], "AllowedMethods": ["POST"], "AllowedHeaders": ["*"]}]})
+    yield server
+    if server.server is not None:
+        server.stop()
+
+
+@pytest.fixture
+def dav(tmp_path):
+    root = tmp_path / "dav"
+    (root / "drop").mkdir(parents=True)
+    server = DavServer(root)
+    server.start()
+    yield server
+    server.stop()
 @pytest.fixture
 def collect_bundle(demo_bundle, fresh_copy, serve_dir):
     bundle = fresh_copy(demo_bundle)
