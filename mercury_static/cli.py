@@ -274,8 +274,8 @@ def links(
     from .names import normalize_name
 
     names = [normalize_name(n) for n in annotators.split(",")]
-    if not all(names) or len(set(names)) != len(names):
-        fail(f"--annotators {annotators!r}: expected distinct non-empty names, comma-separated")
+    if not all(names) or len(set(names)) != len(names) or any("/" in n for n in names):
+        fail(f"--annotators {annotators!r}: expected distinct non-empty names without '/', comma-separated")
     with input_errors():
         target = parse_target(collect, endpoint)
         made = make_links(bundle, names, target, parse_duration(expires), url, time.time())

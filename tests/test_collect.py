@@ -186,6 +186,31 @@ def test_storage_down_then_back_the_upload_catches_up(run, s3, collect_bundle, p
 
 
 @pytest.mark.browser
+def test_two_browsers_of_one_annotator_write_two_keys_merge_unites_them(run, s3, collect_bundle, browser, tmp_path):
+    bundle, base = collect_bundle
+    link = link_of(run("links", bundle, "--annotators", "alice", "--collect", S3_TARGET, "--endpoint", s3.url,
+                       "--url", base), "alice")
+    done = []
+    for _ in range(2):
+        ctx = browser.new_context()
+        page = ctx.new_page()
+        open_link(page, link)
+        done.append(annotate_and_submit(page))
+        page.wait_for_function("() => document.querySelector('#upload-status').dataset.state === 'uploaded'")
+        ctx.close()
+    keys = sorted(objects(s3))
+    assert len(keys) == 2 and all(k.startswith("round1/alice/") for k in keys)
+    out = tmp_path / "merged.json"
+    r = run("merge", f"{S3_TARGET}/", "--bundle", bundle, "-o", out)
+    assert r.exit_code == 0, r.output
+    assert "exported from 2 browsers" in r.output
+    merged = json.loads(out.read_text(encoding="utf-8"))
+    records = merged["records"] if isinstance(merged, dict) else merged
+    rec = next(x for x in records if x["id"] == done[1])
+    assert len(rec["annotations"]) == 1  # both browsers annotated the same record: the newest change wins
+
+
+@pytest.mark.browser
 def test_an_expired_link_says_so_and_keeps_local_work(s3, collect_bundle, page, tmp_path):
     bundle, base = collect_bundle
     target = parse_target(S3_TARGET, s3.url)
