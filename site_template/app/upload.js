@@ -11,6 +11,8 @@ import { normalizeName } from './names.js';
 
 export const DEBOUNCE_MS = 2000;
 export const BACKOFF_MS = [2000, 4000, 8000, 15000, 30000];
+/** An upload that hangs longer than this is given up and retried (a storage that accepts and never answers). */
+export const TIMEOUT_MS = 60_000;
 
 const linkPref = (bundleId, annotator) => `collect:${bundleId}:${annotator}`;
 const atPref = (bundleId, annotator) => `uploaded-at:${bundleId}:${annotator}`;
@@ -56,12 +58,12 @@ export function uploadRequest(link, annotator, clientId, text) {
     for (const [k, v] of Object.entries(link.fields || {})) form.append(k, v);
     form.append('key', `${link.prefix}${clientId}.json`);
     form.append('file', blob, `${clientId}.json`);
-    return [link.url, { method: 'POST', body: form, mode: 'cors', credentials: 'omit' }];
+    return [link.url, { method: 'POST', body: form, mode: 'cors', credentials: 'omit', signal: AbortSignal.timeout(TIMEOUT_MS) }];
   }
   const headers = { 'Content-Type': 'application/json' };
   if (link.auth) headers.Authorization = `Basic ${link.auth}`;
   const name = encodeURIComponent(`${annotator}--${clientId}.json`);
-  return [`${link.url}${name}`, { method: 'PUT', body: blob, headers, mode: 'cors', credentials: 'omit' }];
+  return [`${link.url}${name}`, { method: 'PUT', body: blob, headers, mode: 'cors', credentials: 'omit', signal: AbortSignal.timeout(TIMEOUT_MS) }];
 }
 
 const expiredText = (link) => `The upload link expired on ${new Date(link.expires * 1000).toLocaleDateString()}: ask your coordinator for a new one. Your work is saved in this browser; Export still works.`;
