@@ -206,7 +206,9 @@ def version():
 
 @command()
 def merge(
-    exports: List[Path] = typer.Argument(..., help="Export files of the page and/or Mercury dumps."),
+    sources: List[str] = typer.Argument(..., metavar="EXPORTS...", help="Export files of the page and/or Mercury "
+                                        "dumps; or s3://BUCKET/PREFIX/ or a WebDAV folder URL (every .json there: "
+                                        "needs the collect extra)."),
     bundle: Path = typer.Option(..., "--bundle", help="The bundle the annotations were made on."),
     out: Path = typer.Option(..., "-o", "--out", help="Merged dataset file (a folder for --format argilla)."),
     fmt: str = typer.Option("mercury-static", "--format", help="mercury-static|mercury|jsonl|argilla"),
@@ -221,9 +223,12 @@ def merge(
     from .safeio import check_writable, dumps, write_file
     from .write_argilla import FILES, MARKER as ARGILLA_MARKER
 
+    from .collect import is_remote, local_inputs
+
     if fmt not in FORMATS:
         fail(f"--format: {fmt!r} is not one of {', '.join(FORMATS)}")
-    protected = [*exports, bundle]
+    exports = [s if is_remote(s) else Path(os.path.abspath(s)) for s in sources]
+    protected = [*(e for e in exports if isinstance(e, Path)), bundle]
     targets = [out / name for name in FILES] if fmt == "argilla" else [out]
     with input_errors():
         if fmt == "argilla" and out.exists() and not out.is_dir():
@@ -237,7 +242,8 @@ def merge(
         if fmt == "argilla":
             check_folder_output(out, ARGILLA_MARKER, protected)
         loaded = load_bundle(bundle)
-        result = merge_files(exports, loaded, fmt, strict)
+        with contextlib.ExitStack() as stack:
+            result = merge_files(local_inputs(exports, stack), loaded, fmt, strict)
         if fmt == "argilla":
             write_folder(out, result.directory, ARGILLA_MARKER, "merge --format argilla", protected)
         else:
@@ -247,6 +253,59 @@ def merge(
     print_merge(result, make_console(), console)
     say(f"wrote {out}" + (f" and {report}" if report else ""))
     raise typer.Exit(result.exit_code)
+
+
+@command()
+def links(
+    bundle: Path = typer.Argument(..., help="A bundle folder (its index.html is changed to allow the storage)."),
+    annotators: str = typer.Option(..., help="Annotator names, comma-separated: alice,bob,carol."),
+    collect: str = typer.Option(..., "--collect", help="s3://BUCKET/PREFIX, or a WebDAV folder "
+                                "https://[USER:PASSWORD@]HOST/…/ (e.g. a Nextcloud file drop)."),
+    endpoint: Optional[str] = typer.Option(None, "--endpoint", help="S3-compatible endpoint URL (MinIO, …); "
+                                           "default: AWS."),
+    expires: str = typer.Option("30d", "--expires", help="How long the links are valid: 30d, 12h, 90m."),
+    url: str = typer.Option("index.html", "--url", help="Where the bundle is served, e.g. "
+                            "https://team.example/bundle/ (the links start with it)."),
+):
+    """Print each annotator's personal upload link; the page then uploads its export to that storage."""
+    import time
+
+    from .collect import links as make_links, parse_duration, parse_target
+    from .names import normalize_name
+
+    names = [normalize_name(n) for n in annotators.split(",")]
+    if not all(names) or len(set(names)) != len(names) or any("/" in n for n in names):
+        fail(f"--annotators {annotators!r}: expected distinct non-empty names without '/', comma-separated")
+    with input_errors():
+        target = parse_target(collect, endpoint)
+        made = make_links(bundle, names, target, parse_duration(expires), url, time.time())
+    for name, link in made.items():
+        typer.echo(f"{name}\t{link}")
+    say(f"{bundle}/index.html now allows uploads to {collect} only; send each annotator their own link")
+
+
+@command()
+def progress(
+    source: str = typer.Argument(..., help="s3://BUCKET/PREFIX/, a WebDAV folder URL, or a local folder of exports."),
+    bundle: Path = typer.Option(..., "--bundle", help="The bundle the annotations are made on."),
+):
+    """Print each annotator's counts (to do / in progress / submitted / discarded) and last upload."""
+    from .bundle import load_bundle
+    from .collect import is_remote, progress as read_progress
+
+    with input_errors():
+        manifest = load_bundle(bundle).manifest
+        rows = read_progress(source if is_remote(source) else os.path.abspath(source), manifest["bundle_id"])
+    total = manifest["counts"]["records"]
+    typer.echo(f"annotator  browsers  to do  in progress  submitted  discarded  last upload  ({total} records)")
+    for p in rows:
+        n = len(p.browsers)
+        last = p.last_upload.strftime("%Y-%m-%d %H:%M UTC") if p.last_upload else "-"
+        typer.echo(f"{p.annotator}  {n} browser{'s' if n != 1 else ''}  {total - len(p.records)} to do  "
+                   f"{p.count('in_progress')} in progress  {p.count('submitted')} submitted  "
+                   f"{p.count('discarded')} discarded  last upload {last}")
+    if not rows:
+        say(f"no export of this bundle in {source} yet")
 
 
 @command("eval")

@@ -16,7 +16,8 @@ import { mountScrollMemory } from './scrollmemory.js';
 import { clientId, prefs, WorkStorage } from './storage.js';
 import { createAppStore, liveAnnotations, SIDES, unexportedCount } from './store.js';
 import { TextPane } from './textpane.js';
-import { buildExport, checkAgainstBundle, downloadJson, exportFileName, parseImport } from './transfer.js';
+import { buildExport, checkAgainstBundle, downloadJson, exportFileName, exportText, parseImport } from './transfer.js';
+import { startUploads, takeLink } from './upload.js';
 import { missingRequired } from './responses.js';
 import { normalizeName } from './names.js';
 import { pageSettings } from './settings.js';
@@ -25,7 +26,7 @@ import { isAfter } from './times.js';
 import { h, nowIso, shortHash } from './util.js';
 import {
   mountAllDone, mountAnnotations, mountBanners, mountDraft, mountFinish, mountOverlays, mountRecordInfo,
-  mountRecordList, mountSuggestions, mountToast, mountTopbar, renderSaveStatus,
+  mountRecordList, mountSuggestions, mountToast, mountTopbar, mountUploadStatus, renderSaveStatus,
 } from './views.js';
 
 const VERSION = document.body.dataset.toolVersion || 'dev';
@@ -174,8 +175,7 @@ async function main() {
    * exported all the same, after the others (merge checks every id against the bundle): no stored work
    * is ever left out of an export.
    */
-  async function exportNow() {
-    const at = nowIso();
+  async function exportData(at) {
     const s = store.state;
     const unplaced = Object.keys(s.work.records).filter((id) => !s.placed.has(id));
     let positions = s.placed;
@@ -190,7 +190,11 @@ async function main() {
         unlooked.forEach((id, k) => positions.set(id, bundle.recordIndex.count + k));
       }
     }
-    const data = buildExport({ manifest, positions, annotator, clientId: s.clientId, work: s.work, exportedAt: at });
+    return { data: buildExport({ manifest, positions, annotator, clientId: s.clientId, work: s.work, exportedAt: at }), unlooked };
+  }
+  async function exportNow() {
+    const at = nowIso();
+    const { data, unlooked } = await exportData(at);
     downloadJson(data, exportFileName(manifest, annotator, at));
     actions.markExported(at);
     const n = unlooked.length;
@@ -301,6 +305,22 @@ async function main() {
     if (s.ui.storageError) renderSaveStatus(saveStatus, { state: 'error', message: s.ui.storageError });
     else renderSaveStatus(saveStatus, { state: s.ui.save.state === 'failed' ? 'error' : s.ui.save.state, at: s.ui.save.at });
   });
+  // The upload to the team's storage (upload.js), when the coordinator's link gave one: never blocks, never
+  // touches the work; its state is the store's ui.upload, shown in the top bar.
+  const collect = takeLink(prefs, manifest.bundle_id, annotator);
+  if (collect.problem) actions.message(collect.problem);
+  if (collect.link) {
+    const setUpload = (upload) => store.update({ ui: { ...store.state.ui, upload } });
+    const uploads = startUploads({
+      link: collect.link, annotator, clientId: store.state.clientId, bundleId: manifest.bundle_id, prefs, state: setUpload,
+      exportText: async () => exportText((await exportData(nowIso())).data),
+    });
+    mountUploadStatus(store, document.getElementById('upload-status'));
+    store.subscribe((s, prev) => {
+      if (s.work !== prev.work) uploads.changed();
+    });
+    if (Object.keys(store.state.work.records).length) uploads.now(); // catch up on what a closed page left
+  }
   document.getElementById('help-keys').replaceChildren(
     ...[...SHORTCUTS, ...(questionsMod ? questionsMod.QUESTION_SHORTCUTS : [])]
       .map(([k, what]) => h('tr', {}, h('td', {}, h('kbd', {}, k)), h('td', {}, what))));

@@ -58,9 +58,12 @@ export function exportFileName(manifest, annotator, exportedAt) {
   return `${slug(manifest.title || manifest.bundle_id) || 'bundle'}-${slug(annotator) || 'annotator'}-${stamp}.json`;
 }
 
+/** The text of an export file (Export's download and the upload are the same bytes). */
+export const exportText = (obj) => `${JSON.stringify(obj, null, 1)}\n`;
+
 /** Trigger a download of `obj` as a JSON file (Blob + <a download>). */
 export function downloadJson(obj, fileName) {
-  const blob = new Blob([`${JSON.stringify(obj, null, 1)}\n`], { type: 'application/json' });
+  const blob = new Blob([exportText(obj)], { type: 'application/json' });
   const url = URL.createObjectURL(blob);
   const a = document.createElement('a');
   a.href = url;

@@ -9,6 +9,7 @@ import { statusCounts } from './nav.js';
 import { acceptedPriors } from './suggestions.js';
 import { selectPositions, STATUS_TEXT } from './listquery.js';
 import { liveAnnotations, recordStatus, unexportedCount, watch } from './store.js';
+import { ago } from './upload.js';
 import { clip, h } from './util.js';
 import { virtualList } from './virtuallist.js';
 
@@ -33,6 +34,31 @@ export function renderSaveStatus(el, { state, at = null, message = '' }) {
   const time = at ? new Date(at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' }) : '';
   el.textContent = { idle: '', saving: 'saving…', saved: 'saved', error: 'NOT saved' }[state] ?? '';
   el.title = message || (state === 'saved' ? `Your last change is saved in this browser (${time}).` : '');
+}
+
+/**
+ * The upload's state in the top bar (upload.js): "uploaded 2 min ago", "not uploaded: offline, retrying",
+ * "upload link expired"; the reason in its title. Redrawn every 30 s for the "ago".
+ */
+export function mountUploadStatus(store, el) {
+  el.hidden = false;
+  const draw = () => {
+    const u = store.state.ui.upload;
+    if (!u) return;
+    el.dataset.state = u.state;
+    const when = u.at ? `uploaded ${ago(Date.parse(u.at), Date.now())}` : 'not uploaded yet';
+    el.textContent = {
+      idle: when,
+      uploading: u.at ? `${when} · uploading…` : 'uploading…',
+      uploaded: when,
+      retrying: `not uploaded: ${u.reason.split(',')[0]}, retrying`,
+      expired: 'NOT uploaded: link expired',
+      refused: 'NOT uploaded: link refused',
+    }[u.state] ?? '';
+    el.title = u.reason || (u.at ? `Your work was last uploaded to your coordinator's storage at ${new Date(u.at).toLocaleString()}.` : '');
+  };
+  watch(store, (s) => [s.ui.upload], draw);
+  setInterval(draw, 30_000);
 }
 
 /**

@@ -1,0 +1,150 @@
+/**
+ * The optional upload of the annotator's export to the team's own storage (docs/merge.md "Collect").
+ * The coordinator's link (`mercury-static links`) carries it in its fragment, `#collect=…`, never sent to the
+ * static host: read once, kept in this browser for this bundle and annotator, and taken off the address.
+ * S3: a presigned POST policy for keys under PREFIX/ANNOTATOR/; this browser posts PREFIX/ANNOTATOR/CLIENT.json
+ * (one key per browser: two devices never overwrite each other). WebDAV: a PUT of ANNOTATOR--CLIENT.json
+ * into the folder. An upload never blocks annotating and never touches the stored work: a failure retries
+ * with backoff, and the top bar says so.
+ */
+import { normalizeName } from './names.js';
+
+export const DEBOUNCE_MS = 2000;
+export const BACKOFF_MS = [2000, 4000, 8000, 15000, 30000];
+/** An upload that hangs longer than this is given up and retried (a storage that accepts and never answers). */
+export const TIMEOUT_MS = 60_000;
+
+const linkPref = (bundleId, annotator) => `collect:${bundleId}:${annotator}`;
+const atPref = (bundleId, annotator) => `uploaded-at:${bundleId}:${annotator}`;
+
+/** The link's payload from its fragment value (base64url JSON), or null when it is not one. */
+export function decodeLink(value) {
+  try {
+    const b64 = value.replace(/-/g, '+').replace(/_/g, '/');
+    const bytes = Uint8Array.from(atob(b64 + '='.repeat((4 - (b64.length % 4)) % 4)), (c) => c.charCodeAt(0));
+    const link = JSON.parse(new TextDecoder().decode(bytes));
+    const ok = link && (link.kind === 's3' || link.kind === 'webdav') && typeof link.url === 'string'
+      && Number.isFinite(link.expires) && typeof link.annotator === 'string';
+    return ok ? link : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * This bundle's upload link for `annotator`: a `#collect=` of the address (stored, then taken off the
+ * address, the rest of the fragment kept), else the stored one. {link, problem}: problem names a link that
+ * is not readable or is another annotator's.
+ */
+export function takeLink(prefs, bundleId, annotator, loc = window.location, history = window.history) {
+  const m = /(?:^#|&)collect=([^&]*)/.exec(loc.hash);
+  let problem = null;
+  if (m) {
+    const link = decodeLink(m[1]);
+    if (!link) problem = 'This upload link is damaged (copy the whole link your coordinator sent): your work is saved in this browser only; Export still works.';
+    else if (normalizeName(link.annotator) !== annotator) problem = `This upload link is ${JSON.stringify(link.annotator)}'s; you are ${JSON.stringify(annotator)}: it was not kept.`;
+    else prefs.set(linkPref(bundleId, annotator), link);
+    const rest = loc.hash.slice(1).split('&').filter((p) => !p.startsWith('collect=')).join('&');
+    history.replaceState(history.state, '', `${loc.pathname}${loc.search}${rest ? `#${rest}` : ''}`);
+  }
+  return { link: prefs.get(linkPref(bundleId, annotator), null), problem };
+}
+
+/** The request that puts `text` at this browser's key: [url, fetch options]. */
+export function uploadRequest(link, annotator, clientId, text) {
+  const blob = new Blob([text], { type: 'application/json' });
+  if (link.kind === 's3') {
+    const form = new FormData();
+    for (const [k, v] of Object.entries(link.fields || {})) form.append(k, v);
+    form.append('key', `${link.prefix}${clientId}.json`);
+    form.append('file', blob, `${clientId}.json`);
+    return [link.url, { method: 'POST', body: form, mode: 'cors', credentials: 'omit', signal: AbortSignal.timeout(TIMEOUT_MS) }];
+  }
+  const headers = { 'Content-Type': 'application/json' };
+  if (link.auth) headers.Authorization = `Basic ${link.auth}`;
+  const name = encodeURIComponent(`${annotator}--${clientId}.json`);
+  return [`${link.url}${name}`, { method: 'PUT', body: blob, headers, mode: 'cors', credentials: 'omit', signal: AbortSignal.timeout(TIMEOUT_MS) }];
+}
+
+const expiredText = (link) => `The upload link expired on ${new Date(link.expires * 1000).toLocaleDateString()}: ask your coordinator for a new one. Your work is saved in this browser; Export still works.`;
+
+/**
+ * Upload the export whenever the work changes (debounced), retrying with backoff; `state(st)` gets each
+ * state: {state: 'idle'|'uploading'|'uploaded'|'retrying'|'expired'|'refused', at, reason}. `exportText()` gives
+ * the export's text (as Export writes it). Returns {changed(), stop()}.
+ */
+export function startUploads({ link, annotator, clientId, bundleId, prefs, exportText, state, send = (u, o) => fetch(u, o), now = () => Date.now() }) {
+  let timer = null;
+  let busy = false;
+  let dirty = false;
+  let failures = 0;
+  let stopped = false;
+  let at = prefs.get(atPref(bundleId, annotator), null);
+  const schedule = (ms) => {
+    clearTimeout(timer);
+    timer = setTimeout(run, ms);
+  };
+  async function run() {
+    if (stopped) return;
+    if (busy) {
+      dirty = true;
+      return;
+    }
+    if (now() / 1000 > link.expires) {
+      state({ state: 'expired', at, reason: expiredText(link) });
+      return;
+    }
+    busy = true;
+    dirty = false;
+    state({ state: failures ? 'retrying' : 'uploading', at, reason: failures ? 'retrying' : '' });
+    let outcome;
+    try {
+      const text = await exportText();
+      const res = await send(...uploadRequest(link, annotator, clientId, text));
+      outcome = res.ok ? 'ok' : res.status === 401 || res.status === 403 ? `refused:${await res.text().catch(() => '')}` : `HTTP ${res.status}`;
+    } catch (err) {
+      outcome = navigator.onLine === false ? 'offline' : `server unreachable${err?.message ? ` (${err.message})` : ''}`;
+    }
+    busy = false;
+    if (outcome === 'ok') {
+      failures = 0;
+      at = new Date(now()).toISOString();
+      prefs.set(atPref(bundleId, annotator), at);
+      state({ state: 'uploaded', at, reason: '' });
+      if (dirty) schedule(DEBOUNCE_MS);
+    } else if (outcome.startsWith('refused:')) {
+      const expired = /expired/i.test(outcome);
+      state({ state: expired ? 'expired' : 'refused', at, reason: expired ? expiredText(link) : 'The storage refused this upload link: ask your coordinator for a new one. Your work is saved in this browser; Export still works.' });
+    } else {
+      const wait = BACKOFF_MS[Math.min(failures, BACKOFF_MS.length - 1)];
+      failures += 1;
+      state({ state: 'retrying', at, reason: `${outcome}, retrying in ${Math.round(wait / 1000)} s` });
+      schedule(wait);
+    }
+  }
+  state({ state: at ? 'uploaded' : 'idle', at, reason: '' });
+  const online = () => schedule(0);
+  window.addEventListener('online', online);
+  return {
+    changed() {
+      if (failures === 0) schedule(DEBOUNCE_MS); // while retrying, the backoff's timer stands
+      else dirty = true;
+    },
+    now: () => schedule(0),
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+      window.removeEventListener('online', online);
+    },
+  };
+}
+
+/** "3 min ago" from two instants in ms. */
+export function ago(fromMs, nowMs) {
+  const s = Math.max(0, Math.round((nowMs - fromMs) / 1000));
+  if (s < 60) return 'just now';
+  const m = Math.round(s / 60);
+  if (m < 60) return `${m} min ago`;
+  const hrs = Math.round(m / 60);
+  return hrs < 48 ? `${hrs} h ago` : `${Math.round(hrs / 24)} days ago`;
+}
