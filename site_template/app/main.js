@@ -587,6 +587,11 @@ async function main() {
     leaveField: () => focusPane('summary'),
     modal: () => store.state.ui.help || store.state.ui.guidelines,
     nextTodo, toggleList: () => layout.toggle('list'), toggleSide: () => layout.toggle('side'),
+    exportNow,
+    filter: () => {
+      layout.show('list');
+      document.getElementById('record-filter').focus();
+    },
     nextMatch: () => jumpMatch(1), prevMatch: () => jumpMatch(-1),
     guidelines: () => actions.toggleGuidelines(), help: () => actions.toggleHelp(),
     ...(questionsMod ? {
