@@ -65,11 +65,12 @@ export function mountTopbar(store, bundle, queue = null) {
   watch(store, (s) => [s.model], (s) => {
     const text = {
       idle: 'model: waiting', loading: 'model: loading…', ready: 'model: ready',
-      failed: 'model unavailable: using precomputed vectors',
+      failed: 'model: off', // its title says why: precomputed vectors are used
     };
     model.dataset.status = s.model.status;
     model.textContent = text[s.model.status] || s.model.status;
-    model.title = [model.textContent, s.model.message].filter(Boolean).join(': ');
+    model.title = [s.model.status === 'failed' ? 'model unavailable: using precomputed vectors' : model.textContent, s.model.message]
+      .filter(Boolean).join(': ');
   });
 }
 
