@@ -291,3 +291,17 @@ def test_any_screen_nothing_overlaps_or_is_cut(context, queued_fb, sh_long, fbq,
     assert topbar_lines(page) >= 1  # nothing out of the window
     assert "null" not in page.locator("#record-info").inner_text()
     assert not page.errors
+
+
+def test_no_null_in_the_record_card(context, build_bundle, tmp_path, serve_dir):
+    """Issue 28 §5: a metadata value that is null (an empty cell) is left out of the card, not shown as "null"."""
+    import json
+    path = tmp_path / "nulls.jsonl"
+    rows = [{"id": "r1", "source": "It starts. It ends.", "summary": "It starts.",
+             "metadata": {"judge": None, "model": "model-a"}}]
+    path.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
+    page = open_at(context, serve_dir(build_bundle([path], name="nulls")), (1440, 900), record="r1")
+    page.locator("#record-info details summary").click()
+    card = page.locator("#record-info").inner_text()
+    assert "model-a" in card and "null" not in card, card
+    assert not page.errors

@@ -267,12 +267,13 @@ export function mountRecordInfo(store, metadata = [], blind = false) {
     const meta = !current.record ? []
       : metadata?.length || blind ? visible.filter((p) => typed[p.name] !== undefined).map((p) => [p.title || p.name, typed[p.name]])
         : Object.entries(current.record.metadata);
+    const shownMeta = meta.filter(([, v]) => v !== null && v !== undefined); // an absent value is not the word "null"
     box.replaceChildren(
       h('h2', { class: 'rec-heading' }, current.record?.title || current.id),
       h('p', { class: 'rec-id' }, 'id ', h('code', {}, current.id), ' · ',
         h('span', { class: 'status-chip', 'data-status': st, id: 'record-status' }, STATUS_TEXT[st])),
-      meta.length ? h('details', { class: 'metadata' }, h('summary', {}, `Metadata (${meta.length})`),
-        h('dl', {}, meta.flatMap(([k, v]) => [h('dt', {}, k),
+      shownMeta.length ? h('details', { class: 'metadata' }, h('summary', {}, `Metadata (${shownMeta.length})`),
+        h('dl', {}, shownMeta.flatMap(([k, v]) => [h('dt', {}, k),
           h('dd', {}, typeof v === 'string' ? v : JSON.stringify(v))]))) : null,
     );
   });
