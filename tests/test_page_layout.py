@@ -289,6 +289,11 @@ def test_any_screen_nothing_overlaps_or_is_cut(context, queued_fb, sh_long, fbq,
     min_pane = (300, 150) if size[0] < 700 else (280, 120)
     assert_layout(page, label, min_pane)
     assert topbar_lines(page) >= 1  # nothing out of the window
+    if kind == "long-source" and size[0] >= 1200:  # list titles: the distinct tail whole, enough of the head
+        rows = page.locator("#record-list .rec-title").evaluate_all("""els => els.map(e => {
+            const h = e.querySelector('.rec-head'), t = e.querySelector('.rec-tail');
+            return [h.clientWidth, t.scrollWidth - t.clientWidth, t.textContent]; })""")
+        assert rows and all(head >= 150 and cut <= 1 for head, cut, _ in rows), rows
     assert "null" not in page.locator("#record-info").inner_text()
     assert not page.errors
 
