@@ -280,3 +280,18 @@ def test_20000_character_word_annotated_and_reloaded_never_blocks_100ms(context,
     if worst(runs[0]) > 100:
         runs.append(word_annotate_reload(context, serve_dir(word20_bundle), side))
     assert worst(runs[-1]) <= 100, runs
+
+
+def test_a_document_title_is_not_read_twice(page, sh_bundle, serve_dir):
+    """Issue 28 §5: where the text opens with the document's title, the sticky header stays empty at the
+    document's top (the title once, in the text) and shows the title once that line is scrolled away."""
+    goto(page, serve_dir(sh_bundle))
+    page.wait_for_selector("#pane-source .text[data-complete]", state="attached")
+    header = """(i) => { const t = document.querySelectorAll('#pane-source .doc')[i].querySelector('.doc-title');
+        return getComputedStyle(t, '::before').content; }"""
+    at_top = page.evaluate(header, 1)
+    assert "Document 2" not in at_top, at_top
+    page.evaluate("""() => { const p = mercuryStatic.panes.source, d = document.querySelectorAll('#pane-source .doc')[1];
+        const s = Number(d.querySelectorAll('.s')[15].dataset.sentence);
+        p.scroller.scrollTop += p.sentenceEl(s).getBoundingClientRect().top - p.scroller.getBoundingClientRect().top; }""")
+    page.wait_for_function(f"() => ({header})(1).includes('Document 2')")
