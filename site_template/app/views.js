@@ -65,7 +65,7 @@ export function mountTopbar(store, bundle, queue = null) {
   watch(store, (s) => [s.model], (s) => {
     const text = {
       idle: 'model: waiting', loading: 'model: loading…', ready: 'model: ready',
-      failed: 'model: off', // its title says why: precomputed vectors are used
+      failed: 'precomputed only', // no model: its title says why
     };
     model.dataset.status = s.model.status;
     model.textContent = text[s.model.status] || s.model.status;
