@@ -348,3 +348,27 @@ def test_arrow_right_selects_the_first_word_of_every_real_faithbench_summary(pag
         if i + 1 < len(records):
             page.keyboard.press("n")
     assert missed == []
+
+
+def test_keys_for_export_and_the_filter_box(page, bundle_server, tmp_path):
+    """Issue 28 §2: `e` exports (the button's download), `/` puts the cursor in the filter box, opening the
+    list where it is a closed drawer (1024 px); both are in the help."""
+    block_model(page)
+    page.set_viewport_size({"width": 1024, "height": 768})
+    open_page(page, bundle_server, record="harbor-lighthouse", annotator="kim")
+    page.keyboard.press("Escape")  # the guidelines
+    assert not page.locator("#records").is_visible()
+    page.keyboard.press("/")
+    assert page.locator("#records").is_visible()
+    assert active(page) == "record-filter"
+    assert page.input_value("#record-filter") == ""  # the key is not typed into the box
+    page.keyboard.type("harbor")
+    page.keyboard.press("Escape")  # leaves the field
+    with page.expect_download() as dl:
+        page.keyboard.press("e")
+    path = tmp_path / dl.value.suggested_filename
+    dl.value.save_as(path)
+    assert path.read_text(encoding="utf-8").startswith("{")
+    page.keyboard.press("?")
+    keys = page.locator("#help-keys kbd").all_inner_texts()
+    assert "/" in keys and "e" in keys

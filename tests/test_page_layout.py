@@ -180,3 +180,133 @@ def test_real_faithbench_batch(context, build_bundle, serve_dir):
     assert page.locator("#suggestions li").count() == len(rec.prior_annotations) > 0
     assert inside_viewport(page, '.finish [data-action="submit"]')
     assert not page.errors
+
+
+# ------------------------------------------------------------- issue 28 §5: any screen, nothing overlaps
+
+ALL_SIZES = [(390, 844), (1024, 768), (1280, 720), (1440, 900), (1920, 1080)]
+SHOTS = Path(__file__).resolve().parent.parent / ".cache" / "screenshots"
+
+# The page's controls and text boxes, each shown one: none may intersect another (a box inside another is
+# its content, not an overlap), none may leave the window, and the ones whose text must be read whole
+# (READ_WHOLE) are not cut by an ellipsis. Overlays (help, guidelines, the all-done card, the list drawer
+# below 1200 px) are opened on purpose and are not part of the resting layout.
+LAYOUT_CHECK = """() => {
+    const READ_WHOLE = ['#model-status', '.who', '#rec-pos', '#progress-text', '#save-status', '#unexported',
+        '.pane-title', '#toast', '.banner', '.finish button', '.topbar button', '.q-heading', '.question legend'];
+    const SEL = ['.topbar > *', '.pane-title', '.scroller', '.minimap', '#banners', '#toast', '.side-scroll', '.finish',
+        '.questions', '.fields', '#records:not(.drawer)', '#record-list li button'];
+    const shown = (el) => {
+        if (!el.getClientRects().length) return false;
+        const r = el.getBoundingClientRect(), st = getComputedStyle(el);
+        return r.width > 0 && r.height > 0 && st.visibility !== 'hidden';
+    };
+    const els = [...new Set(SEL.flatMap((s) => [...document.querySelectorAll(s)]))].filter(shown)
+        .filter((el) => !(el.closest('#records') && getComputedStyle(document.getElementById('records')).position === 'absolute'));
+    const name = (el) => el.id ? '#' + el.id : (el.className ? '.' + String(el.className).split(' ')[0] : el.tagName)
+        + (el.dataset.action ? `[${el.dataset.action}]` : '');
+    // what shows of a box inside the scrolling columns (a phone's) is what the columns' box shows of it
+    const cols = document.querySelector('.layout').getBoundingClientRect();
+    const seen = (el) => { const r = el.getBoundingClientRect(); if (!el.closest('.layout')) return r;
+        return {left: r.left, right: r.right, top: Math.max(r.top, cols.top), bottom: Math.min(r.bottom, cols.bottom)}; };
+    const overlaps = [];
+    for (let i = 0; i < els.length; i++) for (let j = i + 1; j < els.length; j++) {
+        const a = els[i], b = els[j];
+        if (a.contains(b) || b.contains(a)) continue;
+        const p = seen(a), q = seen(b);
+        const w = Math.min(p.right, q.right) - Math.max(p.left, q.left), h = Math.min(p.bottom, q.bottom) - Math.max(p.top, q.top);
+        if (w > 0.5 && h > 0.5) overlaps.push(`${name(a)} × ${name(b)}`);
+    }
+    // out of the window: sideways anywhere; downwards outside the columns (on a phone they scroll)
+    const outside = els.filter((el) => { const r = el.getBoundingClientRect();
+        return r.left < -0.5 || r.right > innerWidth + 0.5
+            || (!el.closest('.layout') && (r.top < -0.5 || r.bottom > innerHeight + 0.5)); }).map(name);
+    const clipped = [...new Set(READ_WHOLE.flatMap((s) => [...document.querySelectorAll(s)]))].filter(shown)
+        .filter((el) => el.scrollWidth > el.clientWidth + 1).map(name);
+    const panes = [...document.querySelectorAll('.scroller')].map((el) => { const r = el.getBoundingClientRect();
+        return [Math.round(r.width), Math.round(r.height)]; });
+    return {overlaps, outside, clipped, panes, wide: document.documentElement.scrollWidth <= innerWidth};
+}"""
+
+
+def assert_layout(page, label, min_pane=(280, 120)):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{label}.png"))
+    r = page.evaluate(LAYOUT_CHECK)
+    assert r["overlaps"] == [], (label, r)
+    assert r["outside"] == [], (label, r)
+    assert r["clipped"] == [], (label, r)
+    assert r["wide"], (label, r)
+    for w, h in r["panes"]:
+        assert w >= min_pane[0] and h >= min_pane[1], (label, r["panes"])
+    return r
+
+
+@pytest.fixture(scope="module")
+def queued_fb(fb_bundle, tmp_path_factory):
+    import shutil
+
+    from typer.testing import CliRunner
+
+    from mercury_static.cli import app
+    bundle = tmp_path_factory.mktemp("queued") / "fb"
+    shutil.copytree(fb_bundle, bundle)
+    assert CliRunner().invoke(app, ["assign", str(bundle), "--annotators", "alice-marie-the-second,bob"]).exit_code == 0
+    return bundle
+
+
+@pytest.fixture(scope="module")
+def sh_long(build_bundle, tmp_path_factory):
+    from page_fixtures import summhay_topic
+    return build_bundle([summhay_topic(tmp_path_factory.mktemp("shl") / "topic.json", n_docs=40, subtopics=2)],
+                        name="shl", fmt="summhay")
+
+
+@pytest.fixture(scope="module")
+def fbq(build_bundle, tmp_path_factory):
+    from page_settings import faithbench_like
+    data, settings = faithbench_like(tmp_path_factory.mktemp("fbq"), n=4)
+    return build_bundle([data], name="fbq", settings=settings)
+
+
+def with_messages(page):
+    """The longest forms of the top bar's changing slots, a banner and a toast, all at once."""
+    page.evaluate("() => mercuryStatic.store.actions.setModel({status: 'failed', message: 'no wasm'})")
+    page.evaluate("""() => { const el = document.getElementById('unexported');
+        el.textContent = '12345 not exported'; el.dataset.count = '12345'; }""")
+    page.evaluate("() => mercuryStatic.store.actions.message('Imported 3 annotations on 2 records from alice.json.')")
+    page.evaluate("""() => { const t = document.getElementById('toast'); t.hidden = false;
+        t.textContent = 'Deleted the annotation. Ctrl+Z: undo'; }""")
+
+
+@pytest.mark.parametrize("size", ALL_SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("kind", ["queue", "long-source", "questions"])
+def test_any_screen_nothing_overlaps_or_is_cut(context, queued_fb, sh_long, fbq, serve_dir, size, kind):
+    bundle = {"queue": queued_fb, "long-source": sh_long, "questions": fbq}[kind]
+    page = open_at(context, serve_dir(bundle), size, record=None, annotator="alice-marie-the-second")
+    with_messages(page)
+    label = f"{kind}-{size[0]}x{size[1]}"
+    min_pane = (300, 150) if size[0] < 700 else (280, 120)
+    assert_layout(page, label, min_pane)
+    assert topbar_lines(page) >= 1  # nothing out of the window
+    if kind == "long-source" and size[0] >= 1200:  # list titles: the distinct tail whole, enough of the head
+        rows = page.locator("#record-list .rec-title").evaluate_all("""els => els.map(e => {
+            const h = e.querySelector('.rec-head'), t = e.querySelector('.rec-tail');
+            return [h.clientWidth, t.scrollWidth - t.clientWidth, t.textContent]; })""")
+        assert rows and all(head >= 150 and cut <= 1 for head, cut, _ in rows), rows
+    assert "null" not in page.locator("#record-info").inner_text()
+    assert not page.errors
+
+
+def test_no_null_in_the_record_card(context, build_bundle, tmp_path, serve_dir):
+    """Issue 28 §5: a metadata value that is null (an empty cell) is left out of the card, not shown as "null"."""
+    import json
+    path = tmp_path / "nulls.jsonl"
+    rows = [{"id": "r1", "source": "It starts. It ends.", "summary": "It starts.",
+             "metadata": {"judge": None, "model": "model-a"}}]
+    path.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
+    page = open_at(context, serve_dir(build_bundle([path], name="nulls")), (1440, 900), record="r1")
+    page.locator("#record-info details summary").click()
+    card = page.locator("#record-info").inner_text()
+    assert "model-a" in card and "null" not in card, card
+    assert not page.errors

@@ -206,3 +206,92 @@ def test_50000_character_word_never_blocks_100ms(context, word_bundle, serve_dir
     if max(runs[0], default=0) >= 100:
         runs.append(word_scenario(context, serve_dir(word_bundle), side))
     assert max(runs[-1], default=0) < 100, runs
+
+
+@pytest.fixture(scope="module")
+def word20_bundle(build_bundle, tmp_path_factory):
+    rng = random.Random(12)
+    word = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(20_000))
+    rows = [{"id": "in-source", "source": f"It starts plainly. {word} It ends plainly.", "summary": "It starts plainly. Then it ends."},
+            {"id": "in-summary", "source": "It starts plainly. It ends plainly.", "summary": f"It starts plainly. {word} It ends."}]
+    path = tmp_path_factory.mktemp("word20") / "word.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
+    return build_bundle([path], name="word20")
+
+
+def word_annotate_reload(context, base, side) -> dict[str, list[int]]:
+    """Issue 28 §6: the whole 20,000-character word selected with the keyboard (→ steps onto it) and with a
+    double click, saved as an annotation, the page reloaded with it, a drag inside it: long tasks per step,
+    with the model running (its assistance lights the word's sentence in the other pane)."""
+    page = context.new_page()
+    page.add_init_script(LONGTASKS)
+    page.set_viewport_size({"width": 1024, "height": 768})
+    page.goto(f"{base}?annotator=alice#record=in-{side}")
+    steps = {}
+
+    def step(name):
+        steps[name] = page.evaluate("() => { const t = window.__longtasks; window.__longtasks = []; return t; }")
+
+    def ready():
+        page.wait_for_selector("body[data-ready]", timeout=60_000)
+        page.wait_for_selector(f"#pane-{side} .text[data-complete]", state="attached", timeout=30_000)
+        page.wait_for_selector("#model-status[data-status=ready]", timeout=60_000)
+        page.wait_for_timeout(800)
+
+    ready()
+    page.keyboard.press("Escape")
+    step("load")
+    page.locator(f"#pane-{side}").focus()
+    for _ in range(4):
+        page.keyboard.press("ArrowRight")
+    page.wait_for_function("(side) => { const d = mercuryStatic.store.state.draft[side]; return d && d[1] - d[0] === 20000; }", arg=side)
+    page.wait_for_timeout(500)
+    step("select with the keyboard")
+    page.keyboard.press("1")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => mercuryStatic.store.state.ui.save.state === 'saved'")
+    step("save")
+    page.reload()
+    ready()
+    step("reload with it saved")
+    box = page.evaluate("""(side) => { const p = mercuryStatic.panes[side];
+        const a = p.rangeFor(30, 31).getClientRects()[0], b = p.rangeFor(200, 201).getClientRects()[0];
+        return [a.left + 1, a.top + a.height / 2, b.right - 1, b.top + b.height / 2]; }""", side)
+    page.mouse.dblclick(box[0], box[1])
+    page.wait_for_timeout(500)
+    step("double click")
+    page.keyboard.press("Escape")
+    page.mouse.move(box[0], box[1])
+    page.mouse.down()
+    page.mouse.move(box[2], box[3], steps=20)
+    page.mouse.up()
+    page.wait_for_function("(side) => mercuryStatic.store.state.draft[side]", arg=side)
+    page.wait_for_timeout(500)
+    step("drag")
+    page.close()
+    return steps
+
+
+@pytest.mark.parametrize("side", ["source", "summary"])
+def test_20000_character_word_annotated_and_reloaded_never_blocks_100ms(context, word20_bundle, serve_dir, side):
+    # wall-time durations on a loaded machine: a second run is accepted (as above)
+    runs = [word_annotate_reload(context, serve_dir(word20_bundle), side)]
+    worst = lambda r: max((t for ts in r.values() for t in ts), default=0)  # noqa: E731
+    if worst(runs[0]) > 100:
+        runs.append(word_annotate_reload(context, serve_dir(word20_bundle), side))
+    assert worst(runs[-1]) <= 100, runs
+
+
+def test_a_document_title_is_not_read_twice(page, sh_bundle, serve_dir):
+    """Issue 28 §5: where the text opens with the document's title, the sticky header stays empty at the
+    document's top (the title once, in the text) and shows the title once that line is scrolled away."""
+    goto(page, serve_dir(sh_bundle))
+    page.wait_for_selector("#pane-source .text[data-complete]", state="attached")
+    header = """(i) => { const t = document.querySelectorAll('#pane-source .doc')[i].querySelector('.doc-title');
+        return getComputedStyle(t, '::before').content; }"""
+    at_top = page.evaluate(header, 1)
+    assert "Document 2" not in at_top, at_top
+    page.evaluate("""() => { const p = mercuryStatic.panes.source, d = document.querySelectorAll('#pane-source .doc')[1];
+        const s = Number(d.querySelectorAll('.s')[15].dataset.sentence);
+        p.scroller.scrollTop += p.sentenceEl(s).getBoundingClientRect().top - p.scroller.getBoundingClientRect().top; }""")
+    page.wait_for_function(f"() => ({header})(1).includes('Document 2')")

@@ -281,7 +281,7 @@ def test_import_compares_instants_clamps_the_future_and_leaves_out_what_merge_re
     page.set_input_files("#import-file", str(path))
     page.wait_for_selector("#message")
     message = page.inner_text("#message")
-    assert "newer work in this browser was kept" in message
+    assert "on 1 record this browser also had work: its newer changes were kept" in message
     assert "Left out 2" in message and "annotation broken: field 'note': lone surrogate U+D83D" in message
     assert "\"nobody\" made no suggestion" in message
     assert "1 time in the file was later than now" in message
@@ -298,3 +298,22 @@ def test_import_compares_instants_clamps_the_future_and_leaves_out_what_merge_re
     page.reload()
     page.wait_for_selector(READY)
     assert page.evaluate("() => mercuryStatic.store.state.work.records['harbor-lighthouse'].status") == "in_progress"
+
+
+def test_import_into_a_fresh_profile_does_not_claim_it_kept_newer_work(page, bundle_server, demo_bundle, tmp_path):
+    """Issue 28 §5: a fresh browser has no work to keep; the message says what was imported, nothing more."""
+    block_model(page)
+    open_page(page, bundle_server, "urban-bees")
+    bundle_id = json.loads((demo_bundle / "manifest.json").read_text(encoding="utf-8"))["bundle_id"]
+    at = "2026-01-02T03:04:05Z"
+    doc = {"format": "mercury-static/annotations", "version": 2, "bundle_id": bundle_id, "title": "Demo",
+           "annotator": "alice", "client_id": "elsewhere", "exported_at": at,
+           "records": [{"record_id": "harbor-lighthouse", "status": "submitted", "updated_at": at,
+                        "annotations": [], "responses": {}, "suggestions": {"shown": True, "accepted": {}}}]}
+    path = tmp_path / "alice.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    page.set_input_files("#import-file", str(path))
+    page.wait_for_selector("#message")
+    message = page.inner_text("#message")
+    assert "Imported 0 annotations on 1 record from alice.json." in message
+    assert "kept" not in message

@@ -20,6 +20,7 @@ export const SHORTCUTS = [
   ['l', 'pair the current match (else the best) with the span'],
   ['x', 'no source span (not supported by the source)'], ['c', 'write a note'],
   ['t', 'next record still to do'], ['[ / ]', 'show / hide the record list / the annotation panel'],
+  ['/', 'filter the records (opens the list; Enter or ↓: into the list)'], ['e', 'export your annotations (download the file)'],
   ['g', 'guidelines'], ['?', 'this help'], ['Tab', 'move between controls; in a dialog it stays in the dialog'],
 ];
 
@@ -103,7 +104,7 @@ export function trapFocus(container) {
 /**
  * @param handlers {next, prev, labelDigit(d), flushNumber, save, submit, discard, escape, undo, nextMatch, prevMatch,
  *   pairMatch, noSource, note, leaveField, otherPane, step(side | null, unit, dir, extend), modal() -> bool,
- *   guidelines, help, nextTodo, toggleList, toggleSide, nextQuestion?, prevQuestion?, accept?}
+ *   guidelines, help, nextTodo, toggleList, toggleSide, exportNow, filter, nextQuestion?, prevQuestion?, accept?}
  */
 export function mountKeys(handlers) {
   document.addEventListener('keydown', (ev) => {
@@ -151,6 +152,7 @@ export function mountKeys(handlers) {
       '.': handlers.nextMatch, ',': handlers.prevMatch, g: handlers.guidelines, '?': handlers.help,
       l: handlers.pairMatch, x: handlers.noSource, c: handlers.note, o: () => handlers.otherPane(pane ? pane.id.slice(5) : null),
       t: handlers.nextTodo, '[': handlers.toggleList, ']': handlers.toggleSide,
+      e: handlers.exportNow, '/': handlers.filter,
       q: handlers.nextQuestion, Q: handlers.prevQuestion, a: handlers.accept, // the questions form (questions.js)
     };
     let fn = map[ev.key];

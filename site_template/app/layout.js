@@ -17,7 +17,7 @@ function shown(layout, wide = WIDE.matches) {
   };
 }
 
-/** Mount: returns {toggle(which)} for the buttons and keys. */
+/** Mount: returns {toggle(which), show(which), closeDrawer()} for the buttons and keys. */
 export function mountLayout(store) {
   if (!store.state.layout) store.update({ layout: { list: null, side: null } });
   const apply = () => {
@@ -41,6 +41,10 @@ export function mountLayout(store) {
     toggle(which) {
       const cur = shown(store.state.layout)[which];
       store.update({ layout: { ...store.state.layout, [which]: !cur } });
+    },
+    /** Show the list or the side panel (the filter key opens the list it types into). */
+    show(which) {
+      if (!shown(store.state.layout)[which]) store.update({ layout: { ...store.state.layout, [which]: true } });
     },
     /** Close the list when it is a drawer over the texts (after a record was picked in it). */
     closeDrawer() {

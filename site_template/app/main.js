@@ -79,10 +79,12 @@ function assistInfo({ assist, view }) {
 /**
  * What an import did, in plain words: what it brought in, what it left out (the entries merge would
  * refuse too, the first few named) and the times it found in the future (a wrong clock), counted as now.
+ * `shared`: records of the file this browser already had work on (only then can newer work here be kept).
  */
-function importMessage(res, fileName, left, future) {
+function importMessage(res, fileName, left, future, shared) {
   const n = (k, one) => `${k} ${one}${k === 1 ? '' : 's'}`;
-  let text = `Imported ${n(res.annotations, 'annotation')} on ${n(res.records, 'record')} from ${fileName}; newer work in this browser was kept.`;
+  let text = `Imported ${n(res.annotations, 'annotation')} on ${n(res.records, 'record')} from ${fileName}`;
+  text += shared ? `; on ${n(shared, 'record')} this browser also had work: its newer changes were kept.` : '.';
   if (left.length) {
     const shown = left.slice(0, 3).join('; ');
     text += ` Left out ${left.length} unusable entr${left.length === 1 ? 'y' : 'ies'} (merge would refuse ${left.length === 1 ? 'it' : 'them'} too): ${shown}${left.length > 3 ? '; …' : ''}.`;
@@ -211,6 +213,7 @@ async function main() {
       // With nothing unexported here, all the work after the import is in that file: it is exported
       // (re-importing a file just exported does not report its content as unexported changes).
       const clean = unexportedCount(store.state.work) === 0;
+      const shared = Object.keys(res.work.records).filter((id) => store.state.work.records[id]).length;
       actions.importWork(res.work);
       // Everything in the file counts as exported up to its newest change (not its whole-second
       // exported_at, which reads "…:05Z": a later change at "…:05.400Z" is after it).
@@ -218,7 +221,7 @@ async function main() {
         .reduce((m, t) => (isAfter(t, m) ? t : m), '');
       const left = [...parsed.left, ...res.left];
       if (clean && !left.length && parsed.exportedAt && isAfter(newest, store.state.work.last_export_at)) actions.markExported(newest);
-      actions.message(importMessage(res, file.name, left, parsed.future));
+      actions.message(importMessage(res, file.name, left, parsed.future, shared));
     } catch (err) {
       actions.message(err.message);
     }
@@ -607,6 +610,11 @@ async function main() {
     leaveField: () => focusPane('summary'),
     modal: () => store.state.ui.help || store.state.ui.guidelines,
     nextTodo, toggleList: () => layout.toggle('list'), toggleSide: () => layout.toggle('side'),
+    exportNow,
+    filter: () => {
+      layout.show('list');
+      document.getElementById('record-filter').focus();
+    },
     nextMatch: () => jumpMatch(1), prevMatch: () => jumpMatch(-1),
     guidelines: () => actions.toggleGuidelines(), help: () => actions.toggleHelp(),
     ...(questionsMod ? {

@@ -129,6 +129,7 @@ export class TextLayout {
       const label = document.createElement('div');
       label.className = 'doc-title';
       label.dataset.label = section.title || (section.docId ? `document ${section.docId}` : 'Document');
+      if (titleInText) label.dataset.inText = '';
       div.append(label);
     }
     this.root.append(div);

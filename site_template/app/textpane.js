@@ -43,6 +43,24 @@ export class TextPane {
       this._pin = null; // the reader scrolls: a restored position is not held any longer
     };
     for (const type of ['wheel', 'pointerdown', 'keydown', 'touchstart']) this.scroller.addEventListener(type, unpin, { passive: true });
+    // A document whose title opens its text shows its sticky header only once that line is scrolled away
+    // (data-stuck): at the document's top the title is not read twice.
+    let stuck = null;
+    let queued = false;
+    this.scroller.addEventListener('scroll', () => {
+      if (queued) return;
+      queued = true;
+      requestAnimationFrame(() => {
+        queued = false;
+        const r = this.scroller.getBoundingClientRect();
+        const doc = document.elementFromPoint(r.left + r.width / 2, r.top + 2)?.closest('.doc');
+        const next = doc && this.scroller.contains(doc) && doc.getBoundingClientRect().top < r.top - 16 ? doc : null;
+        if (next === stuck) return;
+        if (stuck) delete stuck.dataset.stuck;
+        if (next) next.dataset.stuck = '';
+        stuck = next;
+      });
+    }, { passive: true });
   }
 
   /**

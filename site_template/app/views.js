@@ -91,11 +91,12 @@ export function mountTopbar(store, bundle, queue = null) {
   watch(store, (s) => [s.model], (s) => {
     const text = {
       idle: 'model: waiting', loading: 'model: loading…', ready: 'model: ready',
-      failed: 'model unavailable: using precomputed vectors',
+      failed: 'precomputed only', // no model: its title says why
     };
     model.dataset.status = s.model.status;
     model.textContent = text[s.model.status] || s.model.status;
-    model.title = [model.textContent, s.model.message].filter(Boolean).join(': ');
+    model.title = [s.model.status === 'failed' ? 'model unavailable: using precomputed vectors' : model.textContent, s.model.message]
+      .filter(Boolean).join(': ');
   });
 }
 
@@ -292,12 +293,13 @@ export function mountRecordInfo(store, metadata = [], blind = false) {
     const meta = !current.record ? []
       : metadata?.length || blind ? visible.filter((p) => typed[p.name] !== undefined).map((p) => [p.title || p.name, typed[p.name]])
         : Object.entries(current.record.metadata);
+    const shownMeta = meta.filter(([, v]) => v !== null && v !== undefined); // an absent value is not the word "null"
     box.replaceChildren(
       h('h2', { class: 'rec-heading' }, current.record?.title || current.id),
       h('p', { class: 'rec-id' }, 'id ', h('code', {}, current.id), ' · ',
         h('span', { class: 'status-chip', 'data-status': st, id: 'record-status' }, STATUS_TEXT[st])),
-      meta.length ? h('details', { class: 'metadata' }, h('summary', {}, `Metadata (${meta.length})`),
-        h('dl', {}, meta.flatMap(([k, v]) => [h('dt', {}, k),
+      shownMeta.length ? h('details', { class: 'metadata' }, h('summary', {}, `Metadata (${shownMeta.length})`),
+        h('dl', {}, shownMeta.flatMap(([k, v]) => [h('dt', {}, k),
           h('dd', {}, typeof v === 'string' ? v : JSON.stringify(v))]))) : null,
     );
   });
