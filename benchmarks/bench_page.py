@@ -232,7 +232,8 @@ MERCURY_JS = """async ([text, against]) => {
 }"""
 
 
-def mercury_latencies(page, bundle_dir: Path, model, max_records: int, long_side: str | None = None) -> list[float]:
+def mercury_latencies(page, bundle_dir: Path, model, max_records: int, long_side: str | None = None,
+                      half: bool = False) -> list[float]:
     """The same selections answered the original Mercury's way (benchmarks/mercury_server.py): a page of
     the loopback server (in the same browser) POSTs the span (sentence-transformers embeds it, kNN over
     the other text's rows) and parses the JSON. ms from the request to the parsed answer; 3 warm-ups."""
@@ -246,7 +247,7 @@ def mercury_latencies(page, bundle_dir: Path, model, max_records: int, long_side
     try:
         mercury_page.goto(server.url)
         times = []
-        for i, (rid, side, s, e) in enumerate(selection_jobs(bundle, max_records, long_side)):
+        for i, (rid, side, s, e) in enumerate(selection_jobs(bundle, max_records, long_side, half)):
             rec = bundle.record(rid)
             text, other = (rec.summary, rec.source_text) if side == "summary" else (rec.source, rec.summary_text)
             t = mercury_page.evaluate(MERCURY_JS, [text[s:e], other.id])
@@ -361,6 +362,8 @@ def main() -> None:
             pre, model = selection_latencies(page, sh, 0, long_side="source")
             _, model_half = selection_latencies(page, sh, 0, long_side="source", half=True)
             mercury = [] if args.no_mercury else mercury_latencies(page, sh, mercury_model, 0, long_side="source")
+            mercury_half = [] if args.no_mercury else mercury_latencies(page, sh, mercury_model, 0, long_side="source",
+                                                                         half=True)
             ctx.close()
             server.shutdown()
             label = f"SummHay ({len(longest.source):,} chars, {n_sent:,} sentences)"
@@ -370,7 +373,11 @@ def main() -> None:
                       row(f"{label}: selection → highlight, model (warm)", model, "≤ 30"),
                       row(f"{label}: … half-sentence selections, model (warm)", model_half, "–")]
             if mercury:
-                lines += [row(MERCURY_ROW.format(label), mercury, "–"), ratio_row(label, model, mercury)]
+                lines += [row(MERCURY_ROW.format(label), mercury, "–"), ratio_row(label, model, mercury),
+                          row(MERCURY_ROW.format(f"{label}, half-sentence selections"), mercury_half, "–"),
+                          ratio_row(f"{label}, half sentences (the same spans)", model_half, mercury_half),
+                          ratio_row(f"{label}, half sentences against the whole-sentence Mercury row (issue 29)",
+                                    model_half, mercury)]
         browser.close()
     print("\n".join(lines))
 

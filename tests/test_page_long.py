@@ -128,3 +128,78 @@ def test_minimap_marks_are_numbered_as_the_counter_and_a_click_is_the_match_l_pa
     assert span == page.evaluate("(i) => mercuryStatic.store.state.current.record.source.sentences[i]", other["sentence"])
     page.keyboard.press(".")  # and `.` goes on from it
     assert page.locator("#match-source").inner_text().startswith(f"match {other['n'] % n + 1} of {n}")
+
+
+# The worker's messages watched (and, with window.__embedDelay ms, held back: a slow machine's embedding)
+WATCH_WORKER = """
+window.__asked = [];
+const post = Worker.prototype.postMessage;
+Worker.prototype.postMessage = function (msg, ...rest) {
+  if (!msg || msg.type !== 'embed') return post.call(this, msg, ...rest);
+  const span = window.mercuryStatic.store.state.draft.summary;
+  window.__asked.push({ texts: msg.texts, draft: span ? [...span] : null });
+  if (window.__embedDelay) setTimeout(() => post.call(this, msg, ...rest), window.__embedDelay);
+  else post.call(this, msg, ...rest);
+};
+"""
+
+
+def select_half(page, target: str) -> tuple[int, int]:
+    s = page.evaluate("(t) => mercuryStatic.panes.summary.view.text.indexOf(t)", target)
+    e = s + target.rindex(" ", 0, len(target) // 2)
+    page.evaluate("""([s, e]) => { const p = mercuryStatic.panes.summary;
+        const sel = getSelection(); sel.removeAllRanges(); sel.addRange(p.rangeFor(s, e));
+        p.scroller.dispatchEvent(new MouseEvent('mouseup', {bubbles: true})); }""", [s, e])
+    return s, e
+
+
+def open_with_model(page, url: str) -> None:
+    page.add_init_script(WATCH_WORKER)
+    page.goto(url + "?annotator=alice")
+    page.wait_for_selector("body[data-ready]")
+    page.keyboard.press("Escape")
+    page.wait_for_function("() => mercuryStatic.store.state.model.status === 'ready'", timeout=60_000)
+    page.evaluate("async () => { const r = mercuryStatic.store.state.current.record;"
+                  " await r.source.vectorsReady; await r.summary.vectorsReady; }")
+
+
+def test_the_worker_is_asked_before_the_draft_takes_the_selection(page, long_bundle, serve_dir):
+    """Issue 29: the span's embedding waited for the draft's update and save (a store update, its
+    subscribers, an IndexedDB write) before it was sent to the worker."""
+    bundle, target = long_bundle
+    open_with_model(page, serve_dir(bundle))
+    s, e = select_half(page, target)
+    page.wait_for_function("() => mercuryStatic.store.state.assist.kind === 'model'")
+    asked = page.evaluate("() => window.__asked.at(-1)")
+    assert asked["texts"] == [page.evaluate("([s, e]) => mercuryStatic.panes.summary.view.slice(s, e)", [s, e])]
+    assert asked["draft"] != [s, e]  # sent before the draft held it
+    assert page.evaluate("() => mercuryStatic.store.state.draft.summary") == [s, e]
+
+
+def test_an_instant_answer_about_to_be_refined_waits_to_scroll(page, long_bundle, serve_dir):
+    """Issue 29: on a long source the instant answer scrolled the pane and drew the minimap, and the model's
+    answer a few tens of milliseconds later did it again elsewhere: two layouts and paints of new blocks
+    while the worker embedded. Now its sentences light at once; the pane and the marks wait for the model's
+    answer, or go by themselves after REFINE_WAIT_MS (150 ms) if it is late."""
+    bundle, target = long_bundle
+    open_with_model(page, serve_dir(bundle))
+    page.evaluate("() => { window.__embedDelay = 700; }")
+    select_half(page, target)
+    assert page.evaluate("() => mercuryStatic.store.state.assist.kind") == "precomputed"
+    assert page.locator("#pane-source .s[data-rank]").count() >= 1  # lit at once
+    page.wait_for_timeout(60)
+    scroller = page.locator("#pane-source")
+    assert scroller.evaluate("el => el.scrollTop") == 0
+    assert page.locator("#mm-source .mm-mark").count() == 0
+    # the model is late: the instant answer scrolls and draws its marks itself
+    page.wait_for_function("() => document.getElementById('pane-source').scrollTop > 0"
+                           " && document.querySelectorAll('#mm-source .mm-mark').length > 0", timeout=2_000)
+    assert page.evaluate("() => mercuryStatic.store.state.assist.kind") == "precomputed"
+    page.wait_for_function("() => mercuryStatic.store.state.assist.kind === 'model'", timeout=10_000)
+    page.wait_for_function("() => document.querySelectorAll('#mm-source .mm-mark').length"
+                           " === mercuryStatic.store.state.assist.results.length")
+    best = page.locator('#pane-source .s[data-rank="1"]')
+    page.wait_for_function("""() => { const el = document.querySelector('#pane-source .s[data-rank="1"]'),
+        b = document.getElementById('pane-source').getBoundingClientRect(), r = el.getBoundingClientRect();
+        return r.top >= b.top && r.bottom <= b.bottom; }""")
+    assert best.count() == 1

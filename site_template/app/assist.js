@@ -48,6 +48,7 @@ export class Assistant {
     this.getEmbedder = getEmbedder;
     this.seq = 0;
     this.last = null; // {query, vec, kind}
+    this.early = null; // prefetch(): {rec, side, start, end, vector: promise}
     this.modelAnswered = false;
     this.timings = { precomputedMs: null, modelMs: null };
   }
@@ -60,7 +61,11 @@ export class Assistant {
       && span[0] === query.start && span[1] === query.end;
   }
 
-  _rank(vec, query, kind) {
+  /**
+   * Rank and show. `refining`: the model's answer to this query is on its way from a ready worker, so
+   * the page may wait for it before scrolling (main.js).
+   */
+  _rank(vec, query, kind, refining = false) {
     const { current, view } = this.store.state;
     const rec = current.record;
     if (!rec || !vec || !this._current(query, rec)) return;
@@ -79,7 +84,27 @@ export class Assistant {
     const results = ranked.filter((r, i) => r.score >= view.minScore && (i < 2 || r.score >= near)).slice(0, view.k);
     this.last = { query, vec, kind };
     const best = ranked.length ? ranked[0].score : null;
-    this.store.actions.setAssist({ side: target, results, kind, query, best });
+    this.store.actions.setAssist({ side: target, results, kind, query, best, refining });
+  }
+
+  /** Whether run() answers `query` at once from a stored vector (the worker is not asked). */
+  _atOnce(query, rec, emb) {
+    return Boolean(emb && emb.status !== 'failed' && rec.source.hasVectors && rec.summary.hasVectors
+      && this._storedVector(query, rec));
+  }
+
+  /**
+   * Ask the worker for the vector of the span [start, end) of `side` before the page takes it into the
+   * draft (the store's update and save take milliseconds the worker need not wait for); run() of the
+   * same span then waits for this answer instead of asking again.
+   */
+  prefetch(side, start, end) {
+    const rec = this.store.state.current.record;
+    const emb = this.getEmbedder();
+    this.early = null;
+    if (!rec || !emb || emb.status === 'failed') return;
+    const query = { side, start, end, text: rec[side].slice(start, end) };
+    if (!this._atOnce(query, rec, emb)) this.early = { rec, side, start, end, vector: emb.embedLatest(query.text) };
   }
 
   /** Rank the other pane for the code-point span [start, end) of `side`. */
@@ -92,13 +117,12 @@ export class Assistant {
     this.timings = { precomputedMs: null, modelMs: null };
     this.modelAnswered = false;
     const loaded = () => rec.source.hasVectors && rec.summary.hasVectors;
-    const emb = this.getEmbedder();
-    if (emb && emb.status !== 'failed' && loaded() && this._storedVector(query, rec)) {
+    if (this._atOnce(query, rec, this.getEmbedder())) {
       this._stored(query, rec, t0);
       return;
     }
-    this._model(query, seq, t0, rec); // first: the worker embeds while this thread ranks and paints
-    if (loaded()) this._precomputed(query, rec, t0);
+    const refining = this._model(query, seq, t0, rec); // first: the worker embeds while this thread ranks
+    if (loaded()) this._precomputed(query, rec, t0, refining);
     else {
       // Vectors still loading: answer when they arrive, unless the model answered first.
       Promise.all([rec.source.vectorsReady, rec.summary.vectorsReady]).then(() => {
@@ -120,10 +144,10 @@ export class Assistant {
   }
 
   /** Instant answer: the stored vectors of the sentences the selection overlaps stand for the span. */
-  _precomputed(query, rec, t0) {
+  _precomputed(query, rec, t0, refining = false) {
     const { vec } = this._context(query, rec);
     if (!vec) return;
-    this._rank(vec, query, 'precomputed');
+    this._rank(vec, query, 'precomputed', refining);
     this.timings.precomputedMs = performance.now() - t0;
   }
 
@@ -154,16 +178,25 @@ export class Assistant {
     this.timings.modelMs = this.timings.precomputedMs;
   }
 
-  /** Replace the answer with the ranking of the model's vector of the exact span, when it arrives. */
+  /**
+   * Replace the answer with the ranking of the model's vector of the exact span, when it arrives.
+   * Returns whether a ready model was asked (its answer is then tens of milliseconds away).
+   */
   _model(query, seq, t0, rec) {
     const emb = this.getEmbedder();
-    if (!emb || emb.status === 'failed') return;
-    emb.embedLatest(query.text).then((v) => {
+    if (!emb || emb.status === 'failed') return false;
+    const ready = emb.status === 'ready';
+    const early = this.early;
+    this.early = null;
+    const asked = early && early.rec === rec && early.side === query.side && early.start === query.start
+      && early.end === query.end;
+    (asked ? early.vector : emb.embedLatest(query.text)).then((v) => {
       if (!v || seq !== this.seq || !this._current(query, rec)) return;
       this.modelAnswered = true;
       this._rank(v, query, 'model');
       this.timings.modelMs = performance.now() - t0;
     }).catch(() => {});
+    return ready;
   }
 
   /** The model became ready: refine the shown precomputed answer. */
@@ -185,5 +218,6 @@ export class Assistant {
   reset() {
     this.seq += 1;
     this.last = null;
+    this.early = null;
   }
 }

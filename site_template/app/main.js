@@ -30,6 +30,8 @@ import {
 } from './views.js';
 
 const VERSION = document.body.dataset.toolVersion || 'dev';
+/** How long an instant answer waits for the model's before it scrolls the pane and draws its marks itself. */
+const REFINE_WAIT_MS = 150;
 
 function fatal(message) {
   document.getElementById('banners').replaceChildren(h('div', { class: 'banner error', role: 'alert' }, message));
@@ -334,6 +336,7 @@ async function main() {
     (i) => actions.toggleLabel(store.state.labelChoices[i]));
   let shownRecord = null;
   let shownAssist = null;
+  let scrolledTo = { query: null, index: -1 }; // the query and best match the pane last scrolled to
   let matchCursor = -1;
   let focused = null;
   store.subscribe((s) => {
@@ -363,7 +366,6 @@ async function main() {
       }
     }
     if (s.assist !== shownAssist) {
-      const prev = shownAssist;
       shownAssist = s.assist;
       matchCursor = -1;
       if (focused) focused.removeAttribute('data-focus');
@@ -376,12 +378,24 @@ async function main() {
         showMatch(side, -1);
       }
       if (target) {
-        panes[target].setHighlights(s.assist.results, levelOf);
-        const best = s.assist.results[0];
-        const moved = !prev || !prev.results[0] || prev.results[0].index !== best?.index || prev.query !== s.assist.query;
-        // at the next frame, with the minimap: scrolling reads the layout, which the frame computes anyway
         const shown = s.assist;
-        if (best && moved) requestAnimationFrame(() => { if (shownAssist === shown) panes[target].scrollToSentence(best.index); });
+        const best = shown.results[0];
+        // The pane scrolls to the best match at the next frame, with the minimap (both read the layout,
+        // which the frame computes anyway), once per query and best match. An instant answer that the
+        // model's is about to replace lights its sentences at once but waits for it to move the pane and
+        // its marks: on a long text, scrolling there and then elsewhere lays out and paints new blocks
+        // twice while the worker embeds (issue 29); if no answer comes in REFINE_WAIT_MS, it goes itself.
+        const place = () => {
+          if (shownAssist !== shown) return;
+          panes[target].showMarks(shown.results, levelOf);
+          if (best && (scrolledTo.query !== shown.query || scrolledTo.index !== best.index)) {
+            scrolledTo = { query: shown.query, index: best.index };
+            requestAnimationFrame(() => { if (shownAssist === shown) panes[target].scrollToSentence(best.index); });
+          }
+        };
+        panes[target].setHighlights(shown.results, levelOf, { marks: false });
+        if (shown.refining) setTimeout(place, REFINE_WAIT_MS);
+        else place();
       }
     }
   });
@@ -412,9 +426,14 @@ async function main() {
   let taken = '';
   let pressedInText = false; // a mouse press in a pane's text, not on its scrollbar
   const spanKey = (side, s, e) => `${store.state.current.id}:${side}:${s}:${e}`;
+  /** Take a span into the draft; a new query's vector is asked of the worker first (assist.js prefetch). */
+  const take = (side, s, e) => {
+    if (actions.roleOf(side) === 'anchor') assistant.prefetch(side, s, e);
+    if (actions.select(side, s, e) === 'anchor') assistant.run(side, s, e);
+  };
   const keysel = new KeyboardSelection(panes, (side) => store.state.draft[side], (side, s, e) => {
     taken = spanKey(side, s, e);
-    if (actions.select(side, s, e) === 'anchor') assistant.run(side, s, e);
+    take(side, s, e);
   });
   /**
    * A selection made: after a press in the text (`fresh`, a drag) any, at a key-up or another mouse-up
@@ -433,7 +452,7 @@ async function main() {
     if (!fresh && taken === spanKey(side, span[0], span[1])) return;
     taken = spanKey(side, span[0], span[1]);
     keysel.moved(side, span[1]);
-    if (actions.select(side, span[0], span[1]) === 'anchor') assistant.run(side, span[0], span[1]);
+    take(side, span[0], span[1]);
   }
   for (const side of SIDES) {
     const scroller = panes[side].scroller;

@@ -207,6 +207,35 @@ function bm25(post, toks, n, k1, b) {
   return out;
 }
 
+// The text-only terms of the last query per prepared text: the instant answer and the model's answer
+// rank the same selection (same text, same context) with another vector, so these are computed once.
+const lexCache = new WeakMap(); // prep -> {key, span, keys, get(term)}
+
+/** The lexical terms of a query over a prepared text, each computed when first asked (and kept). */
+function lexicalTerms(prep, queryText, contextText, k1, b) {
+  const key = `${k1}\u0000${b}\u0000${queryText}\u0000${contextText}`;
+  const hit = lexCache.get(prep);
+  if (hit && hit.key === key) return hit;
+  const n = prep.n;
+  const qtoks = tokenize(queryText, prep.prefix);
+  const ctoks = contextText ? tokenize(contextText, prep.prefix) : [];
+  const keys = keyTokens(queryText);
+  const make = {
+    context_lexical: () => coverage(prep.tokens, ctoks, n).values, bm25: () => bm25(prep.tokens, qtoks, n, k1, b),
+    context_bm25: () => bm25(prep.tokens, ctoks, n, k1, b), entity: () => coverage(prep.whole, keys, n).values,
+  };
+  const values = new Map();
+  const lex = {
+    key, span: coverage(prep.tokens, qtoks, n), keys,
+    get: (term) => {
+      if (!values.has(term)) values.set(term, make[term]());
+      return values.get(term);
+    },
+  };
+  lexCache.set(prep, lex);
+  return lex;
+}
+
 const damping = (mass, scale) => (scale > 0 ? Math.min(1, mass / scale) : 1);
 
 /** Per-query normalisation of one term over the text as [offset, scale]: z = (v - offset) / scale, or
@@ -300,16 +329,13 @@ export function rankSentences({
   const n = prep.n;
   const hasCtxVec = contextVec != null;
   const hasCtxText = !!contextText;
-  const qtoks = tokenize(queryText || '', prep.prefix);
-  const span = coverage(prep.tokens, qtoks, n);
-  const keys = keyTokens(queryText || '');
   const k1 = Number(opt.bm25_k1), b = Number(opt.bm25_b);
-  const ctoks = hasCtxText ? tokenize(contextText, prep.prefix) : [];
+  const lex = lexicalTerms(prep, queryText || '', hasCtxText ? contextText : '', k1, b);
+  const { span, keys } = lex;
   const compute = {
     dense: () => maxCos(sentences, queryVec), context: () => maxCos(sentences, contextVec),
-    lexical: () => span.values, context_lexical: () => coverage(prep.tokens, ctoks, n).values,
-    bm25: () => bm25(prep.tokens, qtoks, n, k1, b), context_bm25: () => bm25(prep.tokens, ctoks, n, k1, b),
-    entity: () => coverage(prep.whole, keys, n).values,
+    lexical: () => span.values, context_lexical: () => lex.get('context_lexical'), bm25: () => lex.get('bm25'),
+    context_bm25: () => lex.get('context_bm25'), entity: () => lex.get('entity'),
   };
   const normalised = opt.norm !== 'none' && n > 0;
   const sets = (normalised ? ['w_', 'c_'] : ['w_']).map((p) => termWeights(opt, p, span.mass, !!queryVec, hasCtxVec,

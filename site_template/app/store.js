@@ -61,7 +61,7 @@ export const emptyDraft = () => ({ anchor: null, summary: null, source: null, la
 export const draftHasWork = (d) => Boolean(d.summary || d.source || d.labels.length || d.note);
 /** A draft can be saved as an annotation: a summary span and a label. */
 export const draftComplete = (d) => Boolean(d.summary && d.labels.length);
-export const emptyAssist = () => ({ side: null, results: [], kind: null, query: null, best: null });
+export const emptyAssist = () => ({ side: null, results: [], kind: null, query: null, best: null, refining: false });
 
 /** Every label path prefix of the chosen labels, in manifest order: ["Unwanted", "Unwanted.Intrinsic"]. */
 export function labelPrefixes(chosen, order) {
@@ -389,9 +389,14 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
      * A text selection (code-point span) in a pane. Returns 'anchor' when it is the query span (the caller
      * then ranks the other pane) or 'pair' when it sets/trims the span paired with the anchor.
      */
+    /** What a span selected in `side` would be in the draft: 'anchor' (a new query) or 'pair'. */
+    roleOf(side) {
+      const d = get().draft;
+      return d.anchor && d.anchor !== side && (get().assist.side === side || d.editingId) ? 'pair' : 'anchor';
+    },
     select(side, start, end) {
       const d = get().draft;
-      const role = d.anchor && d.anchor !== side && (get().assist.side === side || d.editingId) ? 'pair' : 'anchor';
+      const role = actions.roleOf(side);
       const draft = { ...d, [side]: [start, end] };
       if (role === 'anchor') draft.anchor = side;
       setDraft(draft);

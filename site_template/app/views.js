@@ -29,9 +29,12 @@ const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
  * The "saved" indicator: `{state: 'idle'|'saving'|'saved'|'error', at?: ISO time, message?}`. Whoever
  * knows a change is durable calls it (storage decides; this only draws).
  */
+let clock = null; // made once: toLocaleTimeString builds a formatter per call (~1 ms, at every save)
+
 export function renderSaveStatus(el, { state, at = null, message = '' }) {
   el.dataset.state = state;
-  const time = at ? new Date(at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' }) : '';
+  if (!clock) clock = new Intl.DateTimeFormat([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  const time = at && state === 'saved' && !message ? clock.format(new Date(at)) : '';
   el.textContent = { idle: '', saving: 'saving…', saved: 'saved', error: 'NOT saved' }[state] ?? '';
   el.title = message || (state === 'saved' ? `Your last change is saved in this browser (${time}).` : '');
 }

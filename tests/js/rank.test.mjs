@@ -38,3 +38,19 @@ test('reusing the same sentence array (the prepared cache) gives the same answer
     options: c.options, k: 3 });
   assert.deepEqual(run(), run());
 });
+
+test('a case ranked right after the same words with another vector and options still ranks as rank.py', () => {
+  // the instant answer and the model's rank the same text with two vectors: its lexical terms are kept
+  // between the two calls (rank.js lexicalTerms); nothing of the first call may leak into the second
+  fixture.cases.forEach((c, n) => {
+    const o = fixture.cases[(n + 1) % fixture.cases.length];
+    rankSentences({ queryVec: f32(o.queryVec), queryText: c.queryText, contextVec: f32(o.contextVec),
+      contextText: c.contextText, sentences: lists[c.text], options: { ...o.options, bm25_k1: 2, bm25_b: 0.3 }, k: 2 });
+    rankSentences({ queryVec: f32(o.queryVec), queryText: c.queryText, contextVec: f32(o.contextVec),
+      contextText: c.contextText, sentences: lists[c.text], options: o.options, k: 2 });
+    const got = rankSentences({ queryVec: f32(c.queryVec), queryText: c.queryText, contextVec: f32(c.contextVec),
+      contextText: c.contextText, queryPosition: c.queryPosition, sentences: lists[c.text], options: c.options, k: c.k });
+    assert.deepEqual(got.map((r) => r.index), c.want.map(([i]) => i), `case ${n}`);
+    got.forEach((r, j) => assert.ok(Math.abs(r.score - c.want[j][1]) <= 1e-9, `case ${n}: ${r.score} vs ${c.want[j][1]}`));
+  });
+});
