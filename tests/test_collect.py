@@ -142,11 +142,16 @@ def test_links_allow_exactly_the_storage_origin_and_carry_the_secret_in_the_frag
 
 # ------------------------------------------------------------------------------------- page: S3 upload
 
+
+def alice_s3_link(run, bundle, s3, base) -> str:
+    """alice's personal link to the test S3 server, as `links` prints it."""
+    return link_of(run("links", bundle, "--annotators", "alice", "--collect", S3_TARGET, "--endpoint", s3.url,
+                       "--url", base), "alice")
+
 @pytest.mark.browser
 def test_page_uploads_its_export_to_s3_byte_equal_to_export(run, s3, collect_bundle, page, tmp_path):
     bundle, base = collect_bundle
-    link = link_of(run("links", bundle, "--annotators", "alice", "--collect", S3_TARGET, "--endpoint", s3.url,
-                       "--url", base), "alice")
+    link = alice_s3_link(run, bundle, s3, base)
     open_link(page, link)
     assert "collect=" not in page.evaluate("() => location.href")  # the secret is off the address at once
     annotate_and_submit(page)
@@ -167,8 +172,7 @@ def test_page_uploads_its_export_to_s3_byte_equal_to_export(run, s3, collect_bun
 @pytest.mark.browser
 def test_storage_down_then_back_the_upload_catches_up(run, s3, collect_bundle, page):
     bundle, base = collect_bundle
-    link = link_of(run("links", bundle, "--annotators", "alice", "--collect", S3_TARGET, "--endpoint", s3.url,
-                       "--url", base), "alice")
+    link = alice_s3_link(run, bundle, s3, base)
     open_link(page, link)
     s3.stop()
     first = annotate_and_submit(page)
@@ -188,8 +192,7 @@ def test_storage_down_then_back_the_upload_catches_up(run, s3, collect_bundle, p
 @pytest.mark.browser
 def test_two_browsers_of_one_annotator_write_two_keys_merge_unites_them(run, s3, collect_bundle, browser, tmp_path):
     bundle, base = collect_bundle
-    link = link_of(run("links", bundle, "--annotators", "alice", "--collect", S3_TARGET, "--endpoint", s3.url,
-                       "--url", base), "alice")
+    link = alice_s3_link(run, bundle, s3, base)
     done = []
     for _ in range(2):
         ctx = browser.new_context()
@@ -228,8 +231,7 @@ def test_an_expired_link_says_so_and_keeps_local_work(s3, collect_bundle, page, 
 @pytest.mark.browser
 def test_the_csp_blocks_any_other_origin(run, s3, collect_bundle, page):
     bundle, base = collect_bundle
-    link = link_of(run("links", bundle, "--annotators", "alice", "--collect", S3_TARGET, "--endpoint", s3.url,
-                       "--url", base), "alice")
+    link = alice_s3_link(run, bundle, s3, base)
     open_link(page, link)
     other = "http://127.0.0.1:9/x"
     outcome = page.evaluate("""async ([allowed, other]) => {

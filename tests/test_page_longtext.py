@@ -165,15 +165,22 @@ new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__longta
   .observe({type: 'longtask', buffered: true});"""
 
 
+def one_word_bundle(build_bundle, folder, name: str, length: int, seed: int, ends: tuple[str, str] = ("", "")):
+    """Two records: an unbroken word of `length` letters in the source of one, in the summary of the other."""
+    rng = random.Random(seed)
+    word = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(length))
+    rows = [{"id": "in-source", "source": f"It starts plainly. {word} It ends plainly.",
+             "summary": "It starts plainly." + ends[0]},
+            {"id": "in-summary", "source": "It starts plainly. It ends plainly.",
+             "summary": f"It starts plainly. {word}" + ends[1]}]
+    path = folder / "word.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
+    return build_bundle([path], name=name)
+
+
 @pytest.fixture(scope="module")
 def word_bundle(build_bundle, tmp_path_factory):
-    rng = random.Random(11)
-    word = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(50_000))
-    rows = [{"id": "in-source", "source": f"It starts plainly. {word} It ends plainly.", "summary": "It starts plainly."},
-            {"id": "in-summary", "source": "It starts plainly. It ends plainly.", "summary": f"It starts plainly. {word}"}]
-    path = tmp_path_factory.mktemp("word") / "word.jsonl"
-    path.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
-    return build_bundle([path], name="word")
+    return one_word_bundle(build_bundle, tmp_path_factory.mktemp("word"), "word", 50_000, 11)
 
 
 def word_scenario(context, base, side) -> list[int]:
@@ -210,13 +217,8 @@ def test_50000_character_word_never_blocks_100ms(context, word_bundle, serve_dir
 
 @pytest.fixture(scope="module")
 def word20_bundle(build_bundle, tmp_path_factory):
-    rng = random.Random(12)
-    word = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(20_000))
-    rows = [{"id": "in-source", "source": f"It starts plainly. {word} It ends plainly.", "summary": "It starts plainly. Then it ends."},
-            {"id": "in-summary", "source": "It starts plainly. It ends plainly.", "summary": f"It starts plainly. {word} It ends."}]
-    path = tmp_path_factory.mktemp("word20") / "word.jsonl"
-    path.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
-    return build_bundle([path], name="word20")
+    return one_word_bundle(build_bundle, tmp_path_factory.mktemp("word20"), "word20", 20_000, 12,
+                           (" Then it ends.", " It ends."))
 
 
 def word_annotate_reload(context, base, side) -> dict[str, list[int]]:
