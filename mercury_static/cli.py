@@ -217,13 +217,12 @@ def merge(
 ):
     """Merge annotators' exports into one validated dataset and report agreement (exit 1: something skipped)."""
     from .bundle import load_bundle
+    from .bundle_folder import check_folder_output, write_folder
+    from .collect import is_remote, local_inputs
     from .merge import FORMATS, merge_files
     from .printing import print_merge
-    from .bundle_folder import check_folder_output, write_folder
     from .safeio import check_writable, dumps, write_file
     from .write_argilla import FILES, MARKER as ARGILLA_MARKER
-
-    from .collect import is_remote, local_inputs
 
     if fmt not in FORMATS:
         fail(f"--format: {fmt!r} is not one of {', '.join(FORMATS)}")
