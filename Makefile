@@ -20,8 +20,8 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 # The default model exported once (torch is needed here only), shipped by the wheel; not tracked by git.
-$(MODEL): $(VENV)/.installed mercury_static/export.py
-	HF_HUB_OFFLINE=1 $(PY) -m mercury_static.export
+$(MODEL): $(VENV)/.installed mercury_static/assist/model_export.py
+	HF_HUB_OFFLINE=1 $(PY) -m mercury_static.assist.model_export
 
 model: $(MODEL)
 
@@ -67,7 +67,7 @@ test: test-fast browser
 # A wheel that builds bundles without this checkout or torch: the page template, the packed page, the browser
 # runtime and the default model inside.
 wheel: install
-	$(PY) -m mercury_static.pack_page
+	$(PY) -m mercury_static.bundle.pack_page
 	mkdir -p mercury_static/runtime
 	cp build/node_modules/@huggingface/transformers/dist/transformers.min.js \
 	   build/node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.mjs \

@@ -17,7 +17,7 @@ folds and the paired difference to fused-v3. Embeddings are cached in benchmarks
 halves: term weights fitted (logistic / listwise softmax) on one half of the FaithBench batches and scored on
 the other half, and the reverse, against the same options untuned.
 
-latency: headless Chromium loads ``site_template/app/rank.js`` from a loopback server and ranks the first
+latency: headless Chromium loads ``site_template/app/assist/rank.js`` from a loopback server and ranks the first
 N sentences of the SummHay news1 haystack (real texts; random unit vectors, dim 384, which cost the same)
 with the default options (query vector, context vector and text, lexical terms, neighbours, position
 prior) and plain cosine. A selection is ranked twice, as in the page: the instant answer (the stored vector
@@ -119,8 +119,8 @@ CV_CONFIGS: list[tuple[str, dict]] = [
 
 
 def cross_validation(args) -> None:
-    from mercury_static import crossval
-    from mercury_static.evaluate import load_eval_set
+    from mercury_static.tune import crossval
+    from mercury_static.tune.evaluate import load_eval_set
 
     data_dir, cache = Path(args.data), ROOT / "benchmarks" / "out" / "embeddings"
     sets = [load_eval_set(sorted((data_dir / "faithbench").glob("batch_*.json")), embed_cache=cache),
@@ -154,8 +154,8 @@ def cross_validation(args) -> None:
 def halves(args) -> None:
     """Term weights fitted on the FaithBench queries of one half of the batches, scored on the other half
     (and the reverse), against the same options untuned: what tuning on a team's own pairs would give."""
-    from mercury_static import crossval
-    from mercury_static.evaluate import _group_name, load_eval_set, query_rows
+    from mercury_static.tune import crossval
+    from mercury_static.tune.evaluate import _group_name, load_eval_set, query_rows
 
     cache = ROOT / "benchmarks" / "out" / "embeddings"
     fb = load_eval_set(sorted((Path(args.data) / "faithbench").glob("batch_*.json")), embed_cache=cache)
@@ -180,7 +180,7 @@ def _mrr(groups: dict, batches: tuple[str, ...]) -> float:
 
 
 def quality(args) -> None:
-    from mercury_static.evaluate import load_eval_set, score_eval_set
+    from mercury_static.tune.evaluate import load_eval_set, score_eval_set
 
     data_dir = Path(args.data)
     fb = load_eval_set(sorted((data_dir / "faithbench").glob("batch_*.json")))
@@ -200,7 +200,7 @@ def quality(args) -> None:
 PAGE = """<!doctype html><meta charset="utf-8"><title>rank bench</title>"""
 
 BENCH = """async ({texts, query, repeat, options}) => {
-  const { rankSentences, prepareSentences } = await import('./app/rank.js');
+  const { rankSentences, prepareSentences } = await import('./app/assist/rank.js');
   let seed = 1;
   const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648) - 0.5;
   const unit = () => { const v = new Float32Array(384); let n = 0;
@@ -228,9 +228,9 @@ BENCH = """async ({texts, query, repeat, options}) => {
 def latency(args) -> None:
     from playwright.sync_api import sync_playwright
 
-    from mercury_static.read import read_records
-    from mercury_static.segment import split_sentences
-    from mercury_static.serve import BundleServer
+    from mercury_static.read.inputs import read_records
+    from mercury_static.build.segment import split_sentences
+    from mercury_static.bundle.serve import BundleServer
 
     rec = read_records([Path(args.data) / "summhay" / "topic_news1.json"])[0]
     texts = [rec.source[s:e] for s, e in split_sentences(rec.source)][: args.sentences]

@@ -28,9 +28,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from mercury_static.build import BuildOptions, build
-from mercury_static.bundle import load_bundle
-from mercury_static.merge import merge_files
+from mercury_static.build.pipeline import BuildOptions, build
+from mercury_static.bundle.contents import load_bundle
+from mercury_static.merge.pipeline import merge_files
 
 OUT = Path(__file__).resolve().parent / "out" / "merge"
 WORDS = ("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa "

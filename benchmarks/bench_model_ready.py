@@ -56,7 +56,7 @@ def chromium_cpu() -> float:
 
 def before_copy(bundle: Path) -> Path:
     """The bundle with the exported model file itself in its model folder, and no weights file."""
-    from mercury_static.export import default_model_path, ensure_model
+    from mercury_static.assist.model_export import default_model_path, ensure_model
 
     out = CACHE / "model-ready-before" / bundle.name
     shutil.rmtree(out, ignore_errors=True)
@@ -108,7 +108,7 @@ def main() -> None:
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
-    from mercury_static.bundle import load_bundle
+    from mercury_static.bundle.contents import load_bundle
 
     fb = build_cached("faithbench", sorted(Path(x) for x in glob.glob(str(SHARED / "faithbench" / "batch_*.json"))),
                       title="FaithBench")

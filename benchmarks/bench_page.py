@@ -63,8 +63,8 @@ def refresh_page(out: Path) -> None:
     """Put the current page (index.html + the packed app/) into a cached bundle, as `build` would."""
     import tempfile
 
-    from mercury_static.build import write_page
-    from mercury_static.pack_page import SOURCES, pack
+    from mercury_static.build.pipeline import write_page
+    from mercury_static.bundle.pack_page import SOURCES, pack
 
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     shutil.rmtree(out / "app")
@@ -74,7 +74,7 @@ def refresh_page(out: Path) -> None:
 
 def build_cached(name: str, inputs: list[Path], rebuild: bool = False, **options) -> Path:
     """Build a bundle once into .cache/bench/NAME (data reused; the page files refreshed every run)."""
-    from mercury_static.build import BuildOptions, build
+    from mercury_static.build.pipeline import BuildOptions, build
 
     out = CACHE / name
     if rebuild or not (out / "manifest.json").is_file():
@@ -88,7 +88,7 @@ def build_cached(name: str, inputs: list[Path], rebuild: bool = False, **options
 
 
 def serve(directory: Path):
-    from mercury_static.serve import BundleServer
+    from mercury_static.bundle.serve import BundleServer
 
     server = BundleServer(directory, "127.0.0.1", 0)
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -198,7 +198,7 @@ def selection_latencies(page, bundle_dir: Path, max_records: int, long_side: str
     """Select prior-annotation summary spans (or sentences of a long source); return (pre, model) ms lists.
     `part` (i, n): only every n-th selection from the i-th (page_ab.py alternates two pages by parts);
     the first `warmup` selections are not counted."""
-    from mercury_static.bundle import load_bundle
+    from mercury_static.bundle.contents import load_bundle
 
     jobs = selection_jobs(load_bundle(bundle_dir), max_records, long_side, half)[part[0]::part[1]]
     page.wait_for_function("() => ['ready', 'failed'].includes(mercuryStatic.store.state.model.status)", timeout=60_000)
@@ -239,7 +239,7 @@ def mercury_latencies(page, bundle_dir: Path, model, max_records: int, long_side
     the other text's rows) and parses the JSON. ms from the request to the parsed answer; 3 warm-ups."""
     from mercury_server import MercuryServer, bundle_index
 
-    from mercury_static.bundle import load_bundle
+    from mercury_static.bundle.contents import load_bundle
 
     bundle = load_bundle(bundle_dir)
     server = MercuryServer(model, bundle_index(bundle_dir)).start()
@@ -350,7 +350,7 @@ def main() -> None:
             lines += [row(MERCURY_ROW.format("FaithBench"), mercury, "–"), ratio_row("FaithBench", model, mercury)]
 
         if not args.no_long and (SHARED / "summhay" / "topic_news1.json").is_file():
-            from mercury_static.bundle import load_bundle
+            from mercury_static.bundle.contents import load_bundle
 
             sh = build_cached("summhay1", [SHARED / "summhay" / "topic_news1.json"], rebuild=args.rebuild,
                               title="SummHay news1")

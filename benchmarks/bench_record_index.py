@@ -4,7 +4,7 @@
 
 Generates FaithBench-like index rows (no texts, no embedding: the build's side is bench_scale.py's),
 writes the index with the default limits in a child process (wall time, peak RSS), measures file sizes
-against the records.json of the same rows, and times the lookups of site_template/app/recordindex.js in
+against the records.json of the same rows, and times the lookups of site_template/app/data/recordindex.js in
 Node (benchmarks/record_index_lookups.mjs: JSON read and parsed from disk, as a page's fetch + parse
 without the network). Output under benchmarks/out/ (gitignored); the table goes into RESULTS.md,
 section "Sharded record index (bench_record_index.py)".
@@ -35,7 +35,7 @@ MODELS = [f"model-{c}" for c in "abcdefghijklmnopqrstuvwxy"]
 
 def rows(n: int):
     """Rows like a FaithBench-scale bundle's: batch-prefixed ids, summary-start titles, model tags."""
-    from mercury_static.record_index import IndexRow
+    from mercury_static.bundle.record_index import IndexRow
 
     rng = random.Random(0)
     vocab = [f"{rng.choice('bcdfghklmnprst')}{rng.choice('aeiou')}{rng.choice('lmnrst')}{rng.choice('aeiou')}"
@@ -48,8 +48,8 @@ def rows(n: int):
 
 
 def child(out: Path, n: int) -> None:
-    from mercury_static.bundle import ShardLimits
-    from mercury_static.record_index import write_index
+    from mercury_static.bundle.contents import ShardLimits
+    from mercury_static.bundle.record_index import write_index
 
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
@@ -62,7 +62,7 @@ def child(out: Path, n: int) -> None:
 
 def records_json_bytes(n: int) -> int:
     """Size of today's data/records.json for the same rows (bundle.write_data's columns)."""
-    from mercury_static.bundle import dumps
+    from mercury_static.bundle.contents import dumps
 
     cols = {"ids": [], "shard": [], "titles": [], "tags": [], "text_shards": [], "meta": []}
     for r in rows(n):

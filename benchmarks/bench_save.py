@@ -56,7 +56,7 @@ CHANGE_JS = """async (kind) => {
 
 
 def build(records: int, out: Path) -> Path:
-    from mercury_static.build import BuildOptions, build as build_bundle
+    from mercury_static.build.pipeline import BuildOptions, build as build_bundle
 
     demo = [json.loads(line) for line in (REPO / "examples" / "demo.jsonl").read_text(encoding="utf-8").splitlines() if line]
     rows = [{**demo[i % len(demo)], "id": f"r{i:05d}"} for i in range(records)]
@@ -75,7 +75,7 @@ def main() -> None:
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
-    from mercury_static.serve import BundleServer
+    from mercury_static.bundle.serve import BundleServer
 
     with tempfile.TemporaryDirectory() as tmp:
         bundle = build(args.records, Path(tmp))

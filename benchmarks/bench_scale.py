@@ -55,7 +55,7 @@ POOL_NOTE = "3,000 FaithBench sentences"
 
 def child_build(out: Path, inputs: list[Path]) -> None:
     """Run build() here and print the phase timings (wall, CPU) as JSON on the last line."""
-    from mercury_static.build import BuildOptions, build
+    from mercury_static.build.pipeline import BuildOptions, build
 
     marks: list[tuple[str, float, float]] = [("start", time.perf_counter(), time.process_time())]
 
@@ -148,7 +148,7 @@ def sizes(bundle: Path) -> dict[str, int]:
 
 def dedup_check(bundle: Path) -> dict:
     """Distinct text stored vs text referenced by records; each distinct text stored exactly once."""
-    from mercury_static.bundle import load_bundle
+    from mercury_static.bundle.contents import load_bundle
 
     b = load_bundle(bundle)
     stored_ids = [t["id"] for f in sorted((bundle / "data").glob("texts-*.json"))
@@ -165,7 +165,7 @@ def measure_builds(records: int) -> dict:
     import numpy as np
     from make_large import make_large
 
-    from mercury_static.bundle import load_vectors
+    from mercury_static.bundle.contents import load_vectors
 
     inputs = make_large(OUT / "large-input", records, SHARED)
     topic = SHARED / "summhay" / "topic_news1.json"
@@ -304,7 +304,7 @@ def measure_pages(builds: dict, runs: int) -> dict:
     from playwright.sync_api import sync_playwright
 
     from bench_page import ARGS, cold_loads, open_page, refresh_page, selection_latencies, serve
-    from mercury_static.bundle import load_bundle
+    from mercury_static.bundle.contents import load_bundle
 
     for key in ("topic", "large"):
         refresh_page(builds[key]["out"])  # measure the current page, not the one of the build
@@ -382,7 +382,7 @@ def report(quant: dict | None, builds: dict | None, pages: dict | None) -> str:
                   f"({bullets} per topic, against the topic's haystack). Query vectors stay float32 "
                   "(the page embeds the selection live); only stored rows are encoded. *same set*: the same "
                   "5 sentences in the top 5; *same order*: the same 5 in the same order (ties by index). "
-                  "*rank*: `mercury_static.rank.rank_sentences` with default options (dense + lexical), "
+                  "*rank*: `mercury_static.assist.rank.rank_sentences` with default options (dense + lexical), "
                   "min_score ignored. *non-trivial*: queries whose source has more than 5 sentences.", "",
                   "| data | ranker | encoding | queries | same set | same order | mean overlap | "
                   "non-trivial: same set (n) |", "|---|---|---|---|---|---|---|---|"]
@@ -521,8 +521,8 @@ def main() -> None:
             update_results(MILLION_SECTION, markdown)
     if "quant" in parts:
         import quant_agreement as qa
-        from mercury_static.embed import Embedder
-        from mercury_static.export import ensure_model
+        from mercury_static.assist.embed import Embedder
+        from mercury_static.assist.model_export import ensure_model
 
         embedder = Embedder(ensure_model(cache_dir=MODEL_CACHE).dir)
         groups = qa.faithbench_groups(sorted((SHARED / "faithbench").glob("batch_*.json")))

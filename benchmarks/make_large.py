@@ -24,7 +24,7 @@ import argparse
 import json
 from pathlib import Path
 
-from mercury_static.read import read_records
+from mercury_static.read.inputs import read_records
 
 DEFAULT_SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 

@@ -33,7 +33,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import numpy as np
 
-from mercury_static.bundle import load_bundle, load_vectors
+from mercury_static.bundle.contents import load_bundle, load_vectors
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ def load_model(threads: int | None = 1):
     import torch
     from sentence_transformers import SentenceTransformer
 
-    from mercury_static.export import default_model_path
+    from mercury_static.assist.model_export import default_model_path
 
     if threads:
         torch.set_num_threads(threads)

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mercury_static.record_cells import NPROBE, read_cells
+from mercury_static.bundle.record_cells import NPROBE, read_cells
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -39,7 +39,7 @@ vectors: {similar_records: true}
 CHILD = """
 import json, sys, time
 from pathlib import Path
-from mercury_static.build import BuildOptions, build
+from mercury_static.build.pipeline import BuildOptions, build
 inputs = [Path(p) for p in sys.argv[4:]]
 manifest = build(inputs, Path(sys.argv[1]), BuildOptions(cache_dir=Path(sys.argv[2]), settings=Path(sys.argv[3])))
 hwm = next(int(x.split()[1]) for x in Path("/proc/self/status").read_text().splitlines() if x.startswith("VmHWM:"))
@@ -86,7 +86,7 @@ def rewrite_cells(bundle: Path) -> dict:
     `python -c 'import million; print(million.rewrite_cells(Path(DIR)))'` in a fresh process."""
     import shutil
 
-    from mercury_static.record_cells import write_cells
+    from mercury_static.bundle.record_cells import write_cells
 
     manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
     rv = manifest["record_vectors"]
@@ -164,9 +164,9 @@ def recall(vectors_file: Path, n: int, dim: int, bundle: Path, count: int, queri
 
 def real_vectors(files: list[Path], embedder) -> np.ndarray:
     """Record vectors of the records' summaries, as the build computes them (record_vectors.text_vector)."""
-    from mercury_static.read import read_records
-    from mercury_static.record_vectors import text_vector
-    from mercury_static.segment import embedding_windows, split_sentences
+    from mercury_static.read.inputs import read_records
+    from mercury_static.bundle.record_vectors import text_vector
+    from mercury_static.build.segment import embedding_windows, split_sentences
 
     rows_of = []
     for r in read_records(files):
@@ -185,9 +185,9 @@ def real_vectors(files: list[Path], embedder) -> np.ndarray:
 
 def real_recall(shared: Path, model_cache: Path) -> dict:
     """Recall on the real summaries, in cells of 20 (FaithBench, 400 records) and 50 (SummHay)."""
-    from mercury_static.embed import Embedder
-    from mercury_static.export import ensure_model
-    from mercury_static.record_cells import write_cells
+    from mercury_static.assist.embed import Embedder
+    from mercury_static.assist.model_export import ensure_model
+    from mercury_static.bundle.record_cells import write_cells
 
     embedder = Embedder(ensure_model(cache_dir=model_cache).dir)
     sets = {"faithbench": (sorted((shared / "faithbench").glob("batch_*.json")), 20),

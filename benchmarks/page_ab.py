@@ -7,7 +7,7 @@ drifts between runs).
 Needs the bundles of bench_page.py (.cache/bench/summhay1, .cache/bench/faithbench) and of
 bench_scale.py (benchmarks/out/large). Each variant gets its own folder under .cache/bench/ab/ (index.html
 and app/ of its page, packed as `build` packs it if it is a packed page; the bundle's data, models and vendor
-linked). With --keep-rank both variants use the working tree's app/rank.js (to compare the page without a
+linked). With --keep-rank both variants use the working tree's app/assist/rank.js (to compare the page without a
 ranker change that happened in between).
 Prints medians: first paint and main-thread CPU (long source, FaithBench, 10k bundle), selection ->
 highlight (precomputed, model), and the 10k tab's memory (Playwright tab and tab_memory.py).
@@ -51,11 +51,13 @@ def page_files(commit: str | None, keep_rank: bool) -> tuple[str, dict[str, byte
     """index.html template and app/ files of a commit (None: the working tree)."""
     if commit is None:
         app = ROOT / "site_template" / "app"
-        return (ROOT / "site_template" / "index.html").read_text(encoding="utf-8"), {p.name: p.read_bytes() for p in app.iterdir()}
-    names = git("ls-tree", "--name-only", commit, "site_template/app/").decode().split()
-    files = {Path(n).name: git("show", f"{commit}:{n}") for n in names}
+        return (ROOT / "site_template" / "index.html").read_text(encoding="utf-8"), {
+            p.relative_to(app).as_posix(): p.read_bytes() for p in app.rglob("*") if p.is_file()}
+    names = git("ls-tree", "-r", "--name-only", commit, "site_template/app/").decode().split()
+    files = {n.removeprefix("site_template/app/"): git("show", f"{commit}:{n}") for n in names}
     if keep_rank:
-        files["rank.js"] = (ROOT / "site_template" / "app" / "rank.js").read_bytes()
+        files[next(n for n in files if Path(n).name == "rank.js")] = (
+            ROOT / "site_template" / "app" / "assist" / "rank.js").read_bytes()
     return git("show", f"{commit}:site_template/index.html").decode(), files
 
 
@@ -65,15 +67,17 @@ def packed(html: str, files: dict[str, bytes]) -> tuple[list[str] | None, dict[s
     served as its modules: (None, files)."""
     if "in preload %}" not in html:
         return None, files
-    from mercury_static.pack_page import pack
+    from mercury_static.bundle.pack_page import pack
 
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / "src"
         src.mkdir()
         for name, data in files.items():
+            (src / name).parent.mkdir(parents=True, exist_ok=True)
             (src / name).write_bytes(data)
         page = pack(src, Path(tmp) / "out")
-        return page.preload, {p.name: p.read_bytes() for p in page.app.iterdir()}
+        return page.preload, {p.relative_to(page.app).as_posix(): p.read_bytes() for p in page.app.rglob("*")
+                              if p.is_file()}
 
 
 def prepare(variant: str, commit: str | None, keep_rank: bool) -> dict[str, Path]:
@@ -90,6 +94,7 @@ def prepare(variant: str, commit: str | None, keep_rank: bool) -> dict[str, Path
         (d / "index.html").write_text(jinja2.Environment(autoescape=True).from_string(html).render(
             manifest=manifest, title=manifest["title"], tool_version=variant, preload=preload), encoding="utf-8")
         for fname, data in files.items():
+            (d / "app" / fname).parent.mkdir(parents=True, exist_ok=True)
             (d / "app" / fname).write_bytes(data)
         out[name] = d
     return out
@@ -104,7 +109,7 @@ def main() -> None:
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
-    from mercury_static.bundle import load_bundle
+    from mercury_static.bundle.contents import load_bundle
 
     dirs = {"before": prepare("before", args.base, args.keep_rank), "after": prepare("after", None, False)}
     longest = max(load_bundle(BUNDLES["summhay1"]).records, key=lambda r: len(r.source)).id

@@ -8,7 +8,7 @@ are encoded. A sentence scores the max over its embedding rows.
 
 "Agree" for one query and k = 5: *set* = the same k sentences in the top k; *order* = the same k
 sentences in the same order (ties broken by sentence index, as rank.py / rank.js do). Both are reported
-for plain cosine and for ``mercury_static.rank.rank_sentences`` (default options, min_score ignored).
+for plain cosine and for ``mercury_static.assist.rank.rank_sentences`` (default options, min_score ignored).
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from pathlib import Path
 
 import numpy as np
 
-from mercury_static.rank import Sentence, prepare_sentences, score_sentences
-from mercury_static.read import read_records
-from mercury_static.segment import embedding_windows, split_sentences
+from mercury_static.assist.rank import Sentence, prepare_sentences, score_sentences
+from mercury_static.read.inputs import read_records
+from mercury_static.build.segment import embedding_windows, split_sentences
 
 def quantize_rows(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Symmetric int8 per row (the encoding measured against float16): (scales float32[n], int8[n, dim])."""

@@ -1,4 +1,4 @@
-// Time the page's record-index lookups (site_template/app/recordindex.js) and list queries (listquery.js)
+// Time the page's record-index lookups (site_template/app/data/recordindex.js) and list queries (listquery.js)
 // over an index folder on disk:
 // node benchmarks/record_index_lookups.mjs BUNDLE_DIR ID WORD META_NAME META_VALUE -> one JSON line.
 // Each step starts from a fresh RecordIndex (cold caches); requests and bytes are what a page would fetch.
@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import process from 'node:process';
 
-import { selectPositions } from '../site_template/app/listquery.js';
-import { RecordIndex } from '../site_template/app/recordindex.js';
+import { selectPositions } from '../site_template/app/state/listquery.js';
+import { RecordIndex } from '../site_template/app/data/recordindex.js';
 
 const [dir, id, word, metaName, metaValue] = process.argv.slice(2);
 const META = [{ name: metaName, type: 'terms' }, { name: 'score', type: 'integer' }];

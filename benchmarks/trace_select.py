@@ -63,7 +63,7 @@ CATEGORIES = ["devtools.timeline", "disabled-by-default-devtools.timeline", "bli
 
 
 def prepare_page(page, bundle_dir: Path):
-    from mercury_static.bundle import load_bundle
+    from mercury_static.bundle.contents import load_bundle
 
     jobs = selection_jobs(load_bundle(bundle_dir), 0, long_side="source", half=True)
     page.wait_for_function("() => mercuryStatic.store.state.model.status === 'ready'", timeout=120_000)
@@ -199,7 +199,7 @@ def profile_split(profile: dict) -> dict[str, float]:
 
 def trace_variant(browser, url: str, bundle: Path, n: int, profile: bool, tag: int):
     """Trace (then profile) n warm selections on one page: (rows of split(), profile split per selection, trace)."""
-    from mercury_static.bundle import load_bundle
+    from mercury_static.bundle.contents import load_bundle
 
     longest = max(load_bundle(bundle).records, key=lambda r: len(r.source))
     ctx, page = open_page(browser, url + f"?annotator=bench#record={longest.id}")

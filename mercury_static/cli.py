@@ -13,9 +13,9 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.text import Text
 
-from . import __version__
-from .records import InputError
-from .terminal import console as make_console, line
+from mercury_static import __version__
+from mercury_static.core.records import InputError
+from mercury_static.core.terminal import console as make_console, line
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_show_locals=False,
                   help="Semantic-assisted labeling of source/summary inconsistencies as a static web bundle.")
@@ -80,7 +80,7 @@ def say(message: str, style: str | None = None) -> None:
 @contextlib.contextmanager
 def input_errors():
     """Turn bad-input exceptions into one line and exit code 2."""
-    from .export import ModelError
+    from mercury_static.assist.model_export import ModelError
 
     try:
         yield
@@ -103,7 +103,7 @@ def progress_steps():
 
 def ranker_items(items: List[str]) -> dict:
     """``--ranker-option KEY=VALUE`` items, typed and ranged by ranker_options (one line and exit 2 if bad)."""
-    from .ranker_options import parse_items
+    from mercury_static.assist.ranker_options import parse_items
 
     with input_errors():
         return parse_items(items)
@@ -136,7 +136,7 @@ def build(
                                               "default: start a local Ray for this build."),
 ):
     """Build a static annotation bundle from dataset files."""
-    from .build import BuildOptions, build as run_build
+    from mercury_static.build.pipeline import BuildOptions, build as run_build
 
     options = BuildOptions(fmt=fmt, source_field=source_field, summary_field=summary_field, id_field=id_field,
                            model=model, title=title, labels=labels, guidelines=guidelines, settings=settings,
@@ -162,7 +162,7 @@ def assign(
     overlap: int = typer.Option(1, help="How many annotators see each record (Argilla's min_submitted)."),
 ):
     """Give each annotator a deterministic queue covering every record `overlap` times (stored in the bundle)."""
-    from .assign import assign_bundle, parse_annotators
+    from mercury_static.bundle.assign import assign_bundle, parse_annotators
 
     with input_errors():
         manifest = assign_bundle(bundle, parse_annotators(annotators), overlap)
@@ -178,7 +178,7 @@ def serve(
     port: int = typer.Option(8000, help="Port (0 picks a free one)."),
 ):
     """Serve a bundle locally with the right MIME types."""
-    from .serve import make_server
+    from mercury_static.bundle.serve import make_server
 
     if not 0 <= port <= 65535:
         fail(f"--port {port}: not a port number (0 to 65535; 0 picks a free one)")
@@ -216,13 +216,13 @@ def merge(
     strict: bool = typer.Option(False, "--strict", help="Stop at the first problem (exit 2)."),
 ):
     """Merge annotators' exports into one validated dataset and report agreement (exit 1: something skipped)."""
-    from .bundle import load_bundle
-    from .bundle_folder import check_folder_output, write_folder
-    from .collect import is_remote, local_inputs
-    from .merge import FORMATS, merge_files
-    from .printing import print_merge
-    from .safeio import check_writable, dumps, write_file
-    from .write_argilla import FILES, MARKER as ARGILLA_MARKER
+    from mercury_static.bundle.contents import load_bundle
+    from mercury_static.bundle.folder import check_folder_output, write_folder
+    from mercury_static.merge.collect import is_remote, local_inputs
+    from mercury_static.merge.pipeline import FORMATS, merge_files
+    from mercury_static.printing import print_merge
+    from mercury_static.core.safeio import check_writable, dumps, write_file
+    from mercury_static.merge.write_argilla import FILES, MARKER as ARGILLA_MARKER
 
     if fmt not in FORMATS:
         fail(f"--format: {fmt!r} is not one of {', '.join(FORMATS)}")
@@ -269,8 +269,8 @@ def links(
     """Print each annotator's personal upload link; the page then uploads its export to that storage."""
     import time
 
-    from .collect import links as make_links, parse_duration, parse_target
-    from .names import normalize_name
+    from mercury_static.merge.collect import links as make_links, parse_duration, parse_target
+    from mercury_static.core.names import normalize_name
 
     names = [normalize_name(n) for n in annotators.split(",")]
     if not all(names) or len(set(names)) != len(names) or any("/" in n for n in names):
@@ -289,8 +289,8 @@ def progress(
     bundle: Path = typer.Option(..., "--bundle", help="The bundle the annotations are made on."),
 ):
     """Print each annotator's counts (to do / in progress / submitted / discarded) and last upload."""
-    from .bundle import load_bundle
-    from .collect import is_remote, progress as read_progress
+    from mercury_static.bundle.contents import load_bundle
+    from mercury_static.merge.collect import is_remote, progress as read_progress
 
     with input_errors():
         manifest = load_bundle(bundle).manifest
@@ -322,10 +322,10 @@ def eval_command(
     """Score the page's related-sentence ranking against gold evidence (MRR, recall, nDCG, latency)."""
     import sys
 
-    from .bundle_options import read_options_file
-    from .evaluate import evaluate
-    from .printing import print_eval
-    from .safeio import check_writable, dumps, write_file
+    from mercury_static.bundle.options import read_options_file
+    from mercury_static.tune.evaluate import evaluate
+    from mercury_static.printing import print_eval
+    from mercury_static.core.safeio import check_writable, dumps, write_file
 
     options = ranker_items(ranker_option)
     if options_path is not None:
@@ -354,10 +354,10 @@ def tune(
     folds: int = typer.Option(10, "--folds", min=2, help="Cross-validation folds over records."),
 ):
     """Fit the ranker's weights to the bundle's own pairs; report the held-out gain (exit 1: something skipped)."""
-    from .bundle_options import apply_options, options_file
-    from .printing import print_tune
-    from .safeio import check_writable, dumps, write_file
-    from .tune import load_pairs, tune as run_tune
+    from mercury_static.bundle.options import apply_options, options_file
+    from mercury_static.printing import print_tune
+    from mercury_static.core.safeio import check_writable, dumps, write_file
+    from mercury_static.tune.tune import load_pairs, tune as run_tune
 
     protected = [*inputs, bundle]
     with input_errors():

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .records import InputError
+from mercury_static.core.records import InputError
 
 BUNDLE_FORMAT, BUNDLE_VERSION = "mercury-static/bundle", 1
 EXPORT_FORMAT, EXPORT_VERSION = "mercury-static/annotations", 2
@@ -55,7 +55,7 @@ def _get(doc: dict, key: str, kind: type | tuple, file: str, optional: bool = Fa
 
 def default_manifest_settings() -> dict:
     """The manifest's `settings` without a settings file (also what a manifest lacking the key means)."""
-    from .settings import MetadataRanges, Settings, manifest_settings
+    from mercury_static.settings.schema import MetadataRanges, Settings, manifest_settings
 
     return manifest_settings(Settings(), MetadataRanges())
 

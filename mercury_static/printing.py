@@ -8,10 +8,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .evaluate import RECALL_AT, EvalReport
-from .merge import MergeResult
-from .tune import TuneResult
-from .terminal import line
+from mercury_static.tune.evaluate import RECALL_AT, EvalReport
+from mercury_static.merge.pipeline import MergeResult
+from mercury_static.tune.tune import TuneResult
+from mercury_static.core.terminal import line
 
 
 def _cell(value) -> Text:

@@ -32,14 +32,14 @@ def chromium_path() -> str | None:
 def exported_model():
     """The default model as exported into the test cache: its ONNX file and its page form (builds embed
     with the page form, whether shipped or exported)."""
-    from mercury_static.export import default_model_path, ensure_model
+    from mercury_static.assist.model_export import default_model_path, ensure_model
 
     return ensure_model(default_model_path(), cache_dir=TEST_CACHE)
 
 
 @pytest.fixture(scope="session")
 def embedder(exported_model):
-    from mercury_static.embed import Embedder
+    from mercury_static.assist.embed import Embedder
 
     return Embedder(exported_model.dir)
 
@@ -47,7 +47,7 @@ def embedder(exported_model):
 @pytest.fixture(scope="session")
 def build_bundle(exported_model, tmp_path_factory):
     """Build a bundle with the test model cache: `build_bundle(inputs, **options) -> Path`."""
-    from mercury_static.build import BuildOptions, build
+    from mercury_static.build.pipeline import BuildOptions, build
 
     def _build(inputs, name: str = "bundle", **options) -> Path:
         out = tmp_path_factory.mktemp("bundles") / name
@@ -66,7 +66,7 @@ def demo_bundle(build_bundle) -> Path:
 @pytest.fixture(scope="session")
 def serve_dir():
     """Serve any folder on a free loopback port: `serve_dir(path) -> base URL` (ends with '/')."""
-    from mercury_static.serve import BundleServer
+    from mercury_static.bundle.serve import BundleServer
 
     servers = []
 
@@ -91,7 +91,7 @@ def bundle_server(demo_bundle, serve_dir) -> str:
 @pytest.fixture(scope="session")
 def modules_server(demo_bundle, serve_dir, tmp_path_factory) -> str:
     """Base URL of a copy of the demo bundle whose app/ holds the page's modules as written (a bundle gets
-    them packed, pack_page.py): for tests that import one module, e.g. `import('./app/rank.js')`."""
+    them packed, pack_page.py): for tests that import one module, e.g. `import('./app/assist/rank.js')`."""
     copy = tmp_path_factory.mktemp("modules") / "bundle"
     shutil.copytree(demo_bundle, copy, ignore=shutil.ignore_patterns("app"))
     shutil.copytree(REPO / "site_template" / "app", copy / "app")

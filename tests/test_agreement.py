@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mercury_static.agreement import agreement_report, cohen_kappa, judges, krippendorff_alpha_nominal
+from mercury_static.merge.agreement import agreement_report, cohen_kappa, judges, krippendorff_alpha_nominal
 
 LABELS = ["Questionable", "Benign", "Unwanted", "Unwanted.Intrinsic", "Unwanted.Extrinsic"]
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from mercury_static.agreement_questions import (
+from mercury_static.merge.agreement_questions import (
     agent_agreement, alpha, kendall_tau_distance, majority, masi_distance, question_agreement, roc_auc)
-from mercury_static.settings import Question
+from mercury_static.settings.schema import Question
 
 # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", section C: 4 observers x 12 units,
 # values 1-5 with missing data. Published: nominal .743, ordinal .815, interval .849 (the `krippendorff`

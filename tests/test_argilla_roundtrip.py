@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from mercury_static.bundle import load_bundle
+from mercury_static.bundle.contents import load_bundle
 from mercury_static.cli import app
 
 READER = Path(__file__).parent / "argilla_read.py"
@@ -189,8 +189,8 @@ def test_two_labels_on_one_span(roundtrip):
 def test_argilla_names_accepted(tmp_path):
     """Argilla's name rule (its server's `^(?=.*[a-z0-9])[a-z0-9_-]+$`, at most 200): `error-kinds` is a name,
     `-` or `Error` is not (one line naming the file and the question)."""
-    from mercury_static.read_settings import read_settings
-    from mercury_static.records import InputError
+    from mercury_static.settings.reader import read_settings
+    from mercury_static.core.records import InputError
 
     path = tmp_path / "settings.json"
     path.write_text(json.dumps(argilla_settings(False)), encoding="utf-8")

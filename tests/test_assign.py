@@ -31,8 +31,8 @@ def digest(root: Path) -> dict[str, str]:
     (3, ["a", "b", "c", "d", "e"], 2), (100, ["a", "b", "c", "d", "e", "f", "g"], 3), (0, ["a", "b"], 1),
 ])
 def test_every_record_exactly_overlap_times_and_balanced(n_records, names, overlap):
-    from mercury_static.assign import make_queues
-    from mercury_static.settings import Distribution
+    from mercury_static.bundle.assign import make_queues
+    from mercury_static.settings.schema import Distribution
 
     ids = [f"r{i}" for i in range(n_records)]
     queues = make_queues(ids, Distribution(tuple(names), overlap), "seed")
@@ -45,8 +45,8 @@ def test_every_record_exactly_overlap_times_and_balanced(n_records, names, overl
 
 
 def test_queues_are_deterministic_and_seeded_by_the_bundle():
-    from mercury_static.assign import make_queues
-    from mercury_static.settings import Distribution
+    from mercury_static.bundle.assign import make_queues
+    from mercury_static.settings.schema import Distribution
 
     ids = [f"r{i}" for i in range(50)]
     dist = Distribution(("alice", "bob", "carol"), 2)
@@ -91,14 +91,14 @@ def test_assign_writes_queues_and_keeps_the_bundle(run, bundle):
     ids = [r["id"] for line in (EXAMPLES / "demo.jsonl").read_text().splitlines() if line.strip()
            for r in [json.loads(line)]]
     assert Counter(x for q in queues.values() for x in q) == Counter({i: 2 for i in ids})
-    from mercury_static.bundle import load_bundle
+    from mercury_static.bundle.contents import load_bundle
 
     assert len(load_bundle(bundle).records) == len(ids)
     # again with the same names: byte-identical; a build can still replace the bundle (the marker stays)
     first = queues_file(bundle).read_bytes()
     assert run("assign", bundle, "--annotators", "alice,bob,carol", "--overlap", "2").exit_code == 0
     assert queues_file(bundle).read_bytes() == first
-    from mercury_static.bundle_folder import is_bundle
+    from mercury_static.bundle.folder import is_bundle
 
     assert is_bundle(bundle)
 

@@ -109,8 +109,8 @@ SUMMHAY_PLACES = [
 @pytest.mark.parametrize("bad", [7, "x", [1, [2]], {"a": {}}, True, None, [{"k": 1}]])
 def test_summhay_fields_of_any_type_are_read_or_named(tmp_path, place, bad):
     """Every value in every field: either a record or one InputError naming the field (no TypeError)."""
-    from mercury_static.read import read_records
-    from mercury_static.records import InputError
+    from mercury_static.read.inputs import read_records
+    from mercury_static.core.records import InputError
 
     topic = summhay_topic()
     kind, i, key = place
@@ -164,7 +164,7 @@ def test_ranker_options_are_typed_and_ranged(tmp_path, run, item, words, command
 
 
 def test_the_manifest_carries_the_option_table_the_page_checks_with(build_bundle, tmp_path):
-    from mercury_static.ranker_options import DEFAULT_OPTIONS, SPEC
+    from mercury_static.assist.ranker_options import DEFAULT_OPTIONS, SPEC
 
     data = jsonl(tmp_path / "data.jsonl", json.dumps(GOOD))
     manifest = json.loads((build_bundle([data], ranker={"neighbor": 0.3}) / "manifest.json").read_text())
@@ -176,8 +176,8 @@ def test_the_manifest_carries_the_option_table_the_page_checks_with(build_bundle
 
 
 def test_library_callers_are_checked_too(tmp_path, build_bundle):
-    from mercury_static.evaluate import EvalSet, score_eval_set
-    from mercury_static.records import InputError
+    from mercury_static.tune.evaluate import EvalSet, score_eval_set
+    from mercury_static.core.records import InputError
 
     with pytest.raises(InputError, match="field 'neighbor': 'abc' is not a number"):
         score_eval_set(EvalSet({}, [], None, []), 5, {"neighbor": "abc"})

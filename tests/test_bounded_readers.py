@@ -127,7 +127,7 @@ def test_an_integer_beyond_any_json_number_is_refused_like_1e999(run, tmp_path, 
 
 def test_a_normal_file_reads_as_before_and_fast():
     """The fallback parse (with the integer hook, half the speed) runs only for a file int() refused."""
-    from mercury_static import safeio
+    from mercury_static.core import safeio
 
     text = json.dumps([[i, -i, 3] for i in range(300_000)])
     start = time.perf_counter()
@@ -168,7 +168,7 @@ def test_yaml_that_expands_loops_or_nests_without_end_is_one_line_at_once(tmp_pa
 
 
 def test_yaml_within_the_bounds_keeps_its_aliases():
-    from mercury_static import yaml_strict
+    from mercury_static.core import yaml_strict
 
     doc = yaml_strict.load("a: &a [x, {y: &y 1}]\nb: *a\nc: [*y, *a]\n", "f", None, "deep")
     assert doc == {"a": ["x", {"y": 1}], "b": ["x", {"y": 1}], "c": [1, ["x", {"y": 1}]]}
@@ -192,9 +192,9 @@ def places(value, path=()):
 def test_every_value_of_an_argilla_settings_file_of_any_type_is_read_or_named():
     """Each value of a real settings.json (with a mapping) replaced by each JSON type: an InputError or a
     result, never another exception (a list where a string or object is expected was a TypeError)."""
-    from mercury_static.argilla_settings import from_argilla
-    from mercury_static.records import InputError
-    from mercury_static.settings import parse_settings
+    from mercury_static.settings.argilla import from_argilla
+    from mercury_static.core.records import InputError
+    from mercury_static.settings.schema import parse_settings
 
     base = {**ARGILLA, "mapping": {"ctx": "context", "len": ["length", "answer"]}}
     tried = 0

@@ -17,7 +17,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 
 def demo_sentences() -> list[str]:
-    from mercury_static.segment import split_sentences
+    from mercury_static.build.segment import split_sentences
 
     texts = {}
     for line in (REPO / "examples" / "demo.jsonl").read_text(encoding="utf-8").splitlines():
@@ -33,7 +33,7 @@ def test_build_time_candidates_stay_within_the_page_bound(exported_model, embedd
     pytest.importorskip("onnx")
     from bench_build import candidate_graphs
 
-    from mercury_static.embed import Embedder
+    from mercury_static.assist.embed import Embedder
 
     sentences = demo_sentences()
     page = embedder.embed(sentences)
@@ -45,7 +45,7 @@ def test_build_time_candidates_stay_within_the_page_bound(exported_model, embedd
 
 
 def test_embedder_runs_the_graph_it_is_given(exported_model, tmp_path):
-    from mercury_static.embed import Embedder
+    from mercury_static.assist.embed import Embedder
 
     with pytest.raises(Exception, match="absent.onnx"):
         Embedder(exported_model.dir, graph=tmp_path / "absent.onnx")
@@ -63,7 +63,7 @@ def post(url: str, body: bytes) -> tuple[int, dict]:
 def test_mercury_server_embeds_the_span_and_ranks_the_other_texts_rows(demo_bundle):
     from mercury_server import MercuryServer, bundle_index, load_model
 
-    from mercury_static.bundle import load_bundle, load_vectors
+    from mercury_static.bundle.contents import load_bundle, load_vectors
 
     bundle = load_bundle(demo_bundle)
     rec = max(bundle.records, key=lambda r: len(r.source_text.sentences))

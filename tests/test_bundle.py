@@ -10,8 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
-from mercury_static.bundle import load_bundle, load_vectors, text_id
-from mercury_static.segment import split_sentences
+from mercury_static.bundle.contents import load_bundle, load_vectors, text_id
+from mercury_static.build.segment import split_sentences
 
 from conftest import EXAMPLES
 

@@ -61,7 +61,7 @@ pathlib.Path.rename = _rename_or_die
 
 SLOW_AFTER_FIRST_WRITE = """
 import time
-from mercury_static import safeio
+from mercury_static.core import safeio
 _write, _calls = safeio.write_file, []
 def _slow(*args, **kwargs):
     _write(*args, **kwargs)
@@ -103,7 +103,7 @@ def test_without_an_exchange_a_folder_left_aside_is_put_back(bundle, exported_mo
     """Where the system cannot swap two folders in one step (two renames), a kill between them leaves
     the old bundle aside; the next command on the folder puts it back before anything else."""
     old = tree(bundle)
-    hook = "from mercury_static import bundle_folder; bundle_folder._exchange = lambda a, b: False\n"
+    hook = "from mercury_static.bundle import folder as bundle_folder; bundle_folder._exchange = lambda a, b: False\n"
     proc = cli("build", EXAMPLES / "demo.jsonl", "-o", bundle, hook=hook + KILL_ON_RENAME_INTO.format(out=str(bundle)))
     proc.communicate(timeout=300)
     assert not bundle.exists() and any(".old." in n for n in beside(bundle))  # the case the recovery is for
@@ -161,7 +161,7 @@ def test_tune_apply_during_an_assign_is_not_reverted(bundle):
     while not list((bundle / "data").glob("queues*.json")):
         assert time.monotonic() < deadline and slow.poll() is None
         time.sleep(0.02)
-    code = (f"from mercury_static.bundle_options import apply_options; "
+    code = (f"from mercury_static.bundle.options import apply_options; "
             f"apply_options({str(bundle)!r}, {{'neighbor': 0.25}})")
     apply = subprocess.run([sys.executable, "-c", code], env=ENV, capture_output=True, text=True, timeout=120)
     assert apply.returncode == 0, apply.stderr
@@ -172,8 +172,8 @@ def test_tune_apply_during_an_assign_is_not_reverted(bundle):
 
 
 def test_a_command_waits_for_the_lock_then_says_who_holds_it(bundle, run):
-    from mercury_static.bundle_folder import editing
-    from mercury_static.records import InputError
+    from mercury_static.bundle.folder import editing
+    from mercury_static.core.records import InputError
 
     held = threading.Event()
 

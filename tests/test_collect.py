@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from collect_servers import DavServer, S3Server
-from mercury_static.collect import links, parse_target
+from mercury_static.merge.collect import links, parse_target
 from test_page import annotate
 
 READY = "body[data-ready]"
@@ -251,7 +251,7 @@ def test_the_csp_blocks_any_other_origin(run, s3, collect_bundle, page):
 
 def put_exports(tmp_path: Path, bundle_dir: Path) -> list[Path]:
     """Two annotators' exports (one of them from two browsers) as files on disk."""
-    from mercury_static.bundle import load_bundle
+    from mercury_static.bundle.contents import load_bundle
 
     b = load_bundle(bundle_dir)
     recs = b.records[:2]

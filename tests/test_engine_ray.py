@@ -44,7 +44,7 @@ def files(folder: Path) -> dict[str, bytes]:
 
 
 def test_ray_engine_builds_the_local_engines_bundle(tmp_path):
-    from mercury_static.build import BuildOptions, build
+    from mercury_static.build.pipeline import BuildOptions, build
 
     data = dataset(tmp_path / "data.jsonl")
     local, ray_one, ray_two = tmp_path / "local", tmp_path / "ray1", tmp_path / "ray2"
@@ -62,7 +62,7 @@ def test_the_engine_itself_gives_the_local_vectors(exported_model, embedder, tmp
     """The engine called directly (so the equality above cannot come from a build that ran locally)."""
     import numpy as np
 
-    from mercury_static.embed_ray import RayEngine
+    from mercury_static.assist.embed_ray import RayEngine
 
     texts = [line for rec in dataset(tmp_path / "d.jsonl", 20).read_text().splitlines()
              for line in json.loads(rec)["source"].split(". ")]
@@ -164,7 +164,7 @@ def test_a_service_that_is_not_ray_is_one_line_in_seconds(tmp_path, reply, schem
 def test_a_real_ray_cluster_passes_the_probe():
     import ray
 
-    from mercury_static.embed_ray import _probe
+    from mercury_static.assist.embed_ray import _probe
 
     ray.init(num_cpus=1, include_dashboard=False, logging_level="ERROR")
     try:

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from mercury_static.bundle import text_id
+from mercury_static.bundle.contents import text_id
 
-from mercury_static.evaluate import evaluate, overlapping, query_position, record_queries
-from mercury_static.read import read_records
-from mercury_static.segment import split_sentences
+from mercury_static.tune.evaluate import evaluate, overlapping, query_position, record_queries
+from mercury_static.read.inputs import read_records
+from mercury_static.build.segment import split_sentences
 
 from conftest import SHARED_DATA, TEST_CACHE
 
@@ -161,7 +161,7 @@ def test_faithbench_beats_plain_cosine():
     files = sorted((SHARED_DATA / "faithbench").glob("batch_*.json"))
     if not files:
         pytest.skip("../shared/data absent")
-    from mercury_static.evaluate import load_eval_set, score_eval_set
+    from mercury_static.tune.evaluate import load_eval_set, score_eval_set
 
     data = load_eval_set(files, cache_dir=TEST_CACHE)
     fused = score_eval_set(data, 5, aggregate=False)
@@ -188,7 +188,7 @@ def test_eval_without_gold_is_one_clear_error(tmp_path, exported_model, monkeypa
 # ---------------------------------------------------------------- cross-validation (issue 12)
 
 def test_folds_hold_each_record_once_and_every_length():
-    from mercury_static.crossval import assign_folds
+    from mercury_static.tune.crossval import assign_folds
 
     lengths = [37, 5, 120, 8, 64, 64, 3, 900, 15, 41, 77, 2, 260, 19, 33, 58, 11, 7, 500, 90, 21, 13, 6]
     units = [(f"r{i}", n) for i, n in enumerate(lengths)]
@@ -207,7 +207,7 @@ def test_folds_hold_each_record_once_and_every_length():
 
 
 def test_interval_is_student_t_over_folds():
-    from mercury_static.crossval import interval
+    from mercury_static.tune.crossval import interval
 
     got = interval([1.0, 2.0, 3.0])
     assert got.mean == 2.0 and got.high - 2.0 == pytest.approx(4.303 / 3 ** 0.5) == 2.0 - got.low
@@ -217,9 +217,9 @@ def test_interval_is_student_t_over_folds():
 def test_learned_weights_rank_like_the_options_they_become(tmp_path, exported_model):
     """On a real eval set: every query's fold is its record's, the folds split the queries, and a learned
     weight vector ranks through ``rank_sentences`` exactly as the linear model it was fitted as."""
-    from mercury_static import crossval
-    from mercury_static.evaluate import load_eval_set, query_rows
-    from mercury_static.rank import TERMS, rank_sentences
+    from mercury_static.tune import crossval
+    from mercury_static.tune.evaluate import load_eval_set, query_rows
+    from mercury_static.assist.rank import TERMS, rank_sentences
 
     data = load_eval_set([mercury_dump(tmp_path / "dump.json"), summhay_topic(tmp_path / "topic.json")],
                          cache_dir=TEST_CACHE, embed_cache=tmp_path / "emb")
@@ -247,7 +247,7 @@ def test_learned_weights_rank_like_the_options_they_become(tmp_path, exported_mo
 
 
 def test_fit_weights_finds_the_informative_term():
-    from mercury_static.crossval import fit_weights
+    from mercury_static.tune.crossval import fit_weights
 
     rng = np.random.default_rng(0)
     groups = []

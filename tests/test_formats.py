@@ -47,9 +47,9 @@ def dump_and_bundle(build_bundle, tmp_path_factory):
 
 
 def test_build_and_merge_read_one_dump_alike(dump_and_bundle):
-    from mercury_static.bundle import load_bundle
-    from mercury_static.merge import merge_files
-    from mercury_static.read import read_records
+    from mercury_static.bundle.contents import load_bundle
+    from mercury_static.merge.pipeline import merge_files
+    from mercury_static.read.inputs import read_records
 
     dump, bundle_dir = dump_and_bundle
     read = read_records([dump])
@@ -81,12 +81,12 @@ def test_the_manifest_matches_its_schema_and_dataclass(demo_bundle):
 
 
 def page_export(manifest: dict, ids: list[str], work: dict, tmp_path: Path) -> dict:
-    """The page's own export code (site_template/app/transfer.js) run under Node on `work`."""
+    """The page's own export code (site_template/app/state/transfer.js) run under Node on `work`."""
     if shutil.which("node") is None:
         pytest.skip("node not installed")
     script = tmp_path / "export.mjs"
     script.write_text(
-        f"import {{ buildExport }} from {json.dumps((REPO / 'site_template/app/transfer.js').as_uri())};\n"
+        f"import {{ buildExport }} from {json.dumps((REPO / 'site_template/app/state/transfer.js').as_uri())};\n"
         f"const args = {json.dumps({'manifest': manifest, 'ids': ids, 'work': work})};\n"
         "const positions = new Map(args.ids.map((id, i) => [id, i]));\n"
         "console.log(JSON.stringify(buildExport({...args, positions, annotator: 'alice', clientId: 'c1', "
@@ -97,8 +97,8 @@ def page_export(manifest: dict, ids: list[str], work: dict, tmp_path: Path) -> d
 
 
 def test_a_page_export_and_its_merge_match_their_schemas(dump_and_bundle, tmp_path):
-    from mercury_static.bundle import load_bundle
-    from mercury_static.merge import merge_files
+    from mercury_static.bundle.contents import load_bundle
+    from mercury_static.merge.pipeline import merge_files
 
     dump, bundle_dir = dump_and_bundle
     bundle = load_bundle(bundle_dir)
@@ -131,8 +131,8 @@ def test_a_page_export_and_its_merge_match_their_schemas(dump_and_bundle, tmp_pa
     ({"format": None}, "field 'format': missing (expected 'mercury-static/bundle')"),
 ])
 def test_the_bundle_reader_refuses_another_format_or_version(demo_bundle, tmp_path, change, words):
-    from mercury_static.bundle import load_bundle
-    from mercury_static.records import InputError
+    from mercury_static.bundle.contents import load_bundle
+    from mercury_static.core.records import InputError
 
     copy = tmp_path / "b"
     shutil.copytree(demo_bundle, copy)
@@ -152,8 +152,8 @@ def test_the_page_reads_the_same_format_versions():
     from mercury_static import formats
 
     app = Path(__file__).resolve().parent.parent / "site_template" / "app"
-    data_js = (app / "data.js").read_text(encoding="utf-8")
-    transfer_js = (app / "transfer.js").read_text(encoding="utf-8")
+    data_js = (app / "data" / "data.js").read_text(encoding="utf-8")
+    transfer_js = (app / "state" / "transfer.js").read_text(encoding="utf-8")
     assert f"BUNDLE_FORMAT = '{formats.BUNDLE_FORMAT}'" in data_js
     assert re.search(rf"BUNDLE_VERSION = {formats.BUNDLE_VERSION};", data_js)
     assert f"EXPORT_FORMAT = '{formats.EXPORT_FORMAT}'" in transfer_js
@@ -164,8 +164,8 @@ def test_the_page_reads_the_same_format_versions():
 def test_the_page_checks_ranker_options_as_python_does(tmp_path):
     """The page refuses the same ranker option values as build/eval (ranker_options.py), from the
     manifest's `ranker_spec`: one table, two readers."""
-    from mercury_static import ranker_options
-    from mercury_static.records import InputError
+    from mercury_static.assist import ranker_options
+    from mercury_static.core.records import InputError
 
     node = shutil.which("node")
     if node is None:
@@ -194,7 +194,7 @@ def test_the_page_checks_ranker_options_as_python_does(tmp_path):
             assert not ok, combo
         cases.append({"options": combo, "ok": ok})
     script = tmp_path / "check.mjs"
-    data_js = (REPO / "site_template" / "app" / "data.js").as_uri()
+    data_js = (REPO / "site_template" / "app" / "data" / "data.js").as_uri()
     script.write_text(
         f"import {{ rankerOptionProblems }} from '{data_js}';\n"
         "const [spec, cases] = JSON.parse(process.argv[2]);\n"

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from mercury_static.bundle import load_bundle
+from mercury_static.bundle.contents import load_bundle
 from mercury_static.cli import app
-from mercury_static.merge import merge_files
-from mercury_static.records import InputError
+from mercury_static.merge.pipeline import merge_files
+from mercury_static.core.records import InputError
 
 SHARED_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 RECORDS = [

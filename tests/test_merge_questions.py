@@ -10,10 +10,10 @@ import pytest
 from schema_lite import errors
 from settings_fixtures import build_with_settings
 
-from mercury_static.bundle import load_bundle
-from mercury_static.merge import merge_files
-from mercury_static.merge_questions import TEXT_LIMIT
-from mercury_static.records import InputError
+from mercury_static.bundle.contents import load_bundle
+from mercury_static.merge.pipeline import merge_files
+from mercury_static.merge.questions import TEXT_LIMIT
+from mercury_static.core.records import InputError
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 SCHEMAS = {name: json.loads((DOCS / f"{name}.schema.json").read_text(encoding="utf-8")) for name in ("export", "merged")}

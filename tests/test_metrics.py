@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from mercury_static import metrics
+from mercury_static.tune import metrics
 
 
 def test_reciprocal_rank():

@@ -11,9 +11,9 @@ import pytest
 from conftest import TEST_CACHE
 from onnx import TensorProto
 
-from mercury_static import export
-from mercury_static.embed import Embedder
-from mercury_static.export import META_FILE, ModelError, default_model_path, ensure_model, packaged_model
+from mercury_static.assist import model_export as export
+from mercury_static.assist.embed import Embedder
+from mercury_static.assist.model_export import META_FILE, ModelError, default_model_path, ensure_model, packaged_model
 
 LONG = (
     "The committee, which had been meeting every Thursday since the spring of 2019 in the basement of "
@@ -290,7 +290,7 @@ def test_export_prints_no_library_warnings(tmp_path):
     copy = tmp_path / "quiet-model"
     shutil.copytree(default_model_path(), copy)
     (copy / "sentence_bert_config.json").write_text(json.dumps({"max_seq_length": 32}))
-    run = subprocess.run([sys.executable, "-c", "import sys; from mercury_static.export import ensure_model; "
+    run = subprocess.run([sys.executable, "-c", "import sys; from mercury_static.assist.model_export import ensure_model; "
                           "ensure_model(sys.argv[1], cache_dir=sys.argv[2])", str(copy), str(tmp_path / "cache")],
                          capture_output=True, text=True, env={**os.environ, "HF_HUB_OFFLINE": "1"})
     assert run.returncode == 0, run.stderr

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from conftest import EXAMPLES
-from mercury_static.names import normalize_name
+from mercury_static.core.names import normalize_name
 
 CASES = json.loads((Path(__file__).parent / "names_cases.json").read_text(encoding="utf-8"))
 NFD = unicodedata.normalize("NFD", "Jos\u00e9")
@@ -89,7 +89,7 @@ def test_the_settings_names_are_stored_normalised(build_bundle, tmp_path):
 
 def test_merge_compares_an_older_bundles_blind_names_normalised():
     """A bundle built before names were normalised may list "bob\u200b" as blind: bob's export is his."""
-    from mercury_static.merge_notes import blind_notes
+    from mercury_static.merge.notes import blind_notes
 
     records = [{"responses": [{"annotator": "bob", "suggestions": {"shown": True}}]}]
     assert blind_notes(records, ("Bob\u200b",)) == ["annotator 'bob' is blind in the settings (suggestions.blind) "

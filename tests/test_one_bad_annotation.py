@@ -46,9 +46,9 @@ def faithbench_dump(path: Path) -> tuple[Path, str, list[int], list[int]]:
 
 @pytest.mark.parametrize("make", [own_dump, faithbench_dump])
 def test_build_eval_merge_and_tune_drop_the_one_bad_annotation_alike(run, tmp_path, make):
-    from mercury_static.bundle import load_bundle
-    from mercury_static.evaluate import load_eval_set
-    from mercury_static.tune import load_pairs
+    from mercury_static.bundle.contents import load_bundle
+    from mercury_static.tune.evaluate import load_eval_set
+    from mercury_static.tune.tune import load_pairs
 
     dump, sample, kept, dropped = make(tmp_path / "dump.json")
     bundle = tmp_path / "bundle"

@@ -84,7 +84,7 @@ def test_a_bundle_is_replaced_whole_and_nothing_is_left_beside_it(tmp_path, run)
     out = tmp_path / "bundle"
     first = run("build", data, "-o", out, "--title", "one")
     assert first.exit_code == 0, first.output
-    from mercury_static.bundle_folder import is_bundle
+    from mercury_static.bundle.folder import is_bundle
 
     assert is_bundle(out)
     (out / "stale.txt").write_text("from the old bundle")
@@ -98,7 +98,7 @@ def test_a_bundle_is_replaced_whole_and_nothing_is_left_beside_it(tmp_path, run)
 def test_a_failed_rebuild_keeps_the_old_bundle(tmp_path, run, monkeypatch):
     """A build that fails after the old bundle was found (disk full while writing shards) leaves it as it
     was, and no temp folder behind."""
-    import mercury_static.build as build_module
+    import mercury_static.build.pipeline as build_module
 
     data = tmp_path / "data.jsonl"
     data.write_text(DATA)

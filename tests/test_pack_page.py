@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from conftest import EXAMPLES
 
-from mercury_static import pack_page
-from mercury_static.pack_page import COPIED, ENTRY, SOURCES, pack
+from mercury_static.bundle import pack_page
+from mercury_static.bundle.pack_page import COPIED, ENTRY, SOURCES, pack
 
 
 def _tree(folder):
@@ -26,17 +26,18 @@ def test_packing_is_deterministic_and_preloads_the_entrys_static_imports(tmp_pat
     assert sorted(x or y for x, y in static) == a.preload
     assert json.loads((tmp_path / "a" / "page.json").read_text(encoding="utf-8"))["preload"] == a.preload
     # nothing of the sources is left as a module of its own but the files loaded by URL
-    assert not {p.name for p in a.app.glob("*.js")} & ({p.name for p in SOURCES.glob("*.js")} - set(COPIED) - {ENTRY})
+    assert not {p.name for p in a.app.rglob("*.js")} & ({p.name for p in SOURCES.rglob("*.js")}
+                                                        - {Path(n).name for n in COPIED} - {ENTRY})
 
 
 def test_a_relative_folder_is_packed_there(tmp_path, monkeypatch):
     """`build -o bundle` (a relative path): esbuild runs in the sources' folder, so a relative --outdir put the
     page there, not in the bundle, whose page then had no main.js."""
     monkeypatch.chdir(tmp_path)
-    before = sorted(p.name for p in SOURCES.iterdir())
+    before = sorted(SOURCES.rglob("*"))
     page = pack(SOURCES, Path("rel") / "page")
     assert (tmp_path / "rel" / "page" / "app" / ENTRY).is_file() and page.preload
-    assert sorted(p.name for p in SOURCES.iterdir()) == before
+    assert sorted(SOURCES.rglob("*")) == before
 
 
 def test_every_source_module_is_in_the_packed_page(tmp_path):
@@ -48,8 +49,9 @@ def test_every_source_module_is_in_the_packed_page(tmp_path):
     subprocess.run([str(pack_page.ESBUILD), str(SOURCES / ENTRY), "--bundle", "--splitting", "--format=esm",
                     f"--outdir={tmp_path / 'out'}", f"--metafile={meta}", "--log-level=error"], check=True,
                    cwd=SOURCES)
-    inputs = {p.rsplit("/", 1)[-1] for p in json.loads(meta.read_text(encoding="utf-8"))["inputs"]}
-    assert inputs | {n for n in COPIED if n.endswith(".js")} == {p.name for p in SOURCES.glob("*.js")}
+    inputs = set(json.loads(meta.read_text(encoding="utf-8"))["inputs"])
+    assert inputs | {n for n in COPIED if n.endswith(".js")} == {p.relative_to(SOURCES).as_posix()
+                                                                 for p in SOURCES.rglob("*.js")}
 
 
 def test_a_bundle_ships_the_packed_page_and_index_html_preloads_its_chunks(demo_bundle, tmp_path):

@@ -12,7 +12,7 @@ from urllib.parse import quote
 
 import pytest
 
-from mercury_static.bundle import load_bundle
+from mercury_static.bundle.contents import load_bundle
 
 pytestmark = pytest.mark.browser
 

@@ -9,8 +9,8 @@ import shutil
 
 import pytest
 
-from mercury_static.bundle import ShardLimits
-from mercury_static.record_index import fnv1a
+from mercury_static.bundle.contents import ShardLimits
+from mercury_static.bundle.record_index import fnv1a
 
 pytestmark = pytest.mark.browser
 

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from mercury_static.bundle import ShardLimits
+from mercury_static.bundle.contents import ShardLimits
 
 pytestmark = pytest.mark.browser
 

@@ -8,7 +8,7 @@ Real Chromium and the real demo bundle; no mouse event is sent (the page counts 
 from __future__ import annotations
 
 import pytest
-from mercury_static.bundle import load_bundle
+from mercury_static.bundle.contents import load_bundle
 from test_page import READY, block_model, open_page, own_annotations, select, state
 
 pytestmark = pytest.mark.browser
@@ -187,7 +187,7 @@ def test_rewritten_guidelines_open_again_once(page, serve_dir, tmp_path):
     import json
 
     from conftest import EXAMPLES, TEST_CACHE
-    from mercury_static.build import BuildOptions, build
+    from mercury_static.build.pipeline import BuildOptions, build
 
     guide, out = tmp_path / "guide.md", tmp_path / "bundle"
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from mercury_static.bundle import load_bundle
+from mercury_static.bundle.contents import load_bundle
 from page_fixtures import faithbench_dump
 
 pytestmark = pytest.mark.browser

@@ -106,7 +106,7 @@ def test_virtual_record_list(page, many_bundle, serve_dir):
 def test_shard_cache_keeps_only_recent_shards(page, build_bundle, tmp_path, serve_dir):
     """Record shards are cached least-recently-used (a few per kind): switching back to a recent record
     fetches nothing, to an old one fetches its shard again, and that record still opens and ranks."""
-    from mercury_static.bundle import ShardLimits
+    from mercury_static.bundle.contents import ShardLimits
 
     rows = [{"id": f"r{i:03d}", "source": f"The {TOPICS[i % 5]} report number {i % 7} is short. It ends here.",
              "summary": f"A summary about {TOPICS[i % 5]}."} for i in range(40)]
@@ -145,7 +145,7 @@ def test_shard_cache_keeps_only_recent_shards(page, build_bundle, tmp_path, serv
 def test_shared_source_shard_is_not_fetched_again(page, build_bundle, tmp_path, serve_dir):
     """A record's texts are requested with its record shard (the index names their shards), but a source
     shared by every record stays open: its shard is fetched once, however many records are visited."""
-    from mercury_static.bundle import ShardLimits
+    from mercury_static.bundle.contents import ShardLimits
 
     shared = " ".join(f"The {TOPICS[i % 5]} section {i} of the shared report." for i in range(12))
     rows = [{"id": f"s{i:03d}", "source": shared, "summary": f"Summary {i} about {TOPICS[i % 5]} and more."}

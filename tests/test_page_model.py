@@ -11,9 +11,9 @@ import onnx
 import onnxruntime as ort
 import pytest
 
-from mercury_static.export import ONNX_REL, PAGE_DIR, default_model_path, ensure_model
+from mercury_static.assist.model_export import ONNX_REL, PAGE_DIR, default_model_path, ensure_model
 from mercury_static.formats import InputError
-from mercury_static.page_model import (EXTERNAL_NAME, GRAPH_FILE, WEIGHTS_FILE, read_weights, weights_file,
+from mercury_static.assist.page_model import (EXTERNAL_NAME, GRAPH_FILE, WEIGHTS_FILE, read_weights, weights_file,
                                        write_page_model)
 
 sys.path.insert(0, str(Path(__file__).parent / "js"))

@@ -158,8 +158,8 @@ def test_clearing_a_required_answer_of_a_submitted_record_takes_it_back_to_in_pr
                                                                                       settings_bundle, tmp_path):
     """Submitted, then its required verdict cleared (0): left submitted, merge would skip the whole record entry
     (required, missing on a submitted record), spans and all. It goes back to in progress and says why."""
-    from mercury_static.bundle import load_bundle
-    from mercury_static.merge import merge_files
+    from mercury_static.bundle.contents import load_bundle
+    from mercury_static.merge.pipeline import merge_files
 
     block_model(page)
     open_page(page, settings_url, "4")
@@ -187,8 +187,8 @@ def test_clearing_a_required_answer_of_a_submitted_record_takes_it_back_to_in_pr
 def test_a_blank_text_answer_is_no_answer_and_the_record_still_merges(page, settings_url, settings_bundle, tmp_path):
     """A stray Enter and space in the comment box: exported as an answer, merge refused it ("expected a
     non-empty text") and skipped the whole record entry, verdict and spans with it."""
-    from mercury_static.bundle import load_bundle
-    from mercury_static.merge import merge_files
+    from mercury_static.bundle.contents import load_bundle
+    from mercury_static.merge.pipeline import merge_files
 
     block_model(page)
     open_page(page, settings_url, "5")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from conftest import CHROMIUM_ARGS, chromium_path
-from mercury_static.bundle import load_bundle
+from mercury_static.bundle.contents import load_bundle
 from test_page import (READY, STORED, annotate, block_model, export_file, open_page, own_annotations, select,
                        state, stored_records)
 

@@ -12,8 +12,8 @@ import pytest
 from page_settings import faithbench_like
 from test_page import block_model, open_page
 
-from mercury_static.bundle import ShardLimits
-from mercury_static.record_cells import read_cells
+from mercury_static.bundle.contents import ShardLimits
+from mercury_static.bundle.record_cells import read_cells
 
 pytestmark = pytest.mark.browser
 

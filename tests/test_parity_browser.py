@@ -181,7 +181,7 @@ def test_a_model_folder_without_a_weights_file(demo_bundle, serve_dir, browser, 
     import shutil
 
     from conftest import TEST_CACHE
-    from mercury_static.export import default_model_path, ensure_model
+    from mercury_static.assist.model_export import default_model_path, ensure_model
 
     copy = tmp_path_factory.mktemp("plain") / "bundle"
     shutil.copytree(demo_bundle, copy)
@@ -218,8 +218,8 @@ def test_cls_pooling_model_end_to_end(build_bundle, serve_dir, browser, tmp_path
     from sentence_transformers import SentenceTransformer
 
     from conftest import TEST_CACHE
-    from mercury_static.embed import Embedder
-    from mercury_static.export import default_model_path, ensure_model
+    from mercury_static.assist.embed import Embedder
+    from mercury_static.assist.model_export import default_model_path, ensure_model
 
     root = tmp_path_factory.mktemp("cls")
     model_dir = root / "cls-minilm"

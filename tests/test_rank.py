@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from mercury_static.rank import (DEFAULT_OPTIONS, TERMS, Sentence, key_tokens, prepare_sentences, rank_sentences,
+from mercury_static.assist.rank import (DEFAULT_OPTIONS, TERMS, Sentence, key_tokens, prepare_sentences, rank_sentences,
                                   tokenize)
 
 DIM = 4

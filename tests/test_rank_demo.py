@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mercury_static.bundle import load_bundle, load_vectors
-from mercury_static.evaluate import overlapping
-from mercury_static.rank import DEFAULT_OPTIONS, Sentence, rank_sentences
+from mercury_static.bundle.contents import load_bundle, load_vectors
+from mercury_static.tune.evaluate import overlapping
+from mercury_static.assist.rank import DEFAULT_OPTIONS, Sentence, rank_sentences
 
 FUSED_V3 = {"algorithm": "fused-v3", "norm": "none", "w_dense": 0.25, "w_context": 0.1, "w_lexical": 0.25,
             "w_context_lexical": 0.4, "w_bm25": 0.0, "w_context_bm25": 0.0, "w_entity": 0.0}
@@ -66,7 +66,7 @@ def test_wrong_number_ranks_its_number_first_in_the_page(harbor, modules_server,
     try:
         page.goto(modules_server + "manifest.json")
         got = page.evaluate("""async ({texts, span, ctx, ctxText, position, query}) => {
-          const { rankSentences } = await import('./app/rank.js');
+          const { rankSentences } = await import('./app/assist/rank.js');
           const sentences = texts.map((s) => ({ index: s.index, text: s.text,
                                                 vectors: s.vectors.map((v) => Float32Array.from(v)) }));
           return rankSentences({ queryVec: Float32Array.from(span), queryText: query,

@@ -1,4 +1,4 @@
-"""The ranker's two implementations agree: Python (rank.py) and JavaScript (app/rank.js in Chromium).
+"""The ranker's two implementations agree: Python (rank.py) and JavaScript (app/assist/rank.js in Chromium).
 
 Fixtures: the demo bundle's real texts and stored vectors (decoded as the page does) (every summary sentence ranks its
 source, with and without context and position, under several option sets), plus hand-made sentences for the
@@ -12,8 +12,8 @@ import json
 import numpy as np
 import pytest
 
-from mercury_static.bundle import load_bundle, load_vectors
-from mercury_static.rank import DEFAULT_OPTIONS, Sentence, key_tokens, rank_sentences, tokenize
+from mercury_static.bundle.contents import load_bundle, load_vectors
+from mercury_static.assist.rank import DEFAULT_OPTIONS, Sentence, key_tokens, rank_sentences, tokenize
 
 pytestmark = pytest.mark.browser
 
@@ -108,7 +108,7 @@ def _js_input(cases: list[dict]) -> dict:
 
 
 RUNNER = """async ({texts, cases}) => {
-  const mod = await import('./app/rank.js');
+  const mod = await import('./app/assist/rank.js');
   const f32 = (v) => (v == null ? null : Float32Array.from(v));
   const lists = texts.map((t) => t.map((s) => ({index: s.index, text: s.text, vectors: s.vectors.map(f32)})));
   const out = cases.map((c) => mod.rankSentences({queryVec: f32(c.queryVec), queryText: c.queryText,
@@ -148,7 +148,7 @@ def test_cached_cosines_follow_vectors_attached_later(modules_server, browser):
     try:
         page.goto(modules_server + "manifest.json")
         got = page.evaluate("""async () => {
-          const { rankSentences } = await import('./app/rank.js');
+          const { rankSentences } = await import('./app/assist/rank.js');
           const v = (...xs) => { const a = Float32Array.from(xs); const n = Math.hypot(...xs); return a.map((x) => x / n); };
           const sentences = [0, 1, 2].map((index) => ({ index, text: `s${index}`, vectors: [] }));
           const q = v(1, 0, 0);

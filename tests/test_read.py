@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from mercury_static.read import join_documents, read_records
-from mercury_static.records import InputError, Section
+from mercury_static.read.inputs import join_documents, read_records
+from mercury_static.core.records import InputError, Section
 
 SHARED_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 
@@ -280,7 +280,7 @@ def test_real_summhay_topic():
 def test_real_faithbench_dumps_keep_every_annotation_with_a_label():
     """Every annotation is kept but those whose label list is empty (FaithBench has two: dropped alone, with a
     warning, as merge and tune drop them)."""
-    from mercury_static.mercury import checked_label
+    from mercury_static.core.mercury import checked_label
 
     def labelled(a) -> bool:
         try:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mercury_static.record_cells import CELLS_DIR, OF_SIZE, read_cells, write_cells
+from mercury_static.bundle.record_cells import CELLS_DIR, OF_SIZE, read_cells, write_cells
 
 DIM = 16
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from mercury_static.bundle import ShardLimits
-from mercury_static.record_index import (META_SEP, PREFIX, IndexRow, fnv1a, meta_terms, shard_of, word_key, words,
+from mercury_static.bundle.contents import ShardLimits
+from mercury_static.bundle.record_index import (META_SEP, PREFIX, IndexRow, fnv1a, meta_terms, shard_of, word_key, words,
                                          write_index)
 
 N = 20_000
@@ -142,7 +142,7 @@ def reference_index(data: Path, rows: list[IndexRow], index_records: int, term_p
                     visible_meta: list[str]) -> None:
     """The index as the first writer wrote it, every id and posting in memory until the end: the streaming
     `IndexWriter` must give the same bytes."""
-    from mercury_static.bundle import dumps
+    from mercury_static.bundle.contents import dumps
 
     ids, postings, columns, n_index = {}, {}, {}, 0
 

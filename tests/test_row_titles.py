@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from mercury_static.bundle import ROW_TITLE_CHARS, row_tags, row_title
+from mercury_static.bundle.contents import ROW_TITLE_CHARS, row_tags, row_title
 
 
 def test_row_title_is_the_start_of_the_summary():

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mercury_static.bundle import ShardLimits, load_bundle, load_vectors, text_id
+from mercury_static.bundle.contents import ShardLimits, load_bundle, load_vectors, text_id
 
 from conftest import SHARED_DATA
 

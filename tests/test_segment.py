@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mercury_static.segment import embedding_windows, split_sentences
+from mercury_static.build.segment import embedding_windows, split_sentences
 
 LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
 
@@ -118,7 +118,7 @@ def count_tokens():
     """The model's real tokenizer, counting like Embedder.count_tokens (special tokens included)."""
     from tokenizers import Tokenizer
 
-    from mercury_static.export import default_model_path
+    from mercury_static.assist.model_export import default_model_path
 
     tok = Tokenizer.from_file(str(default_model_path() / "tokenizer.json"))
     tok.no_truncation()

@@ -38,7 +38,7 @@ SETTINGS = {
 
 
 def parse(doc):
-    from mercury_static.settings import parse_settings
+    from mercury_static.settings.schema import parse_settings
 
     return parse_settings(doc, "s.yaml")
 
@@ -106,7 +106,7 @@ def one_error(result, *parts: str) -> str:
     ([SPAN], ["expected a mapping, got array"]),
 ])
 def test_each_rule_is_one_message(doc, words):
-    from mercury_static.records import InputError
+    from mercury_static.core.records import InputError
 
     with pytest.raises(InputError) as e:
         parse(doc)
@@ -127,7 +127,7 @@ def test_a_complete_settings_document_is_read():
 
 
 def test_the_example_settings_files_are_valid():
-    from mercury_static.read_settings import read_settings
+    from mercury_static.settings.reader import read_settings
 
     demo = read_settings(EXAMPLES / "settings.yaml")
     assert sorted(q.type for q in demo.questions) == sorted(
@@ -147,7 +147,7 @@ def test_the_example_settings_files_are_valid():
 ])
 def test_value_problem_per_question_type(q, good, bad):
     """A value is checked against its question alike for suggestions (build) and responses (merge)."""
-    from mercury_static.settings import value_problem
+    from mercury_static.settings.schema import value_problem
 
     doc = {"questions": [SPAN, {"name": "q", **q}]}
     question = parse(doc).question("q")
@@ -158,7 +158,7 @@ def test_value_problem_per_question_type(q, good, bad):
 
 
 def test_value_problem_of_spans():
-    from mercury_static.settings import value_problem
+    from mercury_static.settings.schema import value_problem
 
     span = parse({}).span
     choices = ["Benign", "Unwanted.Intrinsic"]
@@ -174,8 +174,8 @@ def test_value_problem_of_spans():
 # ---------------------------------------------------------------- reading files: YAML, JSON, Argilla
 
 def test_yaml_faults_name_line_and_key(tmp_path):
-    from mercury_static.read_settings import read_settings
-    from mercury_static.records import InputError
+    from mercury_static.settings.reader import read_settings
+    from mercury_static.core.records import InputError
 
     for text, words in [("questions:\n  - name: a\n    name: b\n", ["line 3", "'name'", "given twice"]),
                         ("questions: [\n", ["invalid YAML"]),
@@ -236,7 +236,7 @@ def argilla_doc() -> dict:
 
 
 def test_an_argilla_settings_json_is_read(tmp_path):
-    from mercury_static.read_settings import read_settings
+    from mercury_static.settings.reader import read_settings
 
     path = tmp_path / "settings.json"
     path.write_text(json.dumps(argilla_doc()), encoding="utf-8")
@@ -274,8 +274,8 @@ def test_an_argilla_settings_json_is_read(tmp_path):
      ["questions[1].options[0]", "'value'", "expected a string"]),
 ])
 def test_what_argilla_has_and_this_product_not_is_one_line(tmp_path, change, words):
-    from mercury_static.read_settings import read_settings
-    from mercury_static.records import InputError
+    from mercury_static.settings.reader import read_settings
+    from mercury_static.core.records import InputError
 
     doc = argilla_doc()
     change(doc)
@@ -353,7 +353,7 @@ def test_suggestion_columns_and_hidden_metadata_are_not_filter_tags(build_bundle
 
 
 def test_record_vectors_are_the_mean_of_the_summary_rows(rag_bundle):
-    from mercury_static.bundle import load_bundle, load_vectors
+    from mercury_static.bundle.contents import load_bundle, load_vectors
 
     manifest = json.loads((rag_bundle / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["record_vectors"] == {"path": "data/record_vectors.bin", "encoding": "float16", "dim": 384,
@@ -530,7 +530,7 @@ def test_the_span_question_labels_replace_labels(build_bundle, tmp_path):
 
 def test_the_manifest_settings_read_back(rag_bundle, demo_bundle):
     """merge reads the questions back from the manifest (`settings.from_manifest`) as build wrote them."""
-    from mercury_static.settings import from_manifest
+    from mercury_static.settings.schema import from_manifest
 
     s = from_manifest(json.loads((rag_bundle / "manifest.json").read_text(encoding="utf-8"))["settings"])
     expected = parse(SETTINGS)
@@ -539,13 +539,13 @@ def test_the_manifest_settings_read_back(rag_bundle, demo_bundle):
     assert s.metadata[0].values is None and s.metadata[1].min is None  # the data's, not declared (`from_data`)
     default = from_manifest(json.loads((demo_bundle / "manifest.json").read_text(encoding="utf-8"))["settings"])
     assert default.questions == parse({}).questions
-    from mercury_static.bundle import load_bundle
+    from mercury_static.bundle.contents import load_bundle
 
     assert load_bundle(rag_bundle).settings.questions == expected.questions
 
 
 def test_argilla_mapping_names_the_columns(tmp_path):
-    from mercury_static.read_settings import read_settings
+    from mercury_static.settings.reader import read_settings
 
     doc = argilla_doc()
     doc["mapping"] = {"ctx": "context", "text": "answer", "llm": "model"}

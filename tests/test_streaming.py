@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from mercury_static.bundle import ShardLimits
+from mercury_static.bundle.contents import ShardLimits
 
 from conftest import TEST_CACHE
 
@@ -65,7 +65,7 @@ def files(folder: Path) -> dict[str, bytes]:
 
 
 def test_chunk_size_and_workers_do_not_show_in_the_bundle(tmp_path):
-    from mercury_static.build import BuildOptions, build
+    from mercury_static.build.pipeline import BuildOptions, build
 
     data, settings, suggestions = dataset(tmp_path)
     limits = ShardLimits(record_bytes=2500, records=4, text_chars=1500, cell_records=10)  # 5 k-means cells
@@ -95,7 +95,7 @@ def test_chunk_size_and_workers_do_not_show_in_the_bundle(tmp_path):
 PEAK = """
 import json, sys
 from pathlib import Path
-from mercury_static.build import BuildOptions, build
+from mercury_static.build.pipeline import BuildOptions, build
 build([Path(sys.argv[1])], Path(sys.argv[2]), BuildOptions(cache_dir=Path(sys.argv[3]), chunk_records=500))
 status = Path("/proc/self/status").read_text()
 print(json.dumps({"peak_kb": int(next(x for x in status.splitlines() if x.startswith("VmHWM:")).split()[1])}))
@@ -132,8 +132,8 @@ def test_a_bad_record_late_in_the_input_stops_the_build_before_any_work(tmp_path
     held): not after hours of embedding. Nothing is left beside -o."""
     import pytest
 
-    from mercury_static.build import BuildOptions, build
-    from mercury_static.records import InputError
+    from mercury_static.build.pipeline import BuildOptions, build
+    from mercury_static.core.records import InputError
 
     data, settings, _ = dataset(tmp_path)
     lines = data.read_text().splitlines()

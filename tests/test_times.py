@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mercury_static.merge_checks import Reject, parse_time
+from mercury_static.merge.checks import Reject, parse_time
 
 CASES = json.loads((Path(__file__).parent / "time_cases.json").read_text(encoding="utf-8"))
 

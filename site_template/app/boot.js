@@ -3,7 +3,7 @@
  * have arrived): opens the bundle and requests the first record's data — the deep-linked record, else
  * the first one — while the rest of the page loads. main.js takes the opened bundle over.
  */
-import { openBundle } from './data.js';
+import { openBundle } from './data/data.js';
 
 /** The record id of a `#record=ID` deep link, or null. */
 export function recordIdFromHash() {

@@ -3,7 +3,7 @@
 //   weights: the URL of the model's weights file (page_model.py), or null for a model folder without one
 // Messages out: {type: 'ready'} | {type: 'failed', error} | {type: 'result', id, data, dim} | {type: 'error', id, error}
 import { env, pipeline } from '../vendor/transformers.min.js';
-import { EXTERNAL_NAME, dequantize } from './weights.js';
+import { EXTERNAL_NAME, dequantize } from './assist/weights.js';
 
 let extractor = null;
 let pooling = 'mean';

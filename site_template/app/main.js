@@ -2,32 +2,32 @@
  * Entry point: open the bundle, settle the annotator, build the store, mount the renderers, wire
  * selection / keyboard / storage / hash events, paint the first record, then load the model lazily.
  */
-import { Assistant, makeLevelOf } from './assist.js';
+import { Assistant, makeLevelOf } from './assist/assist.js';
 import { firstRecord, opening, recordIdFromHash } from './boot.js';
-import { rankerLabel } from './data.js';
-import * as ranker from './rank.js';
-import { mountKeys, numberKeys, SHORTCUTS, trapFocus } from './keys.js';
-import { KeyboardSelection } from './keysel.js';
-import { mountLayout } from './layout.js';
-import { mountMarks } from './marks.js';
-import { nextTodoIndex } from './nav.js';
-import { mountPairing } from './pairing.js';
-import { mountScrollMemory } from './scrollmemory.js';
-import { clientId, prefs, WorkStorage } from './storage.js';
-import { createAppStore, liveAnnotations, SIDES, unexportedCount } from './store.js';
-import { TextPane } from './textpane.js';
-import { buildExport, checkAgainstBundle, downloadJson, exportFileName, exportText, parseImport } from './transfer.js';
-import { startUploads, takeLink } from './upload.js';
-import { missingRequired } from './responses.js';
-import { normalizeName } from './names.js';
-import { pageSettings } from './settings.js';
-import { acceptedPriors, spanSuggestionsAsPrior } from './suggestions.js';
-import { isAfter } from './times.js';
+import { rankerLabel } from './data/data.js';
+import * as ranker from './assist/rank.js';
+import { mountKeys, numberKeys, SHORTCUTS, trapFocus } from './keys/keys.js';
+import { KeyboardSelection } from './keys/keysel.js';
+import { mountLayout } from './views/layout.js';
+import { mountMarks } from './text/marks.js';
+import { nextTodoIndex } from './state/nav.js';
+import { mountPairing } from './text/pairing.js';
+import { mountScrollMemory } from './state/scrollmemory.js';
+import { clientId, prefs, WorkStorage } from './state/storage.js';
+import { createAppStore, liveAnnotations, SIDES, unexportedCount } from './state/store.js';
+import { TextPane } from './text/textpane.js';
+import { buildExport, checkAgainstBundle, downloadJson, exportFileName, exportText, parseImport } from './state/transfer.js';
+import { startUploads, takeLink } from './state/upload.js';
+import { missingRequired } from './state/responses.js';
+import { normalizeName } from './state/names.js';
+import { pageSettings } from './state/settings.js';
+import { acceptedPriors, spanSuggestionsAsPrior } from './state/suggestions.js';
+import { isAfter } from './state/times.js';
 import { h, nowIso, shortHash } from './util.js';
 import {
   mountAllDone, mountAnnotations, mountBanners, mountDraft, mountFinish, mountOverlays, mountRecordInfo,
   mountRecordList, mountSuggestions, mountToast, mountTopbar, mountUploadStatus, renderSaveStatus,
-} from './views.js';
+} from './views/views.js';
 
 const VERSION = document.body.dataset.toolVersion || 'dev';
 /** How long an instant answer waits for the model's before it scrolls the pane and draws its marks itself. */
@@ -117,10 +117,10 @@ async function main() {
   bundle.spanSuggestions = (suggestions, texts) => spanSuggestionsAsPrior(suggestions, bundle.spanQuestion, texts);
   // The modules of the settings' parts, requested now: a bundle without them (the default) loads none.
   const parts = Promise.all([
-    settings.questions.length ? import('./questions.js') : null,
-    settings.fields.extra.length ? import('./fields.js') : null,
-    settings.similar ? import('./similar.js') : null,
-    manifest.queues ? import('./queue.js') : null,
+    settings.questions.length ? import('./views/questions.js') : null,
+    settings.fields.extra.length ? import('./views/fields.js') : null,
+    settings.similar ? import('./assist/similar.js') : null,
+    manifest.queues ? import('./state/queue.js') : null,
   ]);
   const storage = new WorkStorage(manifest.bundle_id, annotator);
   window.addEventListener('pagehide', () => storage.saveJournal()); // changes still in flight survive a reload
@@ -701,7 +701,7 @@ async function main() {
   function loadModel() {
     if (!modelPromise) {
       actions.setModel({ status: 'loading', message: '' });
-      modelPromise = import('./embedder.js').then(({ createEmbedder }) => {
+      modelPromise = import('./assist/embedder.js').then(({ createEmbedder }) => {
         embedder = createEmbedder(manifest, bundle.baseUrl);
         const report = () => {
           if (embedder.status === 'ready' && store.state.model.status !== 'ready') performance.mark('mercury-model-ready');

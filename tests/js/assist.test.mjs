@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { makeLevelOf } from '../../site_template/app/assist.js';
-import { DEFAULT_OPTIONS } from '../../site_template/app/rank.js';
+import { makeLevelOf } from '../../site_template/app/assist/assist.js';
+import { DEFAULT_OPTIONS } from '../../site_template/app/assist/rank.js';
 
 test('makeLevelOf: a manifest without grades grades with the default thresholds', () => {
   const [medium, strong] = DEFAULT_OPTIONS.grades;

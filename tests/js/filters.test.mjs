@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { passes, sortOrder } from '../../site_template/app/listquery.js';
+import { passes, sortOrder } from '../../site_template/app/state/listquery.js';
 
 const terms = { name: 'model', type: 'terms' };
 const range = { name: 'length', type: 'integer' };

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { mock, test } from 'node:test';
 
-import { NUMBER_MS, numberKeys } from '../../site_template/app/keys.js';
+import { NUMBER_MS, numberKeys } from '../../site_template/app/keys/keys.js';
 
 const upTo = (n, from = 1) => Array.from({ length: n - from + 1 }, (_, i) => String(from + i));
 

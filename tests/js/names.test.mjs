@@ -1,12 +1,12 @@
-// Annotator names (names.js) against the cases mercury_static/names.py is tested against (tests/names_cases.json).
+// Annotator names (names.js) against the cases mercury_static/core/names.py is tested against (tests/names_cases.json).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
-import { normalizeName } from '../../site_template/app/names.js';
-import { loadQueue } from '../../site_template/app/queue.js';
-import { pageSettings } from '../../site_template/app/settings.js';
-import { parseImport } from '../../site_template/app/transfer.js';
+import { normalizeName } from '../../site_template/app/state/names.js';
+import { loadQueue } from '../../site_template/app/state/queue.js';
+import { pageSettings } from '../../site_template/app/state/settings.js';
+import { parseImport } from '../../site_template/app/state/transfer.js';
 
 const CASES = JSON.parse(readFileSync(new URL('../names_cases.json', import.meta.url), 'utf8'));
 const show = (s) => JSON.stringify(s).replace(/[^\x20-\x7e]/gu, (c) => `\\u{${c.codePointAt(0).toString(16)}}`);

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { Offsets, storedSpanCp, trimSelection } from '../../site_template/app/offsets.js';
+import { Offsets, storedSpanCp, trimSelection } from '../../site_template/app/data/offsets.js';
 
 const codePoints = (s) => Array.from(s).length;
 

@@ -2,9 +2,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { halfTable } from '../../site_template/app/data.js';
-import { nextInQueue } from '../../site_template/app/queue.js';
-import { topSimilar } from '../../site_template/app/similar.js';
+import { halfTable } from '../../site_template/app/data/data.js';
+import { nextInQueue } from '../../site_template/app/state/queue.js';
+import { topSimilar } from '../../site_template/app/assist/similar.js';
 
 const ids = ['a', 'b', 'c', 'd', 'e'];
 const done = (...rs) => ({ records: Object.fromEntries(rs.map((r) => [r, { status: 'submitted', annotations: {} }])) });

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 
 import { runFixture } from './fixture.mjs';
 
-import { DEFAULT_OPTIONS, rankSentences, tokenize } from '../../site_template/app/rank.js';
+import { DEFAULT_OPTIONS, rankSentences, tokenize } from '../../site_template/app/assist/rank.js';
 
 const fixture = JSON.parse(runFixture('rank_fixture.py'));
 

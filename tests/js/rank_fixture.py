@@ -1,4 +1,4 @@
-"""Write the fixture of rank.test.mjs to stdout: ranking cases and the scores mercury_static/rank.py gives.
+"""Write the fixture of rank.test.mjs to stdout: ranking cases and the scores mercury_static/assist/rank.py gives.
 
 Run by the Node test itself (with this checkout on PYTHONPATH), so the fixture always follows rank.py.
 Hand-made sentences (seeded random unit vectors, several rows per sentence, a sentence without rows), the
@@ -12,7 +12,7 @@ import json
 
 import numpy as np
 
-from mercury_static.rank import DEFAULT_OPTIONS, Sentence, rank_sentences, tokenize
+from mercury_static.assist.rank import DEFAULT_OPTIONS, Sentence, rank_sentences, tokenize
 
 DIM = 8
 OPTION_SETS = [

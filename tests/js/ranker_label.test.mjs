@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { rankerLabel } from '../../site_template/app/data.js';
+import { rankerLabel } from '../../site_template/app/data/data.js';
 
 const spec = [
   { name: 'algorithm', kind: 'choice', default: 'fused-v4' },

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mercury_static.record_cells import write_cells
+from mercury_static.bundle.record_cells import write_cells
 
 N, DIM, K = 6_000, 16, 10
 QUERIES = [0, 1, 7, 199, 2_500, 2_999, 3_001, 4_096, 5_999]

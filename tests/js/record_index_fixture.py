@@ -10,7 +10,7 @@ import json
 import sys
 from pathlib import Path
 
-from mercury_static.record_index import PREFIX, IndexRow, words, write_index
+from mercury_static.bundle.record_index import PREFIX, IndexRow, words, write_index
 
 N, K = 5_000, 40
 TOPICS = ["model-a", "Model-B", "cnn", "xsum", "Ünïcode", "日本語"]

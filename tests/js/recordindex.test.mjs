@@ -9,8 +9,8 @@ import { test } from 'node:test';
 
 import { runFixture, scratchDir } from './fixture.mjs';
 
-import { selectPositions } from '../../site_template/app/listquery.js';
-import { fnv1a, RecordIndex } from '../../site_template/app/recordindex.js';
+import { selectPositions } from '../../site_template/app/state/listquery.js';
+import { fnv1a, RecordIndex } from '../../site_template/app/data/recordindex.js';
 
 const dir = scratchDir('record-index-');
 const want = JSON.parse(runFixture('record_index_fixture.py', dir));

@@ -5,10 +5,10 @@ import { test } from 'node:test';
 
 import {
   answer, answers, missingRequired, readExtras, responseProblem, restoreAnswer,
-} from '../../site_template/app/responses.js';
-import { mergeRecord, mergeWork } from '../../site_template/app/storage.js';
-import { unexportedCount } from '../../site_template/app/store.js';
-import { buildExport, checkAgainstBundle, parseImport } from '../../site_template/app/transfer.js';
+} from '../../site_template/app/state/responses.js';
+import { mergeRecord, mergeWork } from '../../site_template/app/state/storage.js';
+import { unexportedCount } from '../../site_template/app/state/store.js';
+import { buildExport, checkAgainstBundle, parseImport } from '../../site_template/app/state/transfer.js';
 
 const plain = (x) => JSON.parse(JSON.stringify(x));
 const QUESTIONS = [
@@ -130,7 +130,7 @@ test('import reads version 1 files (no responses) and drops responses this bundl
 });
 
 test('a span acceptance counts while one of the annotations copied from it is live', async () => {
-  const { markAccepted, acceptedAgents: agents } = await import('../../site_template/app/responses.js');
+  const { markAccepted, acceptedAgents: agents } = await import('../../site_template/app/state/responses.js');
   const a = (id, deleted = false) => (deleted ? { id, deleted: true, updated_at: 't' } : { id, label: ['Benign'], updated_at: 't' });
   let e = markAccepted(entry({ annotations: { x: a('x') } }), 'spans', 'det', 'x', 't1');
   e = markAccepted({ ...e, annotations: { ...e.annotations, y: a('y') } }, 'spans', 'det', 'y', 't2');

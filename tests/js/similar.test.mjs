@@ -9,7 +9,7 @@ import { test } from 'node:test';
 
 import { runFixture, scratchDir } from './fixture.mjs';
 
-import { SimilarIndex } from '../../site_template/app/similar.js';
+import { SimilarIndex } from '../../site_template/app/assist/similar.js';
 
 const dir = scratchDir('record-cells-');
 const want = JSON.parse(runFixture('record_cells_fixture.py', dir));

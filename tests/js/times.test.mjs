@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
-import { compareTimes, instant, later } from '../../site_template/app/times.js';
+import { compareTimes, instant, later } from '../../site_template/app/state/times.js';
 import { repo } from './fixture.mjs';
 
 const cases = JSON.parse(readFileSync(`${repo}/tests/time_cases.json`, 'utf8'));

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { EXPORT_FORMAT, buildExport, exportFileName, parseImport } from '../../site_template/app/transfer.js';
+import { EXPORT_FORMAT, buildExport, exportFileName, parseImport } from '../../site_template/app/state/transfer.js';
 
 const manifest = { bundle_id: 'b1', title: 'Demo bundle', tool_version: '0.1.0' };
 const positions = new Map([['r1', 0], ['r2', 1], ['r3', 2]]); // the work's ids placed by the ids shards

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 
 import { repo, runFixture, scratchDir } from './fixture.mjs';
 
-import { EXTERNAL_NAME, dequantize } from '../../site_template/app/weights.js';
+import { EXTERNAL_NAME, dequantize } from '../../site_template/app/assist/weights.js';
 
 const dir = scratchDir('weights-');
 runFixture('weights_fixture.py', dir);

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mercury_static.page_model import WEIGHTS_FILE, Weight, read_weights, weights_file
+from mercury_static.assist.page_model import WEIGHTS_FILE, Weight, read_weights, weights_file
 
 
 def cases() -> list[Weight]:

@@ -1,0 +1,1 @@
+"""The assistance: the model, its export and its page form, and the related-sentence ranker."""

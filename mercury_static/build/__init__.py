@@ -1,0 +1,1 @@
+"""Records -> a bundle's data: the build pipeline, streamed chunk by chunk."""

@@ -1,0 +1,70 @@
+"""What the settings add to each stored record: extra text `fields`, typed `meta` and `suggestions`.
+
+Values come from the record's input columns / metadata keys (`Record.metadata`); each is checked here, so
+a bad value stops the build with one line naming the file, the record and the column.
+"""
+
+from __future__ import annotations
+
+from mercury_static.core.records import InputError, Record
+from mercury_static.core.safeio import json_kind
+from mercury_static.settings.schema import MetadataRanges, Settings, check_meta_value
+from mercury_static.build.suggestions import record_suggestions
+
+
+def extra_fields(record: Record, settings: Settings) -> dict:
+    """The extra read-only text fields' values of one record (a required one must be there)."""
+    out = {}
+    for f in settings.fields.extra:
+        value = record.metadata.get(f.column)
+        if value is None:
+            if f.required:
+                raise InputError(record.origin, f"record {record.id}", f.column,
+                                 f"missing (the text field {f.name!r} of the settings)")
+            continue
+        if not isinstance(value, str):
+            raise InputError(record.origin, f"record {record.id}", f.column,
+                             f"text field {f.name!r}: expected a string, got {json_kind(value)}")
+        out[f.name] = value
+    return out
+
+
+def record_meta(record: Record, settings: Settings, ranges: MetadataRanges) -> dict:
+    """The record's values of the settings' metadata properties, type-checked (absent: no value)."""
+    out = {}
+    for p in settings.metadata:
+        value = record.metadata.get(p.column)
+        if value is not None:
+            out[p.name] = check_meta_value(p, value, record.origin, f"record {record.id}", ranges)
+    return out
+
+
+def record_extras(records: list[Record], settings: Settings, from_file: dict[str, list[dict]],
+                  ranges: MetadataRanges | None = None) -> tuple[list[dict], MetadataRanges]:
+    """Per record `{fields?, meta?, suggestions?}` (only the non-empty keys: absent means none), and the
+    metadata ranges the data holds (for the manifest), added to `ranges` (a streamed build's, chunk by chunk)."""
+    ranges = MetadataRanges() if ranges is None else ranges
+    extras = []
+    for r in records:
+        parts = {"fields": extra_fields(r, settings), "meta": record_meta(r, settings, ranges),
+                 "suggestions": record_suggestions(r, settings, from_file)}
+        extras.append({k: v for k, v in parts.items() if v})
+    return extras, ranges
+
+
+def settings_columns(settings: Settings) -> list[tuple[str, str, str]]:
+    """(settings entry, key, input column) of every column the settings read metadata or suggestions from."""
+    named = [(f"metadata[{i}]", "column", p.column) for i, p in enumerate(settings.metadata)]
+    named += [(f"suggestions.columns[{i}]", key, getattr(rule, key))
+              for i, rule in enumerate(settings.suggestions) for key in ("value_from", "score_from")
+              if getattr(rule, key)]
+    return named
+
+
+def check_columns_used(settings: Settings, seen: set[str], records: int) -> None:
+    """After every record was read: a column of the settings that no record has (`seen`: the columns some
+    record has a value in) is a misspelt name (an empty filter, no suggestion at all), not data: one error
+    naming the settings entry. Absent from some records only is fine."""
+    for where, key, column in settings_columns(settings):
+        if records and column not in seen:
+            raise InputError(settings.file, where, key, f"column {column!r} is in none of the {records} records")

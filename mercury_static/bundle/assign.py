@@ -1,0 +1,82 @@
+"""Annotator queues (Argilla's task distribution): every record in exactly `overlap` queues, queue sizes
+within one of each other, deterministic (seeded by the bundle id, never the time or a random state).
+
+`mercury-static assign` writes them into an existing bundle (`assign_bundle`); `build` writes them from the
+settings file's `distribution`. The bundle id does not change: queues change no stored work.
+
+The queues file is named by its content (`data/queues-<hash>.json`) and only the manifest names it, so an
+assign is one atomic switch, the manifest's rename: a page, a merge or a killed assign sees the old queues
+with the old manifest or the new with the new, never a manifest naming some annotators and queues of others.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from pathlib import Path
+
+from mercury_static.core import safeio
+from mercury_static.bundle.contents import dumps, load_bundle
+from mercury_static.bundle.options import manifest_bytes
+from mercury_static.core.names import normalize_name
+from mercury_static.core.records import InputError
+from mercury_static.settings.schema import Distribution, check_distribution
+
+QUEUES_DIR = "data"
+log = logging.getLogger("mercury_static")
+
+
+def make_queues(record_ids: list[str], dist: Distribution, seed: str) -> dict[str, list[str]]:
+    """Queues of `dist.annotators`: records in an order shuffled by `seed`; the i-th record goes to the
+    `overlap` annotators i*overlap … i*overlap+overlap-1 (mod n), so each gets ⌊N·k/n⌋ or ⌈N·k/n⌉ records and
+    a record's annotators reach it at about the same point of their queues."""
+    def rank(rid: str) -> str:
+        return hashlib.sha256(f"{seed}\0{rid}".encode()).hexdigest()
+
+    order = sorted(record_ids, key=lambda rid: (rank(rid), rid))
+    n, k = len(dist.annotators), dist.overlap
+    queues: dict[str, list[str]] = {name: [] for name in dist.annotators}
+    for i, rid in enumerate(order):
+        for j in range(k):
+            queues[dist.annotators[(i * k + j) % n]].append(rid)
+    return queues
+
+
+def write_queues(out: Path, record_ids: list[str], dist: Distribution, seed: str) -> dict:
+    """Write the queues file (named by its content, whole or not at all); return the manifest's `queues`."""
+    data = dumps(make_queues(record_ids, dist, seed)).encode("utf-8")
+    path = f"{QUEUES_DIR}/queues-{hashlib.sha256(data).hexdigest()[:12]}.json"
+    safeio.write_file(Path(out) / path, data)
+    return {"path": path, "overlap": dist.overlap, "annotators": list(dist.annotators)}
+
+
+def parse_annotators(text: str) -> list[str]:
+    """`--annotators alice,bob,carol` → names as given (normalised and checked by check_distribution)."""
+    return text.split(",")
+
+
+def assign_bundle(directory: Path, annotators: list[str], overlap: int) -> dict:
+    """Write queues into a bundle, then switch its manifest to them (beside, then rename; the marker stays);
+    the queues files no manifest names any more are removed after. Under the bundle's lock."""
+    from mercury_static.bundle.folder import editing, is_bundle
+
+    directory = Path(directory)
+    with editing(directory, "assign"):
+        bundle = load_bundle(directory)
+        if not is_bundle(directory):
+            raise InputError(directory, None, None, "not a bundle written by mercury-static build (no marker file)")
+        dist = check_distribution(annotators, overlap, str(directory), None, ("--annotators", "--overlap"))
+        manifest = dict(bundle.manifest)
+        manifest["queues"] = write_queues(directory, [r.id for r in bundle.records], dist, manifest["bundle_id"])
+        safeio.write_file(directory / "manifest.json", manifest_bytes(manifest))
+        for old in (directory / QUEUES_DIR).glob("queues*.json"):
+            if old.name != Path(manifest["queues"]["path"]).name:
+                old.unlink(missing_ok=True)
+    blind = bundle.settings.blind
+    stray = [n for n in blind if normalize_name(n) not in dist.annotators] if isinstance(blind, tuple) else []
+    if stray:  # the blind list was written for other names: whoever was meant to work blind now sees everything
+        log.warning("%s: blind annotator(s) %s of the settings (suggestions.blind) are not among --annotators: "
+                    "blind mode hides suggestions only from the names it lists (rebuild with the right names)",
+                    directory, ", ".join(stray))
+    return manifest
+

@@ -1,0 +1,96 @@
+"""A bundle's ranker options, changed in place without a rebuild (``tune --apply``).
+
+The bundle id (manifest ``bundle_id``) hashes only what stored work depends on: the inputs, the options
+that shape the records and texts, the model and the tool version. The page keys its storage by it and
+merge checks exports against it. The ranker options decide only which sentences light up, so they have
+an id of their own (``ranker_id``): rewriting them changes manifest.json alone, annotators get the new
+ranking on their next reload, and their stored work and exports still match the bundle. A bundle built
+before the split has a bundle id that also hashed its ranker options; it keeps that id, so its exports
+still merge against it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from mercury_static.assist import ranker_options
+from mercury_static.core import safeio
+from mercury_static.bundle.contents import dumps
+from mercury_static.formats import Manifest
+from mercury_static.core.records import InputError
+
+
+def ranker_id(options: dict) -> str:
+    """The options part of a bundle's identity: a hash of its (complete, checked) ranker options."""
+    return hashlib.sha256(dumps(options).encode("utf-8")).hexdigest()[:12]
+
+
+def manifest_bytes(manifest: dict) -> bytes:
+    """manifest.json as build writes it (sorted keys, one space indent, strict JSON)."""
+    return safeio.dumps(manifest, sort_keys=True, indent=1).encode("utf-8")
+
+
+def apply_options(bundle_dir: str | Path, options: dict, tuned: dict | None = None) -> dict:
+    """Rewrite the bundle's ranker options, ``ranker_id`` and ``ranker_tuned`` (provenance, or None) in
+    manifest.json, through a file beside it and a rename; every other file (data, page, model, the marker)
+    is left as it is. The options are checked as build checks them, and against the bundle's own option
+    table: the bundle's page must know every option this tool writes. Under the bundle's lock, so that an
+    assign at the same time does not write back the manifest it read before. Returns the new manifest."""
+    from mercury_static.bundle.folder import editing
+
+    folder = Path(bundle_dir)
+    with editing(folder, "tune --apply"):
+        return _apply(folder, options, tuned)
+
+
+def _apply(folder: Path, options: dict, tuned: dict | None) -> dict:
+    from mercury_static.bundle.folder import MARKER, is_bundle
+
+    if not is_bundle(folder):
+        raise InputError(folder, None, None, f"not a bundle written by mercury-static build (needs manifest.json "
+                         f"and {MARKER})")
+    path = folder / "manifest.json"
+    try:
+        doc = safeio.loads(safeio.read_text(path, str(path)))
+    except json.JSONDecodeError as e:
+        raise InputError(path, f"line {e.lineno}", None, f"invalid JSON ({e.msg})") from None
+    Manifest.from_json(doc, str(path))
+    if doc.get("ranker_spec") != ranker_options.spec_json():
+        raise InputError(path, None, "ranker_spec", "the bundle's page has another ranker option table (built "
+                         f"by mercury-static {doc.get('tool_version')}); rebuild it with this version to change "
+                         "its options")
+    ranker = ranker_options.validate(options, "ranker options")
+    doc.update(ranker=ranker, ranker_id=ranker_id(ranker), ranker_tuned=tuned)
+    safeio.write_file(path, manifest_bytes(doc))
+    return doc
+
+
+OPTIONS_FORMAT, OPTIONS_VERSION = "mercury-static/ranker-options", 1
+"""The file `tune -o` writes: ``{"format", "version", "ranker": {options}, "tuned": {provenance}}``."""
+
+
+def options_file(options: dict, tuned: dict | None) -> bytes:
+    """An options file (strict JSON)."""
+    doc = {"format": OPTIONS_FORMAT, "version": OPTIONS_VERSION, "ranker": options, "tuned": tuned}
+    return (safeio.dumps(doc, sort_keys=True, indent=1) + "\n").encode("utf-8")
+
+
+def read_options_file(path: str | Path) -> dict:
+    """The ranker options of a file: `tune -o`'s, or a plain object of options (``{"neighbor": 0.3}``),
+    checked as build checks ``--ranker-option`` (one InputError naming the file and the option)."""
+    from mercury_static.formats import check_format
+
+    name = str(path)
+    try:
+        doc = safeio.loads(safeio.read_text(path, name, safeio.SMALL_LIMIT))
+    except json.JSONDecodeError as e:
+        raise InputError(name, f"line {e.lineno}", None, f"invalid JSON ({e.msg})") from None
+    except RecursionError:
+        raise InputError(name, None, None, "invalid JSON (nested too deeply)") from None
+    safeio.check(doc, name, None)
+    if isinstance(doc, dict) and "format" in doc:
+        check_format(doc, name, OPTIONS_FORMAT, OPTIONS_VERSION)
+        doc = doc.get("ranker")
+    return ranker_options.validate(doc, name)

@@ -1,0 +1,237 @@
+"""The sharded record index (issue 15 §1): what the page needs to list, find and filter records without
+downloading every record's row (records.json is ~80 bytes a record: 80 MB for a million).
+
+Written from the per-record columns in bundle order, one row at a time; layout, hashing and filter
+semantics in docs/DESIGN.md ("The sharded record index"). The page's reader is `app/data/recordindex.js`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sqlite3
+import tempfile
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from itertools import groupby
+from operator import itemgetter
+from pathlib import Path
+
+from mercury_static.bundle.contents import dumps
+
+INDEX_VERSION = 1
+PREFIX = 2  # a word's term shard is the hash of its first PREFIX code points: a filter word reads one shard
+META_SEP = "\x1f"  # between a property name and a value in a meta term: never in a name ([a-z0-9_]+)
+_WORD = re.compile(r"[^\W_]+")  # maximal runs of letters and digits, as the page's /[\p{L}\p{N}]+/gu
+SPOOL_CACHE_KB = 32 * 1024  # the spool database's page cache: its memory whatever the record count
+_IN = 500  # keys per `IN (…)` query
+
+
+@dataclass(frozen=True)
+class IndexRow:
+    """One record's row of the index: the columns of records.json (shard numbers, never its status)."""
+
+    id: str
+    title: str
+    tags: list[str]
+    shard: int
+    text_shards: list[int]
+    meta: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class IndexCounts:
+    """What `write_index` wrote: records and the number of shards of each kind."""
+
+    records: int
+    index_shards: int
+    id_shards: int
+    term_shards: int
+
+
+def fnv1a(key: str) -> int:
+    """FNV-1a 32-bit of the key's UTF-8 bytes: the page computes the same (a sort order of ids would
+    differ between Python's code points and JS's UTF-16 units; a hash of the bytes does not)."""
+    h = 0x811C9DC5
+    for b in key.encode("utf-8"):
+        h = ((h ^ b) * 0x01000193) & 0xFFFFFFFF
+    return h
+
+
+def words(text: str) -> list[str]:
+    """The words of a text, lower-cased, in order (repeats kept)."""
+    return _WORD.findall(text.lower())
+
+
+def word_key(word: str) -> str:
+    """What a word is sharded by: its first PREFIX code points, so all words a filter word prefixes share
+    one shard."""
+    return word[:PREFIX]
+
+
+def meta_terms(meta: dict) -> list[str]:
+    """The meta terms of a record: one per string value (or string in a list) of a visible property;
+    numbers are range-filtered over the index shards instead."""
+    out = []
+    for name, value in sorted(meta.items()):
+        for v in value if isinstance(value, list) else [value]:
+            if isinstance(v, str):
+                out.append(name + META_SEP + v)
+    return out
+
+
+def shard_of(key: str, shards: int) -> int:
+    return fnv1a(key) % shards
+
+
+class IndexWriter:
+    """Writes data/index.json and its shards from rows in bundle order, in bounded memory.
+
+    Index shards are fixed-size runs of positions: each is written as soon as its rows have arrived. The
+    ids and term shards group by a hash modulo a shard count known only at the end (it follows the record
+    and posting counts), so ids and postings are spooled to a sqlite file in `spool` (one row per id, one
+    per term and index shard) and read back at `close()` sorted by shard: one shard in memory at a time.
+    """
+
+    def __init__(self, data: Path, spool: Path, index_records: int, term_postings: int,
+                 visible_meta: Sequence[str] = ()):
+        if index_records < 1 or term_postings < 1:
+            raise ValueError("index shard limits must be at least 1")
+        self.data, self.size, self.term_postings = Path(data), index_records, term_postings
+        self.visible_meta = list(visible_meta)
+        self._db = sqlite3.connect(Path(spool) / "index-spool.sqlite", isolation_level=None)
+        for pragma in ("journal_mode=OFF", "synchronous=OFF", f"cache_size=-{SPOOL_CACHE_KB}", "temp_store=FILE"):
+            self._db.execute(f"PRAGMA {pragma}")
+        self._db.execute("CREATE TABLE ids (id BLOB PRIMARY KEY, hash INTEGER NOT NULL, pos INTEGER NOT NULL)"
+                         " WITHOUT ROWID")
+        self._db.execute("CREATE TABLE terms (term BLOB PRIMARY KEY, tid INTEGER NOT NULL, hash INTEGER NOT NULL)"
+                         " WITHOUT ROWID")
+        self._db.execute("CREATE TABLE postings (tid INTEGER NOT NULL, first INTEGER NOT NULL,"
+                         " positions BLOB NOT NULL)")
+        self._db.execute("BEGIN")  # spool data: one transaction, never committed to survive a crash
+        self._columns: dict[str, list] = {}
+        self._ids: list[tuple[bytes, int, int]] = []
+        self._terms: dict[str, array] = {}  # term -> positions of the index shard being filled
+        self.count, self._postings, self._tids, self._index_shards = 0, 0, 0, 0
+
+    def add(self, row: IndexRow) -> None:
+        pos = self.count
+        self._ids.append((_blob(row.id), fnv1a(row.id), pos))
+        for name, value in (("ids", row.id), ("titles", row.title), ("tags", row.tags),
+                            ("shard", row.shard), ("text_shards", row.text_shards)):
+            self._columns.setdefault(name, []).append(value)
+        meta = {k: row.meta[k] for k in self.visible_meta if k in row.meta}
+        if self.visible_meta:
+            self._columns.setdefault("meta", []).append(meta)
+        for term in [*words(" ".join([row.id, row.title or "", *row.tags])), *meta_terms(meta)]:
+            p = self._terms.setdefault(term, array("i"))
+            if not p or p[-1] != pos:  # a word twice in a record: one posting
+                p.append(pos)
+        self.count += 1
+        if self.count % self.size == 0:
+            self._flush()
+
+    def _flush(self) -> None:
+        """Write the index shard being filled; spool its ids and postings."""
+        if not self._ids:
+            return
+        first = self._ids[0][2]
+        (self.data / f"index-{self._index_shards:04d}.json").write_text(dumps({"first": first, **self._columns}),
+                                                                        encoding="utf-8")
+        self._index_shards += 1
+        try:
+            self._db.executemany("INSERT INTO ids VALUES (?, ?, ?)", self._ids)
+        except sqlite3.IntegrityError:
+            raise ValueError(f"duplicate record id {self._duplicate()!r} in the index") from None
+        keys = {_blob(t): t for t in self._terms}
+        known: dict[bytes, int] = {}
+        blobs = list(keys)
+        for i in range(0, len(blobs), _IN):
+            part = blobs[i:i + _IN]
+            known.update(self._db.execute(f"SELECT term, tid FROM terms WHERE term IN ({','.join('?' * len(part))})",
+                                          part))
+        new = []
+        for blob, term in keys.items():
+            if blob not in known:
+                known[blob] = self._tids
+                new.append((blob, self._tids, fnv1a(term if META_SEP in term else word_key(term))))
+                self._tids += 1
+        self._db.executemany("INSERT INTO terms VALUES (?, ?, ?)", new)
+        self._db.executemany("INSERT INTO postings VALUES (?, ?, ?)",
+                             [(known[b], first, self._terms[t].tobytes()) for b, t in keys.items()])
+        self._postings += sum(map(len, self._terms.values()))
+        self._columns, self._ids, self._terms = {}, [], {}
+
+    def _duplicate(self) -> str:
+        """The first id of the refused batch seen before: earlier in it, or spooled at another position."""
+        seen = set()
+        for blob, _, pos in self._ids:
+            found = self._db.execute("SELECT pos FROM ids WHERE id = ?", (blob,)).fetchone()
+            if blob in seen or (found is not None and found[0] != pos):
+                return _text(blob)
+            seen.add(blob)
+        raise AssertionError("sqlite refused a batch of distinct ids")
+
+    def close(self) -> IndexCounts:
+        """Write the last index shard, the ids and term shards and index.json; the counts."""
+        try:
+            self._flush()
+            n_ids = max(1, math.ceil(self.count / self.size))
+            for n, rows in self._by_shard("SELECT hash % ?, id, pos FROM ids ORDER BY 1", n_ids):
+                self._write(f"ids-{n:04d}.json", {"ids": {_text(key): pos for _, key, pos in rows}})
+            n_terms = max(1, math.ceil(self._postings / self.term_postings))
+            for n, rows in self._by_shard("SELECT t.hash % ?, t.tid, t.term, p.positions FROM postings p "
+                                          "JOIN terms t ON t.tid = p.tid ORDER BY 1, 2, p.first", n_terms):
+                shard: dict[str, dict] = {"words": {}, "meta": {}}
+                for _, runs in groupby(rows, key=itemgetter(1)):
+                    positions, key = array("i"), b""
+                    for _, _, key, run in runs:  # noqa: B007  the term's runs, one per index shard, in order
+                        positions.frombytes(run)
+                    term = _text(key)
+                    shard["meta" if META_SEP in term else "words"][term] = _delta(positions)
+                self._write(f"terms-{n:04d}.json", shard)
+        finally:
+            self._db.close()
+        top = {"version": INDEX_VERSION, "count": self.count, "index_size": self.size, "prefix": PREFIX,
+               "index_shards": self._index_shards, "id_shards": n_ids, "term_shards": n_terms,
+               "meta": self.visible_meta}
+        self._write("index.json", top)
+        return IndexCounts(records=self.count, index_shards=self._index_shards, id_shards=n_ids, term_shards=n_terms)
+
+    def _write(self, name: str, obj) -> None:
+        (self.data / name).write_text(dumps(obj), encoding="utf-8")
+
+    def _by_shard(self, sql: str, shards: int) -> Iterator[tuple[int, Iterator[tuple]]]:
+        """(n, the rows of shard n) for every n < shards, from `sql`'s rows (shard number first, sorted)."""
+        groups = groupby(self._db.execute(sql, (shards,)), key=itemgetter(0))
+        group = next(groups, None)
+        for n in range(shards):
+            if group is not None and group[0] == n:
+                yield n, group[1]
+                group = next(groups, None)
+            else:
+                yield n, iter(())
+
+
+def write_index(data: Path, rows: Iterable[IndexRow], index_records: int, term_postings: int,
+                visible_meta: Sequence[str] = ()) -> IndexCounts:
+    """`IndexWriter` over `rows`, spooling in a temporary folder."""
+    with tempfile.TemporaryDirectory(prefix="index-spool-") as spool:
+        writer = IndexWriter(data, Path(spool), index_records, term_postings, visible_meta)
+        for row in rows:
+            writer.add(row)
+        return writer.close()
+
+
+def _blob(text: str) -> bytes:
+    """A str as sqlite bytes and back (`_text`), lone surrogates included (ids from file names)."""
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _text(blob: bytes) -> str:
+    return blob.decode("utf-8", "surrogatepass")
+
+
+def _delta(positions: array) -> list[int]:
+    return [positions[0]] + [b - a for a, b in zip(positions, positions[1:])] if positions else []

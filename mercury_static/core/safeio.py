@@ -1,0 +1,274 @@
+"""Reading untrusted files and JSON safely; writing strict JSON only.
+
+A FIFO or a device (``/dev/zero``) given as a file would hang the tool or read until memory runs out, so
+files are opened without blocking, checked to be regular files on the open descriptor (no race with a
+swap), and refused above a size cap. JSON is parsed as usual, then checked for what Python accepts but
+JSON (or the page's ``JSON.parse``, or UTF-8) does not: ``NaN``/``Infinity``/``1e999`` and integers as
+large (beyond 1.8e308), integers longer than `sys.get_int_max_str_digits()` (4,300 digits: int() refuses
+them), lone surrogates (``"\\ud800"``) and duplicate
+keys (the second silently winning). The check names the value's path so the caller can name the record
+and field.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import stat
+import sys
+import tempfile
+from pathlib import Path
+
+from mercury_static.core.records import InputError
+
+MB = 1 << 20
+INPUT_LIMIT = 1024 * MB
+"""Largest dataset file `build`/`eval` read (a JSON, dump or CSV file is parsed whole; JSON Lines is read a
+line at a time, yet capped alike)."""
+EXPORT_LIMIT = 512 * MB
+"""Largest export file or Mercury dump `merge` reads."""
+SMALL_LIMIT = 16 * MB
+"""Largest labels or guidelines file."""
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def open_file(path: str | Path, name: str | None = None, limit: int = INPUT_LIMIT) -> int:
+    """A descriptor of a regular file of at most `limit` bytes (opened without blocking, checked on the
+    descriptor), else InputError naming the file."""
+    name = str(path) if name is None else name
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise InputError(name, None, None, "file not found") from None
+    except IsADirectoryError:
+        raise InputError(name, None, None, "is a directory, not a file") from None
+    except OSError as e:
+        raise InputError(name, None, None, f"cannot read the file ({e.strerror or e})") from None
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise InputError(name, None, None, "is a directory, not a file")
+        if not stat.S_ISREG(info.st_mode):
+            raise InputError(name, None, None, f"not a regular file (a {_kind_of(info.st_mode)}); "
+                             "give a file")
+        if info.st_size > limit:
+            raise InputError(name, None, None, f"too large ({info.st_size / MB:.0f} MB; at most "
+                             f"{limit // MB} MB)")
+    except OSError as e:
+        os.close(fd)
+        raise InputError(name, None, None, f"cannot read the file ({e.strerror or e})") from None
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_bytes(path: str | Path, name: str | None = None, limit: int = INPUT_LIMIT) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes, else InputError naming the file."""
+    name = str(path) if name is None else name
+    fd = open_file(path, name, limit)
+    try:
+        chunks, size = [], 0
+        while chunk := os.read(fd, 1 << 24):
+            size += len(chunk)
+            if size > limit:  # the file grew while being read
+                raise InputError(name, None, None, f"too large (more than {limit // MB} MB)")
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError as e:
+        raise InputError(name, None, None, f"cannot read the file ({e.strerror or e})") from None
+    finally:
+        os.close(fd)
+
+
+def _kind_of(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "device"
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    return "special file"
+
+
+def read_text(path: str | Path, name: str | None = None, limit: int = INPUT_LIMIT) -> str:
+    """A regular UTF-8 file's text (BOM dropped), else InputError naming the file and line."""
+    name = str(path) if name is None else name
+    data = read_bytes(path, name, limit)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        offset = e.start + (3 if data.startswith(b"\xef\xbb\xbf") else 0)  # utf-8-sig counts after the BOM
+        line = data.count(b"\n", 0, offset) + 1
+        raise InputError(name, f"line {line}", None,
+                         f"not UTF-8 (byte 0x{data[offset]:02x} at byte offset {offset})") from None
+
+
+class _Object(dict):
+    """A JSON object that remembers the keys it had twice (checked by `find_invalid`)."""
+
+    __slots__ = ("duplicates",)
+
+
+def _pairs(pairs: list[tuple[str, object]]) -> dict:
+    obj = _Object(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        obj.duplicates = [k for k, _ in pairs if k in seen or seen.add(k)]
+    return obj
+
+
+class LongInt(float):
+    """An integer too long for int(), kept as the infinity it overflows to (as ``1e999`` is): a reader that
+    does not check sees an overflowing number, `find_invalid` names it."""
+
+    def __new__(cls, digits: int, negative: bool):
+        self = super().__new__(cls, "-inf" if negative else "inf")
+        self.digits = digits
+        return self
+
+
+def parse_int(text: str) -> int | LongInt:
+    """A JSON integer's value; a `LongInt` when int() refuses it (too many digits)."""
+    try:
+        return int(text)
+    except ValueError:
+        return LongInt(len(text.lstrip("+-")), text.startswith("-"))
+
+
+def long_int(digits: int) -> str:
+    """The problem of an integer of `digits` digits (for JSON and YAML alike)."""
+    return f"an integer of {digits} digits is too long to read (at most {sys.get_int_max_str_digits()})"
+
+
+def loads(text: str):
+    """``json.loads`` that keeps what `find_invalid` reports (raises JSONDecodeError / RecursionError)."""
+    try:
+        return json.loads(text, object_pairs_hook=_pairs)
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # an integer int() refuses: read again with the hook (it halves the speed of ints)
+        return json.loads(text, object_pairs_hook=_pairs, parse_int=parse_int)
+
+
+def json_line(line: str, name: str, where: str):
+    """One line of a JSON Lines file, strictly (`loads`); InputError naming the file and the line otherwise."""
+    try:
+        return loads(line)
+    except json.JSONDecodeError as e:
+        raise InputError(name, where, None, f"invalid JSON ({e.msg} at column {e.colno})") from None
+    except RecursionError:
+        raise InputError(name, where, None, "invalid JSON (nested too deeply)") from None
+
+
+def find_invalid(value, path: str = "", skip: tuple[str, ...] = ()) -> tuple[str, str] | None:
+    """(path, problem) of the first value JSON cannot carry faithfully, else None.
+
+    `path` is jq-like (``metadata.scores[2]``); `skip`: keys of the top object checked elsewhere (their
+    values, not their duplication). Iterative, so any depth is fine."""
+    stack = [(path, value)]
+    top = True
+    while stack:
+        where, v = stack.pop()
+        if isinstance(v, str):
+            m = _SURROGATE.search(v)
+            if m:
+                return where, f"lone surrogate U+{ord(m.group()):04X} in the text (not valid Unicode)"
+        elif isinstance(v, int) and not isinstance(v, bool):
+            if not -sys.float_info.max <= v <= sys.float_info.max:
+                return where, f"an integer of {len(str(abs(v)))} digits is beyond any JSON number (the page reads " \
+                              "it as Infinity, as 1e999)"
+        elif isinstance(v, float):
+            if isinstance(v, LongInt):
+                return where, long_int(v.digits)
+            if not math.isfinite(v):
+                return where, f"{v} is not a JSON number (NaN, Infinity and overflowing numbers like 1e999 " \
+                              "are not allowed)"
+        elif isinstance(v, dict):
+            dup = getattr(v, "duplicates", None)
+            if dup:
+                return _join(where, dup[0]), "duplicate key in one object (which one is meant?)"
+            for k, child in reversed(list(v.items())):
+                m = _SURROGATE.search(k)
+                if m:
+                    return _join(where, k), f"lone surrogate U+{ord(m.group()):04X} in a key"
+                if not (top and k in skip):
+                    stack.append((_join(where, k), child))
+        elif isinstance(v, list):
+            stack.extend((f"{where}[{i}]", child) for i, child in reversed(list(enumerate(v))))
+        top = False
+    return None
+
+
+def _join(where: str, key: str) -> str:
+    return f"{where}.{key}" if where else key
+
+
+def check(value, file: str, where: str | None, path: str = "", skip: tuple[str, ...] = ()) -> None:
+    """Raise InputError naming file, place and field when `value` holds something `find_invalid` reports."""
+    bad = find_invalid(value, path, skip)
+    if bad is not None:
+        raise InputError(file, where, bad[0] or None, bad[1])
+
+
+def dumps(obj, **kwargs) -> str:
+    """Strict JSON text: NaN/Infinity refused (every bundle and merged file is written through this)."""
+    return json.dumps(obj, allow_nan=False, ensure_ascii=False, **kwargs)
+
+
+def json_kind(value) -> str:
+    """A JSON type name for messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
+def check_writable(path: str | Path, protected: list[Path] = ()) -> None:
+    """InputError unless `path` can be written as a file without replacing one of `protected` (the
+    command's inputs, or a file inside an input folder). Called before the work, so a bad output path
+    costs nothing."""
+    path = Path(path)
+    target = path.resolve()
+    for p in protected:
+        p = Path(p).resolve()
+        if p == target or p in target.parents:
+            raise InputError(path, None, None, f"is an input of this command ({p}); choose another output")
+    if path.is_dir():
+        raise InputError(path, None, None, "is a folder; give a file name")
+    parent = next((p for p in target.parents if p.exists()), None)
+    if parent is not None and not parent.is_dir():
+        raise InputError(path, None, None, f"{parent} is a file, not a folder")
+
+
+def write_file(path: str | Path, data: bytes, protected: list[Path] = ()) -> None:
+    """Write `data` to `path` whole or not at all (a temp file beside it, synced, then a rename), after
+    `check_writable`; InputError naming the path otherwise."""
+    check_writable(path, protected)
+    path = Path(path)
+    tmp = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())  # on disk before the rename makes it the file
+        umask = os.umask(0o22)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # as a plain open() would have made it (mkstemp makes it private)
+        os.replace(tmp, path)
+        tmp = None
+    except OSError as e:
+        raise InputError(path, None, None, f"cannot write ({e.strerror or e})") from None
+    finally:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)

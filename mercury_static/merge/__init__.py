@@ -1,0 +1,1 @@
+"""Annotators' exports -> one dataset, agreement, and the output formats."""

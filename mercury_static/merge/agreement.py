@@ -1,0 +1,193 @@
+"""Inter-annotator agreement on a merged dataset (definitions: docs/merge.md, "Agreement").
+
+Works on merged records (the default `merge` output shape). The *judges* of a record are the annotators
+who submitted it (a `responses` entry with status `submitted`), plus annotators that have annotations on it
+but no response at all (Mercury dumps record no responses: having annotated is their only trace).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Hashable, Sequence
+
+import numpy as np
+
+from mercury_static.merge.agreement_questions import alpha
+
+
+def f1(common: int, total: int) -> float | None:
+    """Dice / F1 = 2·|A∩B| / (|A| + |B|), given total = |A| + |B|; None when both are empty."""
+    return 2 * common / total if total else None
+
+
+def cohen_kappa(table) -> float | None:
+    """Cohen's kappa from a k×k contingency table (rows: rater A's category, columns: rater B's).
+
+    kappa = (p_o - p_e) / (1 - p_e), p_o = trace / n, p_e = Σ_c rowsum_c · colsum_c / n². None when
+    undefined (no items, or p_e = 1).
+    """
+    table = np.asarray(table, dtype=np.float64)
+    n = table.sum()
+    if n == 0:
+        return None
+    observed = np.trace(table) / n
+    expected = float(table.sum(axis=1) @ table.sum(axis=0)) / (n * n)
+    if expected >= 1.0:
+        return None
+    return float((observed - expected) / (1.0 - expected))
+
+
+def krippendorff_alpha_nominal(units: Sequence[Sequence[Hashable]]) -> float | None:
+    """Krippendorff's alpha, nominal metric: units are the values given to each item (missing = absent).
+
+    Items with fewer than two values are not pairable and are ignored. alpha = 1 - (n-1)·D_o / D_e with
+    the coincidence matrix o_ck = Σ_u (number of ordered pairs (c,k) in u) / (m_u - 1), n_c = Σ_k o_ck,
+    D_o = Σ_{c≠k} o_ck, D_e = Σ_{c≠k} n_c·n_k. None when undefined (no pairable values, a single value).
+    """
+    return alpha(units, "nominal")  # the one implementation of alpha, every metric
+
+
+def judges(record: dict) -> list[str]:
+    """Annotators whose verdict on the record counts (see the module docstring), sorted."""
+    responded = {r["annotator"] for r in record.get("responses", [])}
+    submitted = {r["annotator"] for r in record.get("responses", []) if r["status"] == "submitted"}
+    dump_only = {a["annotator"] for a in record["annotations"] if a["annotator"] not in responded}
+    return sorted(submitted | dump_only)
+
+
+def is_positive(label: list[str], positive: str | None) -> bool:
+    """Whether an annotation's label list marks the positive verdict (any label when positive is None)."""
+    if positive is None:
+        return True
+    return any(x == positive or x.startswith(positive + ".") for x in label)
+
+
+def _round(x: float | None) -> float | None:
+    return None if x is None else round(x, 4)
+
+
+class _PairSums:
+    """Per annotator pair (global indices i < j), sums over the records both judged."""
+
+    def __init__(self, n: int):
+        z = lambda: np.zeros((n, n), dtype=np.int64)  # noqa: E731
+        self.char_common, self.char_total, self.exact_common, self.exact_total = z(), z(), z(), z()
+        self.records, self.both_positive, self.positive = z(), z(), z()  # positive[i, j]: i's 1s with j
+
+    def add(self, idx: np.ndarray, char_common, lengths, exact_common, counts, verdicts) -> None:
+        ix = np.ix_(idx, idx)
+        self.char_common[ix] += char_common
+        self.char_total[ix] += lengths[:, None] + lengths[None, :]
+        self.exact_common[ix] += exact_common
+        self.exact_total[ix] += counts[:, None] + counts[None, :]
+        self.records[ix] += 1
+        self.both_positive[ix] += np.outer(verdicts, verdicts)
+        self.positive[ix] += verdicts[:, None]
+
+
+def _record_matrices(judges: int, rows: list[int], starts: list[int], ends: list[int]) -> tuple[np.ndarray, ...]:
+    """Summary spans (row = judge) of one record -> covered-character overlaps between judges (m×m, diagonal
+    = covered lengths) and exact-span matches (m×m, diagonal = distinct span counts)."""
+    rows_a, starts_a, ends_a = (np.asarray(x, dtype=np.int64) for x in (rows, starts, ends))
+    width = int(ends_a.max()) + 1 if len(ends_a) else 1
+    diff = np.zeros((judges, width + 1), dtype=np.int32)
+    np.add.at(diff, (rows_a, starts_a), 1)
+    np.add.at(diff, (rows_a, ends_a), -1)
+    covered_chars = (np.cumsum(diff, axis=1) > 0).astype(np.int32)
+    distinct, column = np.unique(starts_a * (width + 1) + ends_a, return_inverse=True)
+    exact = np.zeros((judges, max(len(distinct), 1)), dtype=np.int32)
+    exact[rows_a, column] = 1
+    # einsum: exact integer products without BLAS (whose idle threads spin for such small matrices)
+    char_common = np.einsum("ik,jk->ij", covered_chars, covered_chars).astype(np.int64)
+    exact_common = np.einsum("ik,jk->ij", exact, exact).astype(np.int64)
+    return char_common, np.diag(char_common).copy(), exact_common, np.diag(exact_common).copy()
+
+
+def agreement_report(records: Sequence[dict], labels: Sequence[str], positive: str | None = "Unwanted",
+                     top: int = 20) -> dict:
+    """Counts and agreement figures of merged records (JSON-ready; figures rounded to 4 decimals)."""
+    if positive is not None and positive not in labels:
+        positive = None
+    per_annotator: dict[str, Counter] = defaultdict(Counter)
+    per_label: Counter = Counter()
+    who_by_record = []
+    for record in records:
+        for a in record["annotations"]:
+            per_annotator[a["annotator"]]["annotations"] += 1
+            for label in set(a["label"]):
+                per_label[label] += 1
+        for a in {a["annotator"] for a in record["annotations"]}:
+            per_annotator[a]["records_annotated"] += 1
+        for r in record.get("responses", []):
+            per_annotator[r["annotator"]][r["status"]] += 1
+        who = judges(record)
+        for a in who:
+            per_annotator[a]["judged"] += 1
+        who_by_record.append(who)
+
+    names = sorted({a for who in who_by_record for a in who})
+    index = {a: i for i, a in enumerate(names)}
+    sums = _PairSums(len(names))
+    units: list[list[int]] = []
+    candidates: list[dict] = []
+    for order, (record, who) in enumerate(zip(records, who_by_record)):
+        if len(who) < 2:
+            continue
+        row = {a: k for k, a in enumerate(who)}
+        rows, starts, ends, flagged = [], [], [], [0] * len(who)
+        for a in record["annotations"]:
+            k = row.get(a["annotator"])
+            if k is not None:
+                rows.append(k)
+                starts.append(a["summary"]["start"])
+                ends.append(a["summary"]["end"])
+                if not flagged[k] and is_positive(a["label"], positive):
+                    flagged[k] = 1
+        verdicts = np.array(flagged, dtype=np.int64)
+        char_common, lengths, exact_common, counts = _record_matrices(len(who), rows, starts, ends)
+        sums.add(np.array([index[a] for a in who]), char_common, lengths, exact_common, counts, verdicts)
+        units.append(verdicts.tolist())
+        upper = np.triu_indices(len(who), 1)
+        total = (lengths[:, None] + lengths[None, :])[upper]
+        pair_f1 = np.where(total > 0, 2 * char_common[upper] / np.maximum(total, 1), 1.0)
+        split = int(verdicts.sum()) * int(len(who) - verdicts.sum()) / len(upper[0])
+        mean_f1 = float(pair_f1.mean())
+        if split or mean_f1 < 1.0:
+            candidates.append({"record_id": record["id"], "annotators": who,
+                               "verdicts": dict(zip(who, verdicts.tolist())),
+                               "spans": dict(zip(who, counts.tolist())),
+                               "verdict_disagreement": _round(split), "char_f1_mean": _round(mean_f1),
+                               "_order": order})
+
+    pairwise = []
+    for i, j in zip(*np.nonzero(np.triu(sums.records, 1))):
+        n, both, a1, b1 = (int(x) for x in (sums.records[i, j], sums.both_positive[i, j],
+                                             sums.positive[i, j], sums.positive[j, i]))
+        table = [[n - a1 - b1 + both, b1 - both], [a1 - both, both]]
+        pairwise.append({
+            "a": names[i], "b": names[j], "records": n,
+            "char_f1": _round(f1(int(sums.char_common[i, j]), int(sums.char_total[i, j]))),
+            "exact_f1": _round(f1(int(sums.exact_common[i, j]), int(sums.exact_total[i, j]))),
+            "observed_agreement": _round((table[0][0] + both) / n), "kappa": _round(cohen_kappa(table)),
+        })
+    upper = np.triu(np.ones_like(sums.records, dtype=bool), 1)
+    candidates.sort(key=lambda c: (-c["verdict_disagreement"], c["char_f1_mean"], c["_order"]))
+    for c in candidates:
+        del c["_order"]
+    return {
+        "records": {"total": len(records), "annotated": sum(bool(r["annotations"]) for r in records),
+                    "judged": sum(bool(w) for w in who_by_record), "judged_by_2_or_more": len(units)},
+        "verdict": f"has an annotation labelled {positive}" if positive else "has an annotation",
+        "annotators": [{"annotator": a, "annotations": c["annotations"],
+                        "records_annotated": c["records_annotated"], "judged": c["judged"],
+                        "submitted": c["submitted"], "discarded": c["discarded"],
+                        "in_progress": c["in_progress"]} for a, c in sorted(per_annotator.items())],
+        "labels": [{"label": label, "annotations": per_label[label]} for label in labels],
+        "pairwise": pairwise,
+        "overall": {"pairs": len(pairwise), "records": len(units),
+                    "char_f1": _round(f1(int(sums.char_common[upper].sum()), int(sums.char_total[upper].sum()))),
+                    "exact_f1": _round(f1(int(sums.exact_common[upper].sum()),
+                                          int(sums.exact_total[upper].sum()))),
+                    "alpha": _round(krippendorff_alpha_nominal(units))},
+        "adjudication": candidates[:top],
+    }

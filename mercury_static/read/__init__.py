@@ -1,0 +1,1 @@
+"""Input files -> records: one module per input format."""

@@ -1,0 +1,120 @@
+"""Input files -> records: CSV, JSON, JSONL, Mercury dumps and SummHay topic files.
+
+This module picks the format and checks ids across files; one module per format reads it (read_csv,
+read_json, read_mercury, read_summhay) and read_record turns each record's fields into a `Record`.
+
+Rules shared by every format:
+
+- Bad input raises ``InputError`` (one line: file, ``line N`` or ``record N``, field, message).
+  ``line N`` is a 1-based physical line (for CSV the line where the record starts); ``record N`` is the
+  0-based index in a JSON list (jq's ``.[N]``). A UTF-8 BOM and CRLF line ends are accepted.
+- Record ids come from ``id_field`` (looked up in the record, then in its nested ``metadata``), else an
+  ``id`` field, else ``sample_id``, else the 0-based position. When several files are read, ids not
+  chosen with ``id_field`` are prefixed with the file's stem (``batch_1:0``), because ``sample_id`` and
+  positions restart in every file (FaithBench batches). Any remaining duplicate is an error naming both
+  places. SummHay records are ``<subtopic_id>:<method>`` (see ``read_summhay``; field options unused).
+- Every field other than id, source, summary (and a Mercury dump's ``annotations``) is metadata; a nested
+  ``metadata`` object is merged into it (top-level fields win on a name clash).
+- A source may be a list of documents (strings or ``{"title"?, "id"?, "text"}``): they are joined as
+  titled sections, see ``read_record.join_documents``.
+- Mercury annotations become ``prior_annotations`` in the export annotation shape plus ``annotator``.
+  Offsets must slice back to the span text; otherwise the span is looked up in the text and the offsets
+  are fixed when it occurs exactly once, else the annotation is dropped (a bad *source* span only drops
+  the source part). Each fix or drop is logged as a warning on the ``mercury_static`` logger.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, MutableMapping
+from pathlib import Path
+
+from mercury_static.core import safeio
+from mercury_static.read.csv_rows import read_csv
+from mercury_static.read.json_docs import detect, file_lines, parse_json, read_jsonl, read_list
+from mercury_static.read.mercury_dump import dump_samples
+from mercury_static.read.record import Item, Options, join_documents
+from mercury_static.read.summhay import read_summhay
+from mercury_static.core.records import InputError, Record
+
+__all__ = ["FORMATS", "iter_records", "join_documents", "read_records"]
+
+FORMATS = ("auto", "csv", "json", "jsonl", "mercury", "summhay")
+
+
+def read_records(
+    paths: Iterable[str | Path] | str | Path,
+    fmt: str = "auto",
+    source_field: str = "source",
+    summary_field: str = "summary",
+    id_field: str | None = None,
+) -> list[Record]:
+    """Read every input file into records (see the module docstring for the rules)."""
+    return list(iter_records(paths, fmt, source_field, summary_field, id_field))
+
+
+def iter_records(
+    paths: Iterable[str | Path] | str | Path,
+    fmt: str = "auto",
+    source_field: str = "source",
+    summary_field: str = "summary",
+    id_field: str | None = None,
+    seen: MutableMapping[str, str] | None = None,
+) -> Iterator[Record]:
+    """`read_records` one record at a time (the streaming build); `seen` maps each id read to its place
+    (a disk-backed mapping keeps memory flat over millions of ids: `scratch.IdPlaces`)."""
+    paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
+    if fmt not in FORMATS:
+        raise InputError(str(paths[0]) if paths else "-", None, None,
+                         f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
+    opts = Options(source_field, summary_field, id_field, qualify_ids=len(paths) > 1)
+    seen = {} if seen is None else seen
+    for path in paths:
+        for item in _read_file(Path(path), str(path), fmt, opts):
+            rec = item.record
+            safeio.check(rec.id, str(path), item.where, item.id_key or "id")  # e.g. a file stem not in UTF-8
+            if rec.id in seen:
+                raise InputError(str(path), item.where, item.id_key,
+                                 f"duplicate id {rec.id!r} (first seen at {seen[rec.id]})")
+            seen[rec.id] = f"{path}: {item.where}"
+            yield rec
+
+
+# ---------------------------------------------------------------- files and formats
+
+def _read_text(path: Path, name: str) -> str:
+    text = safeio.read_text(path, name, safeio.INPUT_LIMIT)
+    if not text.strip():
+        raise InputError(name, None, None, "empty file")
+    return text
+
+
+def _read_file(path: Path, name: str, fmt: str, opts: Options) -> Iterator[Item]:
+    ext = path.suffix.lower()
+    if fmt == "jsonl" or (fmt == "auto" and ext in (".jsonl", ".ndjson")):
+        yield from read_jsonl(file_lines(path, name), name, opts)  # streamed: a line at a time
+        return
+    text = _read_text(path, name)
+    if fmt == "csv" or (fmt == "auto" and ext in (".csv", ".tsv")):
+        yield from read_csv(text, name, opts, delimiter="\t" if ext == ".tsv" else ",")
+        return
+    if fmt == "auto" and ext != ".json" and text.lstrip()[:1] not in ("[", "{"):
+        raise InputError(name, None, None,
+                         "cannot tell the format (use .csv, .json or .jsonl, or pass --format)")
+    data = parse_json(text, name, allow_jsonl=fmt == "auto")
+    if data is None:  # JSON Lines in a file named .json
+        yield from read_jsonl(enumerate(text.split("\n"), 1), name, opts)
+        return
+    kind = detect(data) if fmt == "auto" else fmt
+    if kind == "summhay":
+        safeio.check(data, name, None)
+        yield from read_summhay(data, name, opts)
+    elif kind == "mercury":
+        yield from read_list(dump_samples(data, name), name, opts, is_dump=True)
+    elif isinstance(data, list):
+        yield from read_list(data, name, opts, is_dump=False)
+    else:
+        found = f"an object with keys: {', '.join(list(data)[:12])}" if isinstance(data, dict) \
+            else f"a {safeio.json_kind(data)}"
+        raise InputError(name, None, None,
+                         "expected a JSON list of records, a Mercury dump {\"samples\": [...]} or a "
+                         f"SummHay topic (found {found})")

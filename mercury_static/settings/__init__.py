@@ -1,0 +1,1 @@
+"""The dataset settings: their model and checks, and the files they are read from."""

@@ -1,0 +1,1 @@
+"""The ranker measured (eval, cross-validation) and tuned on gold and on the team's exports."""

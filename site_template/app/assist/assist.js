@@ -1,0 +1,223 @@
+/**
+ * Semantic assistance: a selection in one pane ranks the sentences of the other pane.
+ * First answer from the precomputed vectors of the sentences the selection overlaps (synchronous,
+ * instant); replaced by the ranking of the in-browser model's vector of the exact span when it arrives.
+ * A selection of exactly one stored sentence is answered at once with its stored vector: that is the
+ * model's vector of the same text (computed at build time, float16), so the worker is not asked.
+ */
+import { rankSentences } from './rank.js';
+import { other } from '../state/store.js';
+
+/** Mean of vectors, L2-normalised (null when empty). */
+export function meanVector(vectors) {
+  if (!vectors.length) return null;
+  const out = new Float32Array(vectors[0].length);
+  for (const v of vectors) for (let j = 0; j < out.length; j++) out[j] += v[j];
+  let n = 0;
+  for (let j = 0; j < out.length; j++) n += out[j] * out[j];
+  n = Math.sqrt(n) || 1;
+  for (let j = 0; j < out.length; j++) out[j] /= n;
+  return out;
+}
+
+/**
+ * Grade of an absolute score: 3 strong, 2 medium, 1 weak (never rescaled per query, so a weak best
+ * match looks weak). Thresholds: manifest.ranker.grades = [medium, strong] when given.
+ */
+export function makeLevelOf(manifest) {
+  const g = (manifest.ranker && Array.isArray(manifest.ranker.grades) && manifest.ranker.grades) || [0.3, 0.45];
+  return (score) => (score >= g[1] ? 3 : score >= g[0] ? 2 : 1);
+}
+
+/**
+ * Beyond the best two, only sentences within this score of the best one are lit (as well as top k and
+ * the minimum score): on a 6-sentence source top 5 lit nearly everything. The second stays lit: on the
+ * precomputed answer the selection's own sentence can outscore the evidence.
+ */
+export const LIT_GAP = 0.15;
+
+export class Assistant {
+  /**
+   * @param store the app store
+   * @param manifest the bundle manifest (ranker options)
+   * @param getEmbedder () => embedder or null (embedder.js API) — null until the model is wanted
+   */
+  constructor(store, manifest, getEmbedder) {
+    this.store = store;
+    this.options = manifest.ranker || {};
+    this.getEmbedder = getEmbedder;
+    this.seq = 0;
+    this.last = null; // {query, vec, kind}
+    this.early = null; // prefetch(): {rec, side, start, end, vector: promise}
+    this.modelAnswered = false;
+    this.timings = { precomputedMs: null, modelMs: null };
+  }
+
+  /** Whether `query` is still the draft's query span (a late answer after a save, clear or record change is dropped). */
+  _current(query, rec) {
+    const { current, draft } = this.store.state;
+    const span = draft[query.side];
+    return current.record === rec && draft.anchor === query.side && Boolean(span)
+      && span[0] === query.start && span[1] === query.end;
+  }
+
+  /**
+   * Rank and show. `refining`: the model's answer to this query is on its way from a ready worker, so
+   * the page may wait for it before scrolling (main.js).
+   */
+  _rank(vec, query, kind, refining = false) {
+    const { current, view } = this.store.state;
+    const rec = current.record;
+    if (!rec || !vec || !this._current(query, rec)) return;
+    const target = other(query.side);
+    const ctx = this._context(query, rec);
+    const from = rec[query.side];
+    const sectioned = (t) => Boolean(t.sections && t.sections.length);
+    // position prior (rank.js): only between two single-document texts
+    const queryPosition = sectioned(from) || sectioned(rec[target]) || !from.length
+      ? null : (query.start + query.end) / 2 / from.length;
+    const ranked = rankSentences({
+      queryVec: vec, queryText: query.text, contextVec: ctx.vec, contextText: ctx.text, queryPosition,
+      sentences: rec[target].rankInput(), options: this.options, k: view.k,
+    });
+    const near = ranked.length ? ranked[0].score - LIT_GAP : 0;
+    const results = ranked.filter((r, i) => r.score >= view.minScore && (i < 2 || r.score >= near)).slice(0, view.k);
+    this.last = { query, vec, kind };
+    const best = ranked.length ? ranked[0].score : null;
+    this.store.actions.setAssist({ side: target, results, kind, query, best, refining });
+  }
+
+  /** Whether run() answers `query` at once from a stored vector (the worker is not asked). */
+  _atOnce(query, rec, emb) {
+    return Boolean(emb && emb.status !== 'failed' && rec.source.hasVectors && rec.summary.hasVectors
+      && this._storedVector(query, rec));
+  }
+
+  /**
+   * Ask the worker for the vector of the span [start, end) of `side` before the page takes it into the
+   * draft (the store's update and save take milliseconds the worker need not wait for); run() of the
+   * same span then waits for this answer instead of asking again.
+   */
+  prefetch(side, start, end) {
+    const rec = this.store.state.current.record;
+    const emb = this.getEmbedder();
+    this.early = null;
+    if (!rec || !emb || emb.status === 'failed') return;
+    const query = { side, start, end, text: rec[side].slice(start, end) };
+    if (!this._atOnce(query, rec, emb)) this.early = { rec, side, start, end, vector: emb.embedLatest(query.text) };
+  }
+
+  /** Rank the other pane for the code-point span [start, end) of `side`. */
+  run(side, start, end) {
+    const rec = this.store.state.current.record;
+    if (!rec) return;
+    const seq = ++this.seq;
+    const t0 = performance.now();
+    const query = { side, start, end, text: rec[side].slice(start, end) };
+    this.timings = { precomputedMs: null, modelMs: null };
+    this.modelAnswered = false;
+    const loaded = () => rec.source.hasVectors && rec.summary.hasVectors;
+    if (this._atOnce(query, rec, this.getEmbedder())) {
+      this._stored(query, rec, t0);
+      return;
+    }
+    const refining = this._model(query, seq, t0, rec); // first: the worker embeds while this thread ranks
+    if (loaded()) this._precomputed(query, rec, t0, refining);
+    else {
+      // Vectors still loading: answer when they arrive, unless the model answered first.
+      Promise.all([rec.source.vectorsReady, rec.summary.vectorsReady]).then(() => {
+        if (seq === this.seq && !this.modelAnswered && loaded()) this._precomputed(query, rec, t0);
+      });
+    }
+  }
+
+  /** The sentences around the selection: their mean stored vector (null until loaded) and text. */
+  _context(query, rec) {
+    if (query.context && (query.context.vec || !rec[query.side].hasVectors)) return query.context;
+    const view = rec[query.side];
+    const idx = view.sentencesIn(query.start, query.end);
+    query.context = {
+      vec: meanVector(idx.flatMap((i) => view.sentenceVectors[i])),
+      text: idx.length ? view.slice(view.sentences[idx[0]][0], view.sentences[idx[idx.length - 1]][1]) : '',
+    };
+    return query.context;
+  }
+
+  /** Instant answer: the stored vectors of the sentences the selection overlaps stand for the span. */
+  _precomputed(query, rec, t0, refining = false) {
+    const { vec } = this._context(query, rec);
+    if (!vec) return;
+    this._rank(vec, query, 'precomputed', refining);
+    this.timings.precomputedMs = performance.now() - t0;
+  }
+
+  /**
+   * The build's vector of exactly the query's text, or null: a selection of one whole sentence stored
+   * as one row (not cut into windows) was embedded by the same model at build time, so asking the
+   * worker again would only redo that work (35-50 ms for a long sentence on one core).
+   */
+  _storedVector(query, rec) {
+    const view = rec[query.side];
+    const idx = view.sentencesIn(query.start, query.end);
+    if (idx.length !== 1) return null;
+    const [s, e] = view.sentences[idx[0]];
+    const rows = view.sentenceVectors[idx[0]];
+    return s === query.start && e === query.end && rows.length === 1 ? rows[0] : null;
+  }
+
+  /**
+   * The model's answer from the stored vector of the selected sentence (no worker round trip); only
+   * while the model is wanted and has not failed, so the header never says "model" without one.
+   */
+  _stored(query, rec, t0) {
+    this.modelAnswered = true;
+    // the selection is its own context (one sentence, one row): the same vector object for both, so
+    // the second cosine pass over the other text is answered from rank.js's cache
+    this._rank(this._context(query, rec).vec, query, 'model');
+    this.timings.precomputedMs = performance.now() - t0;
+    this.timings.modelMs = this.timings.precomputedMs;
+  }
+
+  /**
+   * Replace the answer with the ranking of the model's vector of the exact span, when it arrives.
+   * Returns whether a ready model was asked (its answer is then tens of milliseconds away).
+   */
+  _model(query, seq, t0, rec) {
+    const emb = this.getEmbedder();
+    if (!emb || emb.status === 'failed') return false;
+    const ready = emb.status === 'ready';
+    const early = this.early;
+    this.early = null;
+    const asked = early && early.rec === rec && early.side === query.side && early.start === query.start
+      && early.end === query.end;
+    (asked ? early.vector : emb.embedLatest(query.text)).then((v) => {
+      if (!v || seq !== this.seq || !this._current(query, rec)) return;
+      this.modelAnswered = true;
+      this._rank(v, query, 'model');
+      this.timings.modelMs = performance.now() - t0;
+    }).catch(() => {});
+    return ready;
+  }
+
+  /** The model became ready: refine the shown precomputed answer. */
+  refine() {
+    const { assist, current } = this.store.state;
+    if (assist.kind === 'precomputed' && assist.query && this.last) {
+      this._model(assist.query, this.seq, performance.now(), current.record);
+    }
+  }
+
+  /** Re-rank the last query (k or min score changed). */
+  rerank() {
+    if (this.last && this.store.state.assist.query === this.last.query) {
+      this._rank(this.last.vec, this.last.query, this.last.kind);
+    }
+  }
+
+  /** Forget the last query (record change, Esc). */
+  reset() {
+    this.seq += 1;
+    this.last = null;
+    this.early = null;
+  }
+}
