@@ -94,3 +94,72 @@ def test_review_bundle_is_the_bundle_plus_ordered_work(asked, team, reviewed):
     for path in asked.rglob("*"):
         if path.is_file() and path.name != "manifest.json":
             assert (reviewed / path.relative_to(asked)).read_bytes() == path.read_bytes(), path
+
+
+DECIDED = "2026-12-02T10:00:00Z"
+
+
+def review_export(path: Path, reviewed: Path, reviewer: str, *records, **override) -> Path:
+    """A review export as the page writes it (docs/review.md), bound to the review bundle `reviewed`."""
+    info = json.loads((reviewed / "manifest.json").read_text(encoding="utf-8"))
+    doc = {"format": "mercury-static/review", "version": 1, "bundle_id": info["bundle_id"],
+           "review_id": info["review"]["review_id"], "merge_sha256": info["review"]["merge_sha256"],
+           "reviewer": reviewer, "client_id": "c-r", "exported_at": DECIDED, "tool_version": "0.1.0",
+           "records": list(records), **override}
+    path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def decision(action: str, **edit) -> dict:
+    return {"action": action, "updated_at": DECIDED, **edit}
+
+
+def adjudication(record_id: str, decisions=None, added=(), answers=None, comments=(), adjudicated=True,
+                 updated_at=DECIDED) -> dict:
+    return {"record_id": record_id, "adjudicated": adjudicated, "updated_at": updated_at,
+            "decisions": decisions or {}, "added": list(added), "answers": answers or {}, "comments": list(comments)}
+
+
+def rita(reviewed: Path, folder: Path) -> Path:
+    """rita adjudicates r1 (accepts alice's span, edits bob's, rejects carol's, adds one, answers two questions,
+    comments) and r3 (nobody found anything), and leaves r2 half done."""
+    wider = span("r1", "completed in 1899")
+    return review_export(folder / "rita.json", reviewed, "rita", adjudication(
+        "r1", {"alice:a1": decision("accept"), "bob:b1": decision("edit", summary=wider, note="the whole clause"),
+               "carol:c1": decision("reject"), "alice:a2": decision("accept"), "carol:c2": decision("reject")},
+        added=[{**ann("g1", "r1", "stands", label=["Benign"]), "created_at": DECIDED, "updated_at": DECIDED}],
+        answers={"verdict": {"from": "alice"}, "quality": {"value": 3}},
+        comments=[{"id": "m1", "on": "bob:b1", "author": "rita", "time": DECIDED, "text": "too short"},
+                  {"id": "m2", "on": "record", "author": "rita", "time": DECIDED, "text": "year and city"}]),
+        adjudication("r2", {"alice:a3": decision("accept")}, adjudicated=False),
+        adjudication("r3", answers={"verdict": {"from": "bob"}}))
+
+
+def test_gold_holds_exactly_what_was_decided(reviewed, tmp_path, run):
+    gold_file, report = tmp_path / "gold.json", tmp_path / "report.json"
+    result = run("gold", rita(reviewed, tmp_path), "--bundle", reviewed, "-o", gold_file, "--report", report)
+    assert result.exit_code == 0, result.output
+    assert "2 record(s) adjudicated (gold); 1 not adjudicated: r2" in result.output
+    r1, r3 = json.loads(gold_file.read_text(encoding="utf-8"))
+    assert [(a["annotator"], a["summary"]["text"], a["provenance"]["action"]) for a in r1["annotations"]] == [
+        ("bob", "completed in 1899", "edited"), ("alice", "1899", "accepted"), ("rita", "stands", "added"),
+        ("alice", "Rome", "accepted")]
+    edited = r1["annotations"][0]
+    assert edited["note"] == "the whole clause" and edited["id"] == "b1"
+    assert edited["provenance"] == {"proposed_by": "bob", "proposed_at": "2026-12-01T09:00:00Z", "action": "edited",
+                                    "decided_by": "rita", "decided_at": DECIDED, "edited": ["note", "summary"]}
+    assert r1["responses"] == [{"annotator": "rita", "status": "submitted", "updated_at": DECIDED,
+                                "values": {"verdict": "hallucinated", "quality": 3},
+                                "provenance": {"verdict": {"from": "alice"}, "quality": {"from": "rita", "own": True}}}]
+    assert [c["text"] for c in r1["review"]["comments"]] == ["too short", "year and city"]
+    assert r3["annotations"] == [] and r3["responses"][0]["values"] == {"verdict": "consistent"}
+    doc = json.loads(report.read_text(encoding="utf-8"))
+    assert doc["not_adjudicated"] == [{"record_id": "r2", "touched_by": ["rita"]}]
+    assert doc["counts"] == {"gold": 2, "not_adjudicated": 1, "undecided_annotations": 0}
+    quality = {a["annotator"]: a for a in doc["quality"]["annotators"]}
+    assert quality["alice"]["accuracy"] == {"verdict": 1.0, "quality": 0.0}
+    assert quality["bob"]["accuracy"]["verdict"] == 0.5  # wrong on r1, right on r3
+    assert quality["alice"]["span_precision"] == 1.0 and quality["alice"]["span_recall"] < 1
+    assert doc["quality"]["changed"][0]["record_id"] == "r1"
+    (hhem,) = [a for a in doc["quality"]["agents"] if a["agent"] == "HHEM-2.1"]
+    assert hhem["records"] == 1 and hhem["accuracy"] == 1.0  # r1: suggested hallucinated, the gold agrees
