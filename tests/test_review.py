@@ -4,6 +4,10 @@ a review bundle ordered by disagreement → hand-written review exports → the 
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +18,8 @@ from test_merge_questions import entry, export
 from mercury_static.bundle import load_bundle
 from mercury_static.bundle_folder import is_bundle
 from mercury_static.review.build import load_review, review_bundle
+from mercury_static.review.gold import GoldProblems, make_gold
+from mercury_static.write_argilla import user_id
 
 SCHEMAS = {name: json.loads((Path(__file__).resolve().parent.parent / "docs" / f"{name}.schema.json")
                             .read_text(encoding="utf-8")) for name in ("manifest", "merged")}
@@ -163,3 +169,58 @@ def test_gold_holds_exactly_what_was_decided(reviewed, tmp_path, run):
     assert doc["quality"]["changed"][0]["record_id"] == "r1"
     (hhem,) = [a for a in doc["quality"]["agents"] if a["agent"] == "HHEM-2.1"]
     assert hhem["records"] == 1 and hhem["accuracy"] == 1.0  # r1: suggested hallucinated, the gold agrees
+
+
+def test_gold_in_every_format(reviewed, tmp_path, run):
+    """mercury (flat dump), JSONL and Argilla carry the same gold; in Argilla the reviewer's answer is one more
+    submitted response beside the annotators' own, as argilla's own parser reads it."""
+    export_file = rita(reviewed, tmp_path)
+    gold = make_gold([export_file], reviewed).records
+    assert [json.loads(x) for x in make_gold([export_file], reviewed, "jsonl").output.splitlines()] == gold
+    flat = json.loads(make_gold([export_file], reviewed, "mercury").output)["samples"]
+    assert [x["sample_id"] for x in flat] == ["r1", "r3"]
+    assert [(a["annotator"], a["summary_span"], a["provenance"]["decided_by"]) for a in flat[0]["annotations"]] == [
+        (a["annotator"], a["summary"]["text"], "rita") for a in gold[0]["annotations"]]
+    assert flat[0]["responses"] == gold[0]["responses"]
+    out = tmp_path / "argilla"
+    assert run("gold", export_file, "--bundle", reviewed, "-o", out, "--format", "argilla").exit_code == 0
+    records = json.loads((out / "records.json").read_text(encoding="utf-8"))
+    r1 = records[0]
+    verdicts = {x["user_id"]: (x["value"], x["status"]) for x in r1["responses"]["verdict"]}
+    assert verdicts[user_id("rita")] == ("hallucinated", "submitted")
+    assert verdicts[user_id("bob")] == ("consistent", "submitted")  # the annotators' answers kept as theirs
+    spans = {x["user_id"]: x["value"] for x in r1["responses"]["spans"]}
+    assert {(v["start"], v["end"]) for v in spans[user_id("rita")]} == {
+        (a["summary"]["start"], a["summary"]["end"]) for a in gold[0]["annotations"]}
+    assert user_id("rita") not in {x["user_id"] for x in records[1]["responses"]["verdict"]}  # r2: not adjudicated
+    python = os.environ.get("ARGILLA_PYTHON", sys.executable)
+    parsed = json.loads(subprocess.run([python, str(Path(__file__).parent / "argilla_read.py"), str(out)],
+                                       capture_output=True, text=True, check=True, timeout=300).stdout)
+    assert ["verdict", user_id("rita"), "submitted"] in parsed["records"][0]["responses"]
+    assert ["verdict", user_id("alice"), "submitted"] in parsed["records"][0]["responses"]
+    assert parsed["datasets_rows"] == 3
+
+
+def test_two_reviewers_agreement(reviewed, tmp_path):
+    """sam adjudicates r1 like rita but without her added span and with his own verdict; r3 alike. The newest
+    adjudication is the gold (noted), and their agreement is reported."""
+    first = rita(reviewed, tmp_path)
+    sam = review_export(tmp_path / "sam.json", reviewed, "sam", adjudication(
+        "r1", {"alice:a1": decision("accept"), "alice:a2": decision("accept")}, answers={"verdict": {"value": "consistent"}},
+        updated_at="2026-12-02T11:00:00Z"), adjudication("r3", answers={"verdict": {"from": "alice"}}))
+    result = make_gold([first, sam], reviewed)
+    (pair,) = result.reviewers["pairs"]
+    assert (pair["a"], pair["b"], pair["records"], pair["differ"]) == ("rita", "sam", 2, ["r1"])
+    assert 0 < pair["span_f1"] < 1 and pair["answers_agree"] == 0.5
+    assert result.records[0]["review"]["reviewer"] == "sam"  # newer
+    assert "record r1: adjudicated by rita, sam; kept the newest (sam, 2026-12-02T11:00:00Z)" in result.notes
+    assert result.records[1]["review"]["reviewer"] == "sam"  # r3: tied times, the later name (deterministic)
+
+
+def test_undecided_annotations_are_not_gold(reviewed, tmp_path):
+    export_file = review_export(tmp_path / "r.json", reviewed, "rita",
+                                adjudication("r1", {"alice:a1": decision("accept")}))
+    result = make_gold([export_file], reviewed)
+    assert [a["id"] for a in result.records[0]["annotations"]] == ["a1"]
+    assert {x["key"] for x in result.undecided} == {"alice:a2", "bob:b1", "carol:c1", "carol:c2"}
+    assert [x["record_id"] for x in result.not_adjudicated] == ["r2", "r3"]
