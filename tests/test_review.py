@@ -224,3 +224,102 @@ def test_undecided_annotations_are_not_gold(reviewed, tmp_path):
     assert [a["id"] for a in result.records[0]["annotations"]] == ["a1"]
     assert {x["key"] for x in result.undecided} == {"alice:a2", "bob:b1", "carol:c1", "carol:c2"}
     assert [x["record_id"] for x in result.not_adjudicated] == ["r2", "r3"]
+
+
+def rewrite(path: Path, change) -> Path:
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    change(doc)
+    path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def entry_of(record: dict):
+    return lambda doc: doc["records"][0].update(record)
+
+
+BAD_EXPORTS = {
+    "foreign bundle": (lambda doc: doc.update(bundle_id="b-other"), None, "bundle_id",
+                       "'b-other' is another bundle (this review bundle is of "),
+    "bad version": (lambda doc: doc.update(version=2), None, "version",
+                    "unsupported version 2 of mercury-static/review (this tool reads version 1)"),
+    "another format": (lambda doc: doc.update(format="mercury-static/annotations"), None, "format",
+                       "'mercury-static/annotations' is not 'mercury-static/review'"),
+    "no reviewer": (lambda doc: doc.pop("reviewer"), None, "reviewer", "missing or empty"),
+    "unknown record": (entry_of({"record_id": "r9"}), "record r9", "record_id",
+                       "unknown record id (not in the review bundle)"),
+    "unknown annotation": (entry_of({"decisions": {"dave:d1": decision("accept")}}), "record r1",
+                           "decisions.dave:d1", "no annotation of this record has this key"),
+    "bad action": (entry_of({"decisions": {"alice:a1": decision("maybe")}}), "record r1",
+                   "decisions.alice:a1.action", "'maybe' is not one of accept, reject, edit"),
+    "edited span off the text": (entry_of({"decisions": {"bob:b1": decision(
+        "edit", summary={"start": 3, "end": 8, "text": "Rome!"})}}), "record r1", "decisions.bob:b1.summary",
+        "quoted text 'Rome!' != text[3:8] ' Eiff'"),
+    "edited label unknown": (entry_of({"decisions": {"bob:b1": decision("edit", label=["Nice"])}}), "record r1",
+                             "decisions.bob:b1.label", "unknown label 'Nice'"),
+    "answer from a silent annotator": (entry_of({"answers": {"topics": {"from": "bob"}}}), "record r1",
+                                       "answers.topics.from", "'bob' gave no answer to this question"),
+    "answer that does not fit": (entry_of({"answers": {"quality": {"value": 9}}}), "record r1",
+                                 "answers.quality.value", "9"),
+    "unknown question": (entry_of({"answers": {"mood": {"value": 1}}}), "record r1", "answers.mood",
+                         "unknown question"),
+    "comment on nothing": (entry_of({"comments": [{"id": "m", "on": "zed:z", "author": "rita", "time": DECIDED,
+                                                   "text": "?"}]}), "record r1", "comments[0].on",
+                           "'zed:z' is neither the record"),
+    "adjudicated not a boolean": (entry_of({"adjudicated": "yes"}), "record r1", "adjudicated", "expected true or false"),
+}
+
+
+@pytest.mark.parametrize("case", BAD_EXPORTS, ids=list(BAD_EXPORTS))
+def test_bad_review_export_is_one_line(reviewed, tmp_path, run, case):
+    change, where, field, words = BAD_EXPORTS[case]
+    bad = rewrite(rita(reviewed, tmp_path), change)
+    with pytest.raises(GoldProblems) as raised:
+        make_gold([bad], reviewed)
+    (problem,) = raised.value.problems
+    assert (problem.file, problem.where, problem.field) == (str(bad), where, field) and words in problem.message
+    result = run("gold", bad, "--bundle", reviewed, "-o", tmp_path / "gold.json")
+    assert result.exit_code == 2 and result.output.count("error:") == 1 and str(bad) in result.output
+    assert not (tmp_path / "gold.json").exists()
+
+
+def test_stale_review_of_an_older_merge(asked, team, reviewed, tmp_path, run):
+    """rita reviewed a review bundle made before carol's export came in: against today's review bundle her
+    decisions are stale (the annotations she decided on are not today's set)."""
+    older = tmp_path / "older-review"
+    review_bundle(team[:2], asked, older)
+    stale = rita(older, tmp_path)
+    result = run("gold", stale, "--bundle", reviewed, "-o", tmp_path / "gold.json")
+    assert result.exit_code == 2 and result.output.count("error:") == 1
+    assert f"{stale}: field 'merge_sha256': stale: a review of another merge of this bundle" in " ".join(
+        result.output.split())
+    own = review_export(tmp_path / "own.json", older, "rita", adjudication("r1", {"alice:a1": decision("accept")}))
+    assert run("gold", own, "--bundle", older, "-o", tmp_path / "gold.json").exit_code == 0  # on its own: fine
+
+
+def test_corrupt_and_edited_files(reviewed, tmp_path, run, fresh_copy):
+    cut = tmp_path / "cut.json"
+    cut.write_text(rita(reviewed, tmp_path).read_text(encoding="utf-8")[:-9], encoding="utf-8")
+    good = rita(reviewed, tmp_path)
+    result = run("gold", cut, good, "--bundle", reviewed, "-o", tmp_path / "gold.json")
+    assert result.exit_code == 2 and result.output.count("error:") == 1
+    assert f"{cut}: line 1 column " in result.output and ": invalid JSON" in result.output
+    edited = fresh_copy(reviewed)
+    shard = edited / "data" / "review-records-0000.json"
+    shard.write_text(shard.read_text(encoding="utf-8").replace('"1899"', '"1898"'), encoding="utf-8")
+    result = run("gold", good, "--bundle", edited, "-o", tmp_path / "gold.json")
+    assert result.exit_code == 2 and result.output.count("error:") == 1
+    assert f"{shard}: edited after `mercury-static review` wrote it" in " ".join(result.output.split())
+    (edited / "data" / "review.json").write_text("{}", encoding="utf-8")
+    assert "data/review.json: edited after" in run("gold", good, "--bundle", edited, "-o", tmp_path / "g.json").output
+
+
+def test_gold_of_a_bundle_that_is_not_a_review_bundle(asked, reviewed, tmp_path, run):
+    result = run("gold", rita(reviewed, tmp_path), "--bundle", asked, "-o", tmp_path / "gold.json")
+    assert result.exit_code == 2 and "not a review bundle" in result.output and "Traceback" not in result.output
+
+
+def test_two_bad_exports_two_lines(reviewed, tmp_path, run):
+    a = rewrite(rita(reviewed, tmp_path), lambda doc: doc.update(version=3))
+    b = rewrite(review_export(tmp_path / "b.json", reviewed, "sam", adjudication("r9")), lambda doc: None)
+    result = run("gold", a, b, "--bundle", reviewed, "-o", tmp_path / "gold.json")
+    assert result.exit_code == 2 and result.output.count("error:") == 2
