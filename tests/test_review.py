@@ -323,3 +323,37 @@ def test_two_bad_exports_two_lines(reviewed, tmp_path, run):
     b = rewrite(review_export(tmp_path / "b.json", reviewed, "sam", adjudication("r9")), lambda doc: None)
     result = run("gold", a, b, "--bundle", reviewed, "-o", tmp_path / "gold.json")
     assert result.exit_code == 2 and result.output.count("error:") == 2
+
+
+def test_review_cli(asked, team, tmp_path, run):
+    out = tmp_path / "rb"
+    result = run("review", *team, "--bundle", asked, "-o", out)
+    assert result.exit_code == 0, result.output
+    assert "3 records, 2 contested, 8 annotations by alice, bob, carol" in " ".join(result.output.split())
+    before = (out / "manifest.json").read_bytes()
+    # again, over its own output: replaced whole, the same bytes (deterministic)
+    assert run("review", *team, "--bundle", asked, "-o", out).exit_code == 0
+    assert (out / "manifest.json").read_bytes() == before
+    # a review bundle made from a review bundle is the same review (its old review files not carried over)
+    again = tmp_path / "rb2"
+    assert run("review", *team, "--bundle", out, "-o", again).exit_code == 0
+    assert sorted(p.name for p in (again / "data").glob("review*")) == sorted(p.name for p in (out / "data").glob("review*"))
+    assert json.loads((again / "manifest.json").read_text())["review"] == json.loads(before)["review"]
+
+
+def test_review_bad_inputs(asked, team, tmp_path, run):
+    foreign = rewrite(Path(shutil.copy(team[0], tmp_path / "foreign.json")), lambda d: d.update(bundle_id="b-x"))
+    out = tmp_path / "rb"
+    result = run("review", foreign, *team[1:], "--bundle", asked, "-o", out)
+    assert result.exit_code == 1 and f"skipped: {foreign}: field 'bundle_id':" in " ".join(result.output.split())
+    assert json.loads((out / "data" / "review.json").read_text())["annotators"] == ["bob", "carol"]
+    strict = run("review", foreign, "--bundle", asked, "-o", tmp_path / "strict", "--strict")
+    assert strict.exit_code == 2 and strict.output.count("error:") == 1 and not (tmp_path / "strict").exists()
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("mine", encoding="utf-8")
+    refused = run("review", *team, "--bundle", asked, "-o", mine)
+    assert refused.exit_code == 2 and "is not a mercury-static bundle" in refused.output
+    assert (mine / "notes.txt").read_text(encoding="utf-8") == "mine"
+    assert run("review", *team, "--bundle", asked, "-o", asked).exit_code == 2  # never over its input
+    assert run("review", *team, "--bundle", tmp_path / "nothing", "-o", tmp_path / "x").exit_code == 2
