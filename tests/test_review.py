@@ -357,3 +357,46 @@ def test_review_bad_inputs(asked, team, tmp_path, run):
     assert (mine / "notes.txt").read_text(encoding="utf-8") == "mine"
     assert run("review", *team, "--bundle", asked, "-o", asked).exit_code == 2  # never over its input
     assert run("review", *team, "--bundle", tmp_path / "nothing", "-o", tmp_path / "x").exit_code == 2
+
+
+SHARED_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+
+
+@pytest.mark.shared_data
+@pytest.mark.skipif(not (SHARED_DATA / "faithbench").is_dir(), reason="../shared/data/faithbench absent")
+def test_faithbench_batch_as_review_input(build_bundle, tmp_path):
+    """A real FaithBench batch (three annotators, original Mercury's dump) is review input as it is: its
+    annotators are the team, and the order by disagreement matches a recount from the raw file (which samples
+    the annotators' (character, label) marks differ on), most contested first."""
+    batch = SHARED_DATA / "faithbench" / "batch_3.json"
+    samples = json.loads(batch.read_text(encoding="utf-8"))["samples"]
+    team = sorted({a["annotator_name"] for s in samples for a in s["annotations"]})
+    bundle = build_bundle([batch], name="faithbench-review")
+    out = tmp_path / "review"
+    result = review_bundle([batch], bundle, out)
+    assert [str(p).split(": field ")[1] for p in result.problems] == [  # as merge says it of the same file
+        "'label': expected a non-empty list of labels"]
+    for s in samples:
+        s["annotations"] = [a for a in s["annotations"] if a["label"]]
+    loaded, header, records = load_review(out)
+    assert header["annotators"] == team and len(team) == 3
+    rows = [r for i in range(header["shards"]["order"])
+            for r in json.loads((out / "data" / f"review-order-{i:04d}.json").read_text())["rows"]]
+    assert len(rows) == len(samples) and [r["score"] for r in rows] == sorted((r["score"] for r in rows), reverse=True)
+
+    def marks(sample, name):  # the raw file, without the review code: (character, label leaf) pairs
+        out = set()
+        for a in sample["annotations"]:
+            if a["annotator_name"] == name:
+                leaves = [x for x in a["label"] if not any(o.startswith(x + ".") for o in a["label"])]
+                out |= {(i, leaf) for i in range(a["summary_start"], a["summary_end"]) for leaf in leaves}
+        return out
+
+    contested = {loaded.records[i].id for i, s in enumerate(samples)
+                 if len({frozenset(marks(s, n)) for n in team}) > 1}
+    assert {r["id"] for r in rows if r["score"] > 0} == contested and 10 < len(contested) < len(samples)
+    assert all(r["annotators"] == team for r in rows)  # a dump's annotators judged each of its samples
+    first = records[[r.id for r in loaded.records].index(rows[0]["id"])]
+    assert first["disagreement"]["spans"] == max(r["disagreement"]["spans"] for r in records)
+    assert sum(len(r["annotations"]) for r in records) == sum(len(s["annotations"]) for s in samples)
+    print("\nFaithBench batch_3 review:", header["counts"], "top:", rows[:3])
