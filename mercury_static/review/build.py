@@ -27,8 +27,9 @@ from ..records import InputError
 from .disagreement import SPANS, disagreement
 
 ROWS_PER_SHARD = 1000
-RECORDS_PER_SHARD = 200
-"""A records shard of 200 contested records of 3 annotators is ~0.3 MB (benchmarks/RESULTS.md, bench_review)."""
+RECORDS_PER_SHARD = 50
+"""A records shard of 50 contested records of 3 annotators is ~90 KB: what the page loads for the first record
+(benchmarks/RESULTS.md, bench_review)."""
 DATA = "data"
 HEADER = f"{DATA}/review.json"
 
