@@ -149,7 +149,8 @@ annotation page's own start: `data/review.json` {kb(size['data/review.json'])}, 
 {kb(size['data/review-order-0000.json'])} (1,000 rows), `data/review-records-0000.json`
 {kb(size['data/review-records-0000.json'])} ({h['records_per_shard']} records) = **{kb(sum(v for k, v in size.items() if k != 'manifest.json'))}**
 (the manifest: {kb(size['manifest.json'])}). All review files: {kb(review_total)} in {h['shards']['order']} order and
-{h['shards']['records']} record shards, fetched only when a filter or a later record needs them.
+{h['shards']['records']} record shards, fetched only when a filter or a later record needs them.Pausing the cyclic garbage collector during the work, as `merge` does, took the CPU time from 7.9 s to 4.1 s;
+most of the rest is `merge`'s own reading and checking of the 3 exports (the same code as `merge`).
 """
     print(section)
     if args.write:

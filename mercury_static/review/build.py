@@ -21,7 +21,7 @@ from ..bundle import Bundle, dumps, load_bundle
 from ..bundle_folder import MARKER, check_output, editing, new_folder, switch
 from ..bundle_options import manifest_bytes
 from ..formats import REVIEW_DATA_FORMAT, REVIEW_DATA_VERSION
-from ..merge import merged_records, serialize
+from ..merge import _without_cyclic_gc, merged_records, serialize
 from ..merge_inputs import InputReader
 from ..records import InputError
 from .disagreement import SPANS, disagreement
@@ -133,8 +133,9 @@ def review_bundle(paths: list[Path], bundle_dir: Path, out: Path, strict: bool =
     protected = [*map(Path, paths), bundle_dir]
     check_output(out, protected)  # before the work: a bad -o costs nothing
     bundle = load_bundle(bundle_dir)
-    records, judges, reader = read_work(paths, bundle, strict)
-    header, files = review_files(bundle, records, judges)
+    with _without_cyclic_gc():  # as merge: many small objects kept alive, no cycles
+        records, judges, reader = read_work(paths, bundle, strict)
+        header, files = review_files(bundle, records, judges)
     manifest = dict(bundle.manifest)
     manifest["review"] = {"format": REVIEW_DATA_FORMAT, "version": REVIEW_DATA_VERSION, "path": HEADER,
                           "review_id": header["review_id"], "merge_sha256": header["merge_sha256"],
