@@ -400,3 +400,23 @@ def test_faithbench_batch_as_review_input(build_bundle, tmp_path):
     assert first["disagreement"]["spans"] == max(r["disagreement"]["spans"] for r in records)
     assert sum(len(r["annotations"]) for r in records) == sum(len(s["annotations"]) for s in samples)
     print("\nFaithBench batch_3 review:", header["counts"], "top:", rows[:3])
+
+
+def test_a_merged_file_is_review_input_too(asked, team, reviewed, tmp_path):
+    """`review merged.json` gives the review of the exports it was merged from, byte for byte; an annotator who
+    never saw a record (dave did r1 only) is no judge of the others, although a merged file is read as a dump."""
+    from mercury_static.merge import merge_files
+
+    merged = tmp_path / "merged.json"
+    merged.write_bytes(merge_files(team, load_bundle(asked)).output)
+    again = tmp_path / "again"
+    review_bundle([merged], asked, again)
+    for path in sorted((reviewed / "data").glob("review*")):
+        assert (again / "data" / path.name).read_bytes() == path.read_bytes(), path.name
+    dave = export(tmp_path / "dave.json", load_bundle(asked), "dave",
+                  entry("r1", {"verdict": "consistent"}, annotations=[ann("d1", "r1", "Rome")]))
+    merged.write_bytes(merge_files([*team, dave], load_bundle(asked)).output)
+    review_bundle([merged], asked, again)
+    rows = {r["id"]: r for r in json.loads((again / "data" / "review-order-0000.json").read_text())["rows"]}
+    assert rows["r1"]["annotators"] == ["alice", "bob", "carol", "dave"]
+    assert rows["r3"]["annotators"] == ["alice", "bob", "carol"] and rows["r3"]["score"] == 0

@@ -68,7 +68,7 @@ def read_work(paths: list[Path], bundle: Bundle, strict: bool) -> tuple[list[dic
         before = len(reader.versions)
         reader.read(Path(path))
         if Path(path) in reader.dump_samples:
-            team = {v.annotator for v in reader.versions[before:]}
+            team = {v.annotator for v in reader.versions[before:] if v.status is None}  # not a merged file's
             for record_id in reader.dump_samples[Path(path)]:
                 dump_team[record_id] |= team
     records, _ = merged_records(bundle, reader)
