@@ -420,3 +420,29 @@ def test_a_merged_file_is_review_input_too(asked, team, reviewed, tmp_path):
     rows = {r["id"]: r for r in json.loads((again / "data" / "review-order-0000.json").read_text())["rows"]}
     assert rows["r1"]["annotators"] == ["alice", "bob", "carol", "dave"]
     assert rows["r3"]["annotators"] == ["alice", "bob", "carol"] and rows["r3"]["score"] == 0
+
+
+def test_gold_never_writes_over_its_inputs(reviewed, tmp_path, run):
+    export_file = rita(reviewed, tmp_path)
+    before = export_file.read_bytes()
+    for args in (("-o", export_file), ("-o", reviewed / "gold.json"),
+                 ("-o", tmp_path / "g.json", "--report", tmp_path / "g.json")):
+        result = run("gold", export_file, "--bundle", reviewed, *args)
+        assert result.exit_code == 2 and result.output.count("error:") == 1, result.output
+    assert export_file.read_bytes() == before and not (reviewed / "gold.json").exists()
+
+
+def test_review_data_of_a_newer_version(reviewed, tmp_path, run, fresh_copy):
+    """A review bundle written by a newer tool (its review.json's version, the manifest consistent with it)."""
+    import hashlib
+
+    newer = fresh_copy(reviewed)
+    header = newer / "data" / "review.json"
+    header.write_text(header.read_text(encoding="utf-8").replace('"version":1', '"version":2'), encoding="utf-8")
+    manifest = json.loads((newer / "manifest.json").read_text(encoding="utf-8"))
+    manifest["review"]["sha256"] = hashlib.sha256(header.read_bytes()).hexdigest()
+    (newer / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    result = run("gold", rita(reviewed, tmp_path), "--bundle", newer, "-o", tmp_path / "gold.json")
+    assert result.exit_code == 2 and result.output.count("error:") == 1
+    assert (f"{header}: field 'version': unsupported version 2 of mercury-static/review-data (this tool reads "
+            "version 1)") in " ".join(result.output.split())
