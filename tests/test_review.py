@@ -446,3 +446,17 @@ def test_review_data_of_a_newer_version(reviewed, tmp_path, run, fresh_copy):
     assert result.exit_code == 2 and result.output.count("error:") == 1
     assert (f"{header}: field 'version': unsupported version 2 of mercury-static/review-data (this tool reads "
             "version 1)") in " ".join(result.output.split())
+
+
+def test_a_reviewer_who_annotated_too(reviewed, tmp_path):
+    """alice reviews r1, which she annotated: Argilla keeps one response per user, so hers is the review (noted)."""
+    export_file = review_export(tmp_path / "alice-review.json", reviewed, "alice",
+                                adjudication("r1", {"bob:b1": decision("accept")}, answers={"verdict": {"from": "bob"}}))
+    result = make_gold([export_file], reviewed, "argilla")
+    (note,) = [n for n in result.notes if "also one of its annotators" in n]
+    assert "e.g. record r1" in note
+    r1 = json.loads(result.directory["records.json"])[0]
+    mine = {x["user_id"]: x["value"] for x in r1["responses"]["verdict"]}
+    assert mine[user_id("alice")] == "consistent"  # bob's answer, chosen by alice the reviewer
+    assert [(s["start"], s["end"]) for s in {x["user_id"]: x["value"] for x in r1["responses"]["spans"]}[
+        user_id("alice")]] == [(31, 35)]  # bob's span, not alice's two

@@ -15,7 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import merge_notes, safeio
+from .. import __version__, merge_notes, safeio
 from ..agreement import judges as submitted_judges
 from ..bundle import Bundle, dumps, load_bundle
 from ..bundle_folder import MARKER, check_output, editing, new_folder, switch
@@ -104,8 +104,6 @@ def review_files(bundle: Bundle, records: list[dict], judges: dict[str, list[str
     for n in range(0, max(len(rows), 1), ROWS_PER_SHARD):
         files[f"{DATA}/review-order-{n // ROWS_PER_SHARD:04d}.json"] = dumps(
             {"rows": rows[n:n + ROWS_PER_SHARD]}).encode("utf-8")
-    from .. import __version__
-
     span = next((q for q in questions if q.type == "span"), None)
     header = {"format": REVIEW_DATA_FORMAT, "version": REVIEW_DATA_VERSION, "bundle_id": bundle.manifest["bundle_id"],
               "review_id": review_id(bundle.manifest["bundle_id"], merged), "merge_sha256": merged,
@@ -122,9 +120,10 @@ def review_files(bundle: Bundle, records: list[dict], judges: dict[str, list[str
     return header, files
 
 
-def _not_review(folder: str, names: list[str]) -> set[str]:
+def _not_review(bundle_dir: Path):
     """shutil.copytree's ignore: a review bundle made from a review bundle drops the old review files."""
-    return {n for n in names if Path(folder).name == DATA and n.startswith("review")}
+    data = bundle_dir / DATA
+    return lambda folder, names: {n for n in names if n.startswith("review") and Path(folder) == data}
 
 
 def review_bundle(paths: list[Path], bundle_dir: Path, out: Path, strict: bool = False) -> ReviewResult:
@@ -144,7 +143,7 @@ def review_bundle(paths: list[Path], bundle_dir: Path, out: Path, strict: bool =
         check_output(out, protected)
         new = new_folder(out)
         try:
-            shutil.copytree(bundle_dir, new, ignore=_not_review, dirs_exist_ok=True)
+            shutil.copytree(bundle_dir, new, ignore=_not_review(bundle_dir), dirs_exist_ok=True)
             (new / "manifest.json").unlink()
             for name, data in files.items():
                 (new / name).write_bytes(data)
