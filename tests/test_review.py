@@ -399,7 +399,18 @@ def test_faithbench_batch_as_review_input(build_bundle, tmp_path):
     first = records[[r.id for r in loaded.records].index(rows[0]["id"])]
     assert first["disagreement"]["spans"] == max(r["disagreement"]["spans"] for r in records)
     assert sum(len(r["annotations"]) for r in records) == sum(len(s["annotations"]) for s in samples)
-    print("\nFaithBench batch_3 review:", header["counts"], "top:", rows[:3])
+    # a reviewer settles the 10 most contested samples by taking the first annotator's spans whole
+    first_name = team[0]
+    ordered = {r["id"]: r for r in records}
+    decided = [adjudication(row["id"], {a["key"]: decision("accept" if a["annotator"] == first_name else "reject")
+                                        for a in ordered[row["id"]]["annotations"]}) for row in rows[:10]]
+    gold = make_gold([review_export(tmp_path / "review.json", out, "rita", *decided)], out)
+    assert [g["id"] for g in gold.records] == [r.id for r in loaded.records if r.id in {d["record_id"] for d in decided}]
+    assert len(gold.not_adjudicated) == len(samples) - 10 and not gold.undecided
+    quality = {a["annotator"]: a for a in gold.quality["annotators"]}
+    assert quality[first_name]["span_precision"] == quality[first_name]["span_recall"] == 1.0
+    assert all(quality[n]["span_f1"] < 1 for n in team[1:])  # the others disagreed on these records
+    print("\nFaithBench batch_3 review:", header["counts"], "top:", rows[:3], "\nquality:", gold.quality["annotators"])
 
 
 def test_a_merged_file_is_review_input_too(asked, team, reviewed, tmp_path):
