@@ -5,7 +5,9 @@ The bundle: make_large.py's pool records (FaithBench sentences, cheap to embed) 
 HHEM suggestions from the records' `hhem` column. Three annotators' exports (version 2): each marks the same
 seeded base spans of a record and, with some probability, moves, relabels, drops or adds one, and answers
 `verdict` (disagreeing on ~15 % of records). Timed: `review_bundle` (read + validate the 3 exports, merge,
-disagreement, order, write the folder with a copy of the bundle); the medians of --repeat runs.
+disagreement, order, write the folder with a copy of the bundle), then `make_gold` of one reviewer's export
+adjudicating every record (accept alice's spans, reject the others', take alice's verdict; every export entry
+checked against the review bundle, gold, quality report); the medians of --repeat runs.
 
     python benchmarks/bench_review.py [--records 10000] [--repeat 3] [--write]
 
@@ -26,7 +28,8 @@ from results import update_results
 
 from mercury_static.build import BuildOptions, build
 from mercury_static.bundle import load_bundle
-from mercury_static.review.build import review_bundle
+from mercury_static.review.build import load_review, review_bundle
+from mercury_static.review.gold import make_gold
 
 OUT = Path(__file__).resolve().parent / "out" / "review"
 SETTINGS = """\
@@ -105,6 +108,21 @@ def make_exports(bundle_dir: Path, rng: random.Random) -> list[Path]:
     return paths
 
 
+def make_review_export(review_dir: Path) -> Path:
+    """rita adjudicates every record: alice's spans accepted, the others' rejected, alice's verdict taken."""
+    bundle, header, records = load_review(review_dir)
+    at = "2026-12-02T10:00:00Z"
+    entries = [{"record_id": r["id"], "adjudicated": True, "updated_at": at,
+                "decisions": {a["key"]: {"action": "accept" if a["annotator"] == "alice" else "reject", "updated_at": at}
+                              for a in r["annotations"]},
+                "answers": {"verdict": {"from": "alice"}}} for r in records]
+    path = OUT / f"review-export-{len(records)}.json"
+    path.write_text(json.dumps({"format": "mercury-static/review", "version": 1, "bundle_id": header["bundle_id"],
+                                "review_id": header["review_id"], "merge_sha256": header["merge_sha256"],
+                                "reviewer": "rita", "exported_at": at, "records": entries}), encoding="utf-8")
+    return path
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--records", type=int, default=10_000)
@@ -123,6 +141,14 @@ def main() -> None:
         cpus.append(time.process_time() - cpu)
     assert not result.problems, result.problems[:3]
     h = result.header
+    review = make_review_export(out)
+    gold_walls, gold_cpus = [], []
+    for _ in range(args.repeat):
+        wall, cpu = time.perf_counter(), time.process_time()
+        gold = make_gold([review], out)
+        gold_walls.append(time.perf_counter() - wall)
+        gold_cpus.append(time.process_time() - cpu)
+    assert len(gold.records) == h["counts"]["records"]
     size = {name: (out / name).stat().st_size for name in ("manifest.json", "data/review.json",
                                                            "data/review-order-0000.json", "data/review-records-0000.json")}
     review_total = sum(p.stat().st_size for p in (out / "data").glob("review*"))
@@ -143,6 +169,7 @@ python benchmarks/bench_review.py --records {args.records} --repeat {args.repeat
 | step | wall | CPU |
 |---|---|---|
 | review_bundle (read + check 3 exports, merge, disagreement, order, copy the bundle, write) | {statistics.median(walls):.2f} s | {statistics.median(cpus):.2f} s |
+| make_gold (check the review bundle's files and a review export of every record, gold, quality) | {statistics.median(gold_walls):.2f} s | {statistics.median(gold_cpus):.2f} s |
 
 What the page loads for the first contested record (`{first['id']}`, score {first['score']}), beyond the
 annotation page's own start: `data/review.json` {kb(size['data/review.json'])}, `data/review-order-0000.json`
