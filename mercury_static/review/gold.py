@@ -151,9 +151,10 @@ def make_gold(paths: list[Path], review_dir: Path, fmt: str = "mercury-static", 
         else:
             touched[record_id].append(reviewer)
     golds, undecided, notes = {}, [], []
+    texts = {r.id: r for r in bundle.records}
     for record_id, entries in adjudicated.items():
         winner = max(entries, key=lambda e: (e.time, e.reviewer))
-        golds[record_id], keys = gold_record(winner, by_id[record_id], bundle.record(record_id))
+        golds[record_id], keys = gold_record(winner, by_id[record_id], texts[record_id])
         undecided += [{"record_id": record_id, "key": k, "reviewer": winner.reviewer} for k in keys]
         if len(entries) > 1:
             notes.append(f"record {record_id}: adjudicated by {', '.join(sorted(e.reviewer for e in entries))}; "
