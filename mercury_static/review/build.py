@@ -4,7 +4,8 @@ every annotator, ordered by disagreement at build time (docs/review.md gives the
 The inputs are read by merge's own reader (merge_inputs.InputReader, merge.merged_records), file by file,
 so that the annotators of a Mercury dump are known per file: a dump records no status, and its annotators
 are taken to have judged each of its samples (a sample without their spans: they found nothing); a merged
-file keeps its responses, and only they count. The folder is written as `build` writes a bundle: a temp folder beside -o, switched in one step under its lock.
+file keeps its responses, and only they count. The folder is written as `build` writes a bundle: a temp
+folder beside -o, switched in one step under its lock.
 """
 
 from __future__ import annotations
