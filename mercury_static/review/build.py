@@ -11,6 +11,7 @@ folder beside -o, switched in one step under its lock.
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -180,7 +181,7 @@ def load_review(folder: Path) -> tuple[Bundle, dict, list[dict]]:
     by_id = {}
     for name, digest in header["files"].items():
         if name.startswith(f"{DATA}/review-records-"):
-            for r in safeio.loads(_read(folder, name, digest).decode("utf-8"))["records"]:
+            for r in json.loads(_read(folder, name, digest))["records"]:  # the bytes `review` wrote (sha256)
                 by_id[r["id"]] = r
     return bundle, header, [by_id[r.id] for r in bundle.records if r.id in by_id]
 
