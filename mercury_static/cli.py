@@ -255,6 +255,80 @@ def merge(
 
 
 @command()
+def review(
+    sources: List[Path] = typer.Argument(..., metavar="INPUTS...", help="Export files of the page, Mercury dumps "
+                                         "and/or merged files (what merge reads)."),
+    bundle: Path = typer.Option(..., "--bundle", help="The bundle the annotations were made on."),
+    out: Path = typer.Option(..., "-o", "--out", help="The review bundle folder (new, empty, or one build or "
+                             "review wrote)."),
+    strict: bool = typer.Option(False, "--strict", help="Stop at the first problem (exit 2)."),
+):
+    """Make a review bundle: the bundle plus every annotator's work, most contested records first (exit 1:
+    something skipped)."""
+    from mercury_static.review.build import review_bundle
+
+    with input_errors():
+        result = review_bundle(sources, bundle, out, strict)
+    for problem in result.problems:
+        say(f"skipped: {problem}")
+    for note in result.notes:
+        say(f"note: {note}")
+    h = result.header
+    console.print(Text.assemble(("review bundle", "green"), line(
+        f" {out}: {h['counts']['records']} records, {h['counts']['contested']} contested, "
+        f"{h['counts']['annotations']} annotations by {', '.join(h['annotators']) or 'nobody'}; "
+        f"review id {h['review_id']}")), soft_wrap=True)
+    say(f"preview: mercury-static serve {out}")
+    raise typer.Exit(result.exit_code)
+
+
+@command()
+def gold(
+    reviews: List[Path] = typer.Argument(..., metavar="REVIEW_EXPORTS...", help="Review exports of the page "
+                                         "(one or more reviewers)."),
+    bundle: Path = typer.Option(..., "--bundle", help="The review bundle the reviewers worked on."),
+    out: Path = typer.Option(..., "-o", "--out", help="Gold dataset file (a folder for --format argilla)."),
+    fmt: str = typer.Option("mercury-static", "--format", help="mercury-static|mercury|jsonl|argilla"),
+    report: Optional[Path] = typer.Option(None, "--report", help="Write the gold report (what is not adjudicated, "
+                                          "reviewer agreement, quality against the gold) as JSON."),
+):
+    """Write the gold dataset: the adjudicated records with provenance; score annotators and agents against it."""
+    from mercury_static.bundle.folder import check_folder_output, write_folder
+    from mercury_static.merge.pipeline import FORMATS
+    from mercury_static.printing import print_gold
+    from mercury_static.review.gold import GoldProblems, make_gold
+    from mercury_static.core.safeio import check_writable, dumps, write_file
+    from mercury_static.merge.write_argilla import FILES, MARKER as ARGILLA_MARKER
+
+    if fmt not in FORMATS:
+        fail(f"--format: {fmt!r} is not one of {', '.join(FORMATS)}")
+    protected = [*reviews, bundle]
+    targets = [out / name for name in FILES] if fmt == "argilla" else [out]
+    with input_errors():
+        if report is not None and Path(report).resolve() in {Path(t).resolve() for t in targets}:
+            raise InputError(report, None, None, "--report is one of the files -o writes")
+        for path in (*targets, report):
+            if path is not None:
+                check_writable(path, protected)
+        if fmt == "argilla":
+            check_folder_output(out, ARGILLA_MARKER, protected)
+        try:
+            result = make_gold(reviews, bundle, fmt)
+        except GoldProblems as e:  # every bad review input, one line each
+            for problem in e.problems:
+                console.print(Text.assemble(("error:", "bold red"), " ", line(str(problem))), soft_wrap=True)
+            raise typer.Exit(2) from None
+        if fmt == "argilla":
+            write_folder(out, result.directory, ARGILLA_MARKER, "gold --format argilla", protected)
+        else:
+            write_file(out, result.output, protected)
+        if report:
+            write_file(report, (dumps(result.report(), indent=1) + "\n").encode("utf-8"), protected)
+    print_gold(result, make_console(), console)
+    say(f"wrote {out}" + (f" and {report}" if report else ""))
+
+
+@command()
 def links(
     bundle: Path = typer.Argument(..., help="A bundle folder (its index.html is changed to allow the storage)."),
     annotators: str = typer.Option(..., help="Annotator names, comma-separated: alice,bob,carol."),

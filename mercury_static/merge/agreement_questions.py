@@ -152,13 +152,23 @@ def majority(answers: Sequence[Hashable]) -> Hashable | None:
 
 
 def roc_auc(scores: Sequence[float], positive: Sequence[bool]) -> float | None:
-    """Probability that a positive outranks a negative (ties count half); None without both classes."""
-    pos = [s for s, p in zip(scores, positive) if p]
-    neg = [s for s, p in zip(scores, positive) if not p]
-    if not pos or not neg:
+    """Probability that a positive outranks a negative (ties count half); None without both classes.
+    Computed from ranks (Mann-Whitney U, tied scores sharing their mean rank): O(n log n), not the pairwise
+    loop, so 10,000s of records take milliseconds."""
+    pairs = sorted(zip(scores, positive), key=lambda x: x[0])
+    n_pos = sum(1 for _, p in pairs if p)
+    n_neg = len(pairs) - n_pos
+    if not n_pos or not n_neg:
         return None
-    wins = sum((p > n) + 0.5 * (p == n) for p in pos for n in neg)
-    return wins / (len(pos) * len(neg))
+    rank_sum, i = 0.0, 0
+    while i < len(pairs):
+        j = i
+        while j < len(pairs) and pairs[j][0] == pairs[i][0]:
+            j += 1
+        mean_rank = (i + 1 + j) / 2  # ranks i+1 … j
+        rank_sum += mean_rank * sum(1 for _, p in pairs[i:j] if p)
+        i = j
+    return (rank_sum - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)
 
 
 SPLITS = ("all", "blind", "shown")

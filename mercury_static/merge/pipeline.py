@@ -22,7 +22,7 @@ from mercury_static.merge.agreement_questions import agent_agreement, question_a
 from mercury_static.bundle.contents import Bundle, load_bundle
 from mercury_static.formats import MERGED_FORMAT, MERGED_VERSION, MergedRecord
 from mercury_static.merge.inputs import InputReader
-from mercury_static.merge.versions import Counts, resolve
+from mercury_static.merge.versions import Counts, resolve, Resolved
 from mercury_static.core.records import InputError
 from mercury_static.merge.write_argilla import argilla_files
 
@@ -94,7 +94,8 @@ def _flat(record_id: str, a: dict) -> dict:
             "annotator_name": a["annotator"], "label": a["label"], "note": a["note"],
             "summary_span": a["summary"]["text"], "summary_start": a["summary"]["start"],
             "summary_end": a["summary"]["end"], "source_span": source["text"],
-            "source_start": source["start"], "source_end": source["end"]}
+            "source_start": source["start"], "source_end": source["end"],
+            **({"provenance": a["provenance"]} if "provenance" in a else {})}
 
 
 @contextlib.contextmanager
@@ -109,6 +110,18 @@ def _without_cyclic_gc():
     finally:
         if enabled:
             gc.enable()
+
+
+def merged_records(bundle: Bundle, reader: InputReader) -> tuple[list[dict], Resolved]:
+    """The merged records of what `reader` read (one per bundle record, in bundle order) and the resolution
+    (also used by `review`, which reads its inputs file by file)."""
+    resolved = resolve(reader.versions, reader.counts)
+    records = [MergedRecord(id=r.id, source=r.source, summary=r.summary, metadata=r.metadata,
+                            annotations=sorted(resolved.annotations.get(r.id, []), key=_annotation_order),
+                            responses=sorted(resolved.responses.get(r.id, []), key=lambda x: x["annotator"]),
+                            suggestions=r.suggestions).to_json()
+               for r in bundle.records]
+    return records, resolved
 
 
 def merge_files(paths: Iterable[str | Path], bundle: Bundle | str | Path, fmt: str = "mercury-static",
@@ -126,13 +139,7 @@ def merge_files(paths: Iterable[str | Path], bundle: Bundle | str | Path, fmt: s
             raise InputError(bundle.dir, None, None, f"cannot read the bundle: {e}") from None
         for path in paths:
             reader.read(Path(path))
-        resolved = resolve(reader.versions, reader.counts)
-        records = [MergedRecord(id=r.id, source=r.source, summary=r.summary, metadata=r.metadata,
-                                annotations=sorted(resolved.annotations.get(r.id, []), key=_annotation_order),
-                                responses=sorted(resolved.responses.get(r.id, []),
-                                                 key=lambda x: x["annotator"]),
-                                suggestions=r.suggestions).to_json()
-                   for r in bundle.records]
+        records, resolved = merged_records(bundle, reader)
         notes = [*merge_notes.name_notes(reader.spellings), *merge_notes.client_notes(reader.clients),
                  *resolved.notes, *merge_notes.shared_id_notes(records),
                  *merge_notes.blind_notes(records, bundle.settings.blind), *merge_notes.future_notes(reader.future)]
