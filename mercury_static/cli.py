@@ -255,6 +255,34 @@ def merge(
 
 
 @command()
+def review(
+    sources: List[Path] = typer.Argument(..., metavar="INPUTS...", help="Export files of the page, Mercury dumps "
+                                         "and/or merged files (what merge reads)."),
+    bundle: Path = typer.Option(..., "--bundle", help="The bundle the annotations were made on."),
+    out: Path = typer.Option(..., "-o", "--out", help="The review bundle folder (new, empty, or one build or "
+                             "review wrote)."),
+    strict: bool = typer.Option(False, "--strict", help="Stop at the first problem (exit 2)."),
+):
+    """Make a review bundle: the bundle plus every annotator's work, most contested records first (exit 1:
+    something skipped)."""
+    from .review.build import review_bundle
+
+    with input_errors():
+        result = review_bundle(sources, bundle, out, strict)
+    for problem in result.problems:
+        say(f"skipped: {problem}")
+    for note in result.notes:
+        say(f"note: {note}")
+    h = result.header
+    console.print(Text.assemble(("review bundle", "green"), line(
+        f" {out}: {h['counts']['records']} records, {h['counts']['contested']} contested, "
+        f"{h['counts']['annotations']} annotations by {', '.join(h['annotators']) or 'nobody'}; "
+        f"review id {h['review_id']}")), soft_wrap=True)
+    say(f"preview: mercury-static serve {out}")
+    raise typer.Exit(result.exit_code)
+
+
+@command()
 def links(
     bundle: Path = typer.Argument(..., help="A bundle folder (its index.html is changed to allow the storage)."),
     annotators: str = typer.Option(..., help="Annotator names, comma-separated: alice,bob,carol."),

@@ -22,6 +22,14 @@ MERGED_FORMAT, MERGED_VERSION = "mercury-static/merged", 1
 """The merged dataset is a JSON list (pandas, 🤗 datasets and Mercury tooling read it as is), so its format
 name and version are in the merge report (`--report`), not in the file."""
 
+REVIEW_DATA_FORMAT, REVIEW_DATA_VERSION = "mercury-static/review-data", 1
+"""A review bundle's `data/review.json` and its order and record shards (docs/review.md), written by `review`."""
+REVIEW_FORMAT, REVIEW_VERSION = "mercury-static/review", 1
+"""The page's export in review mode: a reviewer's decisions (docs/review.md), read by `gold`."""
+GOLD_FORMAT, GOLD_VERSION = "mercury-static/gold", 1
+"""The gold dataset: merged records whose annotations and responses are the adjudicated ones, each with its
+provenance; a JSON list like the merged dataset, so its name and version are in the gold report."""
+
 
 def check_format(doc, file: str, name: str, version: int | tuple[int, ...]) -> None:
     """InputError unless `doc` is an object with this `format` and `version` (or one of these versions)."""
@@ -188,3 +196,38 @@ class MergedRecord:
         if not self.suggestions:
             del out["suggestions"]
         return out
+
+
+@dataclass(frozen=True)
+class ReviewHeader:
+    """The top of a review export; `records` holds one entry per record the reviewer touched (checked entry by
+    entry by review/exports.py). `bundle_id`, `review_id` and `merge_sha256` bind it to one review bundle."""
+
+    bundle_id: str
+    review_id: str
+    merge_sha256: str
+    reviewer: str
+    client_id: str | None
+    exported_at: str
+    records: list
+    tool_version: str | None = None
+
+    @classmethod
+    def from_json(cls, doc, file: str) -> ReviewHeader:
+        check_format(doc, file, REVIEW_FORMAT, REVIEW_VERSION)
+        for key in ("bundle_id", "review_id", "merge_sha256"):
+            _get(doc, key, str, file)
+        reviewer = doc.get("reviewer")
+        if not isinstance(reviewer, str) or not reviewer.strip():
+            raise InputError(file, None, "reviewer", "missing or empty")
+        client = doc.get("client_id")
+        if client is not None and not isinstance(client, str):
+            raise InputError(file, None, "client_id", "expected a string")
+        records = doc.get("records")
+        if not isinstance(records, list):
+            raise InputError(file, None, "records", "expected a list of records")
+        exported_at = doc.get("exported_at")
+        return cls(bundle_id=doc["bundle_id"], review_id=doc["review_id"], merge_sha256=doc["merge_sha256"],
+                   reviewer=reviewer, client_id=client,
+                   exported_at=exported_at if isinstance(exported_at, str) else "", records=records,
+                   tool_version=doc.get("tool_version"))

@@ -21,7 +21,7 @@ from .agreement_questions import agent_agreement, question_agreement
 from .bundle import Bundle, load_bundle
 from .formats import MERGED_FORMAT, MERGED_VERSION, MergedRecord
 from .merge_inputs import InputReader
-from .merge_versions import Counts, resolve
+from .merge_versions import Counts, Resolved, resolve
 from .records import InputError
 from .write_argilla import argilla_files
 
@@ -93,7 +93,8 @@ def _flat(record_id: str, a: dict) -> dict:
             "annotator_name": a["annotator"], "label": a["label"], "note": a["note"],
             "summary_span": a["summary"]["text"], "summary_start": a["summary"]["start"],
             "summary_end": a["summary"]["end"], "source_span": source["text"],
-            "source_start": source["start"], "source_end": source["end"]}
+            "source_start": source["start"], "source_end": source["end"],
+            **({"provenance": a["provenance"]} if "provenance" in a else {})}
 
 
 @contextlib.contextmanager
@@ -108,6 +109,18 @@ def _without_cyclic_gc():
     finally:
         if enabled:
             gc.enable()
+
+
+def merged_records(bundle: Bundle, reader: InputReader) -> tuple[list[dict], Resolved]:
+    """The merged records of what `reader` read (one per bundle record, in bundle order) and the resolution
+    (also used by `review`, which reads its inputs file by file)."""
+    resolved = resolve(reader.versions, reader.counts)
+    records = [MergedRecord(id=r.id, source=r.source, summary=r.summary, metadata=r.metadata,
+                            annotations=sorted(resolved.annotations.get(r.id, []), key=_annotation_order),
+                            responses=sorted(resolved.responses.get(r.id, []), key=lambda x: x["annotator"]),
+                            suggestions=r.suggestions).to_json()
+               for r in bundle.records]
+    return records, resolved
 
 
 def merge_files(paths: Iterable[str | Path], bundle: Bundle | str | Path, fmt: str = "mercury-static",
@@ -125,13 +138,7 @@ def merge_files(paths: Iterable[str | Path], bundle: Bundle | str | Path, fmt: s
             raise InputError(bundle.dir, None, None, f"cannot read the bundle: {e}") from None
         for path in paths:
             reader.read(Path(path))
-        resolved = resolve(reader.versions, reader.counts)
-        records = [MergedRecord(id=r.id, source=r.source, summary=r.summary, metadata=r.metadata,
-                                annotations=sorted(resolved.annotations.get(r.id, []), key=_annotation_order),
-                                responses=sorted(resolved.responses.get(r.id, []),
-                                                 key=lambda x: x["annotator"]),
-                                suggestions=r.suggestions).to_json()
-                   for r in bundle.records]
+        records, resolved = merged_records(bundle, reader)
         notes = [*merge_notes.name_notes(reader.spellings), *merge_notes.client_notes(reader.clients),
                  *resolved.notes, *merge_notes.shared_id_notes(records),
                  *merge_notes.blind_notes(records, bundle.settings.blind), *merge_notes.future_notes(reader.future)]

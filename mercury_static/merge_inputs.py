@@ -47,6 +47,9 @@ class InputReader:
         self.clean_entries: dict[tuple[str, str, str], tuple[dict, list]] = {}
         self.spellings: dict[str, set[str]] = defaultdict(set)
         self.now = clock.time()
+        self.dump_samples: dict[Path, list[str]] = defaultdict(list)
+        """The record ids of each Mercury dump's samples: a dump records no status, so `review` takes every
+        annotator of a dump to have judged each of its samples."""
         self.future: list[str] = []
         """Times after the merge's start (a wrong clock), each counted as that start: where, as text."""
 
@@ -241,6 +244,7 @@ class InputReader:
         record, why = self.match_sample(path, index, sample)
         if record is None:
             return self.problem(path, where, id_key or "sample_id", why, len(anns))
+        self.dump_samples[path].append(record.id)
         by_annotator: dict[str, list[tuple[float | None, dict]]] = defaultdict(list)
         for j, a in enumerate(anns):
             try:

@@ -1,0 +1,191 @@
+"""`mercury-static review`: a review bundle, i.e. the annotation bundle copied whole plus the merged work of
+every annotator, ordered by disagreement at build time (docs/review.md gives the files and their shapes).
+
+The inputs are read by merge's own reader (merge_inputs.InputReader, merge.merged_records), file by file,
+so that the annotators of a Mercury dump are known per file: a dump records no status, and its annotators
+are taken to have judged each of its samples (a sample without their spans: they found nothing). The
+folder is written as `build` writes a bundle: a temp folder beside -o, switched in one step under its lock.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import merge_notes, safeio
+from ..agreement import judges as submitted_judges
+from ..bundle import Bundle, dumps, load_bundle
+from ..bundle_folder import MARKER, check_output, editing, new_folder, switch
+from ..bundle_options import manifest_bytes
+from ..formats import REVIEW_DATA_FORMAT, REVIEW_DATA_VERSION
+from ..merge import merged_records, serialize
+from ..merge_inputs import InputReader
+from ..records import InputError
+from .disagreement import SPANS, disagreement
+
+ROWS_PER_SHARD = 1000
+RECORDS_PER_SHARD = 200
+"""A records shard of 200 contested records of 3 annotators is ~0.3 MB (benchmarks/RESULTS.md, bench_review)."""
+DATA = "data"
+HEADER = f"{DATA}/review.json"
+
+
+@dataclass
+class ReviewResult:
+    """What `review` wrote, and the inputs' problems (skipped, as `merge` skips them)."""
+
+    manifest: dict
+    header: dict
+    problems: list[InputError] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.problems else 0
+
+
+def merge_sha256(records: list[dict]) -> str:
+    """The identity of a merge: the sha256 of its records as `merge` writes them (mercury-static format)."""
+    return hashlib.sha256(serialize(records, "mercury-static")).hexdigest()
+
+
+def review_id(bundle_id: str, merged: str) -> str:
+    return "r" + hashlib.sha256(f"{bundle_id}\0{merged}".encode()).hexdigest()[:16]
+
+
+def read_work(paths: list[Path], bundle: Bundle, strict: bool) -> tuple[list[dict], dict[str, list[str]], InputReader]:
+    """The merged records, each record's judges (sorted names) and the reader (its problems and notes)."""
+    try:
+        reader = InputReader(bundle, strict)
+    except InputError as e:  # the manifest's settings (Bundle.settings)
+        raise InputError(bundle.dir, None, None, f"cannot read the bundle: {e}") from None
+    dump_team: dict[str, set[str]] = defaultdict(set)
+    for path in paths:
+        before = len(reader.versions)
+        reader.read(Path(path))
+        if Path(path) in reader.dump_samples:
+            team = {v.annotator for v in reader.versions[before:]}
+            for record_id in reader.dump_samples[Path(path)]:
+                dump_team[record_id] |= team
+    records, _ = merged_records(bundle, reader)
+    return records, {r["id"]: sorted(set(submitted_judges(r)) | dump_team[r["id"]]) for r in records}, reader
+
+
+def review_record(record: dict, judges: list[str], questions) -> dict:
+    """A record of a records shard: every annotator's work with its status, the suggestions, the disagreement."""
+    status = {r["annotator"]: r["status"] for r in record["responses"]}
+    annotations = [{"key": f"{a['annotator']}:{a['id']}", **a, "status": status.get(a["annotator"])}
+                   for a in record["annotations"]]
+    return {"id": record["id"], "disagreement": disagreement(record, judges, questions), "judges": judges,
+            "annotators": sorted({*judges, *status, *(a["annotator"] for a in annotations)}),
+            "annotations": annotations, "responses": record["responses"],
+            "suggestions": record.get("suggestions", [])}
+
+
+def review_files(bundle: Bundle, records: list[dict], judges: dict[str, list[str]]) -> tuple[dict, dict[str, bytes]]:
+    """The review header and the files under data/ (path -> bytes), most contested record first."""
+    questions = bundle.settings.questions
+    merged = merge_sha256(records)
+    position = {r.id: i for i, r in enumerate(bundle.records)}
+    items = sorted((review_record(r, judges[r["id"]], questions) for r in records),
+                   key=lambda x: (-x["disagreement"]["score"], position[x["id"]]))
+    files: dict[str, bytes] = {}
+    rows = []
+    for n in range(0, len(items), RECORDS_PER_SHARD):
+        chunk = items[n:n + RECORDS_PER_SHARD]
+        files[f"{DATA}/review-records-{n // RECORDS_PER_SHARD:04d}.json"] = dumps({"records": chunk}).encode("utf-8")
+        rows += [{"id": x["id"], "score": x["disagreement"]["score"], "shard": n // RECORDS_PER_SHARD,
+                  "questions": [q for q, flag in x["disagreement"]["questions"].items() if flag],
+                  "annotators": x["annotators"]} for x in chunk]
+    for n in range(0, max(len(rows), 1), ROWS_PER_SHARD):
+        files[f"{DATA}/review-order-{n // ROWS_PER_SHARD:04d}.json"] = dumps(
+            {"rows": rows[n:n + ROWS_PER_SHARD]}).encode("utf-8")
+    from .. import __version__
+
+    span = next((q for q in questions if q.type == "span"), None)
+    header = {"format": REVIEW_DATA_FORMAT, "version": REVIEW_DATA_VERSION, "bundle_id": bundle.manifest["bundle_id"],
+              "review_id": review_id(bundle.manifest["bundle_id"], merged), "merge_sha256": merged,
+              "tool_version": __version__,
+              "annotators": sorted({a for x in items for a in x["annotators"]}),
+              "questions": [{"name": SPANS if q is span else q.name, "type": q.type} for q in questions],
+              "counts": {"records": len(items), "contested": sum(x["disagreement"]["score"] > 0 for x in items),
+                         "annotations": sum(len(x["annotations"]) for x in items)},
+              "shards": {"order": -(-max(len(rows), 1) // ROWS_PER_SHARD),
+                         "records": -(-len(items) // RECORDS_PER_SHARD)},
+              "rows_per_shard": ROWS_PER_SHARD, "records_per_shard": RECORDS_PER_SHARD,
+              "files": {name: hashlib.sha256(data).hexdigest() for name, data in sorted(files.items())}}
+    files[HEADER] = dumps(header).encode("utf-8")
+    return header, files
+
+
+def _not_review(folder: str, names: list[str]) -> set[str]:
+    """shutil.copytree's ignore: a review bundle made from a review bundle drops the old review files."""
+    return {n for n in names if Path(folder).name == DATA and n.startswith("review")}
+
+
+def review_bundle(paths: list[Path], bundle_dir: Path, out: Path, strict: bool = False) -> ReviewResult:
+    """Read, merge and write the review bundle `out` (one switch under its lock)."""
+    bundle_dir, out = Path(bundle_dir), Path(out)
+    protected = [*map(Path, paths), bundle_dir]
+    check_output(out, protected)  # before the work: a bad -o costs nothing
+    bundle = load_bundle(bundle_dir)
+    records, judges, reader = read_work(paths, bundle, strict)
+    header, files = review_files(bundle, records, judges)
+    manifest = dict(bundle.manifest)
+    manifest["review"] = {"format": REVIEW_DATA_FORMAT, "version": REVIEW_DATA_VERSION, "path": HEADER,
+                          "review_id": header["review_id"], "merge_sha256": header["merge_sha256"],
+                          "sha256": hashlib.sha256(files[HEADER]).hexdigest(), "annotators": header["annotators"]}
+    with editing(out, "review", create=True):
+        check_output(out, protected)
+        new = new_folder(out)
+        try:
+            shutil.copytree(bundle_dir, new, ignore=_not_review, dirs_exist_ok=True)
+            (new / "manifest.json").unlink()
+            for name, data in files.items():
+                (new / name).write_bytes(data)
+            (new / "manifest.json").write_bytes(manifest_bytes(manifest))
+            if not (new / MARKER).is_file():
+                (new / MARKER).write_text(f"{manifest['format']} {manifest['version']}\nWritten by mercury-static "
+                                          "review; a later build or review replaces this folder whole.\n",
+                                          encoding="utf-8")
+            switch(new, out)
+        finally:
+            if new.exists():
+                shutil.rmtree(new, ignore_errors=True)
+    return ReviewResult(manifest=manifest, header=header, problems=reader.problems,
+                        notes=[*merge_notes.name_notes(reader.spellings), *merge_notes.future_notes(reader.future)])
+
+
+def load_review(folder: Path) -> tuple[Bundle, dict, list[dict]]:
+    """A review bundle read back for `gold`: the bundle, the review header and its records (bundle order),
+    after checking that no review file was edited since `review` wrote it (one InputError naming the file)."""
+    from ..formats import check_format
+
+    folder = Path(folder)
+    bundle = load_bundle(folder)
+    info = bundle.manifest.get("review")
+    if not isinstance(info, dict):
+        raise InputError(folder, None, "manifest.json: review", "not a review bundle (made by mercury-static "
+                         "review); give the review bundle the reviewers worked on")
+    raw = _read(folder, HEADER, info.get("sha256"))
+    header = safeio.loads(raw.decode("utf-8"))
+    check_format(header, str(folder / HEADER), REVIEW_DATA_FORMAT, REVIEW_DATA_VERSION)
+    if header.get("review_id") != info.get("review_id"):
+        raise InputError(folder / HEADER, None, "review_id", "differs from the manifest's review.review_id")
+    by_id = {}
+    for name, digest in header["files"].items():
+        if name.startswith(f"{DATA}/review-records-"):
+            for r in safeio.loads(_read(folder, name, digest).decode("utf-8"))["records"]:
+                by_id[r["id"]] = r
+    return bundle, header, [by_id[r.id] for r in bundle.records if r.id in by_id]
+
+
+def _read(folder: Path, name: str, digest) -> bytes:
+    data = safeio.read_bytes(folder / name, str(folder / name))
+    if hashlib.sha256(data).hexdigest() != digest:
+        raise InputError(folder / name, None, None, "edited after `mercury-static review` wrote it (its sha256 "
+                         "differs from the one recorded); run review again")
+    return data
