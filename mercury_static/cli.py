@@ -283,6 +283,52 @@ def review(
 
 
 @command()
+def gold(
+    reviews: List[Path] = typer.Argument(..., metavar="REVIEW_EXPORTS...", help="Review exports of the page "
+                                         "(one or more reviewers)."),
+    bundle: Path = typer.Option(..., "--bundle", help="The review bundle the reviewers worked on."),
+    out: Path = typer.Option(..., "-o", "--out", help="Gold dataset file (a folder for --format argilla)."),
+    fmt: str = typer.Option("mercury-static", "--format", help="mercury-static|mercury|jsonl|argilla"),
+    report: Optional[Path] = typer.Option(None, "--report", help="Write the gold report (what is not adjudicated, "
+                                          "reviewer agreement, quality against the gold) as JSON."),
+):
+    """Write the gold dataset: the adjudicated records with provenance; score annotators and agents against it."""
+    from .bundle_folder import check_folder_output, write_folder
+    from .merge import FORMATS
+    from .printing import print_gold
+    from .review.gold import GoldProblems, make_gold
+    from .safeio import check_writable, dumps, write_file
+    from .write_argilla import FILES, MARKER as ARGILLA_MARKER
+
+    if fmt not in FORMATS:
+        fail(f"--format: {fmt!r} is not one of {', '.join(FORMATS)}")
+    protected = [*reviews, bundle]
+    targets = [out / name for name in FILES] if fmt == "argilla" else [out]
+    with input_errors():
+        if report is not None and Path(report).resolve() in {Path(t).resolve() for t in targets}:
+            raise InputError(report, None, None, "--report is one of the files -o writes")
+        for path in (*targets, report):
+            if path is not None:
+                check_writable(path, protected)
+        if fmt == "argilla":
+            check_folder_output(out, ARGILLA_MARKER, protected)
+        try:
+            result = make_gold(reviews, bundle, fmt)
+        except GoldProblems as e:  # every bad review input, one line each
+            for problem in e.problems:
+                console.print(Text.assemble(("error:", "bold red"), " ", line(str(problem))), soft_wrap=True)
+            raise typer.Exit(2) from None
+        if fmt == "argilla":
+            write_folder(out, result.directory, ARGILLA_MARKER, "gold --format argilla", protected)
+        else:
+            write_file(out, result.output, protected)
+        if report:
+            write_file(report, (dumps(result.report(), indent=1) + "\n").encode("utf-8"), protected)
+    print_gold(result, make_console(), console)
+    say(f"wrote {out}" + (f" and {report}" if report else ""))
+
+
+@command()
 def links(
     bundle: Path = typer.Argument(..., help="A bundle folder (its index.html is changed to allow the storage)."),
     annotators: str = typer.Option(..., help="Annotator names, comma-separated: alice,bob,carol."),

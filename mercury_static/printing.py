@@ -108,3 +108,32 @@ def print_tune(result: TuneResult, console: Console) -> None:
                           for name, by in (("MRR", result.scores["mrr"]), ("R@1", result.scores["r1"]))]))
     console.print(_table(f"weights fitted on every pair (shrinkage {result.strength:g})",
                          ["option", "current", "tuned"], result.weights()))
+
+
+def print_gold(result, out: Console, err: Console) -> None:
+    """The gold's notes on `err`; what is gold and what is not, reviewer agreement, quality tables on `out`."""
+    for note in result.notes:
+        err.print(line(f"note: {note}"), soft_wrap=True)
+    missing = [x["record_id"] for x in result.not_adjudicated]
+    out.print(line(f"{len(result.records)} record(s) adjudicated (gold); {len(missing)} not adjudicated"
+                   + (f": {', '.join(missing[:10])}{' …' if len(missing) > 10 else ''}" if missing else "")
+                   + (f"; {len(result.undecided)} annotation(s) of adjudicated records left undecided (not gold)"
+                      if result.undecided else "")), soft_wrap=True)
+    pairs = result.reviewers["pairs"]
+    if pairs:
+        out.print(_table("Reviewer agreement (records both adjudicated)", ["pair", "records", "span F1",
+                                                                           "answers agree", "differ"],
+                         ([f"{p['a']} × {p['b']}", p["records"], p["span_f1"], p["answers_agree"], len(p["differ"])]
+                          for p in pairs)))
+    q = result.quality
+    questions = sorted({name for a in q["annotators"] for name in a["accuracy"]})
+    out.print(_table("Annotators against the gold", ["annotator", "records", "span P", "span R", "span F1",
+                                                     *(f"{n} acc." for n in questions)],
+                     ([a["annotator"], a["records"], a["span_precision"], a["span_recall"], a["span_f1"],
+                       *(a["accuracy"].get(n) for n in questions)] for a in q["annotators"])))
+    if q["agents"]:
+        out.print(_table("Suggestion agents against the gold", ["question", "agent", "records", "accuracy", "AUC"],
+                         ([a["question"], a["agent"], a["records"], a["accuracy"], a["auc"]] for a in q["agents"])))
+    if q["changed"]:
+        out.print(_table("Records the review changed most", ["record", "change", "spans", "answers changed"],
+                         ([c["record_id"], c["change"], c["spans"], c["answers_changed"]] for c in q["changed"][:10])))

@@ -4,6 +4,10 @@ a review bundle ordered by disagreement → hand-written review exports → the 
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,6 +18,8 @@ from test_merge_questions import entry, export
 from mercury_static.bundle import load_bundle
 from mercury_static.bundle_folder import is_bundle
 from mercury_static.review.build import load_review, review_bundle
+from mercury_static.review.gold import GoldProblems, make_gold
+from mercury_static.write_argilla import user_id
 
 SCHEMAS = {name: json.loads((Path(__file__).resolve().parent.parent / "docs" / f"{name}.schema.json")
                             .read_text(encoding="utf-8")) for name in ("manifest", "merged")}
@@ -94,3 +100,127 @@ def test_review_bundle_is_the_bundle_plus_ordered_work(asked, team, reviewed):
     for path in asked.rglob("*"):
         if path.is_file() and path.name != "manifest.json":
             assert (reviewed / path.relative_to(asked)).read_bytes() == path.read_bytes(), path
+
+
+DECIDED = "2026-12-02T10:00:00Z"
+
+
+def review_export(path: Path, reviewed: Path, reviewer: str, *records, **override) -> Path:
+    """A review export as the page writes it (docs/review.md), bound to the review bundle `reviewed`."""
+    info = json.loads((reviewed / "manifest.json").read_text(encoding="utf-8"))
+    doc = {"format": "mercury-static/review", "version": 1, "bundle_id": info["bundle_id"],
+           "review_id": info["review"]["review_id"], "merge_sha256": info["review"]["merge_sha256"],
+           "reviewer": reviewer, "client_id": "c-r", "exported_at": DECIDED, "tool_version": "0.1.0",
+           "records": list(records), **override}
+    path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def decision(action: str, **edit) -> dict:
+    return {"action": action, "updated_at": DECIDED, **edit}
+
+
+def adjudication(record_id: str, decisions=None, added=(), answers=None, comments=(), adjudicated=True,
+                 updated_at=DECIDED) -> dict:
+    return {"record_id": record_id, "adjudicated": adjudicated, "updated_at": updated_at,
+            "decisions": decisions or {}, "added": list(added), "answers": answers or {}, "comments": list(comments)}
+
+
+def rita(reviewed: Path, folder: Path) -> Path:
+    """rita adjudicates r1 (accepts alice's span, edits bob's, rejects carol's, adds one, answers two questions,
+    comments) and r3 (nobody found anything), and leaves r2 half done."""
+    wider = span("r1", "completed in 1899")
+    return review_export(folder / "rita.json", reviewed, "rita", adjudication(
+        "r1", {"alice:a1": decision("accept"), "bob:b1": decision("edit", summary=wider, note="the whole clause"),
+               "carol:c1": decision("reject"), "alice:a2": decision("accept"), "carol:c2": decision("reject")},
+        added=[{**ann("g1", "r1", "stands", label=["Benign"]), "created_at": DECIDED, "updated_at": DECIDED}],
+        answers={"verdict": {"from": "alice"}, "quality": {"value": 3}},
+        comments=[{"id": "m1", "on": "bob:b1", "author": "rita", "time": DECIDED, "text": "too short"},
+                  {"id": "m2", "on": "record", "author": "rita", "time": DECIDED, "text": "year and city"}]),
+        adjudication("r2", {"alice:a3": decision("accept")}, adjudicated=False),
+        adjudication("r3", answers={"verdict": {"from": "bob"}}))
+
+
+def test_gold_holds_exactly_what_was_decided(reviewed, tmp_path, run):
+    gold_file, report = tmp_path / "gold.json", tmp_path / "report.json"
+    result = run("gold", rita(reviewed, tmp_path), "--bundle", reviewed, "-o", gold_file, "--report", report)
+    assert result.exit_code == 0, result.output
+    assert "2 record(s) adjudicated (gold); 1 not adjudicated: r2" in result.output
+    r1, r3 = json.loads(gold_file.read_text(encoding="utf-8"))
+    assert [(a["annotator"], a["summary"]["text"], a["provenance"]["action"]) for a in r1["annotations"]] == [
+        ("bob", "completed in 1899", "edited"), ("alice", "1899", "accepted"), ("rita", "stands", "added"),
+        ("alice", "Rome", "accepted")]
+    edited = r1["annotations"][0]
+    assert edited["note"] == "the whole clause" and edited["id"] == "b1"
+    assert edited["provenance"] == {"proposed_by": "bob", "proposed_at": "2026-12-01T09:00:00Z", "action": "edited",
+                                    "decided_by": "rita", "decided_at": DECIDED, "edited": ["note", "summary"]}
+    assert r1["responses"] == [{"annotator": "rita", "status": "submitted", "updated_at": DECIDED,
+                                "values": {"verdict": "hallucinated", "quality": 3},
+                                "provenance": {"verdict": {"from": "alice"}, "quality": {"from": "rita", "own": True}}}]
+    assert [c["text"] for c in r1["review"]["comments"]] == ["too short", "year and city"]
+    assert r3["annotations"] == [] and r3["responses"][0]["values"] == {"verdict": "consistent"}
+    doc = json.loads(report.read_text(encoding="utf-8"))
+    assert doc["not_adjudicated"] == [{"record_id": "r2", "touched_by": ["rita"]}]
+    assert doc["counts"] == {"gold": 2, "not_adjudicated": 1, "undecided_annotations": 0}
+    quality = {a["annotator"]: a for a in doc["quality"]["annotators"]}
+    assert quality["alice"]["accuracy"] == {"verdict": 1.0, "quality": 0.0}
+    assert quality["bob"]["accuracy"]["verdict"] == 0.5  # wrong on r1, right on r3
+    assert quality["alice"]["span_precision"] == 1.0 and quality["alice"]["span_recall"] < 1
+    assert doc["quality"]["changed"][0]["record_id"] == "r1"
+    (hhem,) = [a for a in doc["quality"]["agents"] if a["agent"] == "HHEM-2.1"]
+    assert hhem["records"] == 1 and hhem["accuracy"] == 1.0  # r1: suggested hallucinated, the gold agrees
+
+
+def test_gold_in_every_format(reviewed, tmp_path, run):
+    """mercury (flat dump), JSONL and Argilla carry the same gold; in Argilla the reviewer's answer is one more
+    submitted response beside the annotators' own, as argilla's own parser reads it."""
+    export_file = rita(reviewed, tmp_path)
+    gold = make_gold([export_file], reviewed).records
+    assert [json.loads(x) for x in make_gold([export_file], reviewed, "jsonl").output.splitlines()] == gold
+    flat = json.loads(make_gold([export_file], reviewed, "mercury").output)["samples"]
+    assert [x["sample_id"] for x in flat] == ["r1", "r3"]
+    assert [(a["annotator"], a["summary_span"], a["provenance"]["decided_by"]) for a in flat[0]["annotations"]] == [
+        (a["annotator"], a["summary"]["text"], "rita") for a in gold[0]["annotations"]]
+    assert flat[0]["responses"] == gold[0]["responses"]
+    out = tmp_path / "argilla"
+    assert run("gold", export_file, "--bundle", reviewed, "-o", out, "--format", "argilla").exit_code == 0
+    records = json.loads((out / "records.json").read_text(encoding="utf-8"))
+    r1 = records[0]
+    verdicts = {x["user_id"]: (x["value"], x["status"]) for x in r1["responses"]["verdict"]}
+    assert verdicts[user_id("rita")] == ("hallucinated", "submitted")
+    assert verdicts[user_id("bob")] == ("consistent", "submitted")  # the annotators' answers kept as theirs
+    spans = {x["user_id"]: x["value"] for x in r1["responses"]["spans"]}
+    assert {(v["start"], v["end"]) for v in spans[user_id("rita")]} == {
+        (a["summary"]["start"], a["summary"]["end"]) for a in gold[0]["annotations"]}
+    assert user_id("rita") not in {x["user_id"] for x in records[1]["responses"]["verdict"]}  # r2: not adjudicated
+    python = os.environ.get("ARGILLA_PYTHON", sys.executable)
+    parsed = json.loads(subprocess.run([python, str(Path(__file__).parent / "argilla_read.py"), str(out)],
+                                       capture_output=True, text=True, check=True, timeout=300).stdout)
+    assert ["verdict", user_id("rita"), "submitted"] in parsed["records"][0]["responses"]
+    assert ["verdict", user_id("alice"), "submitted"] in parsed["records"][0]["responses"]
+    assert parsed["datasets_rows"] == 3
+
+
+def test_two_reviewers_agreement(reviewed, tmp_path):
+    """sam adjudicates r1 like rita but without her added span and with his own verdict; r3 alike. The newest
+    adjudication is the gold (noted), and their agreement is reported."""
+    first = rita(reviewed, tmp_path)
+    sam = review_export(tmp_path / "sam.json", reviewed, "sam", adjudication(
+        "r1", {"alice:a1": decision("accept"), "alice:a2": decision("accept")}, answers={"verdict": {"value": "consistent"}},
+        updated_at="2026-12-02T11:00:00Z"), adjudication("r3", answers={"verdict": {"from": "alice"}}))
+    result = make_gold([first, sam], reviewed)
+    (pair,) = result.reviewers["pairs"]
+    assert (pair["a"], pair["b"], pair["records"], pair["differ"]) == ("rita", "sam", 2, ["r1"])
+    assert 0 < pair["span_f1"] < 1 and pair["answers_agree"] == 0.5
+    assert result.records[0]["review"]["reviewer"] == "sam"  # newer
+    assert "record r1: adjudicated by rita, sam; kept the newest (sam, 2026-12-02T11:00:00Z)" in result.notes
+    assert result.records[1]["review"]["reviewer"] == "sam"  # r3: tied times, the later name (deterministic)
+
+
+def test_undecided_annotations_are_not_gold(reviewed, tmp_path):
+    export_file = review_export(tmp_path / "r.json", reviewed, "rita",
+                                adjudication("r1", {"alice:a1": decision("accept")}))
+    result = make_gold([export_file], reviewed)
+    assert [a["id"] for a in result.records[0]["annotations"]] == ["a1"]
+    assert {x["key"] for x in result.undecided} == {"alice:a2", "bob:b1", "carol:c1", "carol:c2"}
+    assert [x["record_id"] for x in result.not_adjudicated] == ["r2", "r3"]

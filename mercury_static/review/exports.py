@@ -1,0 +1,195 @@
+"""Review exports (format mercury-static/review, docs/review.md) read and checked against the review bundle
+they were made on. Every fault is one InputError naming the file, the record and the field; `gold` stops
+with all of them (exit 2) rather than build a gold dataset from part of a review.
+
+A review export binds to its review bundle by `bundle_id` (another bundle: foreign), `review_id` and
+`merge_sha256` (the same bundle reviewed from an older or other merge: stale, the annotations it decides on
+may no longer be the ones in the review bundle).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .. import safeio
+from ..formats import ReviewHeader
+from ..merge_checks import Reject, annotation, check_json, parse_time, short, span
+from ..merge_questions import check_value
+from ..names import normalize_name
+from ..records import InputError
+from .disagreement import SPANS
+
+ACTIONS = ("accept", "reject", "edit")
+EDITABLE = ("summary", "source", "label", "note")
+
+
+@dataclass
+class ReviewEntry:
+    """One reviewer's checked decisions on one record (the newest entry of their exports)."""
+
+    reviewer: str
+    record_id: str
+    updated_at: str
+    time: float
+    adjudicated: bool
+    decisions: dict[str, dict]
+    """Annotation key -> {action, updated_at, and for edit: the annotation as edited}."""
+    added: list[dict]
+    answers: dict[str, dict]
+    """Question -> {"from": annotator} or {"value": V}."""
+    comments: list[dict] = field(default_factory=list)
+    file: str = ""
+
+
+class ReviewReader:
+    """Reads review exports against a review bundle (`load_review`'s bundle, header and records)."""
+
+    def __init__(self, bundle, header: dict, records: list[dict]):
+        self.bundle, self.header = bundle, header
+        self.records = {r["id"]: r for r in records}
+        self.texts = {r.id: r for r in bundle.records}
+        self.labels = list(bundle.manifest["labels"])
+        self.questions = {q.name: q for q in bundle.settings.questions if q.type != "span"}
+        self.problems: list[InputError] = []
+        self.entries: dict[tuple[str, str], ReviewEntry] = {}
+
+    def problem(self, file, where, field_name, message) -> None:
+        self.problems.append(InputError(file, where, field_name, message))
+
+    def read(self, path: Path) -> None:
+        try:
+            doc = safeio.loads(safeio.read_text(path, str(path), safeio.EXPORT_LIMIT))
+        except InputError as e:
+            return self.problem(path, e.where, e.field, e.message)
+        except json.JSONDecodeError as e:
+            return self.problem(path, f"line {e.lineno} column {e.colno}", None, f"invalid JSON: {e.msg}")
+        except RecursionError:
+            return self.problem(path, None, None, "invalid JSON: nested too deeply")
+        try:
+            header = ReviewHeader.from_json(doc, str(path))
+        except InputError as e:
+            return self.problem(path, None, e.field, e.message)
+        mine = self.header
+        if header.bundle_id != mine["bundle_id"]:
+            return self.problem(path, None, "bundle_id", f"{short(header.bundle_id)!r} is another bundle (this review "
+                                f"bundle is of {mine['bundle_id']!r})")
+        if header.merge_sha256 != mine["merge_sha256"] or header.review_id != mine["review_id"]:
+            return self.problem(path, None, "merge_sha256", f"stale: a review of another merge of this bundle "
+                                f"(review id {short(header.review_id)!r}; this review bundle is {mine['review_id']!r},"
+                                f" made from merge {mine['merge_sha256'][:12]}…): give gold the review bundle it was "
+                                "made on")
+        reviewer = normalize_name(header.reviewer)
+        if not reviewer:
+            return self.problem(path, None, "reviewer", "empty (only invisible characters)")
+        for i, entry in enumerate(header.records):
+            where = f"records[{i}]"
+            if isinstance(entry, dict) and isinstance(entry.get("record_id"), str):
+                where = f"record {entry['record_id']}"
+            try:
+                self.read_entry(path, reviewer, entry)
+            except Reject as e:
+                self.problem(path, where, e.field, e.message)
+
+    def read_entry(self, path: Path, reviewer: str, entry) -> None:
+        if not isinstance(entry, dict):
+            raise Reject(None, "expected an object")
+        check_json(entry)
+        record = self.records.get(entry.get("record_id"))
+        if record is None:
+            raise Reject("record_id", "unknown record id (not in the review bundle)")
+        if not isinstance(entry.get("adjudicated"), bool):
+            raise Reject("adjudicated", "expected true or false")
+        time = parse_time(entry.get("updated_at"), "updated_at")
+        if time is None:
+            raise Reject("updated_at", "missing")
+        text = self.texts[record["id"]]
+        keys = {a["key"]: a for a in record["annotations"]}
+        decisions = _object(entry.get("decisions"), "decisions")
+        checked = {}
+        for key, d in decisions.items():
+            name = f"decisions.{key}"
+            if key not in keys:
+                raise Reject(name, "no annotation of this record has this key")
+            d = _object(d, name)
+            if d.get("action") not in ACTIONS:
+                raise Reject(f"{name}.action", f"{short(str(d.get('action')))!r} is not one of {', '.join(ACTIONS)}")
+            decided = parse_time(d.get("updated_at"), f"{name}.updated_at")
+            out = {"action": d["action"], "updated_at": d.get("updated_at"), "time": decided}
+            if d["action"] == "edit":
+                a = {**keys[key], **{k: d[k] for k in EDITABLE if k in d}}
+                out["annotation"] = self.annotation(a, text, name, a["annotator"])
+                out["edited"] = sorted(k for k in EDITABLE if k in d and d[k] != keys[key][k])
+            checked[key] = out
+        added = []
+        for j, a in enumerate(_list(entry.get("added"), "added")):
+            a = _object(a, f"added[{j}]")
+            if not isinstance(a.get("id"), str) or not a["id"]:
+                raise Reject(f"added[{j}].id", "missing or not a string")
+            added.append(self.annotation(a, text, f"added[{j}]", reviewer))
+        answers = {}
+        for q_name, answer in _object(entry.get("answers"), "answers").items():
+            name = f"answers.{q_name}"
+            q = self.questions.get(q_name)
+            answer = _object(answer, name)
+            if q is None:
+                raise Reject(name, "unknown question" + (" (the span question is decided by `decisions`)"
+                                                         if q_name == SPANS else ""))
+            if set(answer) == {"from"}:
+                given = {r["annotator"]: r.get("values") or {} for r in record["responses"]}
+                if q_name not in given.get(answer["from"], {}):
+                    raise Reject(f"{name}.from", f"{short(str(answer['from']))!r} gave no answer to this question")
+            elif set(answer) == {"value"}:
+                try:
+                    check_value(q, answer["value"])
+                except Reject as e:
+                    raise Reject(name + ".value", str(e)) from None
+            else:
+                raise Reject(name, 'expected {"from": ANNOTATOR} or {"value": VALUE}')
+            answers[q_name] = answer
+        targets = {"record", *keys, *(a["id"] for a in added)}
+        comments = []
+        for j, c in enumerate(_list(entry.get("comments"), "comments")):
+            c = _object(c, f"comments[{j}]")
+            for k in ("id", "on", "author", "time", "text"):
+                if not isinstance(c.get(k), str):
+                    raise Reject(f"comments[{j}].{k}", "missing or not a string")
+            if c["on"] not in targets:
+                raise Reject(f"comments[{j}].on", f"{short(c['on'])!r} is neither the record, an annotation key nor "
+                             "an added annotation's id")
+            parse_time(c["time"], f"comments[{j}].time")
+            comments.append({k: c[k] for k in ("id", "on", "author", "time", "text")})
+        new = ReviewEntry(reviewer, record["id"], entry["updated_at"], time, entry["adjudicated"], checked, added,
+                          answers, comments, str(path))
+        old = self.entries.get((reviewer, record["id"]))
+        if old is None or (new.time, new.file) >= (old.time, old.file):
+            self.entries[reviewer, record["id"]] = new
+
+    def annotation(self, a: dict, record, name: str, annotator: str) -> dict:
+        """An annotation as edited or added, checked as merge checks an annotator's (offsets, label, note)."""
+        try:
+            summary = span(a.get("summary"), record.summary, "summary")
+            source = None if a.get("source") is None else span(a["source"], record.source, "source")
+            _, out = annotation(self.labels, set(self.labels), id=a["id"], annotator=annotator, label=a.get("label"),
+                                note=a.get("note"), summary=summary, source=source, created_at=a.get("created_at"),
+                                updated_at=a.get("updated_at"))
+        except Reject as e:
+            raise Reject(f"{name}.{e.field}" if e.field else name, str(e)) from None
+        return out
+
+
+def _object(value, name: str) -> dict:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise Reject(name, f"expected an object, got {safeio.json_kind(value)}")
+    return value
+
+
+def _list(value, name: str) -> list:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise Reject(name, f"expected a list, got {safeio.json_kind(value)}")
+    return value

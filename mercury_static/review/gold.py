@@ -1,0 +1,183 @@
+"""The gold dataset from review exports: one adjudicated set per record, each item with its provenance, in
+every output format of `merge` (docs/review.md, "The gold").
+
+A record is gold only when a reviewer marked it adjudicated; the others are listed, never filled in from the
+annotators' work. When several reviewers adjudicated one record, the newest adjudication is the gold and the
+reviewers' agreement is reported (`reviewer_agreement`).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from itertools import combinations
+from pathlib import Path
+
+from ..formats import GOLD_FORMAT, GOLD_VERSION
+from ..merge import FORMATS, _annotation_order, serialize
+from ..records import InputError
+from ..write_argilla import argilla_files
+from .build import load_review
+from .disagreement import covered, span_f1
+from .exports import ReviewEntry, ReviewReader
+from .quality import quality_report
+
+ANNOTATION_FIELDS = ("id", "annotator", "label", "note", "summary", "source", "created_at", "updated_at")
+
+
+@dataclass
+class GoldResult:
+    records: list[dict]
+    """The gold records (adjudicated ones only, bundle order)."""
+    output: bytes
+    directory: dict[str, bytes]
+    not_adjudicated: list[dict]
+    undecided: list[dict]
+    reviewers: dict
+    quality: dict
+    notes: list[str] = field(default_factory=list)
+
+    def report(self) -> dict:
+        return {"output": {"format": GOLD_FORMAT, "version": GOLD_VERSION},
+                "counts": {"gold": len(self.records), "not_adjudicated": len(self.not_adjudicated),
+                           "undecided_annotations": len(self.undecided)},
+                "not_adjudicated": self.not_adjudicated, "undecided": self.undecided,
+                "reviewers": self.reviewers, "quality": self.quality, "notes": self.notes}
+
+
+def _plain(a: dict) -> dict:
+    return {k: a[k] for k in ANNOTATION_FIELDS}
+
+
+def adjudicated_set(entry: ReviewEntry, record: dict) -> tuple[list[dict], dict, dict, list[str]]:
+    """(gold annotations with provenance, the answers, each answer's provenance, the keys left undecided)."""
+    keys = {a["key"]: a for a in record["annotations"]}
+    annotations = []
+    for key, d in entry.decisions.items():
+        if d["action"] == "reject":
+            continue
+        a = keys[key]
+        gold = _plain(d["annotation"] if d["action"] == "edit" else a)
+        gold["provenance"] = {"proposed_by": a["annotator"], "proposed_at": a["updated_at"],
+                              "action": "edited" if d["action"] == "edit" else "accepted",
+                              "decided_by": entry.reviewer, "decided_at": d["updated_at"] or entry.updated_at,
+                              **({"edited": d["edited"]} if d["action"] == "edit" else {})}
+        annotations.append(gold)
+    for a in entry.added:
+        annotations.append({**_plain(a), "provenance": {
+            "proposed_by": entry.reviewer, "proposed_at": a["created_at"] or a["updated_at"], "action": "added",
+            "decided_by": entry.reviewer, "decided_at": a["updated_at"] or entry.updated_at}})
+    given = {r["annotator"]: r.get("values") or {} for r in record["responses"]}
+    values, origin = {}, {}
+    for name, answer in entry.answers.items():
+        if "from" in answer:
+            values[name], origin[name] = given[answer["from"]][name], {"from": answer["from"]}
+        else:
+            values[name], origin[name] = answer["value"], {"from": entry.reviewer, "own": True}
+    undecided = [k for k in keys if k not in entry.decisions]
+    return sorted(annotations, key=_annotation_order), values, origin, undecided
+
+
+def gold_record(entry: ReviewEntry, record: dict, texts) -> tuple[dict, list[str]]:
+    annotations, values, origin, undecided = adjudicated_set(entry, record)
+    response = {"annotator": entry.reviewer, "status": "submitted", "updated_at": entry.updated_at,
+                "values": values, "provenance": origin}
+    out = {"id": record["id"], "source": texts.source, "summary": texts.summary, "metadata": texts.metadata,
+           "annotations": annotations, "responses": [response],
+           "review": {"reviewer": entry.reviewer, "adjudicated_at": entry.updated_at, "comments": entry.comments,
+                      "undecided": undecided}}
+    if record.get("suggestions"):
+        out["suggestions"] = record["suggestions"]
+    return out, undecided
+
+
+def reviewer_agreement(by_record: dict[str, list[ReviewEntry]], records: dict[str, dict]) -> dict:
+    """Per pair of reviewers, over the records both adjudicated: the span F1 of their gold sets (summary
+    character, label), the share of questions both answered alike, and the records where they differ."""
+    pairs: dict[tuple[str, str], dict] = defaultdict(lambda: {"records": 0, "f1": [], "same": 0, "answered": 0,
+                                                              "differ": []})
+    for record_id, entries in by_record.items():
+        sets = {e.reviewer: adjudicated_set(e, records[record_id]) for e in entries}
+        for a, b in combinations(sorted(sets), 2):
+            p = pairs[a, b]
+            p["records"] += 1
+            f1 = span_f1(covered(sets[a][0]), covered(sets[b][0]))
+            p["f1"].append(f1)
+            common = set(sets[a][1]) & set(sets[b][1])
+            same = sum(sets[a][1][q] == sets[b][1][q] for q in common)
+            p["same"] += same
+            p["answered"] += len(common)
+            if f1 < 1 or same < len(common) or set(sets[a][1]) != set(sets[b][1]):
+                p["differ"].append(record_id)
+    return {"reviewers": sorted({e.reviewer for es in by_record.values() for e in es}),
+            "pairs": [{"a": a, "b": b, "records": p["records"],
+                       "span_f1": round(sum(p["f1"]) / len(p["f1"]), 4),
+                       "answers_agree": round(p["same"] / p["answered"], 4) if p["answered"] else None,
+                       "differ": p["differ"]} for (a, b), p in sorted(pairs.items())]}
+
+
+def _argilla_record(record: dict, gold: dict | None) -> dict:
+    """A record for argilla_files: the annotators' work as theirs, the reviewer's as one more, submitted."""
+    annotations = [_plain(a) for a in record["annotations"]]
+    responses = [dict(r) for r in record["responses"]]
+    if gold is not None:
+        reviewer = gold["review"]["reviewer"]
+        annotations = [a for a in annotations if a["annotator"] != reviewer]
+        responses = [r for r in responses if r["annotator"] != reviewer]
+        annotations += [{**_plain(a), "annotator": reviewer} for a in gold["annotations"]]
+        responses += [{k: v for k, v in r.items() if k != "provenance"} for r in gold["responses"]]
+    return {"id": record["id"], "annotations": annotations,
+            "responses": sorted(responses, key=lambda r: r["annotator"]),
+            **({"suggestions": record["suggestions"]} if record.get("suggestions") else {})}
+
+
+def make_gold(paths: list[Path], review_dir: Path, fmt: str = "mercury-static", top: int = 20) -> GoldResult:
+    """Check every review export against the review bundle (all problems raised together as one InputError
+    per line: `GoldProblems`), then the gold records, in `fmt`, and the report."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown output format {fmt!r} (one of {', '.join(FORMATS)})")
+    bundle, header, records = load_review(review_dir)
+    reader = ReviewReader(bundle, header, records)
+    for path in paths:
+        reader.read(Path(path))
+    if reader.problems:
+        raise GoldProblems(reader.problems)
+    by_id = {r["id"]: r for r in records}
+    adjudicated: dict[str, list[ReviewEntry]] = defaultdict(list)
+    touched: dict[str, list[str]] = defaultdict(list)
+    for (reviewer, record_id), e in sorted(reader.entries.items()):
+        if e.adjudicated:
+            adjudicated[record_id].append(e)
+        else:
+            touched[record_id].append(reviewer)
+    golds, undecided, notes = {}, [], []
+    for record_id, entries in adjudicated.items():
+        winner = max(entries, key=lambda e: (e.time, e.reviewer))
+        golds[record_id], keys = gold_record(winner, by_id[record_id], bundle.record(record_id))
+        undecided += [{"record_id": record_id, "key": k, "reviewer": winner.reviewer} for k in keys]
+        if len(entries) > 1:
+            notes.append(f"record {record_id}: adjudicated by {', '.join(sorted(e.reviewer for e in entries))}; "
+                         f"kept the newest ({winner.reviewer}, {winner.updated_at})")
+    gold = [golds[r.id] for r in bundle.records if r.id in golds]
+    not_adjudicated = [{"record_id": r.id, "touched_by": sorted(touched.get(r.id, []))}
+                       for r in bundle.records if r.id not in golds]
+    directory = {}
+    if fmt == "argilla":
+        merged = [_argilla_record(by_id[r.id], golds.get(r.id)) for r in bundle.records]
+        for m, r in zip(merged, bundle.records):
+            m.update(source=r.source, summary=r.summary)
+        directory, folder_notes = argilla_files(bundle, merged, list(bundle.settings.questions))
+        notes += folder_notes
+    return GoldResult(records=gold, output=b"" if directory else serialize(gold, fmt), directory=directory,
+                      not_adjudicated=not_adjudicated, undecided=undecided,
+                      reviewers=reviewer_agreement({k: v for k, v in adjudicated.items() if len(v) > 1}, by_id),
+                      quality=quality_report(gold, by_id, bundle.settings.questions, top), notes=notes)
+
+
+class GoldProblems(InputError):
+    """Every problem of the review exports (the CLI prints one line each, then exits 2)."""
+
+    def __init__(self, problems: list[InputError]):
+        first = problems[0]
+        super().__init__(first.file, first.where, first.field, first.message)
+        self.problems = problems

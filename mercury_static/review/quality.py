@@ -1,0 +1,80 @@
+"""Quality against the gold (docs/review.md, "The quality report"): how well each annotator and each
+suggestion agent matches the adjudicated records, and which records the review changed most.
+
+Only adjudicated records count; an annotator is scored on the records they judged (review data `judges`:
+submitted, or in a Mercury dump), their spans as (summary character, label) pairs like the disagreement.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+
+from ..agreement_questions import _hashable, roc_auc
+from ..settings import Question
+from .disagreement import covered, span_f1
+
+
+def _ratio(a: int, b: int) -> float | None:
+    return round(a / b, 4) if b else None
+
+
+def _f1(p: float | None, r: float | None) -> float | None:
+    return round(2 * p * r / (p + r), 4) if p is not None and r is not None and p + r else None
+
+
+def quality_report(gold: Sequence[dict], review: dict[str, dict], questions: Sequence[Question],
+                   top: int = 20) -> dict:
+    """`{annotators, agents, changed}` for the gold records (`review`: the review bundle's records by id)."""
+    asked = {q.name: q for q in questions if q.type not in ("span", "text")}
+    spans: dict[str, Counter] = defaultdict(Counter)
+    answers: dict[tuple[str, str], Counter] = defaultdict(Counter)
+    agents: dict[tuple[str, str], list[tuple[bool, float | None]]] = defaultdict(list)
+    changed = []
+    for g in gold:
+        r = review[g["id"]]
+        truth = covered(g["annotations"])
+        values = g["responses"][0]["values"]
+        given = {x["annotator"]: x.get("values") or {} for x in r["responses"]}
+        f1s, moved = [], 0
+        for judge in r["judges"]:
+            mine = covered(a for a in r["annotations"] if a["annotator"] == judge)
+            c = spans[judge]
+            c["records"] += 1
+            c["common"] += len(mine & truth)
+            c["marked"] += len(mine)
+            c["gold"] += len(truth)
+            f1s.append(span_f1(mine, truth))
+            for name, q in asked.items():
+                if name in values and name in given.get(judge, {}):
+                    answers[judge, name]["answered"] += 1
+                    answers[judge, name]["right"] += _hashable(q, given[judge][name]) == _hashable(q, values[name])
+        for name, q in asked.items():
+            judged = Counter(repr(_hashable(q, given[j][name])) for j in r["judges"] if name in given.get(j, {}))
+            if name in values and judged and judged.most_common(1)[0][0] != repr(_hashable(q, values[name])):
+                moved += 1
+        for s in g.get("suggestions", []):
+            q = asked.get(s["question"])
+            if q is not None and s["question"] in values:
+                score = s.get("score") if isinstance(s.get("score"), (int, float)) else None
+                agents[s["question"], s["agent"]].append((_hashable(q, s["value"]) == _hashable(q, values[q.name]),
+                                                          score))
+        span_change = 1 - sum(f1s) / len(f1s) if f1s else 0.0
+        changed.append({"record_id": g["id"], "change": round((span_change + moved) / (1 + len(asked)), 4),
+                        "spans": round(span_change, 4), "answers_changed": moved})
+    annotators = []
+    for name in sorted(set(spans) | {a for a, _ in answers}):
+        c = spans[name]
+        p, r = _ratio(c["common"], c["marked"]), _ratio(c["common"], c["gold"])
+        annotators.append({"annotator": name, "records": c["records"], "span_precision": p, "span_recall": r,
+                           "span_f1": _f1(p, r) if c["marked"] or c["gold"] else 1.0,
+                           "accuracy": {q: _ratio(answers[name, q]["right"], answers[name, q]["answered"])
+                                        for q in asked if answers[name, q]["answered"]}})
+    return {"annotators": annotators,
+            "agents": [{"question": q, "agent": agent, "records": len(items),
+                        "accuracy": _ratio(sum(ok for ok, _ in items), len(items)),
+                        "auc": None if (auc := roc_auc([s for ok, s in items if s is not None],
+                                                       [ok for ok, s in items if s is not None])) is None
+                        else round(auc, 4)}
+                       for (q, agent), items in sorted(agents.items())],
+            "changed": sorted(changed, key=lambda x: (-x["change"], x["record_id"]))[:top]}
