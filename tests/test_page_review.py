@@ -107,12 +107,16 @@ def review_item(page, record: str, key: str):
     return (entry(page, record) or {}).get("review", {}).get(key, {}).get("value")
 
 
-def download(page, tmp_path: Path, key: str = "E") -> dict:
+def download_file(page, tmp_path: Path, key: str = "E") -> Path:
     with page.expect_download() as dl:
         page.keyboard.press(key)
     path = tmp_path / dl.value.suggested_filename
     dl.value.save_as(path)
-    return json.loads(path.read_text(encoding="utf-8"))
+    return path
+
+
+def download(page, tmp_path: Path, key: str = "E") -> dict:
+    return json.loads(download_file(page, tmp_path, key).read_text(encoding="utf-8"))
 
 
 def press(page, key: str, until: str, arg=None):
@@ -129,8 +133,8 @@ def focus_key(page, key: str):
     assert page.evaluate("() => mercuryStatic.store.state.review.focus") == key
 
 
-def test_a_reviewer_adjudicates_ten_records_keyboard_only_and_the_export_holds_exactly_that(page, team, review_server,
-                                                                                                tmp_path):
+def test_a_reviewer_adjudicates_ten_records_keyboard_only_and_the_gold_holds_exactly_that(page, team, review_server,
+                                                                                              tmp_path, run):
     bundle_dir, review_dir, summaries = team
     open_review(page, review_server)
     header = json.loads((review_dir / "data" / "review.json").read_text(encoding="utf-8"))
@@ -193,7 +197,8 @@ def test_a_reviewer_adjudicates_ten_records_keyboard_only_and_the_export_holds_e
     page.keyboard.press("v")
     page.wait_for_function(f"() => document.querySelectorAll('#rv-by-annotator tbody tr').length === {RECORDS}")
     page.keyboard.press("Escape")
-    data = download(page, tmp_path)
+    export_path = download_file(page, tmp_path)
+    data = json.loads(export_path.read_text(encoding="utf-8"))
     assert data["format"] == "mercury-static/review" and data["version"] == 1 and data["reviewer"] == "rita"
     assert (data["bundle_id"], data["review_id"], data["merge_sha256"]) == (
         header["bundle_id"], header["review_id"], header["merge_sha256"])
@@ -210,13 +215,43 @@ def test_a_reviewer_adjudicates_ten_records_keyboard_only_and_the_export_holds_e
         notes = [(c["on"], c["text"], c["author"]) for c in r["comments"]]
         assert notes == [("carol:c1", f"too vague {n}", "rita")] + ([("record", "hard one", "rita")] if n == 0 else [])
         assert all(c["time"].endswith("Z") for c in r["comments"])
-    gold_of(bundle_dir, review_dir, tmp_path, data, decided)
+    gold_of(run, review_dir, tmp_path, export_path, decided, summaries)
 
 
-def gold_of(bundle_dir: Path, review_dir: Path, tmp_path: Path, export: dict, decided: list):
-    """The gold (review-data's `gold`) of the export: exactly what was decided, with provenance."""
-    gold_mod = pytest.importorskip("mercury_static.review.gold", reason="the gold command is not merged yet")
-    del gold_mod, bundle_dir, review_dir, tmp_path, export, decided
+def gold_of(run, review_dir: Path, tmp_path: Path, export_path: Path, decided: list, summaries: dict):
+    """`gold` of the export (the CLI): exactly what was decided, with provenance; the others listed, not filled."""
+    gold_path, report_path = tmp_path / "gold.json", tmp_path / "report.json"
+    res = run("gold", export_path, "--bundle", review_dir, "-o", gold_path, "--report", report_path)
+    assert res.exit_code == 0, res.output
+    gold = json.loads(gold_path.read_text(encoding="utf-8"))
+    records = gold["records"] if isinstance(gold, dict) else gold
+    by_id = {r["id"]: r for r in records}
+    assert sorted(by_id) == sorted(rid for rid, _ in decided)
+    for n, (rid, edited) in enumerate(decided):
+        g = by_id[rid]
+        text = summaries[rid]
+        w = words(text)
+        kept = {(a["provenance"]["proposed_by"], a["provenance"]["action"]): a for a in g["annotations"]}
+        assert set(kept) == {("alice", "accepted"), ("bob", "edited")}  # carol's rejected: not gold
+        alice, bob = kept["alice", "accepted"], kept["bob", "edited"]
+        assert alice["summary"] == span(text, w[0][0], w[1][1]) and alice["label"] == INTRINSIC
+        assert alice["note"] == HOSTILE and alice["source"]["start"] == 0
+        assert bob["summary"] == edited and bob["label"] == ["Benign"]
+        for a in (alice, bob):
+            assert a["provenance"]["decided_by"] == "rita" and a["provenance"]["decided_at"].startswith("20")
+        [resp] = g["responses"]
+        assert resp["annotator"] == "rita"
+        assert resp["values"] == {"verdict": "consistent" if n == 1 else "hallucinated"}
+        assert resp["provenance"] == ({"verdict": {"from": "rita", "own": True}} if n == 1 else {"verdict": {"from": "alice"}})
+        assert [c["text"] for c in g["review"]["comments"]][:1] == [f"too vague {n}"] or n == 0
+    report = json.loads(report_path.read_text(encoding="utf-8"))
+    assert report["counts"]["gold"] == 10
+    assert {r["record_id"] for r in report["not_adjudicated"]}.isdisjoint(by_id)
+    q = {a["annotator"]: a for a in report["quality"]["annotators"]}
+    assert (q["alice"]["span_precision"], q["alice"]["accuracy"]["verdict"]) == (1.0, 0.9)  # her answer taken 9 times
+    assert (q["bob"]["span_precision"], q["bob"]["accuracy"]["verdict"]) == (1.0, 0.1)  # his span widened, kept
+    assert q["carol"]["span_precision"] == 0.0  # every span of hers rejected
+    assert report["quality"]["changed"][0]["record_id"] == decided[1][0]  # the one with the reviewer's own answer
 
 
 # --------------------------------------------------------------------------- saved like annotation work
