@@ -8,7 +8,7 @@ import { createAppStore, labelPrefixes, liveAnnotations, unexportedCount } from 
 import { clientId, WorkStorage } from '../storage.js';
 import { selectPositions } from '../listquery.js';
 import { downloadJson, exportFileName } from '../transfer.js';
-import { nowIso, uuid } from '../util.js';
+import { h, nowIso, uuid } from '../util.js';
 import { mountBanners, renderSaveStatus } from '../views.js';
 import { ReviewData } from './data.js';
 import { mountReviewKeys, REVIEW_SHORTCUTS } from './keys.js';
@@ -38,11 +38,16 @@ export function filterRows(rows, filter, work) {
 
 export async function startReview({ bundle, reviewer, version }) {
   const { manifest } = bundle;
-  const data = await ReviewData.open(bundle);
-  const firstRows = data.orderShard(0); // with the layout: the first contested record is the critical path
+  document.head.append(h('link', { rel: 'stylesheet', href: 'app/review/review.css' }));
   const storage = new WorkStorage(manifest.review.review_id, reviewer);
   window.addEventListener('pagehide', () => storage.saveJournal());
-  const opened = await storage.open().catch((error) => ({ work: null, aside: [], error }));
+  const opening = storage.open().catch((error) => ({ work: null, aside: [], error }));
+  // The first contested record is the critical path: its rows, review record and texts are asked for at once.
+  const data = await ReviewData.open(bundle);
+  const wanted = /(?:^#|&)record=([^&]*)/.exec(window.location.hash);
+  const firstRows = data.orderShard(0);
+  if (!wanted) firstRows.then((rows) => rows.length && bundle.prefetch(rows[0].id), () => {});
+  const opened = await opening;
   const store = createAppStore({ bundle, annotator: reviewer, clientId: clientId(), storage, work: opened.work, aside: opened.aside, view: {} });
   const { actions } = store;
   if (opened.error) {
@@ -346,7 +351,6 @@ export async function startReview({ bundle, reviewer, version }) {
 
   // --- the first record: the deep-linked one, else the most contested -----------------------------------
   await firstRows;
-  const wanted = /(?:^#|&)record=([^&]*)/.exec(window.location.hash);
   let first = 0;
   if (wanted) {
     const id = decodeURIComponent(wanted[1]);

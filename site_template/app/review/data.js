@@ -33,6 +33,9 @@ export class ReviewData {
   static async open(bundle) {
     const m = bundle.manifest;
     const where = m.review.path || 'data/review.json';
+    // the first order and records shards hold the most contested record: asked for with the header, not after it
+    const first = [`data/review-order-${pad4(0)}.json`, `data/review-records-${pad4(0)}.json`].map((f) => fetchJson(bundle.url(f)));
+    for (const p of first) p.catch(() => {});
     const header = await fetchJson(bundle.url(where));
     if (header.format !== REVIEW_DATA_FORMAT || header.version !== REVIEW_DATA_VERSION) {
       throw new Error(`${where}: not review data this page reads (${REVIEW_DATA_FORMAT} version ${REVIEW_DATA_VERSION})`);
@@ -40,17 +43,24 @@ export class ReviewData {
     if (header.bundle_id !== m.bundle_id || header.review_id !== m.review.review_id) {
       throw new Error(`${where}: made for another bundle or review (review ${header.review_id}, the manifest says ${m.review.review_id})`);
     }
-    return new ReviewData(bundle, header);
+    const data = new ReviewData(bundle, header);
+    if (data.count) {
+      data._order.set(0, first[0].then((d) => data._fill(0, d.rows), () => data.orderShard(0, true)));
+      data._records.set(0, first[1].catch(() => fetchJson(bundle.url(`data/review-records-${pad4(0)}.json`))));
+    }
+    return data;
+  }
+
+  _fill(n, rows) {
+    rows.forEach((row, i) => { this.rows[n * this.perShard + i] = row; });
+    return rows;
   }
 
   /** Order shard `n` (cached; a failed fetch may be retried): fills `rows`. */
-  orderShard(n) {
-    let p = this._order.get(n);
+  orderShard(n, again = false) {
+    let p = again ? null : this._order.get(n);
     if (!p) {
-      p = fetchJson(this.bundle.url(`data/review-order-${pad4(n)}.json`)).then((data) => {
-        data.rows.forEach((row, i) => { this.rows[n * this.perShard + i] = row; });
-        return data.rows;
-      });
+      p = fetchJson(this.bundle.url(`data/review-order-${pad4(n)}.json`)).then((data) => this._fill(n, data.rows));
       p.catch(() => this._order.delete(n));
       this._order.set(n, p);
     }

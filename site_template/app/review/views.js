@@ -19,7 +19,6 @@ const ACTION_TEXT = { accept: 'accepted', reject: 'rejected', edit: 'edited' };
 /** Replace the annotation layout with the review one (same columns, same classes: the same CSS). */
 export function reviewLayout(manifest, data) {
   document.body.dataset.mode = 'review';
-  document.head.append(h('link', { rel: 'stylesheet', href: 'app/review/review.css' }));
   for (const sel of ['.assist-controls', '#model-status', '[data-action=next-todo]', '[data-action=import]', '[data-action=guidelines]']) {
     const el = document.querySelector(sel);
     if (el) el.hidden = true;
