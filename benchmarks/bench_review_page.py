@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import sys
@@ -21,7 +22,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_page import ARGS, CACHE, MODEL_CACHE, REPO, build_cached, serve  # noqa: E402
+from bench_page import ARGS, CACHE, MODEL_CACHE, QUIET_S, REPO, build_cached, main_thread_cpu, serve  # noqa: E402
 from make_large import make_pool  # noqa: E402
 
 ANNOTATORS = ["alice", "bob", "carol"]
@@ -93,31 +94,43 @@ def main() -> None:
         refresh_page(review_dir)
     header = json.loads((review_dir / "data" / "review.json").read_text(encoding="utf-8"))
     server, url = serve(review_dir)
-    firsts, switches = [], []
+    firsts, cpus, switches = [], [], []
+    target = url + "?annotator=rita"
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=ARGS)
         for _ in range(args.runs):
-            ctx = browser.new_context(viewport={"width": 1500, "height": 900})
-            page = ctx.new_page()
-            page.goto(url + "?annotator=rita")
-            page.wait_for_selector("body[data-ready]")
-            firsts.append(page.evaluate(FIRST))
-            first = page.evaluate("() => document.body.dataset.record")
-            t0 = time.perf_counter()
-            page.keyboard.press("n")
-            page.wait_for_function("(id) => document.body.dataset.record && document.body.dataset.record !== id",
-                                   arg=first)
-            switches.append((time.perf_counter() - t0) * 1000)
-            ctx.close()
+            for trace in (False, True):  # wall time untraced; the main thread's CPU time from a traced load
+                ctx = browser.new_context(viewport={"width": 1500, "height": 900})
+                page = ctx.new_page()
+                if trace:
+                    browser.start_tracing(page=page, categories=["devtools.timeline", "blink.user_timing",
+                                                                   "disabled-by-default-devtools.timeline"])
+                page.goto(target, wait_until="commit")
+                time.sleep(QUIET_S)  # untouched by Playwright while it loads
+                page.wait_for_selector("body[data-ready]")
+                if trace:
+                    cpus.append(main_thread_cpu(browser.stop_tracing(), "mercury-review-first-record"))
+                    ctx.close()
+                    continue
+                firsts.append(page.evaluate(FIRST))
+                first = page.evaluate("() => document.body.dataset.record")
+                t0 = time.perf_counter()
+                page.keyboard.press("n")
+                page.wait_for_function("(id) => document.body.dataset.record && document.body.dataset.record !== id",
+                                       arg=first)
+                switches.append((time.perf_counter() - t0) * 1000)
+                ctx.close()
         browser.close()
     server.shutdown()
+    load = os.getloadavg()[0]
     sizes = {f: (review_dir / "data" / f).stat().st_size for f in ("review.json", "review-order-0000.json",
                                                                    "review-records-0000.json")}
     print(f"| review bundle: {header['counts']['records']:,} records x {len(header['annotators'])} annotators, "
           f"{header['counts']['annotations']:,} annotations | first contested record "
-          f"{statistics.median(firsts):.0f} ms (p50 of {args.runs} cold loads; max {max(firsts):.0f}) | "
+          f"{statistics.median(firsts):.0f} ms (p50 of {args.runs} cold loads; max {max(firsts):.0f}), main-thread CPU "
+          f"{statistics.median(cpus):.0f} ms | "
           f"next record {statistics.median(switches):.0f} ms (p50, key press to spans drawn) | "
-          f"first files: " + ", ".join(f"{k} {v / 1024:.0f} KB" for k, v in sizes.items()) + " |")
+          f"first files: " + ", ".join(f"{k} {v / 1024:.0f} KB" for k, v in sizes.items()) + f" | load {load:.1f} |")
 
 
 if __name__ == "__main__":
