@@ -254,6 +254,30 @@ def gold_of(run, review_dir: Path, tmp_path: Path, export_path: Path, decided: l
     assert report["quality"]["changed"][0]["record_id"] == decided[1][0]  # the one with the reviewer's own answer
 
 
+def test_the_reviewers_own_annotation_by_keyboard_and_its_delete(page, review_server, tmp_path):
+    open_review(page, review_server)
+    rid = current(page)
+    page.keyboard.press("+")
+    page.wait_for_selector("#rv-ed-summary-start:focus")
+    page.keyboard.type("0")
+    page.keyboard.press("Tab")
+    page.keyboard.type("3")
+    assert page.inner_text("#rv-ed-summary-text") == f"“{page.evaluate('() => mercuryStatic.store.state.review.texts.summary.slice(0, 3)')}”"
+    for _ in range(3):  # past the source span (none): the first label
+        page.keyboard.press("Tab")
+    page.keyboard.press("Space")
+    page.keyboard.press("Enter")
+    page.wait_for_function("(id) => Object.keys(mercuryStatic.store.state.work.records[id]?.annotations || {}).length", arg=rid)
+    [added] = download(page, tmp_path)["records"][0]["added"]
+    assert (added["summary"]["start"], added["summary"]["end"], added["label"]) == (0, 3, ["Questionable"])
+    assert page.evaluate("() => mercuryStatic.store.state.review.focus") == added["id"]
+    assert page.locator("#rv-summary .rv-l8").count() == 1  # drawn as gold
+    page.keyboard.press("r")  # delete it
+    page.wait_for_function("() => !document.querySelector('#rv-summary .rv-l8')")
+    page.wait_for_function(SAVED)
+    assert download(page, tmp_path)["records"] == []
+
+
 # --------------------------------------------------------------------------- saved like annotation work
 
 def decide_first(page) -> str:

@@ -252,7 +252,7 @@ export async function startReview({ bundle, reviewer, version }) {
       let ids = null;
       if (positions) {
         ids = new Set();
-        for (const p of positions) ids.add((index.row(p) || await index.rowAt(p)).id); // eslint-disable-line no-await-in-loop -- cached shards
+        for (const p of positions) ids.add((index.row(p) || await index.rowAt(p)).id); // cached shards
       }
       api.setFilter({ ids });
     },

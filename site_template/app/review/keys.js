@@ -31,9 +31,11 @@ export function mountReviewKeys(h) {
       h.escape(field ? ev.target : null);
       return;
     }
-    if (field) {
+    // Enter in the editor saves it from any of its controls but its buttons (a label's checkbox too)
+    const inEditor = ev.target instanceof Element && ev.target.closest('#rv-editor') && !(ev.target instanceof HTMLButtonElement);
+    if (field || inEditor) {
       if (ev.key === 'Enter' && !ev.shiftKey && !ev.isComposing && h.enterInField(ev.target)) ev.preventDefault();
-      return;
+      if (field || ev.key === 'Enter') return;
     }
     if (ev.defaultPrevented || ev.ctrlKey || ev.metaKey) return;
     if (h.modal() && ev.key !== '?') return;

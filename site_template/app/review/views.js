@@ -436,7 +436,7 @@ export function mountReviewViews(store, api) {
     let n = 0;
     for (let p = 0; p < rows.length && seq === bySeq; p++) {
       if (!rows[p].annotators.includes(who)) continue;
-      const rec = await data.record(rows[p]); // eslint-disable-line no-await-in-loop -- one shard at a time, in order
+      const rec = await data.record(rows[p]); // one shard at a time, in order
       if (seq !== bySeq) return;
       for (const a of rec.annotations.filter((x) => x.annotator === who)) {
         n += 1;
