@@ -8,6 +8,7 @@ mark `mercury-review-first-record`, set once its texts and every annotator's spa
 switch to the next record (`n` -> the next record's spans drawn).
 
 Usage:  python benchmarks/bench_review_page.py [--records 10000] [--runs 5]
+        python benchmarks/bench_review_page.py --screenshot docs/screenshot-review.png   (the demo, for the docs)
 """
 
 from __future__ import annotations
@@ -72,11 +73,84 @@ FIRST = """() => {
 }"""
 
 
+DEMO_MARKS = {"alice": (0, 2, LABELS[0], "the source says 2.3 million"), "bob": (1, 3, LABELS[2], "fair paraphrase"),
+              "carol": (5, 6, LABELS[3], "")}
+
+
+def demo_team(out: Path) -> Path:
+    """The demo bundle with its settings, three annotators who overlap and disagree, and its review bundle."""
+    from mercury_static.bundle import load_bundle
+    from mercury_static.review.build import review_bundle
+
+    bundle_dir = build_cached("review-demo", [REPO / "examples" / "demo.jsonl"], settings=REPO / "examples" / "settings.yaml")
+    bundle = load_bundle(bundle_dir)
+    docs = {a: [] for a in ANNOTATORS}
+    for rec in bundle.records[:8]:
+        text = rec.summary_text.text
+        starts = [0] + [i + 1 for i, c in enumerate(text) if c == " "]
+        ends = [text.find(" ", s) if text.find(" ", s) > 0 else len(text) for s in starts]
+        for a, verdict in zip(ANNOTATORS, ["hallucinated", "consistent", "hallucinated"]):
+            w0, w1, label, note = DEMO_MARKS[a]
+            source = rec.source_text.text
+            linked = {"start": 0, "end": source.index(" "), "text": source[:source.index(" ")]} if a == "alice" else None
+            anns = [{"id": f"{a[0]}1", "label": label, "note": note, "source": linked,
+                     "summary": {"start": starts[w0], "end": ends[w1], "text": text[starts[w0]:ends[w1]]},
+                     "created_at": "2026-12-01T09:00:00Z", "updated_at": "2026-12-01T09:00:00Z"}]
+            docs[a].append({"record_id": rec.id, "status": "submitted", "updated_at": "2026-12-01T09:00:00Z",
+                            "annotations": anns, "responses": {"verdict": verdict, "quality": 2 + ANNOTATORS.index(a)},
+                            "suggestions": {"shown": True, "accepted": {}}})
+    folder = CACHE / "review-demo-exports"
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for a in ANNOTATORS:
+        path = folder / f"{a}.json"
+        path.write_text(json.dumps({"format": "mercury-static/annotations", "version": 2,
+                                    "bundle_id": bundle.manifest["bundle_id"], "title": None, "annotator": a,
+                                    "client_id": "demo", "exported_at": "2026-12-01T12:00:00Z",
+                                    "tool_version": "demo", "records": docs[a]}), encoding="utf-8")
+        paths.append(path)
+    review_bundle(paths, bundle_dir, out)
+    return out
+
+
+def screenshot(path: Path) -> None:
+    """The review mode on the demo: the first record, alice's annotation accepted, bob's selected, a comment."""
+    import shutil
+    import tempfile
+
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = demo_team(Path(tmp) / "review")
+        server, url = serve(out)
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=ARGS)
+            page = browser.new_page(viewport={"width": 1440, "height": 1000})
+            page.route("**/models/**", lambda route: route.abort())
+            page.goto(url + "?annotator=rita")
+            page.wait_for_selector("body[data-ready]")
+            for key in ["ArrowDown", "a", "1", "ArrowDown", "c"]:
+                page.keyboard.press(key)
+                page.wait_for_timeout(150)
+            page.keyboard.type("widen it to the whole phrase?")
+            page.keyboard.press("Enter")
+            page.evaluate("() => { document.querySelector('.side-scroll').scrollTop = 0; }")
+            page.wait_for_timeout(300)
+            page.screenshot(path=str(path))
+            browser.close()
+        server.shutdown()
+        shutil.rmtree(CACHE / "review-demo-exports", ignore_errors=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--records", type=int, default=10_000)
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--screenshot", type=Path, default=None)
     args = ap.parse_args()
+    if args.screenshot:
+        screenshot(args.screenshot)
+        return
     from playwright.sync_api import sync_playwright
 
     from mercury_static.review.build import review_bundle
@@ -136,5 +210,4 @@ def main() -> None:
 if __name__ == "__main__":
     if not MODEL_CACHE.is_dir():
         sys.exit(f"{MODEL_CACHE}: the test model cache is missing (make test-models)")
-    del REPO
     main()

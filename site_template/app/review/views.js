@@ -28,7 +28,7 @@ export function reviewLayout(manifest, data) {
   const who = document.querySelector('.topbar .who');
   if (who) who.title = 'reviewer';
   document.getElementById('help-start').replaceChildren(
-    h('li', {}, 'The records come most contested first. Each annotator has a colour (the legend: show or hide each); the gold spans — what you accepted, edited or added — are the dashed black line.'),
+    h('li', {}, 'The records come most contested first. Each annotator has a colour (the legend: show or hide each); the gold spans — what you accepted, edited or added — have a dashed black line above them.'),
     h('li', {}, 'Walk the annotations with ↓ / ↑ (or click one): accept it as gold (a), reject it (r), edit it (e), or add your own (+).'),
     h('li', {}, 'Per question, take an annotator\'s answer (its number) or give your own (0); comment on anything (c).'),
     h('li', {}, 'When the record is settled, mark it adjudicated (s): the next one opens. Export (E) gives the file for your coordinator.'));
