@@ -278,6 +278,31 @@ def test_the_reviewers_own_annotation_by_keyboard_and_its_delete(page, review_se
     assert download(page, tmp_path)["records"] == []
 
 
+def test_filters_by_annotator_pair_question_and_metadata(page, review_server, team):
+    open_review(page, review_server)
+    order = "() => mercuryStatic.store.state.review.order"
+    page.select_option("#rv-filter-annotator", "bob")
+    page.wait_for_function(f"() => ({order})()?.length === {RECORDS}")  # the records bob worked on
+    page.select_option("#rv-filter-pair", "alice\ncarol")
+    page.wait_for_function(f"() => ({order})()?.length === {RECORDS}")
+    page.select_option("#rv-filter-question", "verdict")  # alice and carol said hallucinated, bob consistent
+    page.wait_for_function(f"() => ({order})()?.length === {RECORDS}")
+    page.fill("#rv-filter-text", "transport")  # a metadata value (topic) of two records, one of them annotated
+    page.keyboard.press("Enter")
+    page.wait_for_function(f"() => ({order})()?.length === 1")
+    rows = page.evaluate(f"() => ({order})().map((p) => mercuryStatic.store.state.review.data.rows[p].id)")
+    assert rows == ["bridge-closure"] and "bridge-closure" in team[2]
+    assert page.locator("#rv-list li[data-record]").count() == 1
+    page.keyboard.press("n")  # the walk follows the filter
+    page.wait_for_function("() => document.body.dataset.record === 'bridge-closure'")
+    page.fill("#rv-filter-text", "")
+    page.keyboard.press("Enter")
+    page.select_option("#rv-filter-annotator", "")
+    page.select_option("#rv-filter-pair", "")
+    page.select_option("#rv-filter-question", "")
+    page.wait_for_function(f"() => ({order})() === null")
+
+
 # --------------------------------------------------------------------------- saved like annotation work
 
 def decide_first(page) -> str:
@@ -334,6 +359,34 @@ def test_review_work_survives_a_killed_browser(browser, review_server, tmp_path)
         assert (c["on"], c["text"]) == ("record", "kept")
     finally:
         ctx.close()
+
+
+def test_a_review_export_imports_into_another_browser_and_a_stale_one_is_refused(browser, review_server, tmp_path):
+    first = browser.new_context(accept_downloads=True)
+    page = open_review(first.new_page(), review_server)
+    rid = decide_first(page)
+    path = download_file(page, tmp_path)
+    first.close()
+    other = browser.new_context()
+    try:
+        page = open_review(other.new_page(), review_server)
+        assert entry(page, rid) is None
+        stale = json.loads(path.read_text(encoding="utf-8"))
+        stale["merge_sha256"] = "0" * 64
+        (tmp_path / "stale.json").write_text(json.dumps(stale), encoding="utf-8")
+        page.set_input_files("#import-file", str(tmp_path / "stale.json"))
+        page.wait_for_selector("#message")
+        assert "stale.json: a stale review, made on a review bundle of another merge" in page.inner_text("#message")
+        assert entry(page, rid) is None
+        page.set_input_files("#import-file", str(path))
+        page.wait_for_function("() => document.querySelector('#message')?.textContent.startsWith('Imported')")
+        assert review_item(page, rid, "d:alice:a1") == {"action": "accept"}
+        page.wait_for_function(SAVED)
+        page.reload()
+        page.wait_for_selector("body[data-ready]")
+        assert review_item(page, rid, "d:alice:a1") == {"action": "accept"}
+    finally:
+        other.close()
 
 
 def test_two_tabs_keep_each_others_decisions(context, review_server, tmp_path):

@@ -11,6 +11,7 @@ import { downloadJson, exportFileName } from '../transfer.js';
 import { h, nowIso, uuid } from '../util.js';
 import { mountBanners, renderSaveStatus } from '../views.js';
 import { ReviewData } from './data.js';
+import { parseReviewImport } from './transfer.js';
 import { mountReviewKeys, REVIEW_SHORTCUTS } from './keys.js';
 import { mountReviewViews, reviewLayout } from './views.js';
 import {
@@ -230,6 +231,29 @@ export async function startReview({ bundle, reviewer, version }) {
     actions.markExported(at);
   }
 
+  const importInput = document.getElementById('import-file');
+  importInput.addEventListener('change', async () => {
+    const file = importInput.files[0];
+    importInput.value = '';
+    if (!file) return;
+    try {
+      const { work, left } = parseReviewImport(await file.text(), { manifest, reviewer, name: file.name });
+      const known = new Set((await data.allRows()).map((row) => row.id));
+      for (const id of Object.keys(work.records)) {
+        if (!known.has(id)) {
+          left.push(`record ${JSON.stringify(id)}: not in this review`);
+          delete work.records[id];
+        }
+      }
+      actions.importWork(work);
+      const n = Object.keys(work.records).length;
+      actions.message(`Imported your review of ${n} record${n === 1 ? '' : 's'} from ${file.name}; newer decisions here were kept.`
+        + (left.length ? ` Left out ${left.length}: ${left.slice(0, 3).join('; ')}${left.length > 3 ? '; …' : ''}.` : ''));
+    } catch (err) {
+      actions.message(err.message);
+    }
+  });
+
   const api = {
     open, step, nextUnadjudicated, setDecision, startEdit, saveEdit, answer, postComment, exportNow, items, spansOf,
     questions, setReview, entryOf, filterRows, touched, lanes,
@@ -302,6 +326,10 @@ export async function startReview({ bundle, reviewer, version }) {
         postComment(target.value);
         return true;
       }
+      if (target.id === 'rv-filter-text') { // Enter filters (its change) and leaves the box: the keys work again
+        target.blur();
+        return true;
+      }
       if (target.closest('.rv-own')) {
         views.submitOwn(target);
         return true;
@@ -344,6 +372,7 @@ export async function startReview({ bundle, reviewer, version }) {
     const b = ev.target.closest('button[data-action]');
     if (!b || b.closest('#banners')) return;
     if (b.dataset.action === 'export') exportNow();
+    else if (b.dataset.action === 'import') importInput.click();
     else if (b.dataset.action === 'help') actions.toggleHelp();
     else if (b.dataset.action === 'close-help') actions.toggleHelp(false);
   });

@@ -17,7 +17,7 @@ export const REVIEW_SHORTCUTS = [
   ['s', 'mark the record adjudicated and open the next one not adjudicated; S: reopen it'],
   ['Alt+1 … 9', 'show / hide that annotator\'s spans; Alt+0: the gold spans'],
   ['v', 'all annotations of the selected annotation\'s annotator across records (Mercury\'s view); Esc closes'],
-  ['/', 'filter the records'], ['E', 'export your review (download the file)'], ['?', 'this help'],
+  ['/', 'filter the records'], ['Shift+E', 'export your review (download the file); Import restores one'], ['?', 'this help'],
 ];
 
 const FIELD = 'input:not([type=checkbox]):not([type=radio]), textarea, select, [contenteditable]';

@@ -19,12 +19,13 @@ const ACTION_TEXT = { accept: 'accepted', reject: 'rejected', edit: 'edited' };
 /** Replace the annotation layout with the review one (same columns, same classes: the same CSS). */
 export function reviewLayout(manifest, data) {
   document.body.dataset.mode = 'review';
-  for (const sel of ['.assist-controls', '#model-status', '[data-action=next-todo]', '[data-action=import]', '[data-action=guidelines]']) {
+  for (const sel of ['.assist-controls', '#model-status', '[data-action=next-todo]', '[data-action=guidelines]']) {
     const el = document.querySelector(sel);
     if (el) el.hidden = true;
   }
   const exp = document.querySelector('.topbar [data-action=export]');
-  exp.title = 'Download your review as a JSON file (E)';
+  exp.title = 'Download your review as a JSON file (Shift+E)';
+  document.querySelector('.topbar [data-action=import]').title = 'Restore a review export of yours (another browser\'s)';
   const who = document.querySelector('.topbar .who');
   if (who) who.title = 'reviewer';
   document.getElementById('help-start').replaceChildren(
