@@ -15,7 +15,7 @@ import { parseReviewImport } from './transfer.js';
 import { mountReviewKeys, REVIEW_SHORTCUTS } from './keys.js';
 import { mountReviewViews, reviewLayout } from './views.js';
 import {
-  addComment, buildReviewExport, decide, decisionOf, goldOf, isAdjudicated, setAnswer, touched,
+  addComment, buildReviewExport, decide, decisionOf, goldOf, isAdjudicated, setAnswer,
 } from './work.js';
 
 /** The lane of the gold spans (after the annotators', CSS .rv-l8). */
@@ -220,6 +220,12 @@ export async function startReview({ bundle, reviewer, version }) {
     setReview({ comment: null });
   }
   const questions = data.questions.filter((q) => q.type !== 'span');
+  /** Mark the open record adjudicated, then open the next one that is not. */
+  function adjudicate() {
+    change((e, at) => ({ ...e, status: 'submitted', status_at: at }));
+    nextUnadjudicated();
+  }
+  const reopen = () => change((e, at) => ({ ...e, status: 'in_progress', status_at: at }));
 
   // --- export ---------------------------------------------------------------------------------------
   async function exportNow() {
@@ -256,7 +262,7 @@ export async function startReview({ bundle, reviewer, version }) {
 
   const api = {
     open, step, nextUnadjudicated, setDecision, startEdit, saveEdit, answer, postComment, exportNow, items, spansOf,
-    questions, setReview, entryOf, filterRows, touched, lanes,
+    questions, setReview, lanes, adjudicate, reopen,
     setFilter(part) {
       const filter = { ...get().filter, ...part };
       setReview({ filter });
@@ -354,11 +360,7 @@ export async function startReview({ bundle, reviewer, version }) {
     ownAnswer: () => views.focusOwn(),
     comment: () => setReview({ comment: { on: get().focus || 'record' }, editor: null }),
     commentRecord: () => setReview({ comment: { on: 'record' }, editor: null }),
-    adjudicate: () => {
-      change((e, at) => ({ ...e, status: 'submitted', status_at: at }));
-      nextUnadjudicated();
-    },
-    reopen: () => change((e, at) => ({ ...e, status: 'in_progress', status_at: at })),
+    adjudicate, reopen,
     toggleLane: (n) => api.toggleLane(n === 0 ? GOLD_LANE : n - 1),
     byAnnotator: () => {
       const it = focused();

@@ -150,8 +150,8 @@ export function mountReviewViews(store, api) {
   const unexp = document.getElementById('unexported');
   const adjudicate = document.querySelector('[data-rv=adjudicate]');
   const reopen = document.querySelector('[data-rv=reopen]');
-  adjudicate.addEventListener('click', () => document.dispatchEvent(new KeyboardEvent('keydown', { key: 's' })));
-  reopen.addEventListener('click', () => document.dispatchEvent(new KeyboardEvent('keydown', { key: 'S' })));
+  adjudicate.addEventListener('click', () => api.adjudicate());
+  reopen.addEventListener('click', () => api.reopen());
   watch(store, (s) => [s.review.row, s.review.rec, s.work, s.review.order], (s) => {
     const r = s.review;
     const order = r.order;
