@@ -168,7 +168,7 @@ def main() -> None:
         refresh_page(review_dir)
     header = json.loads((review_dir / "data" / "review.json").read_text(encoding="utf-8"))
     server, url = serve(review_dir)
-    firsts, cpus, switches = [], [], []
+    firsts, cpus, switches, annotating = [], [], [], []
     target = url + "?annotator=rita"
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=ARGS)
@@ -194,6 +194,18 @@ def main() -> None:
                                        arg=first)
                 switches.append((time.perf_counter() - t0) * 1000)
                 ctx.close()
+        # the reference on the same machine at the same time: the annotation page's first record, same bundle
+        plain, plain_url = serve(bundle)
+        for _ in range(args.runs):
+            ctx = browser.new_context(viewport={"width": 1500, "height": 900})
+            page = ctx.new_page()
+            page.route("**/models/**", lambda route: route.abort())
+            page.goto(plain_url + "?annotator=rita", wait_until="commit")
+            time.sleep(QUIET_S)
+            page.wait_for_selector("body[data-ready]")
+            annotating.append(page.evaluate(FIRST.replace("mercury-review-first-record", "mercury-first-record")))
+            ctx.close()
+        plain.shutdown()
         browser.close()
     server.shutdown()
     load = os.getloadavg()[0]
@@ -202,7 +214,8 @@ def main() -> None:
     print(f"| review bundle: {header['counts']['records']:,} records x {len(header['annotators'])} annotators, "
           f"{header['counts']['annotations']:,} annotations | first contested record "
           f"{statistics.median(firsts):.0f} ms (p50 of {args.runs} cold loads; max {max(firsts):.0f}), main-thread CPU "
-          f"{statistics.median(cpus):.0f} ms | "
+          f"{statistics.median(cpus):.0f} ms (the annotation page on the same bundle meanwhile: "
+          f"{statistics.median(annotating):.0f} ms) | "
           f"next record {statistics.median(switches):.0f} ms (p50, key press to spans drawn) | "
           f"first files: " + ", ".join(f"{k} {v / 1024:.0f} KB" for k, v in sizes.items()) + f" | load {load:.1f} |")
 
