@@ -224,3 +224,250 @@ def test_undecided_annotations_are_not_gold(reviewed, tmp_path):
     assert [a["id"] for a in result.records[0]["annotations"]] == ["a1"]
     assert {x["key"] for x in result.undecided} == {"alice:a2", "bob:b1", "carol:c1", "carol:c2"}
     assert [x["record_id"] for x in result.not_adjudicated] == ["r2", "r3"]
+
+
+def rewrite(path: Path, change) -> Path:
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    change(doc)
+    path.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def entry_of(record: dict):
+    return lambda doc: doc["records"][0].update(record)
+
+
+BAD_EXPORTS = {
+    "foreign bundle": (lambda doc: doc.update(bundle_id="b-other"), None, "bundle_id",
+                       "'b-other' is another bundle (this review bundle is of "),
+    "bad version": (lambda doc: doc.update(version=2), None, "version",
+                    "unsupported version 2 of mercury-static/review (this tool reads version 1)"),
+    "another format": (lambda doc: doc.update(format="mercury-static/annotations"), None, "format",
+                       "'mercury-static/annotations' is not 'mercury-static/review'"),
+    "no reviewer": (lambda doc: doc.pop("reviewer"), None, "reviewer", "missing or empty"),
+    "unknown record": (entry_of({"record_id": "r9"}), "record r9", "record_id",
+                       "unknown record id (not in the review bundle)"),
+    "unknown annotation": (entry_of({"decisions": {"dave:d1": decision("accept")}}), "record r1",
+                           "decisions.dave:d1", "no annotation of this record has this key"),
+    "bad action": (entry_of({"decisions": {"alice:a1": decision("maybe")}}), "record r1",
+                   "decisions.alice:a1.action", "'maybe' is not one of accept, reject, edit"),
+    "edited span off the text": (entry_of({"decisions": {"bob:b1": decision(
+        "edit", summary={"start": 3, "end": 8, "text": "Rome!"})}}), "record r1", "decisions.bob:b1.summary",
+        "quoted text 'Rome!' != text[3:8] ' Eiff'"),
+    "edited label unknown": (entry_of({"decisions": {"bob:b1": decision("edit", label=["Nice"])}}), "record r1",
+                             "decisions.bob:b1.label", "unknown label 'Nice'"),
+    "answer from a silent annotator": (entry_of({"answers": {"topics": {"from": "bob"}}}), "record r1",
+                                       "answers.topics.from", "'bob' gave no answer to this question"),
+    "answer that does not fit": (entry_of({"answers": {"quality": {"value": 9}}}), "record r1",
+                                 "answers.quality.value", "9"),
+    "unknown question": (entry_of({"answers": {"mood": {"value": 1}}}), "record r1", "answers.mood",
+                         "unknown question"),
+    "comment on nothing": (entry_of({"comments": [{"id": "m", "on": "zed:z", "author": "rita", "time": DECIDED,
+                                                   "text": "?"}]}), "record r1", "comments[0].on",
+                           "'zed:z' is neither the record"),
+    "adjudicated not a boolean": (entry_of({"adjudicated": "yes"}), "record r1", "adjudicated", "expected true or false"),
+}
+
+
+@pytest.mark.parametrize("case", BAD_EXPORTS, ids=list(BAD_EXPORTS))
+def test_bad_review_export_is_one_line(reviewed, tmp_path, run, case):
+    change, where, field, words = BAD_EXPORTS[case]
+    bad = rewrite(rita(reviewed, tmp_path), change)
+    with pytest.raises(GoldProblems) as raised:
+        make_gold([bad], reviewed)
+    (problem,) = raised.value.problems
+    assert (problem.file, problem.where, problem.field) == (str(bad), where, field) and words in problem.message
+    result = run("gold", bad, "--bundle", reviewed, "-o", tmp_path / "gold.json")
+    assert result.exit_code == 2 and result.output.count("error:") == 1 and str(bad) in result.output
+    assert not (tmp_path / "gold.json").exists()
+
+
+def test_stale_review_of_an_older_merge(asked, team, reviewed, tmp_path, run):
+    """rita reviewed a review bundle made before carol's export came in: against today's review bundle her
+    decisions are stale (the annotations she decided on are not today's set)."""
+    older = tmp_path / "older-review"
+    review_bundle(team[:2], asked, older)
+    stale = rita(older, tmp_path)
+    result = run("gold", stale, "--bundle", reviewed, "-o", tmp_path / "gold.json")
+    assert result.exit_code == 2 and result.output.count("error:") == 1
+    assert f"{stale}: field 'merge_sha256': stale: a review of another merge of this bundle" in " ".join(
+        result.output.split())
+    own = review_export(tmp_path / "own.json", older, "rita", adjudication("r1", {"alice:a1": decision("accept")}))
+    assert run("gold", own, "--bundle", older, "-o", tmp_path / "gold.json").exit_code == 0  # on its own: fine
+
+
+def test_corrupt_and_edited_files(reviewed, tmp_path, run, fresh_copy):
+    cut = tmp_path / "cut.json"
+    cut.write_text(rita(reviewed, tmp_path).read_text(encoding="utf-8")[:-9], encoding="utf-8")
+    good = rita(reviewed, tmp_path)
+    result = run("gold", cut, good, "--bundle", reviewed, "-o", tmp_path / "gold.json")
+    assert result.exit_code == 2 and result.output.count("error:") == 1
+    assert f"{cut}: line 1 column " in result.output and ": invalid JSON" in result.output
+    edited = fresh_copy(reviewed)
+    shard = edited / "data" / "review-records-0000.json"
+    shard.write_text(shard.read_text(encoding="utf-8").replace('"1899"', '"1898"'), encoding="utf-8")
+    result = run("gold", good, "--bundle", edited, "-o", tmp_path / "gold.json")
+    assert result.exit_code == 2 and result.output.count("error:") == 1
+    assert f"{shard}: edited after `mercury-static review` wrote it" in " ".join(result.output.split())
+    (edited / "data" / "review.json").write_text("{}", encoding="utf-8")
+    assert "data/review.json: edited after" in run("gold", good, "--bundle", edited, "-o", tmp_path / "g.json").output
+
+
+def test_gold_of_a_bundle_that_is_not_a_review_bundle(asked, reviewed, tmp_path, run):
+    result = run("gold", rita(reviewed, tmp_path), "--bundle", asked, "-o", tmp_path / "gold.json")
+    assert result.exit_code == 2 and "not a review bundle" in result.output and "Traceback" not in result.output
+
+
+def test_two_bad_exports_two_lines(reviewed, tmp_path, run):
+    a = rewrite(rita(reviewed, tmp_path), lambda doc: doc.update(version=3))
+    b = rewrite(review_export(tmp_path / "b.json", reviewed, "sam", adjudication("r9")), lambda doc: None)
+    result = run("gold", a, b, "--bundle", reviewed, "-o", tmp_path / "gold.json")
+    assert result.exit_code == 2 and result.output.count("error:") == 2
+
+
+def test_review_cli(asked, team, tmp_path, run):
+    out = tmp_path / "rb"
+    result = run("review", *team, "--bundle", asked, "-o", out)
+    assert result.exit_code == 0, result.output
+    assert "3 records, 2 contested, 8 annotations by alice, bob, carol" in " ".join(result.output.split())
+    before = (out / "manifest.json").read_bytes()
+    # again, over its own output: replaced whole, the same bytes (deterministic)
+    assert run("review", *team, "--bundle", asked, "-o", out).exit_code == 0
+    assert (out / "manifest.json").read_bytes() == before
+    # a review bundle made from a review bundle is the same review (its old review files not carried over)
+    again = tmp_path / "rb2"
+    assert run("review", *team, "--bundle", out, "-o", again).exit_code == 0
+    assert sorted(p.name for p in (again / "data").glob("review*")) == sorted(p.name for p in (out / "data").glob("review*"))
+    assert json.loads((again / "manifest.json").read_text())["review"] == json.loads(before)["review"]
+
+
+def test_review_bad_inputs(asked, team, tmp_path, run):
+    foreign = rewrite(Path(shutil.copy(team[0], tmp_path / "foreign.json")), lambda d: d.update(bundle_id="b-x"))
+    out = tmp_path / "rb"
+    result = run("review", foreign, *team[1:], "--bundle", asked, "-o", out)
+    assert result.exit_code == 1 and f"skipped: {foreign}: field 'bundle_id':" in " ".join(result.output.split())
+    assert json.loads((out / "data" / "review.json").read_text())["annotators"] == ["bob", "carol"]
+    strict = run("review", foreign, "--bundle", asked, "-o", tmp_path / "strict", "--strict")
+    assert strict.exit_code == 2 and strict.output.count("error:") == 1 and not (tmp_path / "strict").exists()
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("mine", encoding="utf-8")
+    refused = run("review", *team, "--bundle", asked, "-o", mine)
+    assert refused.exit_code == 2 and "is not a mercury-static bundle" in refused.output
+    assert (mine / "notes.txt").read_text(encoding="utf-8") == "mine"
+    assert run("review", *team, "--bundle", asked, "-o", asked).exit_code == 2  # never over its input
+    assert run("review", *team, "--bundle", tmp_path / "nothing", "-o", tmp_path / "x").exit_code == 2
+
+
+SHARED_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+
+
+@pytest.mark.shared_data
+@pytest.mark.skipif(not (SHARED_DATA / "faithbench").is_dir(), reason="../shared/data/faithbench absent")
+def test_faithbench_batch_as_review_input(build_bundle, tmp_path):
+    """A real FaithBench batch (three annotators, original Mercury's dump) is review input as it is: its
+    annotators are the team, and the order by disagreement matches a recount from the raw file (which samples
+    the annotators' (character, label) marks differ on), most contested first."""
+    batch = SHARED_DATA / "faithbench" / "batch_3.json"
+    samples = json.loads(batch.read_text(encoding="utf-8"))["samples"]
+    team = sorted({a["annotator_name"] for s in samples for a in s["annotations"]})
+    bundle = build_bundle([batch], name="faithbench-review")
+    out = tmp_path / "review"
+    result = review_bundle([batch], bundle, out)
+    assert [str(p).split(": field ")[1] for p in result.problems] == [  # as merge says it of the same file
+        "'label': expected a non-empty list of labels"]
+    for s in samples:
+        s["annotations"] = [a for a in s["annotations"] if a["label"]]
+    loaded, header, records = load_review(out)
+    assert header["annotators"] == team and len(team) == 3
+    rows = [r for i in range(header["shards"]["order"])
+            for r in json.loads((out / "data" / f"review-order-{i:04d}.json").read_text())["rows"]]
+    assert len(rows) == len(samples) and [r["score"] for r in rows] == sorted((r["score"] for r in rows), reverse=True)
+
+    def marks(sample, name):  # the raw file, without the review code: (character, label leaf) pairs
+        out = set()
+        for a in sample["annotations"]:
+            if a["annotator_name"] == name:
+                leaves = [x for x in a["label"] if not any(o.startswith(x + ".") for o in a["label"])]
+                out |= {(i, leaf) for i in range(a["summary_start"], a["summary_end"]) for leaf in leaves}
+        return out
+
+    contested = {loaded.records[i].id for i, s in enumerate(samples)
+                 if len({frozenset(marks(s, n)) for n in team}) > 1}
+    assert {r["id"] for r in rows if r["score"] > 0} == contested and 10 < len(contested) < len(samples)
+    assert all(r["annotators"] == team for r in rows)  # a dump's annotators judged each of its samples
+    first = records[[r.id for r in loaded.records].index(rows[0]["id"])]
+    assert first["disagreement"]["spans"] == max(r["disagreement"]["spans"] for r in records)
+    assert sum(len(r["annotations"]) for r in records) == sum(len(s["annotations"]) for s in samples)
+    # a reviewer settles the 10 most contested samples by taking the first annotator's spans whole
+    first_name = team[0]
+    ordered = {r["id"]: r for r in records}
+    decided = [adjudication(row["id"], {a["key"]: decision("accept" if a["annotator"] == first_name else "reject")
+                                        for a in ordered[row["id"]]["annotations"]}) for row in rows[:10]]
+    gold = make_gold([review_export(tmp_path / "review.json", out, "rita", *decided)], out)
+    assert [g["id"] for g in gold.records] == [r.id for r in loaded.records if r.id in {d["record_id"] for d in decided}]
+    assert len(gold.not_adjudicated) == len(samples) - 10 and not gold.undecided
+    quality = {a["annotator"]: a for a in gold.quality["annotators"]}
+    assert quality[first_name]["span_precision"] == quality[first_name]["span_recall"] == 1.0
+    assert all(quality[n]["span_f1"] < 1 for n in team[1:])  # the others disagreed on these records
+    print("\nFaithBench batch_3 review:", header["counts"], "top:", rows[:3], "\nquality:", gold.quality["annotators"])
+
+
+def test_a_merged_file_is_review_input_too(asked, team, reviewed, tmp_path):
+    """`review merged.json` gives the review of the exports it was merged from, byte for byte; an annotator who
+    never saw a record (dave did r1 only) is no judge of the others, although a merged file is read as a dump."""
+    from mercury_static.merge import merge_files
+
+    merged = tmp_path / "merged.json"
+    merged.write_bytes(merge_files(team, load_bundle(asked)).output)
+    again = tmp_path / "again"
+    review_bundle([merged], asked, again)
+    for path in sorted((reviewed / "data").glob("review*")):
+        assert (again / "data" / path.name).read_bytes() == path.read_bytes(), path.name
+    dave = export(tmp_path / "dave.json", load_bundle(asked), "dave",
+                  entry("r1", {"verdict": "consistent"}, annotations=[ann("d1", "r1", "Rome")]))
+    merged.write_bytes(merge_files([*team, dave], load_bundle(asked)).output)
+    review_bundle([merged], asked, again)
+    rows = {r["id"]: r for r in json.loads((again / "data" / "review-order-0000.json").read_text())["rows"]}
+    assert rows["r1"]["annotators"] == ["alice", "bob", "carol", "dave"]
+    assert rows["r3"]["annotators"] == ["alice", "bob", "carol"] and rows["r3"]["score"] == 0
+
+
+def test_gold_never_writes_over_its_inputs(reviewed, tmp_path, run):
+    export_file = rita(reviewed, tmp_path)
+    before = export_file.read_bytes()
+    for args in (("-o", export_file), ("-o", reviewed / "gold.json"),
+                 ("-o", tmp_path / "g.json", "--report", tmp_path / "g.json")):
+        result = run("gold", export_file, "--bundle", reviewed, *args)
+        assert result.exit_code == 2 and result.output.count("error:") == 1, result.output
+    assert export_file.read_bytes() == before and not (reviewed / "gold.json").exists()
+
+
+def test_review_data_of_a_newer_version(reviewed, tmp_path, run, fresh_copy):
+    """A review bundle written by a newer tool (its review.json's version, the manifest consistent with it)."""
+    import hashlib
+
+    newer = fresh_copy(reviewed)
+    header = newer / "data" / "review.json"
+    header.write_text(header.read_text(encoding="utf-8").replace('"version":1', '"version":2'), encoding="utf-8")
+    manifest = json.loads((newer / "manifest.json").read_text(encoding="utf-8"))
+    manifest["review"]["sha256"] = hashlib.sha256(header.read_bytes()).hexdigest()
+    (newer / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    result = run("gold", rita(reviewed, tmp_path), "--bundle", newer, "-o", tmp_path / "gold.json")
+    assert result.exit_code == 2 and result.output.count("error:") == 1
+    assert (f"{header}: field 'version': unsupported version 2 of mercury-static/review-data (this tool reads "
+            "version 1)") in " ".join(result.output.split())
+
+
+def test_a_reviewer_who_annotated_too(reviewed, tmp_path):
+    """alice reviews r1, which she annotated: Argilla keeps one response per user, so hers is the review (noted)."""
+    export_file = review_export(tmp_path / "alice-review.json", reviewed, "alice",
+                                adjudication("r1", {"bob:b1": decision("accept")}, answers={"verdict": {"from": "bob"}}))
+    result = make_gold([export_file], reviewed, "argilla")
+    (note,) = [n for n in result.notes if "also one of its annotators" in n]
+    assert "e.g. record r1" in note
+    r1 = json.loads(result.directory["records.json"])[0]
+    mine = {x["user_id"]: x["value"] for x in r1["responses"]["verdict"]}
+    assert mine[user_id("alice")] == "consistent"  # bob's answer, chosen by alice the reviewer
+    assert [(s["start"], s["end"]) for s in {x["user_id"]: x["value"] for x in r1["responses"]["spans"]}[
+        user_id("alice")]] == [(31, 35)]  # bob's span, not alice's two

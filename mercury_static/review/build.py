@@ -3,8 +3,8 @@ every annotator, ordered by disagreement at build time (docs/review.md gives the
 
 The inputs are read by merge's own reader (merge_inputs.InputReader, merge.merged_records), file by file,
 so that the annotators of a Mercury dump are known per file: a dump records no status, and its annotators
-are taken to have judged each of its samples (a sample without their spans: they found nothing). The
-folder is written as `build` writes a bundle: a temp folder beside -o, switched in one step under its lock.
+are taken to have judged each of its samples (a sample without their spans: they found nothing); a merged
+file keeps its responses, and only they count. The folder is written as `build` writes a bundle: a temp folder beside -o, switched in one step under its lock.
 """
 
 from __future__ import annotations
@@ -15,20 +15,21 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import merge_notes, safeio
+from .. import __version__, merge_notes, safeio
 from ..agreement import judges as submitted_judges
 from ..bundle import Bundle, dumps, load_bundle
 from ..bundle_folder import MARKER, check_output, editing, new_folder, switch
 from ..bundle_options import manifest_bytes
 from ..formats import REVIEW_DATA_FORMAT, REVIEW_DATA_VERSION
-from ..merge import merged_records, serialize
+from ..merge import _without_cyclic_gc, merged_records, serialize
 from ..merge_inputs import InputReader
 from ..records import InputError
 from .disagreement import SPANS, disagreement
 
 ROWS_PER_SHARD = 1000
-RECORDS_PER_SHARD = 200
-"""A records shard of 200 contested records of 3 annotators is ~0.3 MB (benchmarks/RESULTS.md, bench_review)."""
+RECORDS_PER_SHARD = 50
+"""A records shard of 50 contested records of 3 annotators is ~90 KB: what the page loads for the first record
+(benchmarks/RESULTS.md, bench_review)."""
 DATA = "data"
 HEADER = f"{DATA}/review.json"
 
@@ -67,7 +68,7 @@ def read_work(paths: list[Path], bundle: Bundle, strict: bool) -> tuple[list[dic
         before = len(reader.versions)
         reader.read(Path(path))
         if Path(path) in reader.dump_samples:
-            team = {v.annotator for v in reader.versions[before:]}
+            team = {v.annotator for v in reader.versions[before:] if v.status is None}  # not a merged file's
             for record_id in reader.dump_samples[Path(path)]:
                 dump_team[record_id] |= team
     records, _ = merged_records(bundle, reader)
@@ -103,8 +104,6 @@ def review_files(bundle: Bundle, records: list[dict], judges: dict[str, list[str
     for n in range(0, max(len(rows), 1), ROWS_PER_SHARD):
         files[f"{DATA}/review-order-{n // ROWS_PER_SHARD:04d}.json"] = dumps(
             {"rows": rows[n:n + ROWS_PER_SHARD]}).encode("utf-8")
-    from .. import __version__
-
     span = next((q for q in questions if q.type == "span"), None)
     header = {"format": REVIEW_DATA_FORMAT, "version": REVIEW_DATA_VERSION, "bundle_id": bundle.manifest["bundle_id"],
               "review_id": review_id(bundle.manifest["bundle_id"], merged), "merge_sha256": merged,
@@ -121,9 +120,10 @@ def review_files(bundle: Bundle, records: list[dict], judges: dict[str, list[str
     return header, files
 
 
-def _not_review(folder: str, names: list[str]) -> set[str]:
+def _not_review(bundle_dir: Path):
     """shutil.copytree's ignore: a review bundle made from a review bundle drops the old review files."""
-    return {n for n in names if Path(folder).name == DATA and n.startswith("review")}
+    data = bundle_dir / DATA
+    return lambda folder, names: {n for n in names if n.startswith("review") and Path(folder) == data}
 
 
 def review_bundle(paths: list[Path], bundle_dir: Path, out: Path, strict: bool = False) -> ReviewResult:
@@ -132,8 +132,9 @@ def review_bundle(paths: list[Path], bundle_dir: Path, out: Path, strict: bool =
     protected = [*map(Path, paths), bundle_dir]
     check_output(out, protected)  # before the work: a bad -o costs nothing
     bundle = load_bundle(bundle_dir)
-    records, judges, reader = read_work(paths, bundle, strict)
-    header, files = review_files(bundle, records, judges)
+    with _without_cyclic_gc():  # as merge: many small objects kept alive, no cycles
+        records, judges, reader = read_work(paths, bundle, strict)
+        header, files = review_files(bundle, records, judges)
     manifest = dict(bundle.manifest)
     manifest["review"] = {"format": REVIEW_DATA_FORMAT, "version": REVIEW_DATA_VERSION, "path": HEADER,
                           "review_id": header["review_id"], "merge_sha256": header["merge_sha256"],
@@ -142,7 +143,7 @@ def review_bundle(paths: list[Path], bundle_dir: Path, out: Path, strict: bool =
         check_output(out, protected)
         new = new_folder(out)
         try:
-            shutil.copytree(bundle_dir, new, ignore=_not_review, dirs_exist_ok=True)
+            shutil.copytree(bundle_dir, new, ignore=_not_review(bundle_dir), dirs_exist_ok=True)
             (new / "manifest.json").unlink()
             for name, data in files.items():
                 (new / name).write_bytes(data)

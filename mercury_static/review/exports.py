@@ -115,8 +115,8 @@ class ReviewReader:
             d = _object(d, name)
             if d.get("action") not in ACTIONS:
                 raise Reject(f"{name}.action", f"{short(str(d.get('action')))!r} is not one of {', '.join(ACTIONS)}")
-            decided = parse_time(d.get("updated_at"), f"{name}.updated_at")
-            out = {"action": d["action"], "updated_at": d.get("updated_at"), "time": decided}
+            parse_time(d.get("updated_at"), f"{name}.updated_at")
+            out = {"action": d["action"], "updated_at": d.get("updated_at")}
             if d["action"] == "edit":
                 a = {**keys[key], **{k: d[k] for k in EDITABLE if k in d}}
                 out["annotation"] = self.annotation(a, text, name, a["annotator"])

@@ -166,6 +166,13 @@ def make_gold(paths: list[Path], review_dir: Path, fmt: str = "mercury-static", 
         merged = [_argilla_record(by_id[r.id], golds.get(r.id)) for r in bundle.records]
         for m, r in zip(merged, bundle.records):
             m.update(source=r.source, summary=r.summary)
+        both = sorted(g["id"] for g in golds.values()
+                      if g["review"]["reviewer"] in {a["annotator"] for a in by_id[g["id"]]["annotations"]}
+                      | {x["annotator"] for x in by_id[g["id"]]["responses"]})
+        if both:
+            notes.append(f"argilla: on {len(both)} record(s) the reviewer is also one of its annotators (e.g. record "
+                         f"{both[0]}): Argilla holds one response per user, so there the review replaces their own "
+                         "annotation (their own stays in the review bundle)")
         directory, folder_notes = argilla_files(bundle, merged, list(bundle.settings.questions))
         notes += folder_notes
     return GoldResult(records=gold, output=b"" if directory else serialize(gold, fmt), directory=directory,

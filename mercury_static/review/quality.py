@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
-from ..agreement_questions import _hashable, roc_auc
+from ..agreement_questions import _hashable, majority, roc_auc
 from ..settings import Question
 from .disagreement import covered, span_f1
 
@@ -20,7 +20,9 @@ def _ratio(a: int, b: int) -> float | None:
 
 
 def _f1(p: float | None, r: float | None) -> float | None:
-    return round(2 * p * r / (p + r), 4) if p is not None and r is not None and p + r else None
+    if p is None or r is None:
+        return None
+    return round(2 * p * r / (p + r), 4) if p + r else 0.0
 
 
 def quality_report(gold: Sequence[dict], review: dict[str, dict], questions: Sequence[Question],
@@ -49,9 +51,9 @@ def quality_report(gold: Sequence[dict], review: dict[str, dict], questions: Seq
                 if name in values and name in given.get(judge, {}):
                     answers[judge, name]["answered"] += 1
                     answers[judge, name]["right"] += _hashable(q, given[judge][name]) == _hashable(q, values[name])
-        for name, q in asked.items():
-            judged = Counter(repr(_hashable(q, given[j][name])) for j in r["judges"] if name in given.get(j, {}))
-            if name in values and judged and judged.most_common(1)[0][0] != repr(_hashable(q, values[name])):
+        for name, q in asked.items():  # a tie among the annotators is one the review settled: a change
+            judged = [_hashable(q, given[j][name]) for j in r["judges"] if name in given.get(j, {})]
+            if name in values and judged and majority(judged) != _hashable(q, values[name]):
                 moved += 1
         for s in g.get("suggestions", []):
             q = asked.get(s["question"])
