@@ -428,3 +428,47 @@ def test_an_unreadable_stored_review_is_kept_aside_and_the_work_goes_on(page, re
     stored = {tuple(k): v for k, v in page.evaluate(STORED)}
     assert stored[(key, "r", rid)]["review"] == {"d:alice:a1": {"value": 7}}  # never overwritten
     assert stored[(f"{key}#2", "r", rid)]["review"]["d:alice:a1"]["value"] == {"action": "accept"}
+
+
+SHARED_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
+
+
+@pytest.mark.shared_data
+@pytest.mark.skipif(not (SHARED_DATA / "faithbench").is_dir(), reason="../shared/data/faithbench absent")
+def test_a_real_faithbench_batch_reviewed_in_the_page(build_bundle, serve_dir, page, run, tmp_path):
+    """FaithBench's batch_3 (three annotators in an original Mercury dump) as the team: the reviewer settles the
+    three most contested samples keyboard only, keeping the first annotator's spans; the gold holds exactly those."""
+    batch = SHARED_DATA / "faithbench" / "batch_3.json"
+    bundle = build_bundle([batch], name="faithbench-review-page")
+    out = tmp_path / "review"
+    review_bundle([batch], bundle, out)
+    header = json.loads((out / "data" / "review.json").read_text(encoding="utf-8"))
+    keep = header["annotators"][0]
+    open_review(page, serve_dir(out))
+    decided = {}
+    for _ in range(3):
+        rid = current(page)
+        rec = page.evaluate("() => mercuryStatic.store.state.review.rec")
+        lanes = {header["annotators"].index(a["annotator"]) for a in rec["annotations"]}
+        for lane in lanes:  # every annotator with spans has their lane on the summary
+            assert page.locator(f"#rv-summary .rv-l{lane}").count() >= 1
+        for _ in rec["annotations"]:
+            page.keyboard.press("ArrowDown")
+            key = page.evaluate("() => mercuryStatic.store.state.review.focus")
+            who = page.get_attribute(f'#rv-items li[data-key="{key}"]', "data-key").split(":")[0]
+            action = "accept" if who == keep else "reject"
+            press(page, action[0], "([id, k, a]) => mercuryStatic.store.state.work.records[id]?.review?.['d:' + k]?.value?.action === a",
+                  [rid, key, action])
+        decided[rid] = sorted(a["key"] for a in rec["annotations"] if a["annotator"] == keep)
+        press(page, "s", "(id) => document.body.dataset.record !== id", rid)
+    page.wait_for_function(SAVED)
+    export_path = download_file(page, tmp_path)
+    res = run("gold", export_path, "--bundle", out, "-o", tmp_path / "gold.json")
+    assert res.exit_code == 0, res.output
+    gold = json.loads((tmp_path / "gold.json").read_text(encoding="utf-8"))
+    records = gold["records"] if isinstance(gold, dict) else gold
+    assert sorted(r["id"] for r in records) == sorted(decided)
+    for r in records:
+        assert sorted(f"{a['annotator']}:{a['id']}" for a in r["annotations"]) == decided[r["id"]]
+        assert {(a["provenance"]["proposed_by"], a["provenance"]["action"], a["provenance"]["decided_by"])
+                for a in r["annotations"]} <= {(keep, "accepted", "rita")}
