@@ -150,6 +150,11 @@ def test_a_reviewer_adjudicates_ten_records_keyboard_only_and_the_gold_holds_exa
     page.wait_for_function("() => !document.querySelector('#rv-summary .rv-l0')")
     page.keyboard.press("Alt+1")
     page.wait_for_function("() => document.querySelector('#rv-summary .rv-l0')")
+    page.keyboard.press("?")  # the help lists the review keys
+    page.wait_for_selector("#overlay-help:not([hidden])")
+    assert "accept the annotation as gold" in page.inner_text("#help-keys")
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#overlay-help", state="hidden")
     # the question side by side with the suggestion and its score
     q = page.inner_text("#rv-questions")
     assert "alice: hallucinated" in q and "bob: consistent" in q and "score" in q

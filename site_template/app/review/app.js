@@ -6,6 +6,7 @@
  */
 import { createAppStore, labelPrefixes, liveAnnotations, unexportedCount } from '../store.js';
 import { clientId, WorkStorage } from '../storage.js';
+import { trapFocus } from '../keys.js';
 import { selectPositions } from '../listquery.js';
 import { downloadJson, exportFileName } from '../transfer.js';
 import { h, nowIso, uuid } from '../util.js';
@@ -370,13 +371,32 @@ export async function startReview({ bundle, reviewer, version }) {
     exportNow,
     help: () => actions.toggleHelp(),
   });
+  const toggle = (which) => {
+    document.body.dataset[which] = document.body.dataset[which] === 'closed' ? 'open' : 'closed';
+  };
+  const clicks = {
+    export: exportNow, import: () => importInput.click(), help: () => actions.toggleHelp(),
+    'close-help': () => actions.toggleHelp(false), prev: () => step(-1), next: () => step(1),
+    'toggle-list': () => toggle('list'), 'toggle-side': () => toggle('side'),
+  };
   document.addEventListener('click', (ev) => {
     const b = ev.target.closest('button[data-action]');
-    if (!b || b.closest('#banners')) return;
-    if (b.dataset.action === 'export') exportNow();
-    else if (b.dataset.action === 'import') importInput.click();
-    else if (b.dataset.action === 'help') actions.toggleHelp();
-    else if (b.dataset.action === 'close-help') actions.toggleHelp(false);
+    if (b && !b.closest('#banners') && clicks[b.dataset.action]) clicks[b.dataset.action]();
+  });
+  // the help overlay (?): shown while ui.help, keeping the focus inside while open
+  const helpBox = document.getElementById('overlay-help');
+  helpBox.addEventListener('click', (ev) => {
+    if (ev.target === helpBox) actions.toggleHelp(false);
+  });
+  let release = null;
+  store.subscribe((s, prev) => {
+    if (s.ui.help === prev.ui.help) return;
+    helpBox.hidden = !s.ui.help;
+    if (s.ui.help) release = trapFocus(helpBox.querySelector('.dialog'));
+    else if (release) {
+      release();
+      release = null;
+    }
   });
   window.mercuryStatic = { store, version, review: api, unexported: () => unexportedCount(store.state.work) };
 
