@@ -259,6 +259,23 @@ def gold_of(run, review_dir: Path, tmp_path: Path, export_path: Path, decided: l
     assert report["quality"]["changed"][0]["record_id"] == decided[1][0]  # the one with the reviewer's own answer
 
 
+def test_the_first_contested_record_needs_only_the_first_shards(page, review_server):
+    """What keeps the first record fast at any size (10,000 x 3: benchmarks/RESULTS.md, bench_review_page.py): the
+    order comes from the bundle, and before the first record the page reads the header, the first order shard
+    and the first records shard of the review data, nothing more of it (the rest comes after, for the list)."""
+    t0 = time.perf_counter()
+    open_review(page, review_server)
+    wall = time.perf_counter() - t0
+    first, before = page.evaluate("""() => {
+        const t = performance.getEntriesByName('mercury-review-first-record')[0].startTime;
+        return [t, performance.getEntriesByType('resource').filter((e) => e.startTime <= t)
+            .map((e) => e.name.split('/').pop())]; }""")
+    assert sorted(n for n in before if n.startswith("review") and n.endswith(".json")) == [
+        "review-order-0000.json", "review-records-0000.json", "review.json"]
+    assert not any(n.endswith((".onnx", ".wasm")) for n in before)  # no model
+    assert first < 10_000 and wall < 30  # generous: the figure is measured in the benchmark
+
+
 def test_the_reviewers_own_annotation_by_keyboard_and_its_delete(page, review_server, tmp_path):
     open_review(page, review_server)
     rid = current(page)
