@@ -31,7 +31,7 @@ ESBUILD = ROOT / "build" / "node_modules" / ".bin" / "esbuild"
 PACKED = Path(__file__).resolve().parents[1] / "page"
 """The packed page inside a wheel (`make wheel`): app/ and page.json."""
 ENTRY = "main.js"
-COPIED = ("embed-worker.js", "assist/weights.js", "style.css")
+COPIED = ("embed-worker.js", "assist/weights.js", "style.css", "review/review.css")
 """Loaded by URL, not imported by the page: the worker script with its one module of ours (its other import is
 the vendored runtime) and the styles."""
 
@@ -65,7 +65,7 @@ def pack(sources: Path, out: Path, esbuild: Path = ESBUILD) -> Page:
     entry = next(v for k, v in outputs.items() if Path(k).name == ENTRY)
     preload = sorted(Path(i["path"]).name for i in entry["imports"] if i["kind"] == "import-statement")
     for name in COPIED:
-        (app / name).parent.mkdir(exist_ok=True)
+        (app / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(sources / name, app / name)
     (out / "page.json").write_text(json.dumps({"entry": ENTRY, "preload": preload}, indent=1) + "\n",
                                    encoding="utf-8")

@@ -32,6 +32,7 @@ export async function firstRecord(bundle) {
 /** The opened bundle (a data.js Bundle); main.js reports it when it cannot be opened. */
 export const opening = openBundle('./');
 opening.then(async (bundle) => {
+  if (bundle.manifest.review) return; // a review bundle opens its most contested record first (review/app.js)
   const first = await firstRecord(bundle);
   if (first) bundle.prefetch(first.id, first.position);
 }, () => {});

@@ -106,6 +106,11 @@ async function main() {
   }
   const { manifest } = bundle;
   document.title = `${manifest.title || 'mercury-static'} · mercury-static`;
+  if (manifest.review) { // a review bundle (docs/review.md): the review mode owns the page
+    const { startReview } = await import('./review/app.js');
+    await startReview({ bundle, reviewer: await resolveAnnotator(), version: VERSION });
+    return;
+  }
   document.getElementById('ranker-info').textContent = rankerLabel(manifest);
   const wanted = recordIdFromHash();
   const first = await firstRecord(bundle).catch(() => null); // {id, position}: the deep-linked record, else the first

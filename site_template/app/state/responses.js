@@ -16,6 +16,11 @@ import { isAfter } from './times.js';
 const isObj = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 const isTime = (v) => v === null || v === undefined || typeof v === 'string';
 const blank = () => Object.create(null);
+/**
+ * The stamped maps of an entry: answers, acceptances, and a reviewer's decisions, answers and comments
+ * (`review`: {KEY: {value: object|null, updated_at}}, review/work.js), which merge the same way.
+ */
+const EXTRAS = ['responses', 'accepted', 'review'];
 
 /** A response value the page can hold: a string, a finite number, a list of strings, or null (cleared). */
 const isValue = (v) => v === null || typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v))
@@ -49,7 +54,8 @@ export function stampedAdds(a, b) {
  */
 export function readExtras(e, problems, where) {
   const out = {};
-  for (const [key, field, ok] of [['responses', 'value', isValue], ['accepted', 'agent', (v) => v === null || typeof v === 'string']]) {
+  for (const [key, field, ok] of [['responses', 'value', isValue], ['accepted', 'agent', (v) => v === null || typeof v === 'string'],
+    ['review', 'value', (v) => v === null || isObj(v)]]) {
     if (e[key] === undefined || e[key] === null) continue;
     if (!isObj(e[key])) {
       problems.push(`${where}: field '${key}': not a map`);
@@ -77,7 +83,7 @@ export function readExtras(e, problems, where) {
 /** The merged `responses` / `accepted` of two record entries (keys only when one side has them). */
 export function mergeExtras(a, b) {
   const out = {};
-  for (const key of ['responses', 'accepted']) {
+  for (const key of EXTRAS) {
     const m = mergeStamped(a[key], b[key]);
     if (m) out[key] = m;
   }
@@ -85,7 +91,7 @@ export function mergeExtras(a, b) {
 }
 
 /** Whether entry `b` adds responses or acceptances to entry `a`. */
-export const extrasAdd = (a, b) => stampedAdds(a.responses, b.responses) || stampedAdds(a.accepted, b.accepted);
+export const extrasAdd = (a, b) => EXTRAS.some((key) => stampedAdds(a[key], b[key]));
 
 /** The answered questions of an entry: {QUESTION: value} (cleared ones left out). */
 export function answers(entry) {
@@ -110,7 +116,7 @@ export const isEmpty = (v) => v === null || v === undefined || (typeof v === 'st
 /** Stamps of an entry's responses newer than `since` (the unexported counter). */
 export function changesSince(entry, since) {
   let n = 0;
-  for (const key of ['responses', 'accepted']) {
+  for (const key of EXTRAS) {
     for (const r of Object.values(entry?.[key] || {})) if (isAfter(r.updated_at, since)) n += 1;
   }
   return n;

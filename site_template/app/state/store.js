@@ -525,6 +525,10 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
       });
       return id;
     },
+    /** Change record `id`'s work entry with fn(entry) -> entry, stamped and saved (the review mode's changes, review/work.js). */
+    changeEntry(id, fn) {
+      changeRecord(id, fn);
+    },
     /** Finish the open record: 'submitted' | 'discarded' | 'in_progress' (reopen). */
     setStatus(status) {
       const { current } = get();
