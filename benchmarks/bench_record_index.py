@@ -33,28 +33,45 @@ COMMAND = "/work/main/.venv/bin/python benchmarks/bench_record_index.py"
 MODELS = [f"model-{c}" for c in "abcdefghijklmnopqrstuvwxy"]
 
 
-def rows(n: int):
-    """Rows like a FaithBench-scale bundle's: batch-prefixed ids, summary-start titles, model tags."""
+TEXT_VOCAB = 60_000  # distinct words of the texts, Zipf-distributed (s = 1)
+TEXT_TOKENS = (120, 520)  # words of a record's two texts: ~160 distinct, the 400 FaithBench records' mean (167)
+
+
+def rows(n: int, texts: bool = True):
+    """Rows like a FaithBench-scale bundle's: batch-prefixed ids, summary-start titles, model tags, and (unless
+    `texts` is false: the index before issue 28 §4) the distinct words of the record's two texts."""
+    import numpy as np
+
     from mercury_static.record_index import IndexRow
 
     rng = random.Random(0)
     vocab = [f"{rng.choice('bcdfghklmnprst')}{rng.choice('aeiou')}{rng.choice('lmnrst')}{rng.choice('aeiou')}"
              f"{rng.choice('bcdfgkmnprst')}{i}" for i in range(20_000)]
+    abc = "abcdefghijklmnopqrstuvwxyz"  # text word i starts with 2 letters of i (676 prefixes), then i
+    text_vocab = np.array([f"{abc[i % 26]}{abc[i // 26 % 26]}{i}" for i in range(TEXT_VOCAB)])
+    cdf = np.cumsum(1 / np.arange(1, TEXT_VOCAB + 1))
+    cdf /= cdf[-1]
+    nrng = np.random.default_rng(0)
     for i in range(n):
         title = " ".join(rng.choice(vocab) for _ in range(8))[:59] + "…"
         model = MODELS[i % len(MODELS)]
+        text_words = ()
+        if texts:
+            ranks = np.unique(np.searchsorted(cdf, nrng.random(nrng.integers(*TEXT_TOKENS))))
+            text_words = tuple(text_vocab[ranks].tolist())
         yield IndexRow(id=f"b{i // 5000}:{i % 5000}", title=title, tags=[model, "cnn" if i % 3 else "xsum"],
-                       shard=i // 500, text_shards=[i // 900, i // 40], meta={"model": model, "score": i % 5})
+                       shard=i // 500, text_shards=[i // 900, i // 40], meta={"model": model, "score": i % 5},
+                       text_words=text_words)
 
 
-def child(out: Path, n: int) -> None:
+def child(out: Path, n: int, texts: bool) -> None:
     from mercury_static.bundle import ShardLimits
     from mercury_static.record_index import write_index
 
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     limits = ShardLimits()
-    counts = write_index(out, rows(n), limits.index_records, limits.term_postings, visible_meta=["model", "score"])
+    counts = write_index(out, rows(n, texts), limits.index_records, limits.term_postings, visible_meta=["model", "score"])
     wall = time.perf_counter() - t0
     print(json.dumps({"wall_s": round(wall, 1), "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
                       **counts.__dict__}))
@@ -99,23 +116,27 @@ def report(n: int, write: dict, size: dict, before: int, lookups: dict) -> str:
 
 
 def main() -> None:
-    if len(sys.argv) > 3 and sys.argv[1] == "--child":
-        child(Path(sys.argv[2]), int(sys.argv[3]))
+    if len(sys.argv) > 4 and sys.argv[1] == "--child":
+        child(Path(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "texts")
         return
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--records", type=int, default=1_000_000)
     ap.add_argument("--no-write", action="store_true", help="print only, leave RESULTS.md alone")
+    ap.add_argument("--titles-only", action="store_true",
+                    help="the index before issue 28 §4: ids, titles and tags, not the texts' words")
     args = ap.parse_args()
-    data = OUT / str(args.records) / "data"
+    data = OUT / f"{args.records}{'-titles' if args.titles_only else ''}" / "data"
     if data.exists():
         for p in data.iterdir():
             p.unlink()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    write = json.loads(subprocess.run([sys.executable, __file__, "--child", str(data), str(args.records)],
+    write = json.loads(subprocess.run([sys.executable, __file__, "--child", str(data), str(args.records),
+                                       "titles" if args.titles_only else "texts"],
                                       check=True, capture_output=True, text=True, env=env).stdout)
     word = "cnn"
     look = subprocess.run(["node", str(ROOT / "benchmarks" / "record_index_lookups.mjs"), str(data.parent),
-                           f"b{(args.records - 1) // 5000}:{(args.records - 1) % 5000}", word, "model", "model-c"],
+                           f"b{(args.records - 1) // 5000}:{(args.records - 1) % 5000}", word, "model", "model-c",
+                           "aa0", "ik5000"],
                           check=True, capture_output=True, text=True)
     markdown = report(args.records, write, sizes(data), records_json_bytes(args.records), json.loads(look.stdout))
     print(markdown)
