@@ -79,6 +79,9 @@ class Question:
     allow_overlapping: bool = True
     visible_options: int | None = None
     options_order: str = "natural"
+    granularity: str = "word"
+    """span only: what a selection snaps to in the page, "word" (a mouse selection grows to whole words) or
+    "character" (kept as made; Label Studio's `granularity="symbol"`)."""
 
 
 @dataclass(frozen=True)
@@ -294,7 +297,8 @@ def _rating_values(d: _Doc) -> tuple[int, ...]:
     return tuple(values)
 
 
-QUESTION_KEYS = {"span": ("labels", "label_texts", "allow_overlapping", "visible_options"),
+GRANULARITIES = ("word", "character")
+QUESTION_KEYS = {"span": ("labels", "label_texts", "allow_overlapping", "visible_options", "granularity"),
                  "label": ("options", "visible_options"),
                  "multi_label": ("options", "visible_options", "options_order"),
                  "ranking": ("options",), "rating": ("values",), "text": ("markdown",)}
@@ -325,7 +329,10 @@ def _questions(items, file: str) -> tuple[Question, ...]:
             q = _replace(q, markdown=d.get("markdown", bool, False))
         else:
             q = _replace(q, labels=d.get("labels", (dict, list)), label_texts=_label_texts(d),
-                         allow_overlapping=d.get("allow_overlapping", bool, True))
+                         allow_overlapping=d.get("allow_overlapping", bool, True),
+                         granularity=d.get("granularity", str, "word"))
+            if q.granularity not in GRANULARITIES:
+                d.fail("granularity", f"{q.granularity!r} is not one of {', '.join(GRANULARITIES)}")
         if kind in ("label", "multi_label", "span"):
             q = _replace(q, visible_options=_visible_options(d, len(q.options) if q.options else None))
         if kind == "multi_label":
@@ -522,6 +529,8 @@ def _question_json(q: Question) -> dict:
         out["visible_options"] = q.visible_options
     if q.options_order != "natural":
         out["options_order"] = q.options_order
+    if q.granularity != "word":
+        out["granularity"] = q.granularity
     return out
 
 

@@ -372,3 +372,165 @@ def test_keys_for_export_and_the_filter_box(page, bundle_server, tmp_path):
     page.keyboard.press("?")
     keys = page.locator("#help-keys kbd").all_inner_texts()
     assert "/" in keys and "e" in keys
+
+
+# --------------------------------------------------------------- issue 28 §1: fewer keys to a span
+
+FB_SUMMARY = ("The harbour board approved the new ferry terminal in 2015 after a long debate. "
+              "The plan was put forward by Councillor Warburton on Monday, who said it would cost 4 million pounds.")
+FB_SOURCE = ("The harbour board has approved a new ferry terminal. The decision came in 2017, after two years of "
+             "debate in the council. Councillor Warburton, who chairs the transport committee, put the plan "
+             "forward. The terminal is expected to cost 4 million pounds and to open in 2020.")
+
+
+@pytest.fixture(scope="module")
+def fb_bundles(build_bundle, tmp_path_factory):
+    """A FaithBench record with the FaithBench settings (examples/faithbench-settings.yaml: span labels, a
+    required verdict, a rating, a comment), once as given and once with `granularity: character`."""
+    import json
+
+    import yaml
+    from conftest import EXAMPLES
+
+    d = tmp_path_factory.mktemp("fb-keys")
+    rows = [{"id": f"fb-{i}", "source": FB_SOURCE, "summary": FB_SUMMARY if i == 0 else f"Record {i} is short.",
+             "summarizer": "model-a", "hhem-2.1": 0.3, "gpt_4o": 1} for i in range(3)]
+    (d / "fb.jsonl").write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
+    doc = yaml.safe_load((EXAMPLES / "faithbench-settings.yaml").read_text(encoding="utf-8"))
+    doc["questions"][0]["granularity"] = "character"
+    (d / "chars.yaml").write_text(yaml.safe_dump(doc), encoding="utf-8")
+    return (build_bundle([d / "fb.jsonl"], name="fb-keys", settings=EXAMPLES / "faithbench-settings.yaml"),
+            build_bundle([d / "fb.jsonl"], name="fb-chars", settings=d / "chars.yaml"))
+
+
+class Keys:
+    """The keys pressed (each press one key, a chord too) and the characters typed, counted apart."""
+
+    def __init__(self, page):
+        self.page, self.pressed, self.typed = page, [], 0
+
+    def __call__(self, *keys):
+        for k in keys:
+            self.page.keyboard.press(k)
+            self.pressed.append(k)
+
+    def type(self, text):
+        self.page.keyboard.type(text)
+        self.typed += len(text)
+
+
+def test_the_full_faithbench_record_takes_at_most_20_keys(page, fb_bundles, serve_dir):
+    """Issue 28 §1: an unsupported span with a note, a paired span, a verdict, a rating, a comment, submit,
+    from the keyboard only: find-and-select (f, a phrase, Enter) instead of walking word by word (the audit's
+    34 keys, half of them → to reach "2015")."""
+    block_model(page)
+    page.goto(serve_dir(fb_bundles[0]) + "?annotator=kim#record=fb-0")
+    page.wait_for_selector(READY)
+    page.wait_for_function("() => document.querySelector('#questions').dataset.loaded === 'true'")
+    page.evaluate(COUNT_MOUSE)
+    key = Keys(page)
+    # 1. an unsupported span with a note: "Monday" is not in the source
+    key("f")
+    assert active(page) == "find-input"
+    key.type("on mon")
+    assert page.locator("#find-count").inner_text() == "1 of 1"
+    key("Enter")
+    assert selected(page, "summary") == "on Monday"  # the phrase grown to whole words
+    assert active(page) == "pane-summary"
+    key("4")  # Unwanted.Extrinsic
+    key("c")
+    key.type("no day in the source")
+    key("Enter")
+    [first] = own_annotations(page, "fb-0")
+    assert (first["summary"]["text"], first["source"], first["note"]) == ("on Monday", None, "no day in the source")
+    # 2. a paired span: 2015 against the source's 2017
+    key("f")
+    key.type("2015")
+    key("Enter")
+    assert selected(page, "summary") == "2015"
+    page.wait_for_function("() => mercuryStatic.store.state.assist.side === 'source'")
+    key("o", "f")
+    key.type("2017")
+    key("Enter")
+    assert selected(page, "source") == "2017" and selected(page, "summary") == "2015"
+    key("3", "Enter")  # Unwanted.Intrinsic, saved
+    second = [a for a in own_annotations(page, "fb-0") if a["id"] != first["id"]]
+    assert [(a["summary"]["text"], a["source"]["text"]) for a in second] == [("2015", "2017")]
+    # 3. the verdict, the rating, a comment; 4. submit
+    key("q", "2")  # Hallucinated
+    key("q", "4")
+    key("q")
+    key.type("Date and day are wrong.")
+    key("Escape", "s")
+    page.wait_for_function("() => mercuryStatic.store.state.work.records['fb-0']?.status === 'submitted'")
+    rec = page.evaluate("() => mercuryStatic.store.state.work.records['fb-0'].responses")
+    assert {k: v["value"] for k, v in rec.items()} == {"verdict": "hallucinated", "confidence": 4,
+                                                      "comment": "Date and day are wrong."}
+    assert page.evaluate("() => window.mouseEvents") == 0
+    assert len(key.pressed) <= 20, key.pressed
+    assert key.typed == len("on mon" "no day in the source" "2015" "2017" "Date and day are wrong.")
+
+
+def test_find_walks_the_occurrences_and_grows_and_shrinks_by_words(page, fb_bundles, serve_dir):
+    """Shift+Enter / ↓ / ↑ move between occurrences in the box; f then Enter takes the next occurrence of
+    the same phrase; Esc closes without a change; Shift+→ and Alt+Shift+← / → grow and shrink either end."""
+    block_model(page)
+    page.goto(serve_dir(fb_bundles[0]) + "?annotator=kim#record=fb-0")
+    page.wait_for_selector(READY)
+    page.keyboard.press("f")
+    page.keyboard.type("the")
+    assert page.locator("#find-count").inner_text() == "1 of 3"  # The, the, the (not "there")
+    page.keyboard.press("Shift+Enter")
+    assert page.locator("#find-count").inner_text() == "2 of 3"
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("ArrowUp")
+    assert page.locator("#find-count").inner_text() == "3 of 3"  # wraps
+    page.keyboard.press("Escape")
+    assert state(page, "s.draft.summary") is None and active(page) == "pane-summary"
+    assert not page.locator("#find-bar").is_visible()
+    page.keyboard.press("f")
+    assert page.input_value("#find-input") == "the"  # the phrase is kept
+    page.keyboard.press("Enter")
+    assert selected(page, "summary") == "The"
+    page.keyboard.press("f")
+    page.keyboard.press("Enter")  # the next occurrence
+    assert selected(page, "summary") == "the"
+    assert state(page, "s.draft.summary")[0] == FB_SUMMARY.index("the new")
+    page.keyboard.press("Shift+ArrowRight")
+    page.keyboard.press("Shift+ArrowRight")
+    assert selected(page, "summary") == "the new ferry"
+    page.keyboard.press("Alt+Shift+ArrowLeft")
+    assert selected(page, "summary") == "approved the new ferry"
+    page.keyboard.press("Alt+Shift+ArrowRight")
+    page.keyboard.press("Alt+Shift+ArrowRight")
+    assert selected(page, "summary") == "new ferry"
+    page.keyboard.press("f")
+    page.keyboard.type("zzz")
+    assert page.locator("#find-count").inner_text() == "not found"
+    page.keyboard.press("Enter")
+    assert selected(page, "summary") == "new ferry"  # nothing found: the selection stays
+
+
+def drag(page, side: str, start: int, end: int) -> None:
+    """A real mouse drag from code point `start` to `end` (mid-word ends)."""
+    box = page.evaluate("""([side, s, e]) => { const p = mercuryStatic.panes[side];
+        const a = p.rangeFor(s, s + 1).getClientRects()[0], b = p.rangeFor(e - 1, e).getClientRects()[0];
+        return [a.left + 1, a.top + a.height / 2, b.right - 1, b.top + b.height / 2]; }""", [side, start, end])
+    page.mouse.move(box[0], box[1])
+    page.mouse.down()
+    page.mouse.move(box[2], box[3], steps=4)
+    page.mouse.up()
+
+
+@pytest.mark.parametrize("which, want", [(0, "ferry terminal"), (1, "rry termi")])
+def test_a_mouse_selection_snaps_to_whole_words_unless_the_settings_keep_characters(page, fb_bundles, serve_dir,
+                                                                                     which, want):
+    block_model(page)
+    page.goto(serve_dir(fb_bundles[which]) + "?annotator=kim#record=fb-0")
+    page.wait_for_selector(READY)
+    page.wait_for_selector("#pane-summary .text[data-complete]", state="attached")
+    s = FB_SUMMARY.index("rry termi")
+    drag(page, "summary", s, s + len("rry termi"))
+    page.wait_for_function("() => mercuryStatic.store.state.draft.summary")
+    assert selected(page, "summary") == want
+    assert page.evaluate("() => getSelection().toString()") == want  # what is shown is what the draft holds

@@ -104,6 +104,9 @@ def one_error(result, *parts: str) -> str:
     ({"suggestions": {"blind": ["bobby"]}, "distribution": {"annotators": ["alice", "bob"], "overlap": 2}},
      ["suggestions", "'blind'", "'bobby' is not one of distribution.annotators (alice, bob)"]),
     ([SPAN], ["expected a mapping, got array"]),
+    ({"questions": [{**SPAN, "granularity": "symbol"}]},
+     ["questions[0]", "'granularity'", "'symbol' is not one of word, character"]),
+    ({"questions": [SPAN, {**VERDICT, "granularity": "word"}]}, ["questions[1]", "'granularity'", "unknown key"]),
 ])
 def test_each_rule_is_one_message(doc, words):
     from mercury_static.records import InputError
@@ -626,3 +629,16 @@ def test_rewording_keeps_the_bundle_id_and_answers_do_not(build_bundle, tmp_path
     changed = json.loads(json.dumps(base))
     changed["questions"][2] = {"name": "quality", "type": "rating", "values": [1, 2, 3, 4]}
     assert bundle_id("base", base) == bundle_id("reworded", reworded) != bundle_id("changed", changed)
+
+
+def test_the_span_granularity_reaches_the_manifest_only_when_it_is_character():
+    """Issue 28 §1: a mouse selection snaps to whole words unless the span question keeps characters; the
+    default is not written (a bundle without it keeps its id)."""
+    from mercury_static.settings import MetadataRanges, manifest_settings
+
+    def span_json(doc):
+        return manifest_settings(parse(doc), MetadataRanges())["questions"][0]
+
+    assert parse({"questions": [SPAN]}).span.granularity == "word"
+    assert "granularity" not in span_json({"questions": [{**SPAN, "granularity": "word"}]})
+    assert span_json({"questions": [{**SPAN, "granularity": "character"}]})["granularity"] == "character"

@@ -15,6 +15,8 @@ export const SHORTCUTS = [
   ['→ / ←', 'select the next / previous word (in the focused pane, else the summary)'],
   ['↓ / ↑', 'select the next / previous sentence'],
   ['Shift + arrows', 'extend / shrink the selection by a word or a sentence'],
+  ['Alt+Shift + ← / →', 'grow / shrink the start of the selection by a word'],
+  ['f', 'find in the focused text (else the summary): type a phrase, Enter selects it (whole words), Shift+Enter or ↓ / ↑: next / previous occurrence, Esc: close; f then Enter: the next occurrence of the same phrase'],
   ['o', 'move to the other pane (select the source span there)'],
   ['. / ,', 'next / previous highlighted match, in text order (as the marks beside the pane are numbered; a click on a mark makes it the current one)'],
   ['l', 'pair the current match (else the best) with the span'],
@@ -104,7 +106,8 @@ export function trapFocus(container) {
 /**
  * @param handlers {next, prev, labelDigit(d), flushNumber, save, submit, discard, escape, undo, nextMatch, prevMatch,
  *   pairMatch, noSource, note, leaveField, otherPane, step(side | null, unit, dir, extend), modal() -> bool,
- *   guidelines, help, nextTodo, toggleList, toggleSide, exportNow, filter, nextQuestion?, prevQuestion?, accept?}
+ *   guidelines, help, nextTodo, toggleList, toggleSide, exportNow, filter, find(side | null), stepStart(side | null, dir),
+ *   nextQuestion?, prevQuestion?, accept?}
  */
 export function mountKeys(handlers) {
   document.addEventListener('keydown', (ev) => {
@@ -133,6 +136,11 @@ export function mountKeys(handlers) {
     if (field) return;
     if (handlers.modal() && ev.key !== '?' && ev.key !== 'g') return; // a dialog is open: Tab and its buttons only
     const pane = ev.target instanceof Element ? ev.target.closest('.scroller[id^="pane-"]') : null;
+    if (ev.altKey && ev.shiftKey && !ev.ctrlKey && !ev.metaKey && (ev.key === 'ArrowLeft' || ev.key === 'ArrowRight')) {
+      ev.preventDefault(); // Alt+Shift+←/→: the start of the selection a word back / forward
+      handlers.stepStart(pane ? pane.id.slice(5) : null, ev.key === 'ArrowLeft' ? -1 : 1);
+      return;
+    }
     if (ARROWS[ev.key] && !ev.ctrlKey && !ev.metaKey && !ev.altKey) {
       // in a pane: that pane; elsewhere (the page, a button) the summary; lists and panels keep their arrows
       if (pane || !(ev.target instanceof Element) || !ev.target.closest('#record-list, .guidelines, .overlay, [role=listbox]')) {
@@ -152,7 +160,7 @@ export function mountKeys(handlers) {
       '.': handlers.nextMatch, ',': handlers.prevMatch, g: handlers.guidelines, '?': handlers.help,
       l: handlers.pairMatch, x: handlers.noSource, c: handlers.note, o: () => handlers.otherPane(pane ? pane.id.slice(5) : null),
       t: handlers.nextTodo, '[': handlers.toggleList, ']': handlers.toggleSide,
-      e: handlers.exportNow, '/': handlers.filter,
+      e: handlers.exportNow, '/': handlers.filter, f: () => handlers.find(pane ? pane.id.slice(5) : null),
       q: handlers.nextQuestion, Q: handlers.prevQuestion, a: handlers.accept, // the questions form (questions.js)
     };
     let fn = map[ev.key];

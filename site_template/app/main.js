@@ -8,6 +8,7 @@ import { rankerLabel } from './data.js';
 import * as ranker from './rank.js';
 import { mountKeys, numberKeys, SHORTCUTS, trapFocus } from './keys.js';
 import { KeyboardSelection } from './keysel.js';
+import { mountFind } from './find.js';
 import { mountLayout } from './layout.js';
 import { mountMarks } from './marks.js';
 import { nextTodoIndex } from './nav.js';
@@ -435,6 +436,8 @@ async function main() {
     taken = spanKey(side, s, e);
     take(side, s, e);
   });
+  const snapWords = settings.span.granularity !== 'character';
+  const finder = mountFind(panes, keysel, { words: snapWords });
   /**
    * A selection made: after a press in the text (`fresh`, a drag) any, at a key-up or another mouse-up
    * (a scrollbar's) only one not taken already.
@@ -445,8 +448,9 @@ async function main() {
     const range = sel.getRangeAt(0);
     const side = SIDES.find((sd) => panes[sd].root && panes[sd].root.contains(range.commonAncestorContainer));
     if (!side) return;
-    const span = panes[side].spanOf(range);
+    let span = panes[side].spanOf(range);
     if (!span) return;
+    if (fresh && snapWords) span = keysel.snapSelection(side, span); // a drag grows to whole words
     const cur = store.state.draft[side];
     if (cur && cur[0] === span[0] && cur[1] === span[1]) return;
     if (!fresh && taken === spanKey(side, span[0], span[1])) return;
@@ -620,6 +624,8 @@ async function main() {
       keysel.step(target, unit, dir, extend);
     },
     otherPane: (side) => focusPane(side === 'source' ? 'summary' : 'source'),
+    find: (side) => store.state.current.record && finder.open(side || 'summary'),
+    stepStart: (side, dir) => keysel.stepStart(side || 'summary', dir),
     pairMatch,
     noSource: () => {
       const { anchor } = store.state.draft;
