@@ -534,3 +534,75 @@ def test_a_mouse_selection_snaps_to_whole_words_unless_the_settings_keep_charact
     page.wait_for_function("() => mercuryStatic.store.state.draft.summary")
     assert selected(page, "summary") == want
     assert page.evaluate("() => getSelection().toString()") == want  # what is shown is what the draft holds
+
+
+# --------------------------------------------------------------- issue 28 §2: saved annotations by keyboard
+
+def history(page) -> list[tuple[str, str]]:
+    return [tuple(x) for x in page.locator("#history-list li").evaluate_all(
+        "els => els.map(e => [e.firstChild.textContent, e.dataset.step])")]
+
+
+def test_saved_annotations_walked_edited_deleted_and_the_history_undone_and_redone(page, bundle_server):
+    """m / M walk the saved annotations (lit, in summary order), Enter opens one to change its range, note and
+    source span, Delete deletes it; Ctrl+Z undoes step after step, Ctrl+Shift+Z / Ctrl+Y redo, the side
+    panel lists the record's changes; all from the keyboard, stored."""
+    block_model(page)
+    open_page(page, bundle_server, record="harbor-lighthouse", annotator="kim")
+    page.evaluate(COUNT_MOUSE)
+    for phrase, label in (("Mondays", "1"), ("3.2 million euros", "3")):
+        page.keyboard.press("f")
+        page.keyboard.type(phrase)
+        page.keyboard.press("Enter")
+        page.keyboard.press(label)
+        page.keyboard.press("Enter")
+    anns = {a["summary"]["text"]: a for a in own_annotations(page, "harbor-lighthouse")}
+    money, days = anns["3.2 million euros"]["id"], anns["Mondays"]["id"]
+    current = lambda: page.evaluate("() => mercuryStatic.store.state.ui.hover")  # noqa: E731
+    page.keyboard.press("m")
+    assert current() == money  # summary order, not the order they were made in
+    assert page.locator("#annotations li.current").get_attribute("data-annotation") == money
+    page.keyboard.press("m")
+    assert current() == days
+    page.keyboard.press("M")
+    assert current() == money
+    # open it: shrink its span, pair a source span, add to its note, save it back
+    page.keyboard.press("Enter")
+    assert state(page, "s.draft.editingId") == money
+    page.locator("#pane-summary").focus()
+    page.keyboard.press("Shift+ArrowLeft")
+    page.keyboard.press("o")
+    page.keyboard.press("f")
+    page.keyboard.type("2.3 million eu")  # grown to the whole word
+    page.keyboard.press("Enter")
+    page.keyboard.press("c")
+    page.keyboard.type("the source says 2.3")
+    page.keyboard.press("Enter")
+    edited = {a["id"]: a for a in own_annotations(page, "harbor-lighthouse")}[money]
+    assert (edited["summary"]["text"], edited["source"]["text"], edited["note"]) == (
+        "3.2 million", "2.3 million euros", "the source says 2.3")
+    # the walk goes on from it: the next one, deleted
+    page.keyboard.press("m")
+    assert current() == days
+    page.keyboard.press("Delete")
+    assert [a["id"] for a in own_annotations(page, "harbor-lighthouse")] == [money]
+    assert history(page) == [("Annotation added", "done"), ("Annotation added", "done"),
+                             ("Annotation edited", "done"), ("Annotation deleted", "done")]
+    # three undos: the delete, the edit, the second add
+    page.keyboard.press("Escape")
+    for _ in range(3):
+        page.keyboard.press("Control+z")
+    assert [a["summary"]["text"] for a in own_annotations(page, "harbor-lighthouse")] == ["Mondays"]
+    assert [s for _, s in history(page)] == ["done", "undone", "undone", "undone"]
+    page.keyboard.press("Control+Shift+Z")
+    page.keyboard.press("Control+y")
+    now = {a["id"]: a for a in own_annotations(page, "harbor-lighthouse")}
+    assert set(now) == {money, days} and now[money]["summary"]["text"] == "3.2 million"
+    assert now[money]["source"]["text"] == "2.3 million euros"
+    assert [s for _, s in history(page)] == ["done", "done", "done", "undone"]
+    assert page.evaluate("() => window.mouseEvents") == 0
+    page.wait_for_selector('#save-state[data-state="saved"]')
+    page.reload()
+    page.wait_for_selector(READY)
+    stored = {a["id"]: a for a in own_annotations(page, "harbor-lighthouse")}
+    assert set(stored) == {money, days} and stored[money]["note"] == "the source says 2.3"  # undo and redo stored

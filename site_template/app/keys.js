@@ -11,7 +11,11 @@ export const SHORTCUTS = [
   ['s', 'submit the record (and go to the next); a finished draft is saved first'],
   ['d', 'discard the record (and go to the next)'],
   ['Esc', 'leave a field; close an overlay; clear the draft (twice when it has a label or a note)'],
-  ['Ctrl+Z', 'undo the last delete, edit, submit or discard (while its notice shows)'],
+  ['Ctrl+Z', 'undo the last change (again: the one before; the side panel lists this record\'s changes)'],
+  ['Ctrl+Shift+Z / Ctrl+Y', 'redo the last change undone'],
+  ['m / M', 'next / previous saved annotation (lit in the texts and the side panel)'],
+  ['Enter on a saved annotation', 'open it in the draft: change its span (arrows, f), labels, note, source span (o), Enter saves it'],
+  ['Delete', 'delete the saved annotation walked to with m (Ctrl+Z brings it back)'],
   ['→ / ←', 'select the next / previous word (in the focused pane, else the summary)'],
   ['↓ / ↑', 'select the next / previous sentence'],
   ['Shift + arrows', 'extend / shrink the selection by a word or a sentence'],
@@ -107,6 +111,7 @@ export function trapFocus(container) {
  * @param handlers {next, prev, labelDigit(d), flushNumber, save, submit, discard, escape, undo, nextMatch, prevMatch,
  *   pairMatch, noSource, note, leaveField, otherPane, step(side | null, unit, dir, extend), modal() -> bool,
  *   guidelines, help, nextTodo, toggleList, toggleSide, exportNow, filter, find(side | null), stepStart(side | null, dir),
+ *   redo, nextSaved, prevSaved, deleteSaved,
  *   nextQuestion?, prevQuestion?, accept?}
  */
 export function mountKeys(handlers) {
@@ -153,6 +158,10 @@ export function mountKeys(handlers) {
       if (handlers.undo()) ev.preventDefault();
       return;
     }
+    if ((ev.ctrlKey || ev.metaKey) && !ev.altKey && ((ev.shiftKey && ev.key.toLowerCase() === 'z') || (!ev.shiftKey && ev.key.toLowerCase() === 'y'))) {
+      if (handlers.redo()) ev.preventDefault();
+      return;
+    }
     if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
     const map = {
       n: handlers.next, j: handlers.next, p: handlers.prev, k: handlers.prev,
@@ -161,6 +170,7 @@ export function mountKeys(handlers) {
       l: handlers.pairMatch, x: handlers.noSource, c: handlers.note, o: () => handlers.otherPane(pane ? pane.id.slice(5) : null),
       t: handlers.nextTodo, '[': handlers.toggleList, ']': handlers.toggleSide,
       e: handlers.exportNow, '/': handlers.filter, f: () => handlers.find(pane ? pane.id.slice(5) : null),
+      m: handlers.nextSaved, M: handlers.prevSaved, Delete: handlers.deleteSaved,
       q: handlers.nextQuestion, Q: handlers.prevQuestion, a: handlers.accept, // the questions form (questions.js)
     };
     let fn = map[ev.key];

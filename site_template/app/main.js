@@ -9,6 +9,8 @@ import * as ranker from './rank.js';
 import { mountKeys, numberKeys, SHORTCUTS, trapFocus } from './keys.js';
 import { KeyboardSelection } from './keysel.js';
 import { mountFind } from './find.js';
+import { mountHistory } from './historyview.js';
+import { mountSavedNav } from './savednav.js';
 import { mountLayout } from './layout.js';
 import { mountMarks } from './marks.js';
 import { nextTodoIndex } from './nav.js';
@@ -296,6 +298,8 @@ async function main() {
     : { focusQuestion: () => false, accept: () => false, focusQuestionNamed: () => {} };
   mountDraft(store, actions, { save: () => save(), clear: () => clear() });
   mountAnnotations(store, actions);
+  const savedNav = mountSavedNav(store, actions);
+  mountHistory(store, actions, document.getElementById('history'));
   mountSuggestions(store, actions);
   mountBanners(store, actions, exportNow);
   mountToast(store, actions);
@@ -606,7 +610,8 @@ async function main() {
   mountKeys({
     next, prev,
     labelDigit: (d) => labelNumber.digit(d), flushNumber: () => labelNumber.flush(),
-    save, submit: () => finish('submitted'), discard: () => finish('discarded'),
+    save: () => savedNav.open() || save(), submit: () => finish('submitted'), discard: () => finish('discarded'),
+    nextSaved: () => savedNav.step(1), prevSaved: () => savedNav.step(-1), deleteSaved: () => savedNav.remove(),
     escape: () => {
       const { ui } = store.state;
       if (ui.choice) actions.choose('stay');
@@ -614,9 +619,9 @@ async function main() {
         actions.toggleHelp(false);
         actions.toggleGuidelines(false);
       } else if (ui.allDone) closeAllDone();
-      else clear();
+      else if (!savedNav.end()) clear();
     },
-    undo: () => actions.undo(),
+    undo: () => actions.undo(), redo: () => actions.redo(),
     step: (side, unit, dir, extend) => {
       const target = side || 'summary';
       if (!store.state.current.record) return;
