@@ -12,6 +12,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from .hotkeys import check_keys
 from .names import distinct_names
 from .records import InputError
 
@@ -139,6 +140,8 @@ class Settings:
     """Argilla's `distribution.min_submitted` without named annotators (`distribution: {min_submitted: n}`):
     no queues, but `merge --format argilla` writes it and counts a record completed at n submissions."""
     file: str | None = None
+    keys: dict = field(default_factory=dict)
+    """The page's hotkeys the file changes, {action: keys} (hotkeys.py); the others keep their defaults."""
     argilla: dict | None = None
     """The Argilla settings.json read (read_settings.py), kept whole in the manifest: `merge --format argilla`
     writes what the bundle asked and names in a note each way that differs from this file."""
@@ -203,7 +206,7 @@ def _names(kinds: tuple) -> str:
 def parse_settings(doc, file: str) -> Settings:
     """Check a settings document (docs/DESIGN.md, "Settings file") into `Settings`."""
     top = _Doc(doc, file, None, ("fields", "questions", "guidelines", "metadata", "suggestions", "distribution",
-                                 "vectors"))
+                                 "vectors", "keys"))
     fields = _fields(top.get("fields", dict, {}), file)
     questions = _questions(top.get("questions", list), file)
     metadata = _metadata(top.get("metadata", list, []), file, fields)
@@ -233,7 +236,8 @@ def parse_settings(doc, file: str) -> Settings:
     return Settings(fields=fields, questions=questions, metadata=metadata, guidelines=guidelines,
                     suggestions=columns, suggestions_file=sugg.get("file", str), blind=blind,
                     similar_records=vectors.get("similar_records", bool, True),
-                    distribution=distribution, min_submitted=min_submitted, file=file)
+                    distribution=distribution, min_submitted=min_submitted, file=file,
+                    keys=check_keys(top.value["keys"], file) if top.value.get("keys") is not None else {})
 
 
 def _text_field(value, file: str, where: str, name: str | None, title: str) -> TextField:
@@ -575,6 +579,7 @@ def manifest_settings(s: Settings, ranges: MetadataRanges) -> dict:
         "suggestions": {"blind": list(s.blind) if isinstance(s.blind, tuple) else s.blind},
         "vectors": {"similar_records": s.similar_records},
         **({"distribution": {"min_submitted": s.min_submitted}} if s.min_submitted is not None else {}),
+        **({"keys": {a: list(k) for a, k in s.keys.items()}} if s.keys else {}),
         **({"argilla": s.argilla} if s.argilla is not None else {}),
     }
 

@@ -606,3 +606,32 @@ def test_saved_annotations_walked_edited_deleted_and_the_history_undone_and_redo
     page.wait_for_selector(READY)
     stored = {a["id"]: a for a in own_annotations(page, "harbor-lighthouse")}
     assert set(stored) == {money, days} and stored[money]["note"] == "the source says 2.3"  # undo and redo stored
+
+
+def test_hotkeys_from_the_settings_file_act_and_are_in_the_help(page, build_bundle, serve_dir, tmp_path):
+    """Issue 28 §2: `keys:` in the settings file changes an action's key (the old one then does nothing) and
+    the help shows the keys as configured."""
+    from conftest import EXAMPLES
+
+    settings = tmp_path / "keys.yaml"
+    settings.write_text("keys:\n  find: F2\n  next_saved: ['>', 'm']\n  no_source: f\n", encoding="utf-8")
+    bundle = build_bundle([EXAMPLES / "demo.jsonl"], name="demo-keys", labels=EXAMPLES / "labels.yaml",
+                          settings=settings)
+    block_model(page)
+    open_page(page, serve_dir(bundle), record="harbor-lighthouse", annotator="kim")
+    page.keyboard.press("f")  # now "no source span": no find box
+    assert not page.locator("#find-bar").is_visible()
+    page.keyboard.press("F2")
+    assert active(page) == "find-input"
+    page.keyboard.type("Mondays")
+    page.keyboard.press("Enter")
+    page.keyboard.press("1")
+    page.keyboard.press("Enter")
+    [a] = own_annotations(page, "harbor-lighthouse")
+    page.keyboard.press(">")
+    assert page.evaluate("() => mercuryStatic.store.state.ui.hover") == a["id"]
+    page.keyboard.press("?")
+    rows = dict(tuple(r) for r in page.locator("#help-keys tr").evaluate_all(
+        "els => els.map(e => [e.cells[0].textContent, e.cells[1].textContent])"))
+    assert rows["F2"].startswith("find in the focused text") and rows["> / m"].startswith("next saved annotation")
+    assert rows["f"].startswith("no source span")

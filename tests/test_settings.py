@@ -107,10 +107,20 @@ def one_error(result, *parts: str) -> str:
     ({"questions": [{**SPAN, "granularity": "symbol"}]},
      ["questions[0]", "'granularity'", "'symbol' is not one of word, character"]),
     ({"questions": [SPAN, {**VERDICT, "granularity": "word"}]}, ["questions[1]", "'granularity'", "unknown key"]),
+    ({"keys": {"fnid": "F2"}}, ["keys", "'fnid'", "unknown action (expected one of: next, prev"]),
+    ({"keys": {"find": "x"}}, ["keys", "'find'", "key 'x' is both find's and no_source's"]),
+    ({"keys": {"note": "f", "find": "c"}}, ["keys"]),  # swapped: no clash
+    ({"keys": {"find": "3"}}, ["keys", "'find'", "'3' is kept by the page"]),
+    ({"keys": {"find": "Ctrl+F"}}, ["keys", "'find'", "'Ctrl+F' is not a key: one character or one of Delete"]),
+    ({"keys": {"find": []}}, ["keys", "'find'", "expected a key or a list of keys"]),
+    ({"keys": ["find"]}, ["keys", "expected a mapping of action: key"]),
 ])
 def test_each_rule_is_one_message(doc, words):
     from mercury_static.records import InputError
 
+    if doc == {"keys": {"note": "f", "find": "c"}}:
+        assert parse(doc).keys == {"note": ("f",), "find": ("c",)}
+        return
     with pytest.raises(InputError) as e:
         parse(doc)
     message = str(e.value)
@@ -642,3 +652,28 @@ def test_the_span_granularity_reaches_the_manifest_only_when_it_is_character():
     assert parse({"questions": [SPAN]}).span.granularity == "word"
     assert "granularity" not in span_json({"questions": [{**SPAN, "granularity": "word"}]})
     assert span_json({"questions": [{**SPAN, "granularity": "character"}]})["granularity"] == "character"
+
+
+def test_clashing_hotkeys_stop_the_build_in_one_line(run, tmp_path):
+    """Issue 28 §2: the settings file's hotkeys are checked at build: exit 2, one line, nothing written."""
+    data = write_jsonl(tmp_path / "d.jsonl", ROWS)
+    settings = tmp_path / "s.yaml"
+    settings.write_text("keys:\n  next_saved: '>'\n  prev_saved: '>'\n", encoding="utf-8")
+    out = tmp_path / "out"
+    one_error(run("build", data, "-o", out, "--settings", settings),
+              "s.yaml", "keys", "'prev_saved'", "key '>' is both next_saved's and prev_saved's")
+    assert not out.exists()
+
+
+def test_the_default_hotkeys_are_the_pages(tmp_path):
+    """hotkeys.DEFAULT_KEYS (checked at build) and keymap.js KEY_ACTIONS (what the page does) are one table."""
+    import subprocess
+
+    from conftest import REPO
+    from mercury_static.hotkeys import DEFAULT_KEYS
+
+    js = subprocess.run(["node", "--input-type=module", "-e",
+                         "import('./site_template/app/keymap.js').then((m) => console.log(JSON.stringify("
+                         "Object.fromEntries(Object.entries(m.KEY_ACTIONS).map(([a, [k]]) => [a, k])))))"],
+                        cwd=REPO, capture_output=True, text=True, check=True).stdout
+    assert json.loads(js) == {a: list(k) for a, k in DEFAULT_KEYS.items()}

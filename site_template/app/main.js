@@ -9,6 +9,7 @@ import * as ranker from './rank.js';
 import { mountKeys, numberKeys, SHORTCUTS, trapFocus } from './keys.js';
 import { KeyboardSelection } from './keysel.js';
 import { mountFind } from './find.js';
+import { actionsByKey, keyRows, resolveKeys } from './keymap.js';
 import { mountHistory } from './historyview.js';
 import { mountSavedNav } from './savednav.js';
 import { mountLayout } from './layout.js';
@@ -331,8 +332,9 @@ async function main() {
     });
     if (Object.keys(store.state.work.records).length) uploads.now(); // catch up on what a closed page left
   }
+  const keys = resolveKeys(manifest.settings?.keys); // the settings file's hotkeys over the defaults
   document.getElementById('help-keys').replaceChildren(
-    ...[...SHORTCUTS, ...(questionsMod ? questionsMod.QUESTION_SHORTCUTS : [])]
+    ...[...keyRows(keys, { form: Boolean(questionsMod) }), ...SHORTCUTS, ...(questionsMod ? questionsMod.QUESTION_SHORTCUTS : [])]
       .map(([k, what]) => h('tr', {}, h('td', {}, h('kbd', {}, k)), h('td', {}, what))));
 
   const scrollMemory = mountScrollMemory(manifest.bundle_id, panes, SIDES);
@@ -651,7 +653,7 @@ async function main() {
       nextQuestion: () => form.focusQuestion(1), prevQuestion: () => form.focusQuestion(-1),
       accept: () => form.accept() || acceptSpanSuggestion(),
     } : {}),
-  });
+  }, actionsByKey(keys));
 
   // k and minimum score
   const kInput = document.getElementById('ctl-k');
