@@ -635,3 +635,86 @@ def test_hotkeys_from_the_settings_file_act_and_are_in_the_help(page, build_bund
         "els => els.map(e => [e.cells[0].textContent, e.cells[1].textContent])"))
     assert rows["F2"].startswith("find in the focused text") and rows["> / m"].startswith("next saved annotation")
     assert rows["f"].startswith("no source span")
+
+
+# --------------------------------------------------------------- issue 28 §3: suggested spans one at a time
+
+@pytest.fixture(scope="module")
+def prior_bundle(build_bundle, tmp_path_factory):
+    """A FaithBench dump whose record 0 has 5 prior annotations (tests/page_fixtures.py)."""
+    from page_fixtures import faithbench_dump
+
+    return build_bundle([faithbench_dump(tmp_path_factory.mktemp("walk") / "batch.json", n=3, suggestions=5)],
+                        name="walk")
+
+
+def walk_state(page):
+    return page.evaluate("""() => ({ hover: mercuryStatic.store.state.ui.hover,
+        bar: document.querySelector('#suggest-walk')?.hidden === false,
+        what: document.querySelector('#suggest-walk .walk-what b')?.textContent })""")
+
+
+def test_suggested_spans_walked_one_at_a_time_by_keys(page, prior_bundle, serve_dir):
+    """w starts the walk at the first suggestion (lit in the texts); a accepts it (the annotator's own), r
+    rejects, n / → skips, ← goes back, e puts it into the draft to change and save, Esc ends the walk;
+    decided ones are not offered again."""
+    block_model(page)
+    open_page(page, serve_dir(prior_bundle), record="0", annotator="kim")
+    prior = state(page, "s.current.record.prior_annotations")
+    assert len(prior) == 5
+    page.evaluate(COUNT_MOUSE)
+    page.keyboard.press("w")
+    assert walk_state(page) == {"hover": "prior:0", "bar": True, "what": "Suggestion 1 of 5"}
+    page.keyboard.press("a")
+    [mine] = own_annotations(page, "0")
+    assert (mine["summary"]["start"], mine["summary"]["end"], mine["label"]) == (
+        prior[0]["summary"]["start"], prior[0]["summary"]["end"], prior[0]["label"])
+    assert walk_state(page)["hover"] == "prior:1"
+    page.keyboard.press("r")  # rejected: not taken
+    assert walk_state(page)["hover"] == "prior:2" and len(own_annotations(page, "0")) == 1
+    page.keyboard.press("n")
+    page.keyboard.press("ArrowRight")
+    assert walk_state(page)["hover"] == "prior:4"
+    page.keyboard.press("ArrowLeft")
+    assert walk_state(page)["hover"] == "prior:3"
+    page.keyboard.press("e")  # into the draft: change the label, save
+    assert not walk_state(page)["bar"]
+    assert state(page, "s.draft.summary") == [prior[3]["summary"]["start"], prior[3]["summary"]["end"]]
+    assert state(page, "s.draft.note") == prior[3]["note"]
+    page.keyboard.press("3")
+    page.keyboard.press("1")
+    page.keyboard.press("Enter")
+    assert len(own_annotations(page, "0")) == 2
+    # again: the accepted, rejected and edited ones are decided; 2 and 4 are left
+    page.keyboard.press("w")
+    assert walk_state(page)["hover"] == "prior:2"
+    page.keyboard.press("Enter")  # Enter accepts too
+    assert walk_state(page)["hover"] == "prior:4"
+    page.keyboard.press("Escape")
+    assert walk_state(page) == {"hover": None, "bar": False, "what": None}
+    page.keyboard.press("n")  # the walk is over: n is the next record again
+    page.wait_for_function("() => mercuryStatic.store.state.current.id === '1'")
+    assert page.evaluate("() => window.mouseEvents") == 0
+
+
+def test_the_suggestion_walk_by_touch(browser, prior_bundle, serve_dir):
+    """The same walk with the bar's buttons on a touch phone (390×844): tap Accept, Reject, Next."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+    page = context.new_page()
+    block_model(page)
+    open_page(page, serve_dir(prior_bundle), record="0", annotator="lee")
+    page.keyboard.press("w")
+    bar = page.locator("#suggest-walk")
+    box = bar.bounding_box()
+    assert box and box["width"] <= 390
+    bar.locator('[data-walk="accept"]').tap()
+    bar.locator('[data-walk="reject"]').tap()
+    bar.locator('[data-walk="next"]').tap()
+    assert walk_state(page)["hover"] == "prior:3"
+    assert len(own_annotations(page, "0")) == 1
+    for what in ("accept", "reject", "edit", "next", "close"):
+        b = bar.locator(f'[data-walk="{what}"]').bounding_box()
+        assert b["height"] >= 40  # a finger's target
+    bar.locator('[data-walk="close"]').tap()
+    assert not bar.is_visible()
+    context.close()

@@ -12,6 +12,7 @@ import { mountFind } from './find.js';
 import { actionsByKey, keyRows, resolveKeys } from './keymap.js';
 import { mountHistory } from './historyview.js';
 import { mountSavedNav } from './savednav.js';
+import { mountSuggestionWalk } from './suggestwalk.js';
 import { mountLayout } from './layout.js';
 import { mountMarks } from './marks.js';
 import { nextTodoIndex } from './nav.js';
@@ -300,6 +301,7 @@ async function main() {
   mountDraft(store, actions, { save: () => save(), clear: () => clear() });
   mountAnnotations(store, actions);
   const savedNav = mountSavedNav(store, actions);
+  const suggestionWalk = mountSuggestionWalk(store, actions, document.getElementById('toast'));
   mountHistory(store, actions, document.getElementById('history'));
   mountSuggestions(store, actions);
   mountBanners(store, actions, exportNow);
@@ -613,7 +615,7 @@ async function main() {
     next, prev,
     labelDigit: (d) => labelNumber.digit(d), flushNumber: () => labelNumber.flush(),
     save: () => savedNav.open() || save(), submit: () => finish('submitted'), discard: () => finish('discarded'),
-    nextSaved: () => savedNav.step(1), prevSaved: () => savedNav.step(-1), deleteSaved: () => savedNav.remove(),
+    suggestions: () => suggestionWalk.start(), nextSaved: () => savedNav.step(1), prevSaved: () => savedNav.step(-1), deleteSaved: () => savedNav.remove(),
     escape: () => {
       const { ui } = store.state;
       if (ui.choice) actions.choose('stay');

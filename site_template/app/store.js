@@ -528,6 +528,14 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
       if (get().ui.hover === id) setUi({ hover: null });
       toast();
     },
+    /** A prior annotation / span suggestion as the draft (to change, then save as the annotator's own). */
+    draftFrom(p) {
+      const span = (x) => (x && Number.isInteger(x.start) ? [x.start, x.end] : null);
+      setDraft({
+        anchor: 'summary', summary: span(p.summary), source: span(p.source),
+        labels: fewLabels(chosenLabels(p.label || [], labelChoices)), note: p.note || '', editingId: null,
+      }, { assist: emptyAssist() });
+    },
     /** Copy a prior (input) annotation into the annotator's own. */
     acceptPrior(index) {
       const { current } = get();
