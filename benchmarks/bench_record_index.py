@@ -73,7 +73,9 @@ def child(out: Path, n: int, texts: bool) -> None:
     limits = ShardLimits()
     counts = write_index(out, rows(n, texts), limits.index_records, limits.term_postings, visible_meta=["model", "score"])
     wall = time.perf_counter() - t0
-    print(json.dumps({"wall_s": round(wall, 1), "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+    use = resource.getrusage(resource.RUSAGE_SELF)
+    print(json.dumps({"wall_s": round(wall, 1), "cpu_s": round(use.ru_utime + use.ru_stime, 1),
+                      "peak_rss_mb": round(use.ru_maxrss / 1024),
                       **counts.__dict__}))
 
 
@@ -82,7 +84,7 @@ def records_json_bytes(n: int) -> int:
     from mercury_static.bundle import dumps
 
     cols = {"ids": [], "shard": [], "titles": [], "tags": [], "text_shards": [], "meta": []}
-    for r in rows(n):
+    for r in rows(n, texts=False):
         for k, v in (("ids", r.id), ("shard", r.shard), ("titles", r.title), ("tags", r.tags),
                      ("text_shards", r.text_shards), ("meta", r.meta)):
             cols[k].append(v)
@@ -101,7 +103,8 @@ def report(n: int, write: dict, size: dict, before: int, lookups: dict) -> str:
     first = lookups["first_row"]
     lines = [SECTION, "", f"`{COMMAND} --records {n}` (generated FaithBench-like rows; default limits: "
              "1,000 records an index shard, 100,000 postings a term shard).", "",
-             f"- Write: {write['wall_s']} s, peak RSS {write['peak_rss_mb']} MB; {write['index_shards']} index, "
+             f"- Write: {write['wall_s']} s (CPU {write.get('cpu_s', '?')} s, rows generated included), peak RSS "
+             f"{write['peak_rss_mb']} MB; {write['index_shards']} index, "
              f"{write['id_shards']} ids, {write['term_shards']} term shards, {size['total_mb']} MB in all.",
              f"- Before the first record (records.json): {before / 2**20:.1f} MB in one file. After: "
              f"{first['bytes'] / 1024:.0f} kB in {first['requests']} files (index.json {size['top_bytes']} B + "
