@@ -37,9 +37,29 @@ TEXT_VOCAB = 60_000  # distinct words of the texts, Zipf-distributed (s = 1)
 TEXT_TOKENS = (120, 520)  # words of a record's two texts: ~160 distinct, the 400 FaithBench records' mean (167)
 
 
-def rows(n: int, texts: bool = True):
+def faithbench_vocab():
+    """The words of the FaithBench records in ../shared/data (their texts), each with the share of records
+    that hold it: a record's words drawn by those shares have FaithBench's word count and prefixes."""
+    import glob
+
+    import numpy as np
+
+    from mercury_static.read import read_records
+    from mercury_static.record_index import text_words
+
+    recs = read_records(sorted(glob.glob(str(ROOT.parent / "shared" / "data" / "faithbench" / "batch_*.json"))))
+    df: dict[str, int] = {}
+    for r in recs:
+        for w in set(text_words(r.source)) | set(text_words(r.summary)):
+            df[w] = df.get(w, 0) + 1
+    vocab = sorted(df)
+    return np.array(vocab), np.array([df[w] / len(recs) for w in vocab])
+
+
+def rows(n: int, texts: bool | str = True):
     """Rows like a FaithBench-scale bundle's: batch-prefixed ids, summary-start titles, model tags, and (unless
-    `texts` is false: the index before issue 28 §4) the distinct words of the record's two texts."""
+    `texts` is false: the index before issue 28 §4) the distinct words of the record's two texts: Zipf over
+    generated words with 676 evenly used prefixes, or with `texts="faithbench"` FaithBench's own words."""
     import numpy as np
 
     from mercury_static.record_index import IndexRow
@@ -52,11 +72,14 @@ def rows(n: int, texts: bool = True):
     cdf = np.cumsum(1 / np.arange(1, TEXT_VOCAB + 1))
     cdf /= cdf[-1]
     nrng = np.random.default_rng(0)
+    fb = faithbench_vocab() if texts == "faithbench" else None
     for i in range(n):
         title = " ".join(rng.choice(vocab) for _ in range(8))[:59] + "…"
         model = MODELS[i % len(MODELS)]
         text_words = ()
-        if texts:
+        if fb is not None:
+            text_words = tuple(fb[0][nrng.random(len(fb[1])) < fb[1]].tolist())
+        elif texts:
             ranks = np.unique(np.searchsorted(cdf, nrng.random(nrng.integers(*TEXT_TOKENS))))
             text_words = tuple(text_vocab[ranks].tolist())
         yield IndexRow(id=f"b{i // 5000}:{i % 5000}", title=title, tags=[model, "cnn" if i % 3 else "xsum"],
@@ -99,9 +122,9 @@ def sizes(data: Path) -> dict:
             "terms": kind("terms"), "total_mb": round(sum(p.stat().st_size for p in data.iterdir()) / 2**20, 1)}
 
 
-def report(n: int, write: dict, size: dict, before: int, lookups: dict) -> str:
+def report(n: int, write: dict, size: dict, before: int, lookups: dict, flags: str = "") -> str:
     first = lookups["first_row"]
-    lines = [SECTION, "", f"`{COMMAND} --records {n}` (generated FaithBench-like rows; default limits: "
+    lines = [SECTION, "", f"`{COMMAND} --records {n}{flags}` (generated FaithBench-like rows; default limits: "
              "1,000 records an index shard, 100,000 postings a term shard).", "",
              f"- Write: {write['wall_s']} s (CPU {write.get('cpu_s', '?')} s, rows generated included), peak RSS "
              f"{write['peak_rss_mb']} MB; {write['index_shards']} index, "
@@ -120,28 +143,32 @@ def report(n: int, write: dict, size: dict, before: int, lookups: dict) -> str:
 
 def main() -> None:
     if len(sys.argv) > 4 and sys.argv[1] == "--child":
-        child(Path(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "texts")
+        child(Path(sys.argv[2]), int(sys.argv[3]), {"texts": True, "titles": False}.get(sys.argv[4], sys.argv[4]))
         return
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--records", type=int, default=1_000_000)
     ap.add_argument("--no-write", action="store_true", help="print only, leave RESULTS.md alone")
     ap.add_argument("--titles-only", action="store_true",
                     help="the index before issue 28 §4: ids, titles and tags, not the texts' words")
+    ap.add_argument("--faithbench-words", action="store_true",
+                    help="the texts' words drawn from FaithBench's (../shared/data): English prefixes")
     args = ap.parse_args()
-    data = OUT / f"{args.records}{'-titles' if args.titles_only else ''}" / "data"
+    kind = "titles" if args.titles_only else "faithbench" if args.faithbench_words else "texts"
+    data = OUT / f"{args.records}{'' if kind == 'texts' else '-' + kind}" / "data"
     if data.exists():
         for p in data.iterdir():
             p.unlink()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     write = json.loads(subprocess.run([sys.executable, __file__, "--child", str(data), str(args.records),
-                                       "titles" if args.titles_only else "texts"],
+                                       kind],
                                       check=True, capture_output=True, text=True, env=env).stdout)
     word = "cnn"
     look = subprocess.run(["node", str(ROOT / "benchmarks" / "record_index_lookups.mjs"), str(data.parent),
                            f"b{(args.records - 1) // 5000}:{(args.records - 1) % 5000}", word, "model", "model-c",
-                           "aa0", "ik5000"],
+                           *(["the", "council"] if kind == "faithbench" else ["aa0", "ik5000"])],
                           check=True, capture_output=True, text=True)
-    markdown = report(args.records, write, sizes(data), records_json_bytes(args.records), json.loads(look.stdout))
+    flags = {"titles": " --titles-only", "faithbench": " --faithbench-words", "texts": ""}[kind]
+    markdown = report(args.records, write, sizes(data), records_json_bytes(args.records), json.loads(look.stdout), flags)
     print(markdown)
     if not args.no_write:
         update_results(SECTION, markdown)
