@@ -148,3 +148,6 @@ def test_the_filter_finds_any_word_of_either_text(page, index_bundle, bundle_ser
     filtered(page, "Mondays", ["harbor-lighthouse"])  # late in the summary, past the row's title
     filtered(page, "tickets", ["harbor-lighthouse"])  # only in the source
     filtered(page, "lighthouse tickets", ["harbor-lighthouse"])  # the id's word and a text's
+    # a word of several parts is matched against the row only (each part alone is in every text: `a`)
+    filtered(page, "model-a", ["harbor-lighthouse", "urban-bees", "city-marathon", "startup-funding",
+                               "markup-safety", "reef-survey", "wind-farm", "museum-theft"])

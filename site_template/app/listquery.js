@@ -76,12 +76,16 @@ function statusesOf(word, substring) {
 /**
  * Positions matching every filter word (id, row title, tags, a word of either text, or the status in
  * words). The texts' words are in the term index only: with every row in one index shard, a word matches
- * a substring of the row or, through the term index, a word of its texts that it prefixes.
+ * a substring of the row or, through the term index, a word of its texts that it prefixes (a filter word
+ * of one word: `model-a` is matched against the row only).
  */
 async function textMatches(index, words, statusOf) {
   if (index.count <= index.size) { // one index shard holds every row: substring matching, as before the index
+    // a filter word of several parts (model-a, 3.2) is a substring of the row only: in the texts each part
+    // alone would match (the `a` of every text), the term index has no phrases
+    const oneWord = (w) => { const ws = wordsOf(w); return ws.length === 1 && ws[0] === w; };
     const [shard, inTexts] = await Promise.all([index.indexShard(0),
-      Promise.all(words.map(async (w) => new Set(await index.textPositions(w) || [])))]);
+      Promise.all(words.map(async (w) => new Set(oneWord(w) ? await index.textPositions(w) : [])))]);
     const out = [];
     for (let p = 0; p < index.count; p++) {
       const hay = `${shard.ids[p]} ${shard.titles[p] || ''} ${(shard.tags[p] || []).join(' ')}`.toLowerCase();
