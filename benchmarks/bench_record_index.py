@@ -33,30 +33,72 @@ COMMAND = "/work/main/.venv/bin/python benchmarks/bench_record_index.py"
 MODELS = [f"model-{c}" for c in "abcdefghijklmnopqrstuvwxy"]
 
 
-def rows(n: int):
-    """Rows like a FaithBench-scale bundle's: batch-prefixed ids, summary-start titles, model tags."""
+TEXT_VOCAB = 60_000  # distinct words of the texts, Zipf-distributed (s = 1)
+TEXT_TOKENS = (120, 520)  # words of a record's two texts: ~160 distinct, the 400 FaithBench records' mean (167)
+
+
+def faithbench_vocab():
+    """The words of the FaithBench records in ../shared/data (their texts), each with the share of records
+    that hold it: a record's words drawn by those shares have FaithBench's word count and prefixes."""
+    import glob
+
+    import numpy as np
+
+    from mercury_static.read.inputs import read_records
+    from mercury_static.bundle.record_index import text_words
+
+    recs = read_records(sorted(glob.glob(str(ROOT.parent / "shared" / "data" / "faithbench" / "batch_*.json"))))
+    df: dict[str, int] = {}
+    for r in recs:
+        for w in set(text_words(r.source)) | set(text_words(r.summary)):
+            df[w] = df.get(w, 0) + 1
+    vocab = sorted(df)
+    return np.array(vocab), np.array([df[w] / len(recs) for w in vocab])
+
+
+def rows(n: int, texts: bool | str = True):
+    """Rows like a FaithBench-scale bundle's: batch-prefixed ids, summary-start titles, model tags, and (unless
+    `texts` is false: the index before issue 28 §4) the distinct words of the record's two texts: Zipf over
+    generated words with 676 evenly used prefixes, or with `texts="faithbench"` FaithBench's own words."""
+    import numpy as np
+
     from mercury_static.bundle.record_index import IndexRow
 
     rng = random.Random(0)
     vocab = [f"{rng.choice('bcdfghklmnprst')}{rng.choice('aeiou')}{rng.choice('lmnrst')}{rng.choice('aeiou')}"
              f"{rng.choice('bcdfgkmnprst')}{i}" for i in range(20_000)]
+    abc = "abcdefghijklmnopqrstuvwxyz"  # text word i starts with 2 letters of i (676 prefixes), then i
+    text_vocab = np.array([f"{abc[i % 26]}{abc[i // 26 % 26]}{i}" for i in range(TEXT_VOCAB)])
+    cdf = np.cumsum(1 / np.arange(1, TEXT_VOCAB + 1))
+    cdf /= cdf[-1]
+    nrng = np.random.default_rng(0)
+    fb = faithbench_vocab() if texts == "faithbench" else None
     for i in range(n):
         title = " ".join(rng.choice(vocab) for _ in range(8))[:59] + "…"
         model = MODELS[i % len(MODELS)]
+        text_words = ()
+        if fb is not None:
+            text_words = tuple(fb[0][nrng.random(len(fb[1])) < fb[1]].tolist())
+        elif texts:
+            ranks = np.unique(np.searchsorted(cdf, nrng.random(nrng.integers(*TEXT_TOKENS))))
+            text_words = tuple(text_vocab[ranks].tolist())
         yield IndexRow(id=f"b{i // 5000}:{i % 5000}", title=title, tags=[model, "cnn" if i % 3 else "xsum"],
-                       shard=i // 500, text_shards=[i // 900, i // 40], meta={"model": model, "score": i % 5})
+                       shard=i // 500, text_shards=[i // 900, i // 40], meta={"model": model, "score": i % 5},
+                       text_words=text_words)
 
 
-def child(out: Path, n: int) -> None:
+def child(out: Path, n: int, texts: bool) -> None:
     from mercury_static.bundle.contents import ShardLimits
     from mercury_static.bundle.record_index import write_index
 
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     limits = ShardLimits()
-    counts = write_index(out, rows(n), limits.index_records, limits.term_postings, visible_meta=["model", "score"])
+    counts = write_index(out, rows(n, texts), limits.index_records, limits.term_postings, visible_meta=["model", "score"])
     wall = time.perf_counter() - t0
-    print(json.dumps({"wall_s": round(wall, 1), "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+    use = resource.getrusage(resource.RUSAGE_SELF)
+    print(json.dumps({"wall_s": round(wall, 1), "cpu_s": round(use.ru_utime + use.ru_stime, 1),
+                      "peak_rss_mb": round(use.ru_maxrss / 1024),
                       **counts.__dict__}))
 
 
@@ -65,7 +107,7 @@ def records_json_bytes(n: int) -> int:
     from mercury_static.bundle.contents import dumps
 
     cols = {"ids": [], "shard": [], "titles": [], "tags": [], "text_shards": [], "meta": []}
-    for r in rows(n):
+    for r in rows(n, texts=False):
         for k, v in (("ids", r.id), ("shard", r.shard), ("titles", r.title), ("tags", r.tags),
                      ("text_shards", r.text_shards), ("meta", r.meta)):
             cols[k].append(v)
@@ -80,11 +122,12 @@ def sizes(data: Path) -> dict:
             "terms": kind("terms"), "total_mb": round(sum(p.stat().st_size for p in data.iterdir()) / 2**20, 1)}
 
 
-def report(n: int, write: dict, size: dict, before: int, lookups: dict) -> str:
+def report(n: int, write: dict, size: dict, before: int, lookups: dict, flags: str = "") -> str:
     first = lookups["first_row"]
-    lines = [SECTION, "", f"`{COMMAND} --records {n}` (generated FaithBench-like rows; default limits: "
+    lines = [SECTION, "", f"`{COMMAND} --records {n}{flags}` (generated FaithBench-like rows; default limits: "
              "1,000 records an index shard, 100,000 postings a term shard).", "",
-             f"- Write: {write['wall_s']} s, peak RSS {write['peak_rss_mb']} MB; {write['index_shards']} index, "
+             f"- Write: {write['wall_s']} s (CPU {write.get('cpu_s', '?')} s, rows generated included), peak RSS "
+             f"{write['peak_rss_mb']} MB; {write['index_shards']} index, "
              f"{write['id_shards']} ids, {write['term_shards']} term shards, {size['total_mb']} MB in all.",
              f"- Before the first record (records.json): {before / 2**20:.1f} MB in one file. After: "
              f"{first['bytes'] / 1024:.0f} kB in {first['requests']} files (index.json {size['top_bytes']} B + "
@@ -99,25 +142,33 @@ def report(n: int, write: dict, size: dict, before: int, lookups: dict) -> str:
 
 
 def main() -> None:
-    if len(sys.argv) > 3 and sys.argv[1] == "--child":
-        child(Path(sys.argv[2]), int(sys.argv[3]))
+    if len(sys.argv) > 4 and sys.argv[1] == "--child":
+        child(Path(sys.argv[2]), int(sys.argv[3]), {"texts": True, "titles": False}.get(sys.argv[4], sys.argv[4]))
         return
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--records", type=int, default=1_000_000)
     ap.add_argument("--no-write", action="store_true", help="print only, leave RESULTS.md alone")
+    ap.add_argument("--titles-only", action="store_true",
+                    help="the index before issue 28 §4: ids, titles and tags, not the texts' words")
+    ap.add_argument("--faithbench-words", action="store_true",
+                    help="the texts' words drawn from FaithBench's (../shared/data): English prefixes")
     args = ap.parse_args()
-    data = OUT / str(args.records) / "data"
+    kind = "titles" if args.titles_only else "faithbench" if args.faithbench_words else "texts"
+    data = OUT / f"{args.records}{'' if kind == 'texts' else '-' + kind}" / "data"
     if data.exists():
         for p in data.iterdir():
             p.unlink()
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    write = json.loads(subprocess.run([sys.executable, __file__, "--child", str(data), str(args.records)],
+    write = json.loads(subprocess.run([sys.executable, __file__, "--child", str(data), str(args.records),
+                                       kind],
                                       check=True, capture_output=True, text=True, env=env).stdout)
     word = "cnn"
     look = subprocess.run(["node", str(ROOT / "benchmarks" / "record_index_lookups.mjs"), str(data.parent),
-                           f"b{(args.records - 1) // 5000}:{(args.records - 1) % 5000}", word, "model", "model-c"],
+                           f"b{(args.records - 1) // 5000}:{(args.records - 1) % 5000}", word, "model", "model-c",
+                           *(["the", "council"] if kind == "faithbench" else ["aa0", "ik5000"])],
                           check=True, capture_output=True, text=True)
-    markdown = report(args.records, write, sizes(data), records_json_bytes(args.records), json.loads(look.stdout))
+    flags = {"titles": " --titles-only", "faithbench": " --faithbench-words", "texts": ""}[kind]
+    markdown = report(args.records, write, sizes(data), records_json_bytes(args.records), json.loads(look.stdout), flags)
     print(markdown)
     if not args.no_write:
         update_results(SECTION, markdown)

@@ -1,6 +1,7 @@
 // Time the page's record-index lookups (site_template/app/data/recordindex.js) and list queries (listquery.js)
 // over an index folder on disk:
-// node benchmarks/record_index_lookups.mjs BUNDLE_DIR ID WORD META_NAME META_VALUE -> one JSON line.
+// node benchmarks/record_index_lookups.mjs BUNDLE_DIR ID WORD META_NAME META_VALUE [COMMON RARE] -> one JSON line
+// (COMMON, RARE: a frequent and a rare word of the texts).
 // Each step starts from a fresh RecordIndex (cold caches); requests and bytes are what a page would fetch.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -10,7 +11,7 @@ import process from 'node:process';
 import { selectPositions } from '../site_template/app/state/listquery.js';
 import { RecordIndex } from '../site_template/app/data/recordindex.js';
 
-const [dir, id, word, metaName, metaValue] = process.argv.slice(2);
+const [dir, id, word, metaName, metaValue, common, rare] = process.argv.slice(2);
 const META = [{ name: metaName, type: 'terms' }, { name: 'score', type: 'integer' }];
 /** The record list's query (listquery.js) with `part` set, over the index. */
 const list = (part) => async (ix) => (await selectPositions(ix, {
@@ -36,6 +37,11 @@ const out = {
   id_lookup: await step(async (ix) => ix.positionOf(id)),
   next_todo_after_5000_done: await step(async (ix) => ix.nextWhere((rid) => !/^b0:\d{1,3}$|^b0:[0-4]\d{3}$/.test(rid), 0)),
   filter_word: await step(async (ix) => (await ix.textPositions(word)).length),
+  ...(common ? {
+    filter_text_word_common: await step(async (ix) => (await ix.textPositions(common)).length),
+    filter_text_word_rare: await step(async (ix) => (await ix.textPositions(rare)).length),
+    filter_text_prefix_2: await step(async (ix) => (await ix.textPositions(common.slice(0, 2))).length),
+  } : {}),
   filter_meta: await step(async (ix) => (await ix.metaPositions(metaName, [metaValue])).length),
   list_status_todo_3_done: await step(list({ status: 'todo', statusOf: new Map([[5, 'submitted'], [1, 'discarded'], [7, 'submitted']]) })),
   list_range_over_all: await step(list({ conds: new Map([['score', { lo: 4, hi: 4 }]]) })),

@@ -316,7 +316,7 @@ def test_quota_full_says_so_and_export_still_works(page, bundle_server, tmp_path
         db.close();
     }""")
     summary = page.evaluate("() => mercuryStatic.panes.summary.view.text")
-    span = summary.split(".")[0][:30].strip()
+    span = summary.split(".")[0][:30].rsplit(" ", 1)[0]  # whole words: a drag snaps to them
     annotate(page, span, "2")
     banner = page.locator("#storage-error")
     banner.wait_for()

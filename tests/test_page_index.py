@@ -22,7 +22,8 @@ TOPICS = ["tulips", "ferries", "chess", "bridges", "bakeries"]
 def index_bundle(build_bundle, tmp_path_factory):
     rows = [{"id": f"r{i:02d}", "title": f"Record {i} about {TOPICS[i % 5]}",
              "source": f"This report is about {TOPICS[i % 5]}. It has two sentences.",
-             "summary": f"A note on {TOPICS[i % 5]}."} for i in range(N)]
+             "summary": f"A note on {TOPICS[i % 5]}." + (" Approved by Councillor Warburton." if i == 7 else "")}
+            for i in range(N)]
     path = tmp_path_factory.mktemp("index-page") / "rows.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
     return build_bundle([path], name="index-page", shards=ShardLimits(records=3, index_records=K, term_postings=40))
@@ -119,3 +120,34 @@ def test_20000_records_open_first_and_last_with_few_index_shards(page, build_bun
     assert f"index-{(n - 1) // k:04d}.json" in read and read <= {
         "index-0000.json", f"index-{(n - 1) // k:04d}.json", f"ids-{fnv1a('b19999') % top['id_shards']:04d}.json"}
     page.wait_for_selector('#record-list li[data-record="b19999"][aria-current="true"]', timeout=120_000)
+
+
+def listed(page) -> list[str]:
+    return page.locator("#record-list li[data-record]").evaluate_all("els => els.map(e => e.dataset.record)")
+
+
+def filtered(page, text: str, want: list[str]) -> None:
+    page.fill("#record-filter", text)
+    page.wait_for_function("(w) => JSON.stringify([...document.querySelectorAll('#record-list li[data-record]')]"
+                           ".map(e => e.dataset.record)) === JSON.stringify(w)", arg=want, timeout=30_000)
+
+
+def test_the_filter_finds_any_word_of_either_text(page, index_bundle, bundle_server, serve_dir):
+    """Issue 28 §4: a word late in the summary or only in the source finds its record, over the term index
+    (30 records in 8 index shards) and where one index shard holds every row (the demo: substring matching of
+    the row, the texts' words through the term index)."""
+    page.route("**/models/**", lambda route: route.abort())
+    page.goto(serve_dir(index_bundle) + "?annotator=kim")
+    page.wait_for_selector("#record-list li[data-record]", timeout=60_000)
+    filtered(page, "warburton", ["r07"])
+    filtered(page, "Warb", ["r07"])  # a prefix of the word
+    filtered(page, "councillor tulips", [])  # every word must match
+    filtered(page, "sentences bridges", ["r03", "r08", "r13", "r18", "r23", "r28"])  # a source word and a summary word
+    page.goto(bundle_server + "?annotator=kim")
+    page.wait_for_selector("#record-list li[data-record]", timeout=60_000)
+    filtered(page, "Mondays", ["harbor-lighthouse"])  # late in the summary, past the row's title
+    filtered(page, "tickets", ["harbor-lighthouse"])  # only in the source
+    filtered(page, "lighthouse tickets", ["harbor-lighthouse"])  # the id's word and a text's
+    # a word of several parts is matched against the row only (each part alone is in every text: `a`)
+    filtered(page, "model-a", ["harbor-lighthouse", "urban-bees", "city-marathon", "startup-funding",
+                               "markup-safety", "reef-survey", "wind-farm", "museum-theft"])

@@ -372,3 +372,349 @@ def test_keys_for_export_and_the_filter_box(page, bundle_server, tmp_path):
     page.keyboard.press("?")
     keys = page.locator("#help-keys kbd").all_inner_texts()
     assert "/" in keys and "e" in keys
+
+
+# --------------------------------------------------------------- issue 28 §1: fewer keys to a span
+
+FB_SUMMARY = ("The harbour board approved the new ferry terminal in 2015 after a long debate. "
+              "The plan was put forward by Councillor Warburton on Monday, who said it would cost 4 million pounds.")
+FB_SOURCE = ("The harbour board has approved a new ferry terminal. The decision came in 2017, after two years of "
+             "debate in the council. Councillor Warburton, who chairs the transport committee, put the plan "
+             "forward. The terminal is expected to cost 4 million pounds and to open in 2020.")
+
+
+@pytest.fixture(scope="module")
+def fb_bundles(build_bundle, tmp_path_factory):
+    """A FaithBench record with the FaithBench settings (examples/faithbench-settings.yaml: span labels, a
+    required verdict, a rating, a comment), once as given and once with `granularity: character`."""
+    import json
+
+    import yaml
+    from conftest import EXAMPLES
+
+    d = tmp_path_factory.mktemp("fb-keys")
+    rows = [{"id": f"fb-{i}", "source": FB_SOURCE, "summary": FB_SUMMARY if i == 0 else f"Record {i} is short.",
+             "summarizer": "model-a", "hhem-2.1": 0.3, "gpt_4o": 1} for i in range(3)]
+    (d / "fb.jsonl").write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
+    doc = yaml.safe_load((EXAMPLES / "faithbench-settings.yaml").read_text(encoding="utf-8"))
+    doc["questions"][0]["granularity"] = "character"
+    (d / "chars.yaml").write_text(yaml.safe_dump(doc), encoding="utf-8")
+    return (build_bundle([d / "fb.jsonl"], name="fb-keys", settings=EXAMPLES / "faithbench-settings.yaml"),
+            build_bundle([d / "fb.jsonl"], name="fb-chars", settings=d / "chars.yaml"))
+
+
+class Keys:
+    """The keys pressed (each press one key, a chord too) and the characters typed, counted apart."""
+
+    def __init__(self, page):
+        self.page, self.pressed, self.typed = page, [], 0
+
+    def __call__(self, *keys):
+        for k in keys:
+            self.page.keyboard.press(k)
+            self.pressed.append(k)
+
+    def type(self, text):
+        self.page.keyboard.type(text)
+        self.typed += len(text)
+
+
+def test_the_full_faithbench_record_takes_at_most_20_keys(page, fb_bundles, serve_dir):
+    """Issue 28 §1: an unsupported span with a note, a paired span, a verdict, a rating, a comment, submit,
+    from the keyboard only: find-and-select (f, a phrase, Enter) instead of walking word by word (the audit's
+    34 keys, half of them → to reach "2015")."""
+    block_model(page)
+    page.goto(serve_dir(fb_bundles[0]) + "?annotator=kim#record=fb-0")
+    page.wait_for_selector(READY)
+    page.wait_for_function("() => document.querySelector('#questions').dataset.loaded === 'true'")
+    page.evaluate(COUNT_MOUSE)
+    key = Keys(page)
+    # 1. an unsupported span with a note: "Monday" is not in the source
+    key("f")
+    assert active(page) == "find-input"
+    key.type("on mon")
+    assert page.locator("#find-count").inner_text() == "1 of 1"
+    key("Enter")
+    assert selected(page, "summary") == "on Monday"  # the phrase grown to whole words
+    assert active(page) == "pane-summary"
+    key("4")  # Unwanted.Extrinsic
+    key("c")
+    key.type("no day in the source")
+    key("Enter")
+    [first] = own_annotations(page, "fb-0")
+    assert (first["summary"]["text"], first["source"], first["note"]) == ("on Monday", None, "no day in the source")
+    # 2. a paired span: 2015 against the source's 2017
+    key("f")
+    key.type("2015")
+    key("Enter")
+    assert selected(page, "summary") == "2015"
+    page.wait_for_function("() => mercuryStatic.store.state.assist.side === 'source'")
+    key("o", "f")
+    key.type("2017")
+    key("Enter")
+    assert selected(page, "source") == "2017" and selected(page, "summary") == "2015"
+    key("3", "Enter")  # Unwanted.Intrinsic, saved
+    second = [a for a in own_annotations(page, "fb-0") if a["id"] != first["id"]]
+    assert [(a["summary"]["text"], a["source"]["text"]) for a in second] == [("2015", "2017")]
+    # 3. the verdict, the rating, a comment; 4. submit
+    key("q", "2")  # Hallucinated
+    key("q", "4")
+    key("q")
+    key.type("Date and day are wrong.")
+    key("Escape", "s")
+    page.wait_for_function("() => mercuryStatic.store.state.work.records['fb-0']?.status === 'submitted'")
+    rec = page.evaluate("() => mercuryStatic.store.state.work.records['fb-0'].responses")
+    assert {k: v["value"] for k, v in rec.items()} == {"verdict": "hallucinated", "confidence": 4,
+                                                      "comment": "Date and day are wrong."}
+    assert page.evaluate("() => window.mouseEvents") == 0
+    assert len(key.pressed) <= 20, key.pressed
+    assert key.typed == len("on mon" "no day in the source" "2015" "2017" "Date and day are wrong.")
+
+
+def test_find_walks_the_occurrences_and_grows_and_shrinks_by_words(page, fb_bundles, serve_dir):
+    """Shift+Enter / ↓ / ↑ move between occurrences in the box; f then Enter takes the next occurrence of
+    the same phrase; Esc closes without a change; Shift+→ and Alt+Shift+← / → grow and shrink either end."""
+    block_model(page)
+    page.goto(serve_dir(fb_bundles[0]) + "?annotator=kim#record=fb-0")
+    page.wait_for_selector(READY)
+    page.keyboard.press("f")
+    page.keyboard.type("the")
+    assert page.locator("#find-count").inner_text() == "1 of 3"  # The, the, the (not "there")
+    page.keyboard.press("Shift+Enter")
+    assert page.locator("#find-count").inner_text() == "2 of 3"
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("ArrowUp")
+    assert page.locator("#find-count").inner_text() == "3 of 3"  # wraps
+    page.keyboard.press("Escape")
+    assert state(page, "s.draft.summary") is None and active(page) == "pane-summary"
+    assert not page.locator("#find-bar").is_visible()
+    page.keyboard.press("f")
+    assert page.input_value("#find-input") == "the"  # the phrase is kept
+    page.keyboard.press("Enter")
+    assert selected(page, "summary") == "The"
+    page.keyboard.press("f")
+    page.keyboard.press("Enter")  # the next occurrence
+    assert selected(page, "summary") == "the"
+    assert state(page, "s.draft.summary")[0] == FB_SUMMARY.index("the new")
+    page.keyboard.press("Shift+ArrowRight")
+    page.keyboard.press("Shift+ArrowRight")
+    assert selected(page, "summary") == "the new ferry"
+    page.keyboard.press("Alt+Shift+ArrowLeft")
+    assert selected(page, "summary") == "approved the new ferry"
+    page.keyboard.press("Alt+Shift+ArrowRight")
+    page.keyboard.press("Alt+Shift+ArrowRight")
+    assert selected(page, "summary") == "new ferry"
+    page.keyboard.press("f")
+    page.keyboard.type("zzz")
+    assert page.locator("#find-count").inner_text() == "not found"
+    page.keyboard.press("Enter")
+    assert selected(page, "summary") == "new ferry"  # nothing found: the selection stays
+
+
+def drag(page, side: str, start: int, end: int) -> None:
+    """A real mouse drag from code point `start` to `end` (mid-word ends)."""
+    box = page.evaluate("""([side, s, e]) => { const p = mercuryStatic.panes[side];
+        const a = p.rangeFor(s, s + 1).getClientRects()[0], b = p.rangeFor(e - 1, e).getClientRects()[0];
+        return [a.left + 1, a.top + a.height / 2, b.right - 1, b.top + b.height / 2]; }""", [side, start, end])
+    page.mouse.move(box[0], box[1])
+    page.mouse.down()
+    page.mouse.move(box[2], box[3], steps=4)
+    page.mouse.up()
+
+
+@pytest.mark.parametrize("which, want", [(0, "ferry terminal"), (1, "rry termi")])
+def test_a_mouse_selection_snaps_to_whole_words_unless_the_settings_keep_characters(page, fb_bundles, serve_dir,
+                                                                                     which, want):
+    block_model(page)
+    page.goto(serve_dir(fb_bundles[which]) + "?annotator=kim#record=fb-0")
+    page.wait_for_selector(READY)
+    page.wait_for_selector("#pane-summary .text[data-complete]", state="attached")
+    s = FB_SUMMARY.index("rry termi")
+    drag(page, "summary", s, s + len("rry termi"))
+    page.wait_for_function("() => mercuryStatic.store.state.draft.summary")
+    assert selected(page, "summary") == want
+    assert page.evaluate("() => getSelection().toString()") == want  # what is shown is what the draft holds
+
+
+# --------------------------------------------------------------- issue 28 §2: saved annotations by keyboard
+
+def history(page) -> list[tuple[str, str]]:
+    return [tuple(x) for x in page.locator("#history-list li").evaluate_all(
+        "els => els.map(e => [e.firstChild.textContent, e.dataset.step])")]
+
+
+def test_saved_annotations_walked_edited_deleted_and_the_history_undone_and_redone(page, bundle_server):
+    """m / M walk the saved annotations (lit, in summary order), Enter opens one to change its range, note and
+    source span, Delete deletes it; Ctrl+Z undoes step after step, Ctrl+Shift+Z / Ctrl+Y redo, the side
+    panel lists the record's changes; all from the keyboard, stored."""
+    block_model(page)
+    open_page(page, bundle_server, record="harbor-lighthouse", annotator="kim")
+    page.evaluate(COUNT_MOUSE)
+    for phrase, label in (("Mondays", "1"), ("3.2 million euros", "3")):
+        page.keyboard.press("f")
+        page.keyboard.type(phrase)
+        page.keyboard.press("Enter")
+        page.keyboard.press(label)
+        page.keyboard.press("Enter")
+    anns = {a["summary"]["text"]: a for a in own_annotations(page, "harbor-lighthouse")}
+    money, days = anns["3.2 million euros"]["id"], anns["Mondays"]["id"]
+    current = lambda: page.evaluate("() => mercuryStatic.store.state.ui.hover")  # noqa: E731
+    page.keyboard.press("m")
+    assert current() == money  # summary order, not the order they were made in
+    assert page.locator("#annotations li.current").get_attribute("data-annotation") == money
+    page.keyboard.press("m")
+    assert current() == days
+    page.keyboard.press("M")
+    assert current() == money
+    # open it: shrink its span, pair a source span, add to its note, save it back
+    page.keyboard.press("Enter")
+    assert state(page, "s.draft.editingId") == money
+    page.locator("#pane-summary").focus()
+    page.keyboard.press("Shift+ArrowLeft")
+    page.keyboard.press("o")
+    page.keyboard.press("f")
+    page.keyboard.type("2.3 million eu")  # grown to the whole word
+    page.keyboard.press("Enter")
+    page.keyboard.press("c")
+    page.keyboard.type("the source says 2.3")
+    page.keyboard.press("Enter")
+    edited = {a["id"]: a for a in own_annotations(page, "harbor-lighthouse")}[money]
+    assert (edited["summary"]["text"], edited["source"]["text"], edited["note"]) == (
+        "3.2 million", "2.3 million euros", "the source says 2.3")
+    # the walk goes on from it: the next one, deleted
+    page.keyboard.press("m")
+    assert current() == days
+    page.keyboard.press("Delete")
+    assert [a["id"] for a in own_annotations(page, "harbor-lighthouse")] == [money]
+    assert history(page) == [("Annotation added", "done"), ("Annotation added", "done"),
+                             ("Annotation edited", "done"), ("Annotation deleted", "done")]
+    # three undos: the delete, the edit, the second add
+    page.keyboard.press("Escape")
+    for _ in range(3):
+        page.keyboard.press("Control+z")
+    assert [a["summary"]["text"] for a in own_annotations(page, "harbor-lighthouse")] == ["Mondays"]
+    assert [s for _, s in history(page)] == ["done", "undone", "undone", "undone"]
+    page.keyboard.press("Control+Shift+Z")
+    page.keyboard.press("Control+y")
+    now = {a["id"]: a for a in own_annotations(page, "harbor-lighthouse")}
+    assert set(now) == {money, days} and now[money]["summary"]["text"] == "3.2 million"
+    assert now[money]["source"]["text"] == "2.3 million euros"
+    assert [s for _, s in history(page)] == ["done", "done", "done", "undone"]
+    assert page.evaluate("() => window.mouseEvents") == 0
+    page.wait_for_selector('#save-state[data-state="saved"]')
+    page.reload()
+    page.wait_for_selector(READY)
+    stored = {a["id"]: a for a in own_annotations(page, "harbor-lighthouse")}
+    assert set(stored) == {money, days} and stored[money]["note"] == "the source says 2.3"  # undo and redo stored
+
+
+def test_hotkeys_from_the_settings_file_act_and_are_in_the_help(page, build_bundle, serve_dir, tmp_path):
+    """Issue 28 §2: `keys:` in the settings file changes an action's key (the old one then does nothing) and
+    the help shows the keys as configured."""
+    from conftest import EXAMPLES
+
+    settings = tmp_path / "keys.yaml"
+    settings.write_text("keys:\n  find: F2\n  next_saved: ['>', 'm']\n  no_source: f\n", encoding="utf-8")
+    bundle = build_bundle([EXAMPLES / "demo.jsonl"], name="demo-keys", labels=EXAMPLES / "labels.yaml",
+                          settings=settings)
+    block_model(page)
+    open_page(page, serve_dir(bundle), record="harbor-lighthouse", annotator="kim")
+    page.keyboard.press("f")  # now "no source span": no find box
+    assert not page.locator("#find-bar").is_visible()
+    page.keyboard.press("F2")
+    assert active(page) == "find-input"
+    page.keyboard.type("Mondays")
+    page.keyboard.press("Enter")
+    page.keyboard.press("1")
+    page.keyboard.press("Enter")
+    [a] = own_annotations(page, "harbor-lighthouse")
+    page.keyboard.press(">")
+    assert page.evaluate("() => mercuryStatic.store.state.ui.hover") == a["id"]
+    page.keyboard.press("?")
+    rows = dict(tuple(r) for r in page.locator("#help-keys tr").evaluate_all(
+        "els => els.map(e => [e.cells[0].textContent, e.cells[1].textContent])"))
+    assert rows["F2"].startswith("find in the focused text") and rows["> / m"].startswith("next saved annotation")
+    assert rows["f"].startswith("no source span")
+
+
+# --------------------------------------------------------------- issue 28 §3: suggested spans one at a time
+
+@pytest.fixture(scope="module")
+def prior_bundle(build_bundle, tmp_path_factory):
+    """A FaithBench dump whose record 0 has 5 prior annotations (tests/page_fixtures.py)."""
+    from page_fixtures import faithbench_dump
+
+    return build_bundle([faithbench_dump(tmp_path_factory.mktemp("walk") / "batch.json", n=3, suggestions=5)],
+                        name="walk")
+
+
+def walk_state(page):
+    return page.evaluate("""() => ({ hover: mercuryStatic.store.state.ui.hover,
+        bar: document.querySelector('#suggest-walk')?.hidden === false,
+        what: document.querySelector('#suggest-walk .walk-what b')?.textContent })""")
+
+
+def test_suggested_spans_walked_one_at_a_time_by_keys(page, prior_bundle, serve_dir):
+    """w starts the walk at the first suggestion (lit in the texts); a accepts it (the annotator's own), r
+    rejects, n / → skips, ← goes back, e puts it into the draft to change and save, Esc ends the walk;
+    decided ones are not offered again."""
+    block_model(page)
+    open_page(page, serve_dir(prior_bundle), record="0", annotator="kim")
+    prior = state(page, "s.current.record.prior_annotations")
+    assert len(prior) == 5
+    page.evaluate(COUNT_MOUSE)
+    page.keyboard.press("w")
+    assert walk_state(page) == {"hover": "prior:0", "bar": True, "what": "Suggestion 1 of 5"}
+    page.keyboard.press("a")
+    [mine] = own_annotations(page, "0")
+    assert (mine["summary"]["start"], mine["summary"]["end"], mine["label"]) == (
+        prior[0]["summary"]["start"], prior[0]["summary"]["end"], prior[0]["label"])
+    assert walk_state(page)["hover"] == "prior:1"
+    page.keyboard.press("r")  # rejected: not taken
+    assert walk_state(page)["hover"] == "prior:2" and len(own_annotations(page, "0")) == 1
+    page.keyboard.press("n")
+    page.keyboard.press("ArrowRight")
+    assert walk_state(page)["hover"] == "prior:4"
+    page.keyboard.press("ArrowLeft")
+    assert walk_state(page)["hover"] == "prior:3"
+    page.keyboard.press("e")  # into the draft: change the label, save
+    assert not walk_state(page)["bar"]
+    assert state(page, "s.draft.summary") == [prior[3]["summary"]["start"], prior[3]["summary"]["end"]]
+    assert state(page, "s.draft.note") == prior[3]["note"]
+    page.keyboard.press("3")
+    page.keyboard.press("1")
+    page.keyboard.press("Enter")
+    assert len(own_annotations(page, "0")) == 2
+    # again: the accepted, rejected and edited ones are decided; 2 and 4 are left
+    page.keyboard.press("w")
+    assert walk_state(page)["hover"] == "prior:2"
+    page.keyboard.press("Enter")  # Enter accepts too
+    assert walk_state(page)["hover"] == "prior:4"
+    page.keyboard.press("Escape")
+    assert walk_state(page) == {"hover": None, "bar": False, "what": None}
+    page.keyboard.press("n")  # the walk is over: n is the next record again
+    page.wait_for_function("() => mercuryStatic.store.state.current.id === '1'")
+    assert page.evaluate("() => window.mouseEvents") == 0
+
+
+def test_the_suggestion_walk_by_touch(browser, prior_bundle, serve_dir):
+    """The same walk with the bar's buttons on a touch phone (390×844): tap Accept, Reject, Next."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+    page = context.new_page()
+    block_model(page)
+    open_page(page, serve_dir(prior_bundle), record="0", annotator="lee")
+    page.keyboard.press("w")
+    bar = page.locator("#suggest-walk")
+    box = bar.bounding_box()
+    assert box and box["width"] <= 390
+    bar.locator('[data-walk="accept"]').tap()
+    bar.locator('[data-walk="reject"]').tap()
+    bar.locator('[data-walk="next"]').tap()
+    assert walk_state(page)["hover"] == "prior:3"
+    assert len(own_annotations(page, "0")) == 1
+    for what in ("accept", "reject", "edit", "next", "close"):
+        b = bar.locator(f'[data-walk="{what}"]').bounding_box()
+        assert b["height"] >= 40  # a finger's target
+    bar.locator('[data-walk="close"]').tap()
+    assert not bar.is_visible()
+    context.close()

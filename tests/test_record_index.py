@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from mercury_static.bundle.contents import ShardLimits
-from mercury_static.bundle.record_index import (META_SEP, PREFIX, IndexRow, fnv1a, meta_terms, shard_of, word_key, words,
-                                         write_index)
+from mercury_static.bundle.record_index import (META_SEP, PREFIX, IndexRow, fnv1a, meta_terms, shard_of, text_words,
+                                         word_key, words, write_index)
 
 N = 20_000
 K = 64  # records per index shard: 313 shards
@@ -25,7 +25,8 @@ def generated_rows(n: int = N) -> list[IndexRow]:
         title = f"Summary {i} of topic {TOPICS[i % len(TOPICS)]} · part {i % 13}"
         rows.append(IndexRow(id=rid, title=title, tags=[TOPICS[i % 5], str(i % 7)], shard=i // 500,
                              text_shards=[i // 300, i // 300 + 1],
-                             meta={"topic": TOPICS[i % 4], "score": i % 11, "many": ["x", f"y{i % 3}"]}))
+                             meta={"topic": TOPICS[i % 4], "score": i % 11, "many": ["x", f"y{i % 3}"]},
+                             text_words=text_words(f"The source of {i % 29} says {TOPICS[i % 3]}; summary {i}.")))
     return rows
 
 
@@ -79,13 +80,14 @@ def test_term_postings_match_a_full_scan(index):
     top = read(data, "index.json")
     terms = [read(data, f"terms-{i:04d}.json") for i in range(top["term_shards"])]
     assert top["term_shards"] > 10
-    for query in ["model", "mo", "ünï", "日本", "𝔯é", "summary", "7", "rec", "part"]:
+    for query in ["model", "mo", "ünï", "日本", "𝔯é", "summary", "7", "rec", "part", "says", "source", "28"]:
         # a filter word reads the one shard of its prefix and matches every word it prefixes there; a
         # shorter one than the prefix only the same word (a one-character prefix would read every shard)
         match = (lambda w, q=query: w.startswith(q)) if len(query) >= PREFIX else query.__eq__
         shard = terms[shard_of(word_key(query), top["term_shards"])]["words"]
         hit = sorted({p for w, postings in shard.items() if match(w) for p in undelta(postings)})
-        scan = [i for i, r in enumerate(rows) if any(map(match, words(" ".join([r.id, r.title, *r.tags]))))]
+        scan = [i for i, r in enumerate(rows) if any(map(match, [*words(" ".join([r.id, r.title, *r.tags])),
+                                                                *r.text_words]))]
         assert hit == scan and scan, query
     for name, value in [("topic", "Model-B"), ("many", "y2"), ("topic", "xsum")]:
         key = name + META_SEP + value
@@ -138,6 +140,28 @@ def test_build_writes_the_index_beside_records_json(build_bundle, tmp_path):
     assert sliced == {k: records[k] for k in sliced}
 
 
+def test_the_filter_words_are_those_of_both_texts_too(build_bundle, tmp_path):
+    """Issue 28 §4: a word late in the summary (past the row title) and a word only in the source are terms,
+    with every other word of either text; each record posts a word once."""
+    summary = ("The council met on Monday and, after a long debate about the harbour and its many ferries, "
+               "approved the plan put forward by Councillor Warburton.")
+    rows = [{"id": "r0", "source": "The ferry plan was tabled in 2015. Its cost is unknown.", "summary": summary},
+            {"id": "r1", "source": "A bakery opened.", "summary": "A bakery opened near the harbour."}]
+    path = tmp_path / "two.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
+    data = build_bundle([path], name="index-texts") / "data"
+    top = read(data, "index.json")
+    posted = {}
+    for n in range(top["term_shards"]):
+        for word, postings in read(data, f"terms-{n:04d}.json")["words"].items():
+            posted[word] = undelta(postings)
+    assert "warburton" not in words(read(data, "index-0000.json")["titles"][0])  # past the title
+    assert posted["warburton"] == [0] and posted["2015"] == [0] and posted["tabled"] == [0]
+    assert posted["harbour"] == [0, 1] and posted["bakery"] == [1]
+    every = {w for r in rows for w in words(r["source"] + " " + r["summary"] + " " + r["id"])}
+    assert every <= set(posted)
+
+
 def reference_index(data: Path, rows: list[IndexRow], index_records: int, term_postings: int,
                     visible_meta: list[str]) -> None:
     """The index as the first writer wrote it, every id and posting in memory until the end: the streaming
@@ -161,7 +185,8 @@ def reference_index(data: Path, rows: list[IndexRow], index_records: int, term_p
         meta = {k: row.meta[k] for k in visible_meta if k in row.meta}
         if visible_meta:
             columns.setdefault("meta", []).append(meta)
-        for term in words(" ".join([row.id, row.title or "", *row.tags])) + meta_terms(meta):
+        for term in [*dict.fromkeys(words(" ".join([row.id, row.title or "", *row.tags])) + list(row.text_words)),
+                     *meta_terms(meta)]:
             p = postings.setdefault(term, [])
             if not p or p[-1] != pos:
                 p.append(pos)

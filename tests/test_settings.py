@@ -104,10 +104,23 @@ def one_error(result, *parts: str) -> str:
     ({"suggestions": {"blind": ["bobby"]}, "distribution": {"annotators": ["alice", "bob"], "overlap": 2}},
      ["suggestions", "'blind'", "'bobby' is not one of distribution.annotators (alice, bob)"]),
     ([SPAN], ["expected a mapping, got array"]),
+    ({"questions": [{**SPAN, "granularity": "symbol"}]},
+     ["questions[0]", "'granularity'", "'symbol' is not one of word, character"]),
+    ({"questions": [SPAN, {**VERDICT, "granularity": "word"}]}, ["questions[1]", "'granularity'", "unknown key"]),
+    ({"keys": {"fnid": "F2"}}, ["keys", "'fnid'", "unknown action (expected one of: next, prev"]),
+    ({"keys": {"find": "x"}}, ["keys", "'find'", "key 'x' is both find's and no_source's"]),
+    ({"keys": {"note": "f", "find": "c"}}, ["keys"]),  # swapped: no clash
+    ({"keys": {"find": "3"}}, ["keys", "'find'", "'3' is kept by the page"]),
+    ({"keys": {"find": "Ctrl+F"}}, ["keys", "'find'", "'Ctrl+F' is not a key: one character or one of Delete"]),
+    ({"keys": {"find": []}}, ["keys", "'find'", "expected a key or a list of keys"]),
+    ({"keys": ["find"]}, ["keys", "expected a mapping of action: key"]),
 ])
 def test_each_rule_is_one_message(doc, words):
     from mercury_static.core.records import InputError
 
+    if doc == {"keys": {"note": "f", "find": "c"}}:
+        assert parse(doc).keys == {"note": ("f",), "find": ("c",)}
+        return
     with pytest.raises(InputError) as e:
         parse(doc)
     message = str(e.value)
@@ -626,3 +639,41 @@ def test_rewording_keeps_the_bundle_id_and_answers_do_not(build_bundle, tmp_path
     changed = json.loads(json.dumps(base))
     changed["questions"][2] = {"name": "quality", "type": "rating", "values": [1, 2, 3, 4]}
     assert bundle_id("base", base) == bundle_id("reworded", reworded) != bundle_id("changed", changed)
+
+
+def test_the_span_granularity_reaches_the_manifest_only_when_it_is_character():
+    """Issue 28 §1: a mouse selection snaps to whole words unless the span question keeps characters; the
+    default is not written (a bundle without it keeps its id)."""
+    from mercury_static.settings.schema import MetadataRanges, manifest_settings
+
+    def span_json(doc):
+        return manifest_settings(parse(doc), MetadataRanges())["questions"][0]
+
+    assert parse({"questions": [SPAN]}).span.granularity == "word"
+    assert "granularity" not in span_json({"questions": [{**SPAN, "granularity": "word"}]})
+    assert span_json({"questions": [{**SPAN, "granularity": "character"}]})["granularity"] == "character"
+
+
+def test_clashing_hotkeys_stop_the_build_in_one_line(run, tmp_path):
+    """Issue 28 §2: the settings file's hotkeys are checked at build: exit 2, one line, nothing written."""
+    data = write_jsonl(tmp_path / "d.jsonl", ROWS)
+    settings = tmp_path / "s.yaml"
+    settings.write_text("keys:\n  next_saved: '>'\n  prev_saved: '>'\n", encoding="utf-8")
+    out = tmp_path / "out"
+    one_error(run("build", data, "-o", out, "--settings", settings),
+              "s.yaml", "keys", "'prev_saved'", "key '>' is both next_saved's and prev_saved's")
+    assert not out.exists()
+
+
+def test_the_default_hotkeys_are_the_pages(tmp_path):
+    """hotkeys.DEFAULT_KEYS (checked at build) and keymap.js KEY_ACTIONS (what the page does) are one table."""
+    import subprocess
+
+    from conftest import REPO
+    from mercury_static.settings.hotkeys import DEFAULT_KEYS
+
+    js = subprocess.run(["node", "--input-type=module", "-e",
+                         "import('./site_template/app/keys/keymap.js').then((m) => console.log(JSON.stringify("
+                         "Object.fromEntries(Object.entries(m.KEY_ACTIONS).map(([a, [k]]) => [a, k])))))"],
+                        cwd=REPO, capture_output=True, text=True, check=True).stdout
+    assert json.loads(js) == {a: list(k) for a, k in DEFAULT_KEYS.items()}

@@ -145,7 +145,7 @@ class StreamBuild:
             spool.write(dumps(rec) + "\n")
             src_shard = src.shard if isinstance(src, StoredText) else src
             summ_shard = summ.shard if isinstance(summ, StoredText) else summ
-            self.writer.add_record(rec, src_shard, summ_shard, r.summary)
+            self.writer.add_record(rec, src_shard, summ_shard, r.summary, r.source)
             if vectors is not None:
                 tid = text_id(r.summary)
                 vectors.write(rvecs[tid] if tid in rvecs else known[text_key(tid)][1])

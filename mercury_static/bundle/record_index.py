@@ -14,6 +14,7 @@ import tempfile
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import groupby
 from operator import itemgetter
 from pathlib import Path
@@ -38,6 +39,7 @@ class IndexRow:
     shard: int
     text_shards: list[int]
     meta: dict = field(default_factory=dict)
+    text_words: Sequence[str] = ()  # the distinct words of its two texts (`text_words`): the filter finds them too
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,13 @@ def fnv1a(key: str) -> int:
 def words(text: str) -> list[str]:
     """The words of a text, lower-cased, in order (repeats kept)."""
     return _WORD.findall(text.lower())
+
+
+@lru_cache(maxsize=16)
+def text_words(text: str) -> tuple[str, ...]:
+    """The distinct words of a text (`words`), sorted; kept for the next records: the records of a SummHay
+    topic share one haystack, read once rather than once a record."""
+    return tuple(sorted(set(words(text))))
 
 
 def word_key(word: str) -> str:
@@ -124,7 +133,9 @@ class IndexWriter:
         meta = {k: row.meta[k] for k in self.visible_meta if k in row.meta}
         if self.visible_meta:
             self._columns.setdefault("meta", []).append(meta)
-        for term in [*words(" ".join([row.id, row.title or "", *row.tags])), *meta_terms(meta)]:
+        terms = dict.fromkeys(words(" ".join([row.id, row.title or "", *row.tags])))
+        terms.update(dict.fromkeys(row.text_words))
+        for term in [*terms, *meta_terms(meta)]:
             p = self._terms.setdefault(term, array("i"))
             if not p or p[-1] != pos:  # a word twice in a record: one posting
                 p.append(pos)

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from mercury_static.bundle.contents import ShardLimits, StoredText, dumps, encode_rows, row_tags, row_title
-from mercury_static.bundle.record_index import IndexRow, IndexWriter
+from mercury_static.bundle.record_index import IndexRow, IndexWriter, text_words
 
 
 class TextPlacer:
@@ -80,8 +80,9 @@ class DataWriter:
                 f.write(encode_rows(v))
         self.open_texts, self._rows, self._vectors = {}, 0, []
 
-    def add_record(self, rec: dict, source_shard: int, summary_shard: int, summary: str) -> None:
-        """A JSON-ready record (texts by id) with its texts' shards; `summary` titles a record without one."""
+    def add_record(self, rec: dict, source_shard: int, summary_shard: int, summary: str, source: str = "") -> None:
+        """A JSON-ready record (texts by id) with its texts' shards; `summary` titles a record without one; the
+        words of both texts go into the index (the record filter finds any of them)."""
         rec = dict(rec, source_shard=source_shard, summary_shard=summary_shard)
         encoded = len(dumps(rec))
         if self._batch and (self._size + encoded > self.limits.record_bytes or len(self._batch) >= self.limits.records):
@@ -98,7 +99,8 @@ class DataWriter:
             f.write(sep + dumps(values[name]))
         self._first = False
         self._index.add(IndexRow(values["ids"], values["titles"], values["tags"], values["shard"],
-                                 values["text_shards"], values.get("meta") or {}))
+                                 values["text_shards"], values.get("meta") or {},
+                                 text_words(source) + text_words(summary)))
 
     def _flush_records(self) -> None:
         (self.data / f"records-{self._record_shard:04d}.json").write_text(dumps({"records": self._batch}),

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from mercury_static.core.names import distinct_names
 from mercury_static.core.records import InputError
+from mercury_static.settings.hotkeys import check_keys
 
 NAME = re.compile(r"(?=.*[a-z0-9])[a-z0-9_-]{1,200}")
 """Argilla's rule for the names of fields, questions and metadata (its server's `*_CREATE_NAME_REGEX`)."""
@@ -79,6 +80,9 @@ class Question:
     allow_overlapping: bool = True
     visible_options: int | None = None
     options_order: str = "natural"
+    granularity: str = "word"
+    """span only: what a selection snaps to in the page, "word" (a mouse selection grows to whole words) or
+    "character" (kept as made; Label Studio's `granularity="symbol"`)."""
 
 
 @dataclass(frozen=True)
@@ -136,6 +140,8 @@ class Settings:
     """Argilla's `distribution.min_submitted` without named annotators (`distribution: {min_submitted: n}`):
     no queues, but `merge --format argilla` writes it and counts a record completed at n submissions."""
     file: str | None = None
+    keys: dict = field(default_factory=dict)
+    """The page's hotkeys the file changes, {action: keys} (hotkeys.py); the others keep their defaults."""
     argilla: dict | None = None
     """The Argilla settings.json read (read_settings.py), kept whole in the manifest: `merge --format argilla`
     writes what the bundle asked and names in a note each way that differs from this file."""
@@ -200,7 +206,7 @@ def _names(kinds: tuple) -> str:
 def parse_settings(doc, file: str) -> Settings:
     """Check a settings document (docs/DESIGN.md, "Settings file") into `Settings`."""
     top = _Doc(doc, file, None, ("fields", "questions", "guidelines", "metadata", "suggestions", "distribution",
-                                 "vectors"))
+                                 "vectors", "keys"))
     fields = _fields(top.get("fields", dict, {}), file)
     questions = _questions(top.get("questions", list), file)
     metadata = _metadata(top.get("metadata", list, []), file, fields)
@@ -230,7 +236,8 @@ def parse_settings(doc, file: str) -> Settings:
     return Settings(fields=fields, questions=questions, metadata=metadata, guidelines=guidelines,
                     suggestions=columns, suggestions_file=sugg.get("file", str), blind=blind,
                     similar_records=vectors.get("similar_records", bool, True),
-                    distribution=distribution, min_submitted=min_submitted, file=file)
+                    distribution=distribution, min_submitted=min_submitted, file=file,
+                    keys=check_keys(top.value["keys"], file) if top.value.get("keys") is not None else {})
 
 
 def _text_field(value, file: str, where: str, name: str | None, title: str) -> TextField:
@@ -294,7 +301,8 @@ def _rating_values(d: _Doc) -> tuple[int, ...]:
     return tuple(values)
 
 
-QUESTION_KEYS = {"span": ("labels", "label_texts", "allow_overlapping", "visible_options"),
+GRANULARITIES = ("word", "character")
+QUESTION_KEYS = {"span": ("labels", "label_texts", "allow_overlapping", "visible_options", "granularity"),
                  "label": ("options", "visible_options"),
                  "multi_label": ("options", "visible_options", "options_order"),
                  "ranking": ("options",), "rating": ("values",), "text": ("markdown",)}
@@ -325,7 +333,10 @@ def _questions(items, file: str) -> tuple[Question, ...]:
             q = _replace(q, markdown=d.get("markdown", bool, False))
         else:
             q = _replace(q, labels=d.get("labels", (dict, list)), label_texts=_label_texts(d),
-                         allow_overlapping=d.get("allow_overlapping", bool, True))
+                         allow_overlapping=d.get("allow_overlapping", bool, True),
+                         granularity=d.get("granularity", str, "word"))
+            if q.granularity not in GRANULARITIES:
+                d.fail("granularity", f"{q.granularity!r} is not one of {', '.join(GRANULARITIES)}")
         if kind in ("label", "multi_label", "span"):
             q = _replace(q, visible_options=_visible_options(d, len(q.options) if q.options else None))
         if kind == "multi_label":
@@ -522,6 +533,8 @@ def _question_json(q: Question) -> dict:
         out["visible_options"] = q.visible_options
     if q.options_order != "natural":
         out["options_order"] = q.options_order
+    if q.granularity != "word":
+        out["granularity"] = q.granularity
     return out
 
 
@@ -566,6 +579,7 @@ def manifest_settings(s: Settings, ranges: MetadataRanges) -> dict:
         "suggestions": {"blind": list(s.blind) if isinstance(s.blind, tuple) else s.blind},
         "vectors": {"similar_records": s.similar_records},
         **({"distribution": {"min_submitted": s.min_submitted}} if s.min_submitted is not None else {}),
+        **({"keys": {a: list(k) for a, k in s.keys.items()}} if s.keys else {}),
         **({"argilla": s.argilla} if s.argilla is not None else {}),
     }
 

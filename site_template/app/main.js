@@ -23,6 +23,11 @@ import { normalizeName } from './state/names.js';
 import { pageSettings } from './state/settings.js';
 import { acceptedPriors, spanSuggestionsAsPrior } from './state/suggestions.js';
 import { isAfter } from './state/times.js';
+import { mountFind } from './keys/find.js';
+import { actionsByKey, keyRows, resolveKeys } from './keys/keymap.js';
+import { mountHistory } from './views/historyview.js';
+import { mountSavedNav } from './keys/savednav.js';
+import { mountSuggestionWalk } from './views/suggestwalk.js';
 import { h, nowIso, shortHash } from './util.js';
 import {
   mountAllDone, mountAnnotations, mountBanners, mountDraft, mountFinish, mountOverlays, mountRecordInfo,
@@ -300,6 +305,9 @@ async function main() {
     : { focusQuestion: () => false, accept: () => false, focusQuestionNamed: () => {} };
   mountDraft(store, actions, { save: () => save(), clear: () => clear() });
   mountAnnotations(store, actions);
+  const savedNav = mountSavedNav(store, actions);
+  const suggestionWalk = mountSuggestionWalk(store, actions, document.getElementById('toast'));
+  mountHistory(store, actions, document.getElementById('history'));
   mountSuggestions(store, actions);
   mountBanners(store, actions, exportNow);
   mountToast(store, actions);
@@ -331,8 +339,9 @@ async function main() {
     });
     if (Object.keys(store.state.work.records).length) uploads.now(); // catch up on what a closed page left
   }
+  const keys = resolveKeys(manifest.settings?.keys); // the settings file's hotkeys over the defaults
   document.getElementById('help-keys').replaceChildren(
-    ...[...SHORTCUTS, ...(questionsMod ? questionsMod.QUESTION_SHORTCUTS : [])]
+    ...[...keyRows(keys, { form: Boolean(questionsMod) }), ...SHORTCUTS, ...(questionsMod ? questionsMod.QUESTION_SHORTCUTS : [])]
       .map(([k, what]) => h('tr', {}, h('td', {}, h('kbd', {}, k)), h('td', {}, what))));
 
   const scrollMemory = mountScrollMemory(manifest.bundle_id, panes, SIDES);
@@ -440,6 +449,8 @@ async function main() {
     taken = spanKey(side, s, e);
     take(side, s, e);
   });
+  const snapWords = settings.span.granularity !== 'character';
+  const finder = mountFind(panes, keysel, { words: snapWords });
   /**
    * A selection made: after a press in the text (`fresh`, a drag) any, at a key-up or another mouse-up
    * (a scrollbar's) only one not taken already.
@@ -450,8 +461,9 @@ async function main() {
     const range = sel.getRangeAt(0);
     const side = SIDES.find((sd) => panes[sd].root && panes[sd].root.contains(range.commonAncestorContainer));
     if (!side) return;
-    const span = panes[side].spanOf(range);
+    let span = panes[side].spanOf(range);
     if (!span) return;
+    if (fresh && snapWords) span = keysel.snapSelection(side, span); // a drag grows to whole words
     const cur = store.state.draft[side];
     if (cur && cur[0] === span[0] && cur[1] === span[1]) return;
     if (!fresh && taken === spanKey(side, span[0], span[1])) return;
@@ -607,7 +619,8 @@ async function main() {
   mountKeys({
     next, prev,
     labelDigit: (d) => labelNumber.digit(d), flushNumber: () => labelNumber.flush(),
-    save, submit: () => finish('submitted'), discard: () => finish('discarded'),
+    save: () => savedNav.open() || save(), submit: () => finish('submitted'), discard: () => finish('discarded'),
+    suggestions: () => suggestionWalk.start(), nextSaved: () => savedNav.step(1), prevSaved: () => savedNav.step(-1), deleteSaved: () => savedNav.remove(),
     escape: () => {
       const { ui } = store.state;
       if (ui.choice) actions.choose('stay');
@@ -615,9 +628,9 @@ async function main() {
         actions.toggleHelp(false);
         actions.toggleGuidelines(false);
       } else if (ui.allDone) closeAllDone();
-      else clear();
+      else if (!savedNav.end()) clear();
     },
-    undo: () => actions.undo(),
+    undo: () => actions.undo(), redo: () => actions.redo(),
     step: (side, unit, dir, extend) => {
       const target = side || 'summary';
       if (!store.state.current.record) return;
@@ -625,6 +638,8 @@ async function main() {
       keysel.step(target, unit, dir, extend);
     },
     otherPane: (side) => focusPane(side === 'source' ? 'summary' : 'source'),
+    find: (side) => store.state.current.record && finder.open(side || 'summary'),
+    stepStart: (side, dir) => keysel.stepStart(side || 'summary', dir),
     pairMatch,
     noSource: () => {
       const { anchor } = store.state.draft;
@@ -645,7 +660,7 @@ async function main() {
       nextQuestion: () => form.focusQuestion(1), prevQuestion: () => form.focusQuestion(-1),
       accept: () => form.accept() || acceptSpanSuggestion(),
     } : {}),
-  });
+  }, actionsByKey(keys));
 
   // k and minimum score
   const kInput = document.getElementById('ctl-k');

@@ -4,24 +4,18 @@
  * letters and digits are text there.
  */
 
+/** The help rows of the fixed keys (the one-key shortcuts of actions are keymap.js's, settings may change them). */
 export const SHORTCUTS = [
-  ['n / j', 'next record'], ['p / k', 'previous record'],
   ['1 … 9, 10 …', 'toggle the label of that number (from 10 labels on, two digits typed quickly make one number: 1 then 2 is label 12)'],
-  ['Enter', 'save the annotation (in the note too, which it leaves; Shift+Enter: new line; Ctrl+Enter also saves)'],
-  ['s', 'submit the record (and go to the next); a finished draft is saved first'],
-  ['d', 'discard the record (and go to the next)'],
-  ['Esc', 'leave a field; close an overlay; clear the draft (twice when it has a label or a note)'],
-  ['Ctrl+Z', 'undo the last delete, edit, submit or discard (while its notice shows)'],
+  ['Enter', 'save the annotation (in the note too, which it leaves; Shift+Enter: new line; Ctrl+Enter also saves); on a saved annotation walked to: open it in the draft (change its span, labels, note, source span; Enter saves it)'],
+  ['Esc', 'leave a field; close an overlay; end a walk; clear the draft (twice when it has a label or a note)'],
+  ['Ctrl+Z', 'undo the last change (again: the one before; the side panel lists this record\'s changes)'],
+  ['Ctrl+Shift+Z / Ctrl+Y', 'redo the last change undone'],
   ['→ / ←', 'select the next / previous word (in the focused pane, else the summary)'],
   ['↓ / ↑', 'select the next / previous sentence'],
   ['Shift + arrows', 'extend / shrink the selection by a word or a sentence'],
-  ['o', 'move to the other pane (select the source span there)'],
-  ['. / ,', 'next / previous highlighted match, in text order (as the marks beside the pane are numbered; a click on a mark makes it the current one)'],
-  ['l', 'pair the current match (else the best) with the span'],
-  ['x', 'no source span (not supported by the source)'], ['c', 'write a note'],
-  ['t', 'next record still to do'], ['[ / ]', 'show / hide the record list / the annotation panel'],
-  ['/', 'filter the records (opens the list; Enter or ↓: into the list)'], ['e', 'export your annotations (download the file)'],
-  ['g', 'guidelines'], ['?', 'this help'], ['Tab', 'move between controls; in a dialog it stays in the dialog'],
+  ['Alt+Shift + ← / →', 'grow / shrink the start of the selection by a word'],
+  ['Tab', 'move between controls; in a dialog it stays in the dialog'],
 ];
 
 /**
@@ -104,9 +98,11 @@ export function trapFocus(container) {
 /**
  * @param handlers {next, prev, labelDigit(d), flushNumber, save, submit, discard, escape, undo, nextMatch, prevMatch,
  *   pairMatch, noSource, note, leaveField, otherPane, step(side | null, unit, dir, extend), modal() -> bool,
- *   guidelines, help, nextTodo, toggleList, toggleSide, exportNow, filter, nextQuestion?, prevQuestion?, accept?}
+ *   guidelines, help, nextTodo, toggleList, toggleSide, exportNow, filter, find(side | null), stepStart(side | null, dir),
+ *   redo, nextSaved, prevSaved, deleteSaved, suggestions, nextQuestion?, prevQuestion?, accept?}
+ * @param byKey {key: action} (keymap.js: the defaults and the settings' changes)
  */
-export function mountKeys(handlers) {
+export function mountKeys(handlers, byKey) {
   document.addEventListener('keydown', (ev) => {
     if (!/^[0-9]$/.test(ev.key)) handlers.flushNumber(); // any other key first takes a label number being typed
     const field = ev.target instanceof Element
@@ -133,6 +129,11 @@ export function mountKeys(handlers) {
     if (field) return;
     if (handlers.modal() && ev.key !== '?' && ev.key !== 'g') return; // a dialog is open: Tab and its buttons only
     const pane = ev.target instanceof Element ? ev.target.closest('.scroller[id^="pane-"]') : null;
+    if (ev.altKey && ev.shiftKey && !ev.ctrlKey && !ev.metaKey && (ev.key === 'ArrowLeft' || ev.key === 'ArrowRight')) {
+      ev.preventDefault(); // Alt+Shift+←/→: the start of the selection a word back / forward
+      handlers.stepStart(pane ? pane.id.slice(5) : null, ev.key === 'ArrowLeft' ? -1 : 1);
+      return;
+    }
     if (ARROWS[ev.key] && !ev.ctrlKey && !ev.metaKey && !ev.altKey) {
       // in a pane: that pane; elsewhere (the page, a button) the summary; lists and panels keep their arrows
       if (pane || !(ev.target instanceof Element) || !ev.target.closest('#record-list, .guidelines, .overlay, [role=listbox]')) {
@@ -145,16 +146,24 @@ export function mountKeys(handlers) {
       if (handlers.undo()) ev.preventDefault();
       return;
     }
+    if ((ev.ctrlKey || ev.metaKey) && !ev.altKey && ((ev.shiftKey && ev.key.toLowerCase() === 'z') || (!ev.shiftKey && ev.key.toLowerCase() === 'y'))) {
+      if (handlers.redo()) ev.preventDefault();
+      return;
+    }
     if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
-    const map = {
-      n: handlers.next, j: handlers.next, p: handlers.prev, k: handlers.prev,
-      Enter: handlers.save, s: handlers.submit, d: handlers.discard,
-      '.': handlers.nextMatch, ',': handlers.prevMatch, g: handlers.guidelines, '?': handlers.help,
-      l: handlers.pairMatch, x: handlers.noSource, c: handlers.note, o: () => handlers.otherPane(pane ? pane.id.slice(5) : null),
-      t: handlers.nextTodo, '[': handlers.toggleList, ']': handlers.toggleSide,
-      e: handlers.exportNow, '/': handlers.filter,
-      q: handlers.nextQuestion, Q: handlers.prevQuestion, a: handlers.accept, // the questions form (questions.js)
+    const side = pane ? pane.id.slice(5) : null;
+    const byAction = {
+      next: handlers.next, prev: handlers.prev, submit: handlers.submit, discard: handlers.discard,
+      next_match: handlers.nextMatch, prev_match: handlers.prevMatch, guidelines: handlers.guidelines, help: handlers.help,
+      pair: handlers.pairMatch, no_source: handlers.noSource, note: handlers.note, other_pane: () => handlers.otherPane(side),
+      next_todo: handlers.nextTodo, toggle_list: handlers.toggleList, toggle_side: handlers.toggleSide,
+      export: handlers.exportNow, filter: handlers.filter, find: () => handlers.find(side),
+      next_saved: handlers.nextSaved, prev_saved: handlers.prevSaved, delete_saved: handlers.deleteSaved,
+      suggestions: handlers.suggestions,
+      next_question: handlers.nextQuestion, prev_question: handlers.prevQuestion, accept: handlers.accept, // the questions form (questions.js)
     };
+    const map = { Enter: handlers.save };
+    for (const [k, action] of Object.entries(byKey)) map[k] = byAction[action];
     let fn = map[ev.key];
     if (!fn && /^[0-9]$/.test(ev.key)) fn = () => handlers.labelDigit(ev.key);
     if (!fn) return;

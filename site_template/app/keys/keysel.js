@@ -1,6 +1,6 @@
 /**
  * Selecting text from the keyboard, in either pane: a word or a sentence at a time, extended and shrunk
- * with Shift. The span becomes the page's selection (the same DOM selection a mouse makes) and is handed
+ * with Shift (the end; with Alt+Shift the start); spans snapped to whole words (`snap`: a mouse selection). The span becomes the page's selection (the same DOM selection a mouse makes) and is handed
  * to `onSpan(side, start, end)`, so the assistance runs on it as on a mouse selection. Each pane keeps a
  * caret at the end of its last selection: the next one starts after it.
  *
@@ -15,6 +15,9 @@ const wordSegmenter = () => {
   if (segmenter === undefined) segmenter = typeof Intl !== 'undefined' && Intl.Segmenter ? new Intl.Segmenter(undefined, { granularity: 'word' }) : null;
   return segmenter;
 };
+
+/** The longest word (code points) a selection's end is snapped to the edge of. */
+const SNAP_MAX = 200;
 
 export class KeyboardSelection {
   /**
@@ -89,6 +92,51 @@ export class KeyboardSelection {
     return null;
   }
 
+  /** The word holding code point `pos` ([start, end), start <= pos < end), or null (a space, punctuation). */
+  _wordAt(side, pos) {
+    const sents = this.view[side].sentences;
+    let lo = 0;
+    for (let hi = sents.length; lo < hi;) {
+      const mid = (lo + hi) >> 1;
+      if (sents[mid][1] <= pos) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo >= sents.length || sents[lo][0] > pos) return null;
+    return this._wordsOf(side, lo).find(([s, e]) => s <= pos && pos < e) || null;
+  }
+
+  /**
+   * [start, end) grown to whole words: an end inside a word is moved to that word's edge (a mouse
+   * selection that began or ended mid-word, a typed phrase that stops within a word). A word longer than
+   * SNAP_MAX (an unbroken run of thousands of letters) is no word to take whole: that end stays.
+   */
+  snap(side, start, end) {
+    if (!this._sync(side) || end <= start) return [start, end];
+    const whole = (w) => w && w[1] - w[0] <= SNAP_MAX;
+    const first = this._wordAt(side, start);
+    const last = this._wordAt(side, end - 1);
+    return [whole(first) ? Math.min(first[0], start) : start, whole(last) ? Math.max(last[1], end) : end];
+  }
+
+  /**
+   * Move the start of the selection of `side` by a word: dir -1 grows it back by the word before it,
+   * dir 1 shrinks it by its first word (never to nothing).
+   */
+  stepStart(side, dir) {
+    if (!this._sync(side)) return;
+    const cur = this.getSpan(side);
+    if (!cur) return;
+    let start = cur[0];
+    if (dir < 0) {
+      const w = this._word(side, cur[0], -1);
+      if (w) start = w[0];
+    } else {
+      const w = this._word(side, cur[0] + 1, 1);
+      if (w && w[1] <= cur[1]) start = w[0];
+    }
+    if (start !== cur[0]) this.select(side, start, cur[1]);
+  }
+
   /** The sentence starting at or after `pos` (dir 1) or ending at or before it (dir -1). */
   _sentence(side, pos, dir) {
     const sents = this.view[side].sentences;
@@ -128,16 +176,30 @@ export class KeyboardSelection {
     this.select(side, span[0], span[1]);
   }
 
-  /** Make [start, end) the page's selection in `side` and hand it over. */
-  select(side, start, end) {
+  /** Make [start, end) the page's selection in `side` and hand it over (`scroll`: bring it into view). */
+  select(side, start, end, { scroll = true } = {}) {
     this._sync(side);
     const pane = this.panes[side];
     const sel = window.getSelection();
     sel.removeAllRanges();
     sel.addRange(pane.rangeFor(start, end));
-    pane.scrollToOffset(start);
+    if (scroll) pane.scrollToOffset(start);
     this.caret[side] = end;
     this.onSpan(side, start, end);
+  }
+
+  /**
+   * A mouse selection's span grown to whole words (`snap`); when that changed it, the page's selection
+   * shows the grown span (what the draft takes is what the annotator sees).
+   */
+  snapSelection(side, [start, end]) {
+    const [s, e] = this.snap(side, start, end);
+    if (s !== start || e !== end) {
+      const sel = window.getSelection();
+      sel.removeAllRanges();
+      sel.addRange(this.panes[side].rangeFor(s, e));
+    }
+    return [s, e];
   }
 
   /** A selection made with the mouse moves the caret too. */

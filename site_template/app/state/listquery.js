@@ -2,8 +2,8 @@
  * Which records the record list shows, in which order (issue 15 §1): the positions passing the text,
  * status, queue and metadata filters, sorted, as one Int32Array, computed on the sharded record index
  * (recordindex.js) so that each filter reads only the shards it needs:
- * - text: the term postings (one term shard a word, prefix matching); while one index shard holds every
- *   record (N ≤ K) substring matching over its rows, as before the index (nothing to save there);
+ * - text: the term postings of the rows' and the texts' words (one term shard a word, prefix matching);
+ *   while one index shard holds every record (N ≤ K) also substring matching over its rows;
  * - status: the store's placed work (positions of the records with work; todo is the complement);
  * - terms properties: the meta postings (one term shard a value);
  * - ranges and sorts: the `meta` column of the index shards of the records still in (all shards, read in
@@ -73,15 +73,24 @@ function statusesOf(word, substring) {
   return new Set(Object.keys(STATUS_TEXT).filter((k) => hit(STATUS_TEXT[k])));
 }
 
-/** Positions matching every filter word (id, row title, tags, or the status in words). */
+/**
+ * Positions matching every filter word (id, row title, tags, a word of either text, or the status in
+ * words). The texts' words are in the term index only: with every row in one index shard, a word matches
+ * a substring of the row or, through the term index, a word of its texts that it prefixes (a filter word
+ * of one word: `model-a` is matched against the row only).
+ */
 async function textMatches(index, words, statusOf) {
   if (index.count <= index.size) { // one index shard holds every row: substring matching, as before the index
-    const shard = await index.indexShard(0);
+    // a filter word of several parts (model-a, 3.2) is a substring of the row only: in the texts each part
+    // alone would match (the `a` of every text), the term index has no phrases
+    const oneWord = (w) => { const ws = wordsOf(w); return ws.length === 1 && ws[0] === w; };
+    const [shard, inTexts] = await Promise.all([index.indexShard(0),
+      Promise.all(words.map(async (w) => new Set(oneWord(w) ? await index.textPositions(w) : [])))]);
     const out = [];
     for (let p = 0; p < index.count; p++) {
       const hay = `${shard.ids[p]} ${shard.titles[p] || ''} ${(shard.tags[p] || []).join(' ')}`.toLowerCase();
       const st = STATUS_TEXT[statusOf.get(p) || 'todo'];
-      if (words.every((w) => hay.includes(w) || st.includes(w))) out.push(p);
+      if (words.every((w, k) => hay.includes(w) || st.includes(w) || inTexts[k].has(p))) out.push(p);
     }
     return Int32Array.from(out);
   }

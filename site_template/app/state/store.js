@@ -5,13 +5,15 @@
  * State slices: `current` (open record), `work` (the annotator's annotations + statuses, persisted),
  * `placed` (id -> bundle position of every record with work: the status of a position, the counts),
  * `draft` (the annotation being made: spans per side, labels, note), `assist` (related-sentence
- * highlights), `view` (k, min score), `model` (in-browser model status), `ui` (overlays, messages).
+ * highlights), `view` (k, min score), `model` (in-browser model status), `ui` (overlays, messages),
+ * `history` (the session's steps of the annotator's changes: undo / redo, history.js).
  */
 import {
   applyEntries, dict, emptyWork, hasOwn, isQuotaError, mergeDraft, mergeWork, withKey,
 } from './storage.js';
-import { answer, changesSince, markAccepted, restoreAnswer } from './responses.js';
+import { answer, changesSince, markAccepted } from './responses.js';
 import { storedSpanCp } from '../data/offsets.js';
+import { applyStep, changed, emptyHistory, pushStep } from './history.js';
 import { compareTimes, isAfter } from './times.js';
 import { nowIso, uuid } from '../util.js';
 
@@ -169,6 +171,7 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
     assist: emptyAssist(),
     view: { k: 5, minScore: 0.2, ...view },
     model: { status: 'idle', message: '' },
+    history: emptyHistory(),
     ui: {
       help: false, guidelines: false, storageError: null, message: null, hover: null,
       save: { state: 'idle', seq: 0 }, choice: null, confirmClear: false, draftMessage: null, toast: null, aside,
@@ -258,17 +261,41 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
     if (s.work !== prev.work) place();
   });
 
-  /** Apply fn(entry) -> entry to a record's work entry, stamp it, save. */
-  function changeRecord(id, fn) {
+  /** The text questions (an answer typed a keystroke at a time is one step of the history). */
+  const typed = new Set((m.settings?.questions || []).filter((q) => q.type === 'text').map((q) => q.name));
+
+  /**
+   * Apply fn(entry) -> entry to a record's work entry, stamp it, save. With `step` ({text, key?}) the change
+   * is a step of the history (undo / redo).
+   */
+  function changeRecord(id, fn, step = null) {
     const { work: w, current, placed } = get();
-    const entry = entryOf(w, id) || { status: 'in_progress', status_at: null, updated_at: null, annotations: dict() };
+    const old = entryOf(w, id);
+    const entry = old || { status: 'in_progress', status_at: null, updated_at: null, annotations: dict() };
     const next = fn({ ...entry, annotations: dict(entry.annotations) });
     next.updated_at = nowIso();
     // the open record's position is known: placed with the change, so its status shows at once
     const known = id === current.id && !placed.has(id) ? { placed: new Map(placed).set(id, current.index) } : {};
     if (known.placed) asked.add(id);
-    store.update({ work: { ...w, records: withKey(w.records, id, next) }, ...known });
+    const history = step && changed(old, next)
+      ? { history: pushStep(get().history, { ...step, id, index: current.id === id ? current.index : undefined, before: old, after: next, at: Date.now() }) }
+      : {};
+    store.update({ work: { ...w, records: withKey(w.records, id, next) }, ...known, ...history });
     persist([{ kind: 'r', id, value: next }]);
+  }
+
+  /** Undo (dir -1) or redo (1) a step of the history; on another record, that record opens. */
+  function replay(dir) {
+    const { past, future } = get().history;
+    const st = dir < 0 ? past[past.length - 1] : future[future.length - 1];
+    if (!st) return false;
+    if (get().ui.toast) setUi({ toast: null });
+    const [from, to] = dir < 0 ? [st.after, st.before] : [st.before, st.after];
+    changeRecord(st.id, (entry) => applyStep(entry, from, to, nowIso()));
+    store.update({ history: dir < 0 ? { past: past.slice(0, -1), future: [...future, st] }
+      : { past: [...past, st], future: future.slice(0, -1) } });
+    if (st.index !== undefined && st.index !== get().current.index) actions.goTo(st.index);
+    return true;
   }
 
   /**
@@ -303,10 +330,9 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
     };
   }
 
-  /** An undoable change: remember the record entry before it, show a toast. */
+  /** The notice of an undoable change (its Undo undoes the last step of the history). */
   function undoable(text, id, extra = {}) {
-    const before = entryOf(get().work, id);
-    return () => setUi({ toast: { text, id, before, at: Date.now(), ...extra } });
+    return () => setUi({ toast: { text, id, at: Date.now(), ...extra } });
   }
 
   const actions = {
@@ -474,7 +500,7 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
           created_at: old && !old.deleted ? old.created_at : at, updated_at: at,
         };
         return entry;
-      });
+      }, { text: d.editingId ? 'Annotation edited' : 'Annotation added' });
       setDraft(emptyDraft(), { assist: emptyAssist() });
       if (toast) toast();
       return id;
@@ -497,10 +523,18 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
       changeRecord(current.id, (entry) => {
         entry.annotations[id] = { id, deleted: true, updated_at: nowIso() };
         return entry;
-      });
+      }, { text: 'Annotation deleted' });
       if (get().draft.editingId === id) setDraft(emptyDraft());
       if (get().ui.hover === id) setUi({ hover: null });
       toast();
+    },
+    /** A prior annotation / span suggestion as the draft (to change, then save as the annotator's own). */
+    draftFrom(p) {
+      const span = (x) => (x && Number.isInteger(x.start) ? [x.start, x.end] : null);
+      setDraft({
+        anchor: 'summary', summary: span(p.summary), source: span(p.source),
+        labels: fewLabels(chosenLabels(p.label || [], labelChoices)), note: p.note || '', editingId: null,
+      }, { assist: emptyAssist() });
     },
     /** Copy a prior (input) annotation into the annotator's own. */
     acceptPrior(index) {
@@ -522,7 +556,7 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
           created_at: at, updated_at: at,
         };
         return p.question && p.agent ? markAccepted(entry, p.question, p.agent, id, at) : entry; // a machine's span suggestion
-      });
+      }, { text: 'Suggestion accepted' });
       return id;
     },
     /** Change record `id`'s work entry with fn(entry) -> entry, stamped and saved (the review mode's changes, review/work.js). */
@@ -535,33 +569,17 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
       if (!current.id) return;
       const toast = status === 'in_progress' ? null
         : undoable(status === 'submitted' ? 'Record submitted.' : 'Record discarded.', current.id, { index: current.index });
-      changeRecord(current.id, (entry) => ({ ...entry, status, status_at: nowIso() }));
+      changeRecord(current.id, (entry) => ({ ...entry, status, status_at: nowIso() }),
+        { text: { submitted: 'Record submitted', discarded: 'Record discarded', in_progress: 'Record reopened' }[status] });
       if (toast) toast();
     },
-    /**
-     * Undo the change the toast names (one annotation, or the record's status) as it was before,
-     * written as a new change (newest wins everywhere, so the undo reaches storage, tabs and exports).
-     */
+    /** Undo the last step of the history (Ctrl+Z, the notice's Undo); false: nothing to undo. */
     undo() {
-      const t = get().ui.toast;
-      if (!t) return false;
-      setUi({ toast: null });
-      const { before } = t;
-      changeRecord(t.id, (entry) => {
-        const at = nowIso();
-        if (t.annotation) {
-          const old = before && hasOwn(before.annotations, t.annotation) ? before.annotations[t.annotation] : null;
-          entry.annotations[t.annotation] = old ? { ...old, updated_at: at } : { id: t.annotation, deleted: true, updated_at: at };
-        } else if (t.response) {
-          restoreAnswer(entry, before, t.response, at);
-        } else {
-          entry.status = before?.status || 'in_progress';
-          entry.status_at = at;
-        }
-        return entry;
-      });
-      if (t.index !== undefined && t.index !== get().current.index) actions.goTo(t.index);
-      return true;
+      return replay(-1);
+    },
+    /** Redo the last step undone (Ctrl+Shift+Z, Ctrl+Y). */
+    redo() {
+      return replay(1);
     },
     /**
      * Answer a record-level question of the open record (an empty value clears it), saved like an
@@ -571,7 +589,8 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
       const { current } = get();
       if (!current.id) return;
       const toast = undo ? undoable(undo, current.id, { response: name }) : null;
-      changeRecord(current.id, (entry) => answer(entry, name, value, agent, nowIso()));
+      changeRecord(current.id, (entry) => answer(entry, name, value, agent, nowIso()),
+        { text: `Answer: ${name}`, key: typed.has(name) ? `answer:${name}` : null });
       if (toast) toast();
     },
     dismissToast() {

@@ -19,11 +19,9 @@ import { questionSuggestions, scoreText, valueText } from '../state/suggestions.
 import { watch } from '../state/store.js';
 import { h } from '../util.js';
 
-/** The keyboard help rows of the form (added to the help only when the bundle has questions). */
+/** The keyboard help rows of the form's fixed keys (added to the help only when the bundle has questions; q, Q and a are keymap.js's). */
 export const QUESTION_SHORTCUTS = [
-  ['q / Shift+Q', 'next / previous question of the form (on each record from the first one)'],
   ['1 … 9, 10 … (in a question)', 'choose (toggle) its option of that number, a rating its value (0 … 10); past 9 options, two digits typed quickly make one number (1 then 2: 12); Backspace (or 0 where no option is 0) clears the answer'],
-  ['a', 'accept the suggestion (of the focused question, else the first one not yet accepted, span suggestions last)'],
   ['↑ / ↓, Shift+↑ / ↓ (ranking)', 'move between items / move the item; a number gives it that rank; Enter keeps the order'],
 ];
 

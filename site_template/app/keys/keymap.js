@@ -1,0 +1,57 @@
+/**
+ * The page's one-key shortcuts by action, and the settings file's changes to them (issue 28 §2:
+ * `keys: {find: F2, next_saved: [">", "m"]}`; build checks them as settings.py's `check_keys`: no unknown
+ * action, no key of two actions). The fixed keys (digits, Enter, Esc, Tab, arrows, Ctrl+Z) are keys.js's.
+ */
+
+/** Each action's keys (the first is shown first in the help) and what it does. */
+export const KEY_ACTIONS = {
+  next: [['n', 'j'], 'next record'],
+  prev: [['p', 'k'], 'previous record'],
+  submit: [['s'], 'submit the record (and go to the next); a finished draft is saved first'],
+  discard: [['d'], 'discard the record (and go to the next)'],
+  find: [['f'], 'find in the focused text (else the summary): type a phrase, Enter selects it (whole words), Shift+Enter or ↓ / ↑: next / previous occurrence, Esc: close; f then Enter: the next occurrence of the same phrase'],
+  other_pane: [['o'], 'move to the other pane (select the source span there)'],
+  next_match: [['.'], 'next highlighted match, in text order (as the marks beside the pane are numbered; a click on a mark makes it the current one)'],
+  prev_match: [[','], 'previous highlighted match'],
+  pair: [['l'], 'pair the current match (else the best) with the span'],
+  no_source: [['x'], 'no source span (not supported by the source)'],
+  note: [['c'], 'write a note'],
+  next_saved: [['m'], 'next saved annotation (lit in the texts and the side panel; Enter opens it, Delete deletes it)'],
+  prev_saved: [['M'], 'previous saved annotation'],
+  delete_saved: [['Delete'], 'delete the saved annotation walked to (Ctrl+Z brings it back)'],
+  suggestions: [['w'], 'walk the span suggestions one at a time (Enter or a: accept, r: reject, e: edit, n or →: next)'],
+  next_todo: [['t'], 'next record still to do'],
+  toggle_list: [['['], 'show / hide the record list'],
+  toggle_side: [[']'], 'show / hide the annotation panel'],
+  filter: [['/'], 'filter the records (opens the list; Enter or ↓: into the list)'],
+  export: [['e'], 'export your annotations (download the file)'],
+  guidelines: [['g'], 'guidelines'],
+  help: [['?'], 'this help'],
+  next_question: [['q'], 'next question of the form (on each record from the first one)'],
+  prev_question: [['Q'], 'previous question of the form'],
+  accept: [['a'], 'accept the suggestion (of the focused question, else the first one not yet accepted, span suggestions last)'],
+};
+
+/** The actions of the questions form: in the help only where the bundle has questions. */
+export const FORM_ACTIONS = ['next_question', 'prev_question', 'accept'];
+
+/** {action: [keys]} with the settings' `keys` (manifest.settings.keys: {action: [keys]}) over the defaults. */
+export function resolveKeys(overrides = {}) {
+  const out = {};
+  for (const [action, [keys]] of Object.entries(KEY_ACTIONS)) out[action] = overrides[action] || keys;
+  return out;
+}
+
+/** {key: action} of resolved keys. */
+export function actionsByKey(resolved) {
+  const out = {};
+  for (const [action, keys] of Object.entries(resolved)) for (const k of keys) out[k] = action;
+  return out;
+}
+
+/** The help's rows of the resolved keys: [keys shown, what the action does]. */
+export function keyRows(resolved, { form = false } = {}) {
+  return Object.entries(KEY_ACTIONS).filter(([action]) => form || !FORM_ACTIONS.includes(action))
+    .map(([action, [, text]]) => [resolved[action].join(' / '), text]);
+}
