@@ -87,7 +87,9 @@ def test_assign_writes_queues_and_keeps_the_bundle(run, bundle):
     after = digest(bundle)
     assert set(after) - set(before) == {path}  # no stray temporary file
     assert {k for k in before if before[k] != after[k]} == {"manifest.json"}  # the marker and data stay
-    queues = json.loads(queues_file(bundle).read_text(encoding="utf-8"))["queues"]
+    doc = json.loads(queues_file(bundle).read_text(encoding="utf-8"))
+    assert (doc["format"], doc["version"]) == ("mercury-static/queues", 2)  # formats.QUEUES
+    queues = doc["queues"]
     ids = [r["id"] for line in (EXAMPLES / "demo.jsonl").read_text().splitlines() if line.strip()
            for r in [json.loads(line)]]
     assert Counter(x for q in queues.values() for x in q) == Counter({i: 2 for i in ids})

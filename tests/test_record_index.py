@@ -52,6 +52,7 @@ def index(tmp_path_factory):
 def test_index_shards_hold_the_rows_in_order(index):
     data, rows, counts = index
     top = read(data, "index.json")
+    assert (top["format"], top["version"]) == ("mercury-static/record-index", 1)  # formats.RECORD_INDEX
     assert top["count"] == N and top["index_size"] == K
     assert top["index_shards"] == counts.index_shards == -(-N // K)
     got = []
