@@ -265,7 +265,8 @@ def of_version(path: Path, version) -> Path:
     return path
 
 
-@pytest.mark.parametrize("command", ["assign", "merge --bundle", "merge export", "tune --apply", "eval --options"])
+@pytest.mark.parametrize("command", ["assign", "merge --bundle", "merge export", "progress export", "tune --apply",
+                                     "eval --options"])
 def test_every_command_refuses_a_file_of_another_version(run, demo_bundle, tmp_path, command):
     """Each command's reader of one of our formats refuses another version with one line naming the file
     and the field, exit 2 (never a misread)."""
@@ -280,16 +281,17 @@ def test_every_command_refuses_a_file_of_another_version(run, demo_bundle, tmp_p
                                   "records": []}), encoding="utf-8")
     options = tmp_path / "tuned.json"
     options.write_text(json.dumps({"format": "mercury-static/ranker-options", "version": 1, "ranker": {}}))
-    old = of_version(bundle / "manifest.json", 2) if command not in ("merge export", "eval --options") else None
+    old = of_version(bundle / "manifest.json", 2) if command in ("assign", "merge --bundle", "tune --apply") else None
     args = {"assign": ["assign", bundle, "--annotators", "a,b"],
             "merge --bundle": ["merge", export, "--bundle", bundle, "-o", tmp_path / "m.json"],
             "merge export": ["merge", of_version(export, 3), "--bundle", bundle, "-o", tmp_path / "m.json",
                              "--strict"],
+            "progress export": ["progress", of_version(export, 3), "--bundle", bundle],
             "tune --apply": ["tune", export, "--bundle", bundle, "--apply"],
             "eval --options": ["eval", export, "--options", of_version(options, 2)]}[command]
     result = run(*args)
     name, found, file = (("mercury-static/bundle", 2, "manifest.json") if old else
-                         ("mercury-static/annotations", 3, export.name) if command == "merge export" else
+                         ("mercury-static/annotations", 3, export.name) if "export" in command else
                          ("mercury-static/ranker-options", 2, options.name))
     assert result.exit_code == 2, result.output
     assert f"{file}: field 'version': unsupported version {found} of {name} (this tool reads" in \
@@ -303,3 +305,16 @@ def test_the_weights_reader_refuses_another_version():
     header = json.dumps({"format": "mercury-static/weights", "version": 2, "tensors": []}).encode()
     with pytest.raises(InputError, match=r"^w: field 'version': unsupported version 2 of mercury-static/weights"):
         read_weights(len(header).to_bytes(4, "little") + header, "w")
+
+
+def test_docs_formats_lists_every_format_with_its_versions():
+    """docs/formats.md has one row per registry entry: its name, the version written and the versions read."""
+    from mercury_static import formats
+
+    rows = {line.split("|")[1].strip(" `"): [c.strip() for c in line.split("|")[1:-1]]
+            for line in (REPO / "docs" / "formats.md").read_text(encoding="utf-8").splitlines()
+            if line.startswith("| `mercury-static/")}
+    assert sorted(rows) == sorted(formats.FORMATS)
+    for name, entry in formats.FORMATS.items():
+        assert rows[name][2].strip("`") == str(entry.version), name
+        assert rows[name][3].split(" (")[0].replace("`", "") == ", ".join(map(str, entry.reads)), name
