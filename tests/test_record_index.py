@@ -183,7 +183,8 @@ def reference_index(data: Path, rows: list[IndexRow], index_records: int, term_p
         term_shards[shard_of(t if meta else word_key(t), n_terms)]["meta" if meta else "words"][t] = delta
     for i, shard in enumerate(term_shards):
         (data / f"terms-{i:04d}.json").write_text(dumps(shard), encoding="utf-8")
-    top = {"format": "mercury-static/record-index", "version": 1, "count": count, "index_size": index_records, "prefix": PREFIX, "index_shards": n_index,
+    top = {"format": "mercury-static/record-index", "version": 1, "count": count, "index_size": index_records,
+           "prefix": PREFIX, "index_shards": n_index,
            "id_shards": n_ids, "term_shards": n_terms, "meta": visible_meta}
     (data / "index.json").write_text(dumps(top), encoding="utf-8")
 

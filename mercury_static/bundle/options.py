@@ -68,7 +68,8 @@ def _apply(folder: Path, options: dict, tuned: dict | None) -> dict:
 
 
 def options_file(options: dict, tuned: dict | None) -> bytes:
-    """The file `tune -o` writes (strict JSON): ``{"format", "version", "ranker": {options}, "tuned": {provenance}}``."""
+    """The file `tune -o` writes (strict JSON):
+    ``{"format", "version", "ranker": {options}, "tuned": {provenance}}``."""
     doc = {"format": RANKER_OPTIONS.name, "version": RANKER_OPTIONS.version, "ranker": options, "tuned": tuned}
     return (safeio.dumps(doc, sort_keys=True, indent=1) + "\n").encode("utf-8")
 

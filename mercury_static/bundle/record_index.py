@@ -193,7 +193,8 @@ class IndexWriter:
                 self._write(f"terms-{n:04d}.json", shard)
         finally:
             self._db.close()
-        top = {"format": RECORD_INDEX.name, "version": RECORD_INDEX.version, "count": self.count, "index_size": self.size, "prefix": PREFIX,
+        top = {"format": RECORD_INDEX.name, "version": RECORD_INDEX.version, "count": self.count,
+               "index_size": self.size, "prefix": PREFIX,
                "index_shards": self._index_shards, "id_shards": n_ids, "term_shards": n_terms,
                "meta": self.visible_meta}
         self._write("index.json", top)

@@ -28,10 +28,14 @@ export function checkFormat(doc, file, format) {
     reads = [format.unnamed];
   }
   if (name !== format.name) {
-    throw new Error(`${file}: field 'format': ${name === undefined ? `missing (expected '${format.name}')` : `${JSON.stringify(name)} is not '${format.name}'`}`);
+    const found = name === undefined ? `missing (expected '${format.name}')`
+      : `${JSON.stringify(name)} is not '${format.name}'`;
+    throw new Error(`${file}: field 'format': ${found}`);
   }
   if (!Number.isInteger(version) || !reads.includes(version)) {
-    throw new Error(`${file}: field 'version': unsupported version ${JSON.stringify(version)} of ${format.name} (this page reads version${reads.length > 1 ? 's' : ''} ${reads.join(' and ')})`);
+    const readable = `version${reads.length > 1 ? 's' : ''} ${reads.join(' and ')}`;
+    const found = `unsupported version ${JSON.stringify(version)} of ${format.name}`;
+    throw new Error(`${file}: field 'version': ${found} (this page reads ${readable})`);
   }
   return version;
 }
