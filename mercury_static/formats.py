@@ -26,7 +26,6 @@ class Format:
     name: str
     version: int | str
     reads: tuple
-    file: str
     unnamed: int | None = None
 
     def check(self, doc, file: str) -> int:
@@ -41,24 +40,28 @@ class Format:
         return doc["version"]
 
 
-BUNDLE = Format("mercury-static/bundle", 1, (1,), "manifest.json")
-EXPORT = Format("mercury-static/annotations", 2, (1, 2), "the page's export (ANNOTATOR-TITLE.json)")
-"""Export versions merge reads: 1 (spans and a status only) and 2 (adds each question's response and the
-suggestions shown/accepted, docs/export.schema.json)."""
-MERGED = Format("mercury-static/merged", 1, (1,), "merge -o FILE (named in --report)")
-"""The merged dataset is a JSON list (pandas, 🤗 datasets and Mercury tooling read it as is), so its format
-name and version are in the merge report (`--report`), not in the file."""
-RECORD_INDEX = Format("mercury-static/record-index", 1, (1,), "data/index.json", unnamed=1)
-"""The sharded record index's top file; bundles built before it had a name carry only `version: 1`."""
-QUEUES = Format("mercury-static/queues", 2, (1, 2), "data/queues-SHA12.json", unnamed=1)
-"""Version 2: `{format, version, queues: {annotator: [record ids]}}`; version 1 (bundles built before the
-queues had a name) is the bare `{annotator: [record ids]}`, so a name like "format" cannot be mistaken."""
-WEIGHTS = Format("mercury-static/weights", 1, (1,), "model/page/model_quantized.weights (its JSON header)")
-RANKER_OPTIONS = Format("mercury-static/ranker-options", 1, (1,), "tune -o FILE, read by tune --apply "
-                        "and build --ranker-options")
-MODEL = Format("mercury-static/model", "wo-int8-v3", ("wo-int8-v3",), "mercury_static_model.json (`recipe`)")
-"""The exported model's recipe (assist/model_export.py): a cached model folder of another recipe is not
-refused but exported again, so its version is the recipe string the cache key hashes."""
+BUNDLE = Format("mercury-static/bundle", 1, (1,))
+"""manifest.json of a bundle."""
+EXPORT = Format("mercury-static/annotations", 2, (1, 2))
+"""The page's export. Versions merge reads: 1 (spans and a status only) and 2 (adds each question's response
+and the suggestions shown/accepted, docs/export.schema.json)."""
+MERGED = Format("mercury-static/merged", 1, (1,))
+"""`merge -o FILE`: a JSON list (pandas, 🤗 datasets and Mercury tooling read it as is), so its format name and
+version are in the merge report (`--report`), not in the file."""
+RECORD_INDEX = Format("mercury-static/record-index", 1, (1,), unnamed=1)
+"""data/index.json, the sharded record index's top file; bundles built before it had a name carry only
+`version: 1`."""
+QUEUES = Format("mercury-static/queues", 2, (1, 2), unnamed=1)
+"""data/queues-SHA12.json. Version 2: `{format, version, queues: {annotator: [record ids]}}`; version 1
+(bundles built before the queues had a name) is the bare `{annotator: [record ids]}`, so an annotator called
+"format" is never taken for a header."""
+WEIGHTS = Format("mercury-static/weights", 1, (1,))
+"""The JSON header of the page model's weights file (assist/page_model.py)."""
+RANKER_OPTIONS = Format("mercury-static/ranker-options", 1, (1,))
+"""`tune -o FILE`, read by `eval --options` (bundle/options.py)."""
+MODEL = Format("mercury-static/model", "wo-int8-v3", ("wo-int8-v3",))
+"""The `recipe` of an exported model's mercury_static_model.json (assist/model_export.py): a cached model of
+another recipe is not refused but exported again, so its version is the recipe string the cache key hashes."""
 
 FORMATS: dict[str, Format] = {f.name: f for f in (BUNDLE, EXPORT, MERGED, RECORD_INDEX, QUEUES, WEIGHTS,
                                                   RANKER_OPTIONS, MODEL)}
