@@ -1,8 +1,11 @@
-"""The three files other tools read, as typed dataclasses with their format names and versions:
-the bundle manifest (`Manifest`), the page's export file (`ExportHeader`; its records are validated one
-by one by merge, so one bad record skips only itself), and the merged dataset (`MergedRecord`).
+"""Every file format this tool writes for another program (or a later run) to read, in one registry
+(`FORMATS`, docs/formats.md): each with a name, the version writers write and the versions readers accept.
+The page's copy of the constants is site_template/app/data/formats.js (tests/test_formats.py checks they are
+equal). Three of them as typed dataclasses: the bundle manifest (`Manifest`), the page's export file
+(`ExportHeader`; its records are validated one by one by merge, so one bad record skips only itself), and
+the merged dataset (`MergedRecord`).
 
-JSON Schemas of the same: docs/manifest.schema.json, docs/export.schema.json, docs/merged.schema.json
+JSON Schemas of those three: docs/manifest.schema.json, docs/export.schema.json, docs/merged.schema.json
 (tests check real outputs against them). Every reader calls `check_format` first, so a file of another
 format or a newer version is refused with one line instead of being misread.
 """
@@ -13,22 +16,71 @@ from dataclasses import dataclass, field
 
 from mercury_static.core.records import InputError
 
-BUNDLE_FORMAT, BUNDLE_VERSION = "mercury-static/bundle", 1
-EXPORT_FORMAT, EXPORT_VERSION = "mercury-static/annotations", 2
-EXPORT_VERSIONS = (1, 2)
-"""Export versions merge reads: 1 (spans and a status only) and 2 (adds each question's response and the
-suggestions shown/accepted, docs/export.schema.json)."""
-MERGED_FORMAT, MERGED_VERSION = "mercury-static/merged", 1
-"""The merged dataset is a JSON list (pandas, 🤗 datasets and Mercury tooling read it as is), so its format
-name and version are in the merge report (`--report`), not in the file."""
 
-REVIEW_DATA_FORMAT, REVIEW_DATA_VERSION = "mercury-static/review-data", 1
+@dataclass(frozen=True)
+class Format:
+    """One on-disk format: `name` (the file's `format` key), the `version` writers write, the `reads`
+    versions readers accept, and `unnamed`: the version a file without a `format` key is, for a format
+    that had no name in bundles built before it got one (None: such a file is refused)."""
+
+    name: str
+    version: int | str
+    reads: tuple
+    unnamed: int | None = None
+
+    def check(self, doc, file: str) -> int:
+        """The file's version, after refusing another format or a version readers do not accept."""
+        if self.unnamed is not None and isinstance(doc, dict) and not isinstance(doc.get("format"), str):
+            # before the name: `version` if the file had one (the index), else none (queues: its keys are names)
+            found = doc.get("version")
+            doc = {"format": self.name, "version": found if type(found) is int else self.unnamed}
+            check_format(doc, file, self.name, (self.unnamed,))
+            return self.unnamed
+        check_format(doc, file, self.name, self.reads)
+        return doc["version"]
+
+
+BUNDLE = Format("mercury-static/bundle", 1, (1,))
+"""manifest.json of a bundle."""
+EXPORT = Format("mercury-static/annotations", 2, (1, 2))
+"""The page's export. Versions merge reads: 1 (spans and a status only) and 2 (adds each question's response
+and the suggestions shown/accepted, docs/export.schema.json)."""
+MERGED = Format("mercury-static/merged", 1, (1,))
+"""`merge -o FILE`: a JSON list (pandas, 🤗 datasets and Mercury tooling read it as is), so its format name and
+version are in the merge report (`--report`), not in the file."""
+RECORD_INDEX = Format("mercury-static/record-index", 1, (1,), unnamed=1)
+"""data/index.json, the sharded record index's top file; bundles built before it had a name carry only
+`version: 1`."""
+QUEUES = Format("mercury-static/queues", 2, (1, 2), unnamed=1)
+"""data/queues-SHA12.json. Version 2: `{format, version, queues: {annotator: [record ids]}}`; version 1
+(bundles built before the queues had a name) is the bare `{annotator: [record ids]}`, so an annotator called
+"format" is never taken for a header."""
+WEIGHTS = Format("mercury-static/weights", 1, (1,))
+"""The JSON header of the page model's weights file (assist/page_model.py)."""
+RANKER_OPTIONS = Format("mercury-static/ranker-options", 1, (1,))
+"""`tune -o FILE`, read by `eval --options` (bundle/options.py)."""
+REVIEW_DATA = Format("mercury-static/review-data", 1, (1,))
 """A review bundle's `data/review.json` and its order and record shards (docs/review.md), written by `review`."""
-REVIEW_FORMAT, REVIEW_VERSION = "mercury-static/review", 1
+REVIEW = Format("mercury-static/review", 1, (1,))
 """The page's export in review mode: a reviewer's decisions (docs/review.md), read by `gold`."""
-GOLD_FORMAT, GOLD_VERSION = "mercury-static/gold", 1
+GOLD = Format("mercury-static/gold", 1, (1,))
 """The gold dataset: merged records whose annotations and responses are the adjudicated ones, each with its
 provenance; a JSON list like the merged dataset, so its name and version are in the gold report."""
+MODEL = Format("mercury-static/model", "wo-int8-v3", ("wo-int8-v3",))
+"""The `recipe` of an exported model's mercury_static_model.json (assist/model_export.py): a cached model of
+another recipe is not refused but exported again, so its version is the recipe string the cache key hashes."""
+
+FORMATS: dict[str, Format] = {f.name: f for f in (BUNDLE, EXPORT, MERGED, RECORD_INDEX, QUEUES, WEIGHTS,
+                                                  RANKER_OPTIONS, REVIEW_DATA, REVIEW, GOLD, MODEL)}
+"""Every format by name (docs/formats.md lists them; the page's are in data/formats.js)."""
+
+BUNDLE_FORMAT, BUNDLE_VERSION = BUNDLE.name, BUNDLE.version
+EXPORT_FORMAT, EXPORT_VERSION, EXPORT_VERSIONS = EXPORT.name, EXPORT.version, EXPORT.reads
+MERGED_FORMAT, MERGED_VERSION = MERGED.name, MERGED.version
+
+REVIEW_DATA_FORMAT, REVIEW_DATA_VERSION = REVIEW_DATA.name, REVIEW_DATA.version
+REVIEW_FORMAT, REVIEW_VERSION = REVIEW.name, REVIEW.version
+GOLD_FORMAT, GOLD_VERSION = GOLD.name, GOLD.version
 
 
 def check_format(doc, file: str, name: str, version: int | tuple[int, ...]) -> None:
@@ -116,7 +168,7 @@ class Manifest:
     @classmethod
     def from_json(cls, doc, file: str) -> Manifest:
         """The manifest, after checking format, version and the fields readers rely on."""
-        check_format(doc, file, BUNDLE_FORMAT, BUNDLE_VERSION)
+        BUNDLE.check(doc, file)
         model = _get(doc, "model", dict, file)
         shards = _get(doc, "shards", dict, file)
         for key in ("records", "texts"):
@@ -161,7 +213,7 @@ class ExportHeader:
 
     @classmethod
     def from_json(cls, doc, file: str) -> ExportHeader:
-        check_format(doc, file, EXPORT_FORMAT, EXPORT_VERSIONS)
+        EXPORT.check(doc, file)
         annotator = doc.get("annotator")
         if not isinstance(annotator, str) or not annotator.strip():
             raise InputError(file, None, "annotator", "missing or empty")

@@ -87,7 +87,9 @@ def test_assign_writes_queues_and_keeps_the_bundle(run, bundle):
     after = digest(bundle)
     assert set(after) - set(before) == {path}  # no stray temporary file
     assert {k for k in before if before[k] != after[k]} == {"manifest.json"}  # the marker and data stay
-    queues = json.loads(queues_file(bundle).read_text(encoding="utf-8"))
+    doc = json.loads(queues_file(bundle).read_text(encoding="utf-8"))
+    assert (doc["format"], doc["version"]) == ("mercury-static/queues", 2)  # formats.QUEUES
+    queues = doc["queues"]
     ids = [r["id"] for line in (EXAMPLES / "demo.jsonl").read_text().splitlines() if line.strip()
            for r in [json.loads(line)]]
     assert Counter(x for q in queues.values() for x in q) == Counter({i: 2 for i in ids})
@@ -166,12 +168,12 @@ def test_a_killed_assign_leaves_whole_files(run, bundle, exported_model):
         manifest = json.loads(text)  # never a half-written file
         seen["old" if text == old else "new"] += 1
         if manifest.get("queues"):
-            stored = json.loads(queues_file(bundle).read_text(encoding="utf-8"))
+            stored = json.loads(queues_file(bundle).read_text(encoding="utf-8"))["queues"]
             assert all(isinstance(q, list) for q in stored.values())
     assert seen["old"], seen  # killed before it wrote (the later kills land during or after it, load permitting)
     assert run("assign", bundle, "--annotators", "a,b,c", "--overlap", "2").exit_code == 0
     manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
-    stored = json.loads(queues_file(bundle).read_text(encoding="utf-8"))
+    stored = json.loads(queues_file(bundle).read_text(encoding="utf-8"))["queues"]
     assert sorted(stored) == manifest["queues"]["annotators"] == ["a", "b", "c"]
 
 

@@ -44,7 +44,7 @@ def consistent(bundle: Path) -> list[str]:
     manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
     if not manifest.get("queues"):
         return []
-    queues = json.loads((bundle / manifest["queues"]["path"]).read_text(encoding="utf-8"))
+    queues = json.loads((bundle / manifest["queues"]["path"]).read_text(encoding="utf-8"))["queues"]
     assert sorted(queues) == sorted(manifest["queues"]["annotators"]), (manifest["queues"], sorted(queues))
     return manifest["queues"]["annotators"]
 

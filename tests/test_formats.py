@@ -144,21 +144,74 @@ def test_the_bundle_reader_refuses_another_format_or_version(demo_bundle, tmp_pa
     assert str(caught.value).startswith(f"{copy}: cannot read the bundle: manifest.json: ")
 
 
-def test_the_page_reads_the_same_format_versions():
-    """The page's readers (data.js for the bundle, transfer.js for an export) refuse another version with
-    the same numbers the Python readers use; the export version the page writes is one merge reads."""
+PAGE_FORMATS = ("BUNDLE", "EXPORT", "RECORD_INDEX", "QUEUES", "WEIGHTS", "REVIEW_DATA", "REVIEW")
+"""The registry entries the page reads or writes (site_template/app/data/formats.js)."""
+
+
+def node_module(tmp_path: Path, body: str) -> str:
+    """stdout of an ES module importing data/formats.js as `f` under node."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    script = tmp_path / "formats.mjs"
+    script.write_text(f"import * as f from {json.dumps((REPO / 'site_template/app/data/formats.js').as_uri())};\n"
+                      + body, encoding="utf-8")
+    done = subprocess.run([node, str(script)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_the_page_reads_the_same_formats_as_python(tmp_path):
+    """formats.js, imported under node, holds exactly the registry's name, versions and `unnamed` of every
+    format the page reads or writes (the page writes the version Python writes; it reads what Python reads)."""
+    from mercury_static import formats
+
+    page = json.loads(node_module(tmp_path, "console.log(JSON.stringify(f));\n"))
+    assert sorted(page) == sorted(PAGE_FORMATS)  # its only other export, checkFormat, is a function
+    for key in PAGE_FORMATS:
+        entry = getattr(formats, key)
+        assert formats.FORMATS[entry.name] is entry
+        want = {"name": entry.name, "version": entry.version, "reads": list(entry.reads)}
+        if entry.unnamed is not None:
+            want["unnamed"] = entry.unnamed
+        assert page[key] == want, key
+
+
+FORMAT_CASES = [
+    {"format": "{name}", "version": "{version}"}, {"format": "{name}", "version": 99}, {"format": "{name}"},
+    {"format": "{name}", "version": "1"}, {"format": "{name}", "version": True}, {"format": "other", "version": 1},
+    {"version": 1}, {"version": 99}, {}, {"alice": ["r1"]}, {"format": ["r1"], "version": ["r2"]}, [], "x", None,
+]
+
+
+def test_the_page_and_python_accept_and_refuse_the_same_files(tmp_path):
+    """formats.js checkFormat and formats.py Format.check give the same verdict on the same documents: the
+    same version, or an error on the same field (a file without a name is `unnamed` where a format has one)."""
     import re
 
     from mercury_static import formats
+    from mercury_static.core.records import InputError
 
-    app = Path(__file__).resolve().parent.parent / "site_template" / "app"
-    data_js = (app / "data" / "data.js").read_text(encoding="utf-8")
-    transfer_js = (app / "state" / "transfer.js").read_text(encoding="utf-8")
-    assert f"BUNDLE_FORMAT = '{formats.BUNDLE_FORMAT}'" in data_js
-    assert re.search(rf"BUNDLE_VERSION = {formats.BUNDLE_VERSION};", data_js)
-    assert f"EXPORT_FORMAT = '{formats.EXPORT_FORMAT}'" in transfer_js
-    written = re.search(r"EXPORT_VERSION = (\d+);", transfer_js)  # the page writes one, merge reads them all
-    assert written and int(written.group(1)) in formats.EXPORT_VERSIONS
+    cases = []
+    for key in PAGE_FORMATS:
+        entry = getattr(formats, key)
+        for case in FORMAT_CASES:
+            text = json.dumps(case).replace('"{name}"', json.dumps(entry.name)).replace('"{version}"',
+                                                                                        str(entry.version))
+            try:
+                want = entry.check(json.loads(text), "f.json")
+            except InputError as e:
+                want = e.field or "-"
+            cases.append((key, text, want))
+    body = (f"const cases = {json.dumps([c[:2] for c in cases])};\n"
+            "console.log(JSON.stringify(cases.map(([k, text]) => { try { return f.checkFormat(JSON.parse(text), "
+            "'f.json', f[k]); } catch (e) { return e.message; } })));\n")
+    got = json.loads(node_module(tmp_path, body))
+    for (key, text, want), page in zip(cases, got, strict=True):
+        field = page if isinstance(page, int) else (re.match(r"f\.json: field '(\w+)'", page) or [0, "-"])[1]
+        assert field == want, (key, text, page)
+    assert "f.json: field 'version': unsupported version 99 of mercury-static/queues (this page reads versions 1 " \
+        "and 2)" in got
 
 
 def test_the_page_checks_ranker_options_as_python_does(tmp_path):
@@ -203,3 +256,65 @@ def test_the_page_checks_ranker_options_as_python_does(tmp_path):
     arg = json.dumps([ranker_options.spec_json(), cases])
     out = subprocess.run([node, str(script), arg], capture_output=True, text=True, check=True).stdout
     assert json.loads(out) == [c["ok"] for c in cases]
+
+
+def of_version(path: Path, version) -> Path:
+    """`path` (a JSON object file) rewritten with another `version`."""
+    path.write_text(json.dumps({**json.loads(path.read_text(encoding="utf-8")), "version": version}),
+                    encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("command", ["assign", "merge --bundle", "merge export", "progress export", "tune --apply",
+                                     "eval --options"])
+def test_every_command_refuses_a_file_of_another_version(run, demo_bundle, tmp_path, command):
+    """Each command's reader of one of our formats refuses another version with one line naming the file
+    and the field, exit 2 (never a misread)."""
+    from mercury_static.bundle.contents import load_bundle
+
+    bundle = tmp_path / "bundle"
+    shutil.copytree(demo_bundle, bundle)
+    manifest = load_bundle(bundle).manifest
+    export = tmp_path / "alice.json"
+    export.write_text(json.dumps({"format": "mercury-static/annotations", "version": 2, "annotator": "alice",
+                                  "bundle_id": manifest["bundle_id"], "exported_at": "2026-12-01T10:00:00Z",
+                                  "records": []}), encoding="utf-8")
+    options = tmp_path / "tuned.json"
+    options.write_text(json.dumps({"format": "mercury-static/ranker-options", "version": 1, "ranker": {}}))
+    old = of_version(bundle / "manifest.json", 2) if command in ("assign", "merge --bundle", "tune --apply") else None
+    args = {"assign": ["assign", bundle, "--annotators", "a,b"],
+            "merge --bundle": ["merge", export, "--bundle", bundle, "-o", tmp_path / "m.json"],
+            "merge export": ["merge", of_version(export, 3), "--bundle", bundle, "-o", tmp_path / "m.json",
+                             "--strict"],
+            "progress export": ["progress", of_version(export, 3), "--bundle", bundle],
+            "tune --apply": ["tune", export, "--bundle", bundle, "--apply"],
+            "eval --options": ["eval", export, "--options", of_version(options, 2)]}[command]
+    result = run(*args)
+    name, found, file = (("mercury-static/bundle", 2, "manifest.json") if old else
+                         ("mercury-static/annotations", 3, export.name) if "export" in command else
+                         ("mercury-static/ranker-options", 2, options.name))
+    assert result.exit_code == 2, result.output
+    assert f"{file}: field 'version': unsupported version {found} of {name} (this tool reads" in \
+        " ".join(result.output.split()), result.output
+
+
+def test_the_weights_reader_refuses_another_version():
+    from mercury_static.assist.page_model import read_weights
+    from mercury_static.core.records import InputError
+
+    header = json.dumps({"format": "mercury-static/weights", "version": 2, "tensors": []}).encode()
+    with pytest.raises(InputError, match=r"^w: field 'version': unsupported version 2 of mercury-static/weights"):
+        read_weights(len(header).to_bytes(4, "little") + header, "w")
+
+
+def test_docs_formats_lists_every_format_with_its_versions():
+    """docs/formats.md has one row per registry entry: its name, the version written and the versions read."""
+    from mercury_static import formats
+
+    rows = {line.split("|")[1].strip(" `"): [c.strip() for c in line.split("|")[1:-1]]
+            for line in (REPO / "docs" / "formats.md").read_text(encoding="utf-8").splitlines()
+            if line.startswith("| `mercury-static/")}
+    assert sorted(rows) == sorted(formats.FORMATS)
+    for name, entry in formats.FORMATS.items():
+        assert rows[name][2].strip("`") == str(entry.version), name
+        assert rows[name][3].split(" (")[0].replace("`", "") == ", ".join(map(str, entry.reads)), name

@@ -60,7 +60,7 @@ def test_assign_refuses_two_spellings_of_one_name(run, bundle, names, both):
 def test_assign_stores_the_normalised_names(run, bundle):
     assert run("assign", bundle, "--annotators", f"{NFD}, alice\u200b ,bob").exit_code == 0
     manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
-    queues = json.loads((bundle / manifest["queues"]["path"]).read_text(encoding="utf-8"))
+    queues = json.loads((bundle / manifest["queues"]["path"]).read_text(encoding="utf-8"))["queues"]
     assert manifest["queues"]["annotators"] == sorted(queues, key=manifest["queues"]["annotators"].index) == [
         "Jos\u00e9", "alice", "bob"]
 

@@ -19,3 +19,44 @@ def test_a_bundle_of_another_version_is_refused(page, demo_bundle, fresh_copy, s
     text = page.inner_text("body")
     assert "bundle version 2 is not the version this page reads (1)" in text
     assert page.evaluate("() => document.body.dataset.ready") is None
+
+
+def unnamed_copy(demo_bundle, fresh_copy, queues_version=None):
+    """A copy of the demo bundle with queues for alice and bob, as the tool wrote it before the record
+    index and the queues had a format name: index.json with `version: 1` only, the bare {annotator: ids}
+    (or, with `queues_version`, a named queues file of that version)."""
+    from mercury_static.bundle.assign import assign_bundle
+
+    copy = fresh_copy(demo_bundle)
+    manifest = assign_bundle(copy, ["alice", "bob"], 1)
+    index = json.loads((copy / "data/index.json").read_text(encoding="utf-8"))
+    del index["format"]
+    (copy / "data/index.json").write_text(json.dumps(index), encoding="utf-8")
+    path = copy / manifest["queues"]["path"]
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    path.write_text(json.dumps(doc["queues"] if queues_version is None else {**doc, "version": queues_version}),
+                    encoding="utf-8")
+    return copy, doc["queues"]
+
+
+def test_a_bundle_built_before_the_index_and_queues_had_names_opens(page, demo_bundle, fresh_copy, serve_dir):
+    from test_page import READY, block_model
+
+    copy, queues = unnamed_copy(demo_bundle, fresh_copy)
+    block_model(page)
+    page.goto(serve_dir(copy) + "?annotator=alice")
+    page.wait_for_selector(READY)
+    page.wait_for_function("(id) => mercuryStatic.store.state.current.record?.id === id", arg=queues["alice"][0])
+    assert page.inner_text("#progress-text") == f"0 / {len(queues['alice'])} of your queue"
+
+
+def test_a_queues_file_of_another_version_is_refused_in_words(page, demo_bundle, fresh_copy, serve_dir):
+    from test_page import READY, block_model
+
+    copy, _ = unnamed_copy(demo_bundle, fresh_copy, queues_version=3)
+    block_model(page)
+    page.goto(serve_dir(copy) + "?annotator=alice")
+    page.wait_for_selector(READY)
+    page.wait_for_function("() => document.body.innerText.includes('Your queue could not be read')")
+    assert "field 'version': unsupported version 3 of mercury-static/queues (this page reads versions 1 and 2)" \
+        in page.inner_text("body")

@@ -437,7 +437,7 @@ def test_a_name_with_no_queue_is_told_so(context, settings_url):
 
 
 def test_the_annotators_queue_leads_and_other_records_stay_reachable(page, settings_url, settings_bundle):
-    queues = json.loads((settings_bundle / json.loads((settings_bundle / "manifest.json").read_text())["queues"]["path"]).read_text(encoding="utf-8"))
+    queues = json.loads((settings_bundle / json.loads((settings_bundle / "manifest.json").read_text())["queues"]["path"]).read_text(encoding="utf-8"))["queues"]
     ids = json.loads((settings_bundle / "data/records.json").read_text(encoding="utf-8"))["ids"]
     mine = queues["alice"]
     others = [r for r in ids if r not in mine]

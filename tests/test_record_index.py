@@ -53,6 +53,7 @@ def index(tmp_path_factory):
 def test_index_shards_hold_the_rows_in_order(index):
     data, rows, counts = index
     top = read(data, "index.json")
+    assert (top["format"], top["version"]) == ("mercury-static/record-index", 1)  # formats.RECORD_INDEX
     assert top["count"] == N and top["index_size"] == K
     assert top["index_shards"] == counts.index_shards == -(-N // K)
     got = []
@@ -207,7 +208,8 @@ def reference_index(data: Path, rows: list[IndexRow], index_records: int, term_p
         term_shards[shard_of(t if meta else word_key(t), n_terms)]["meta" if meta else "words"][t] = delta
     for i, shard in enumerate(term_shards):
         (data / f"terms-{i:04d}.json").write_text(dumps(shard), encoding="utf-8")
-    top = {"version": 1, "count": count, "index_size": index_records, "prefix": PREFIX, "index_shards": n_index,
+    top = {"format": "mercury-static/record-index", "version": 1, "count": count, "index_size": index_records,
+           "prefix": PREFIX, "index_shards": n_index,
            "id_shards": n_ids, "term_shards": n_terms, "meta": visible_meta}
     (data / "index.json").write_text(dumps(top), encoding="utf-8")
 

@@ -11,7 +11,7 @@ and the graph names it as external data. The page rebuilds the float32 values wi
 formula, `float(q - zero) * scale`, which is exact in float64 and rounds once to float32: the bits
 onnxruntime's constant folding gives (tested against it).
 
-Weights file (`WEIGHTS_FORMAT` version 1), little-endian: uint32 header length, the UTF-8 JSON header
+Weights file (formats.WEIGHTS, version 1), little-endian: uint32 header length, the UTF-8 JSON header
 `{format, version, file, bytes, tensors: [{name, offset, shape, axis, dtype, data, scale, zero}]}`, then the
 body. `file` is the external-data name the graph uses; `offset` is a tensor's byte offset in that float32
 data; `data`, `scale` and `zero` are `[start, length]` byte ranges of the body (the int8/uint8 values, the
@@ -28,7 +28,9 @@ from pathlib import Path
 
 import numpy as np
 
-WEIGHTS_FORMAT, WEIGHTS_VERSION = "mercury-static/weights", 1
+from mercury_static.core.records import InputError
+from mercury_static.formats import WEIGHTS
+
 EXTERNAL_NAME = "model_quantized.weights.f32"
 """The name the page graph gives its float32 weights: never a file; the page hands the data to onnxruntime."""
 GRAPH_FILE, WEIGHTS_FILE = "model_quantized.onnx", "model_quantized.weights"
@@ -155,7 +157,7 @@ def weights_file(weights: list[Weight]) -> bytes:
                         "dtype": "int8" if w.q.dtype == np.int8 else "uint8", "data": put(w.q.tobytes()),
                         "scale": put(np.asarray(w.scale, "<f4").tobytes()), "zero": put(w.zero.tobytes())})
     size = sum(w.q.size * 4 for w in weights)
-    header = json.dumps({"format": WEIGHTS_FORMAT, "version": WEIGHTS_VERSION, "file": EXTERNAL_NAME,
+    header = json.dumps({"format": WEIGHTS.name, "version": WEIGHTS.version, "file": EXTERNAL_NAME,
                          "bytes": size, "tensors": tensors}, separators=(",", ":")).encode()
     header += b" " * (-(4 + len(header)) % 4)  # the body starts 4-byte aligned
     return len(header).to_bytes(4, "little") + header + bytes(body)
@@ -163,14 +165,12 @@ def weights_file(weights: list[Weight]) -> bytes:
 
 def read_weights(data: bytes, file: str) -> dict[str, np.ndarray]:
     """The float32 weights of a weights file, by tensor name (as the page computes them)."""
-    from mercury_static.formats import InputError, check_format
-
     size = int.from_bytes(data[:4], "little")
     try:
         header = json.loads(data[4:4 + size])
     except ValueError:
         raise InputError(file, None, None, "not a weights file (no JSON header)") from None
-    check_format(header, file, WEIGHTS_FORMAT, WEIGHTS_VERSION)
+    WEIGHTS.check(header, file)
     body = memoryview(data)[4 + size:]
     out = {}
     for t in header["tensors"]:

@@ -4,9 +4,10 @@ within one of each other, deterministic (seeded by the bundle id, never the time
 `mercury-static assign` writes them into an existing bundle (`assign_bundle`); `build` writes them from the
 settings file's `distribution`. The bundle id does not change: queues change no stored work.
 
-The queues file is named by its content (`data/queues-<hash>.json`) and only the manifest names it, so an
-assign is one atomic switch, the manifest's rename: a page, a merge or a killed assign sees the old queues
-with the old manifest or the new with the new, never a manifest naming some annotators and queues of others.
+The queues file (`formats.QUEUES`: `{format, version, queues: {annotator: [record ids]}}`) is named by its
+content (`data/queues-<hash>.json`) and only the manifest names it, so an assign is one atomic switch, the
+manifest's rename: a page, a merge or a killed assign sees the old queues with the old manifest or the new
+with the new, never a manifest naming some annotators and queues of others.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from mercury_static.bundle.contents import dumps, load_bundle
 from mercury_static.bundle.options import manifest_bytes
 from mercury_static.core.names import normalize_name
 from mercury_static.core.records import InputError
+from mercury_static.formats import QUEUES
 from mercury_static.settings.schema import Distribution, check_distribution
 
 QUEUES_DIR = "data"
@@ -44,7 +46,8 @@ def make_queues(record_ids: list[str], dist: Distribution, seed: str) -> dict[st
 
 def write_queues(out: Path, record_ids: list[str], dist: Distribution, seed: str) -> dict:
     """Write the queues file (named by its content, whole or not at all); return the manifest's `queues`."""
-    data = dumps(make_queues(record_ids, dist, seed)).encode("utf-8")
+    doc = {"format": QUEUES.name, "version": QUEUES.version, "queues": make_queues(record_ids, dist, seed)}
+    data = dumps(doc).encode("utf-8")
     path = f"{QUEUES_DIR}/queues-{hashlib.sha256(data).hexdigest()[:12]}.json"
     safeio.write_file(Path(out) / path, data)
     return {"path": path, "overlap": dist.overlap, "annotators": list(dist.annotators)}

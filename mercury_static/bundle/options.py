@@ -18,7 +18,7 @@ from pathlib import Path
 from mercury_static.assist import ranker_options
 from mercury_static.core import safeio
 from mercury_static.bundle.contents import dumps
-from mercury_static.formats import Manifest
+from mercury_static.formats import RANKER_OPTIONS, Manifest
 from mercury_static.core.records import InputError
 
 
@@ -67,21 +67,16 @@ def _apply(folder: Path, options: dict, tuned: dict | None) -> dict:
     return doc
 
 
-OPTIONS_FORMAT, OPTIONS_VERSION = "mercury-static/ranker-options", 1
-"""The file `tune -o` writes: ``{"format", "version", "ranker": {options}, "tuned": {provenance}}``."""
-
-
 def options_file(options: dict, tuned: dict | None) -> bytes:
-    """An options file (strict JSON)."""
-    doc = {"format": OPTIONS_FORMAT, "version": OPTIONS_VERSION, "ranker": options, "tuned": tuned}
+    """The file `tune -o` writes (strict JSON):
+    ``{"format", "version", "ranker": {options}, "tuned": {provenance}}``."""
+    doc = {"format": RANKER_OPTIONS.name, "version": RANKER_OPTIONS.version, "ranker": options, "tuned": tuned}
     return (safeio.dumps(doc, sort_keys=True, indent=1) + "\n").encode("utf-8")
 
 
 def read_options_file(path: str | Path) -> dict:
     """The ranker options of a file: `tune -o`'s, or a plain object of options (``{"neighbor": 0.3}``),
     checked as build checks ``--ranker-option`` (one InputError naming the file and the option)."""
-    from mercury_static.formats import check_format
-
     name = str(path)
     try:
         doc = safeio.loads(safeio.read_text(path, name, safeio.SMALL_LIMIT))
@@ -91,6 +86,6 @@ def read_options_file(path: str | Path) -> dict:
         raise InputError(name, None, None, "invalid JSON (nested too deeply)") from None
     safeio.check(doc, name, None)
     if isinstance(doc, dict) and "format" in doc:
-        check_format(doc, name, OPTIONS_FORMAT, OPTIONS_VERSION)
+        RANKER_OPTIONS.check(doc, name)
         doc = doc.get("ranker")
     return ranker_options.validate(doc, name)

@@ -20,8 +20,8 @@ from operator import itemgetter
 from pathlib import Path
 
 from mercury_static.bundle.contents import dumps
+from mercury_static.formats import RECORD_INDEX
 
-INDEX_VERSION = 1
 PREFIX = 2  # a word's term shard is the hash of its first PREFIX code points: a filter word reads one shard
 META_SEP = "\x1f"  # between a property name and a value in a meta term: never in a name ([a-z0-9_]+)
 _WORD = re.compile(r"[^\W_]+")  # maximal runs of letters and digits, as the page's /[\p{L}\p{N}]+/gu
@@ -204,7 +204,8 @@ class IndexWriter:
                 self._write(f"terms-{n:04d}.json", shard)
         finally:
             self._db.close()
-        top = {"version": INDEX_VERSION, "count": self.count, "index_size": self.size, "prefix": PREFIX,
+        top = {"format": RECORD_INDEX.name, "version": RECORD_INDEX.version, "count": self.count,
+               "index_size": self.size, "prefix": PREFIX,
                "index_shards": self._index_shards, "id_shards": n_ids, "term_shards": n_terms,
                "meta": self.visible_meta}
         self._write("index.json", top)

@@ -22,6 +22,7 @@ from pathlib import Path
 from urllib.parse import quote, urlsplit, urlunsplit
 
 from mercury_static.core.records import InputError
+from mercury_static.formats import EXPORT
 
 MAX_UPLOAD = 256 * 1024 * 1024
 """The largest export an S3 link accepts (content-length-range)."""
@@ -238,7 +239,8 @@ def progress(source: str, bundle_id: str) -> list[Progress]:
     for path, info in found:
         try:
             doc = json.loads(read(path))
-            if doc.get("format") != "mercury-static/annotations" or not isinstance(doc.get("records"), list):
+            EXPORT.check(doc, path)
+            if not isinstance(doc.get("records"), list):
                 raise ValueError("not a mercury-static annotations export")
             name = normalize_name(str(doc["annotator"]))
         except (ValueError, KeyError, AttributeError, UnicodeDecodeError) as e:

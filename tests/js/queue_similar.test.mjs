@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { halfTable } from '../../site_template/app/data/data.js';
-import { nextInQueue } from '../../site_template/app/state/queue.js';
+import { loadQueue, nextInQueue } from '../../site_template/app/state/queue.js';
 import { topSimilar } from '../../site_template/app/assist/similar.js';
 
 const ids = ['a', 'b', 'c', 'd', 'e'];
@@ -18,6 +18,35 @@ test('nextInQueue walks the queue in its order from the open record, wrapping; -
   assert.equal(nextInQueue(queue, done('e'), 4, true), 3); // wraps
   assert.equal(nextInQueue(queue, done(), 1, true), 3); // b is not in the queue: from its start
   assert.equal(nextInQueue(queue, done('a', 'd', 'e'), 3, true), -1);
+});
+
+/** loadQueue over a queues file holding `doc` (fetch stubbed; every id placed at its index in `ids`). */
+async function queueOf(doc, annotator = 'alice') {
+  const bundle = {
+    manifest: { queues: { path: 'data/queues-abc.json', annotators: ['alice', 'format'] } },
+    url: (path) => `http://bundle/${path}`,
+    recordIndex: { positionsOf: async (wanted) => new Map(wanted.map((id) => [id, ids.indexOf(id)])) },
+  };
+  const saved = globalThis.fetch;
+  globalThis.fetch = async (url) => {
+    assert.equal(url, 'http://bundle/data/queues-abc.json');
+    return { ok: true, json: async () => doc };
+  };
+  try {
+    return await loadQueue(bundle, annotator);
+  } finally {
+    globalThis.fetch = saved;
+  }
+}
+
+test('loadQueue reads the queues file of version 2, and the bare one of earlier bundles as version 1', async () => {
+  const want = { ids: ['c', 'a'], positions: [2, 0] };
+  assert.deepEqual(await queueOf({ format: 'mercury-static/queues', version: 2, queues: { alice: ['c', 'a'] } }), want);
+  assert.deepEqual(await queueOf({ alice: ['c', 'a'], format: ['b'] }), want); // an annotator named "format"
+  assert.deepEqual(await queueOf({ alice: ['c'], format: ['b'] }, 'format'), { ids: ['b'], positions: [1] });
+  await assert.rejects(queueOf({ format: 'mercury-static/queues', version: 3, queues: {} }),
+    /^Error: data\/queues-abc.json: field 'version': unsupported version 3 of mercury-static\/queues \(this page reads versions 1 and 2\)$/);
+  await assert.rejects(queueOf({ format: 'mercury-static/bundle', version: 1 }), /field 'format'/);
 });
 
 /** float16 bit patterns of float32 values (round toward zero: enough for a test of the scan). */

@@ -146,3 +146,15 @@ test('the list query: a range over everything reads every index shard in order; 
   assert.deepEqual([...byStatus.slice(-2)], [2, 7]);
   assert.deepEqual([...byStatus.slice(0, 3)], [0, 1, 3]);
 });
+
+test('the index of another format or version is refused; one without a name (earlier bundles) is version 1', () => {
+  const top = { count: 0, index_size: 1, prefix: 2, index_shards: 1, id_shards: 1, term_shards: 1, meta: [] };
+  const fetchJson = () => Promise.reject(new Error('not fetched'));
+  assert.equal(new RecordIndex({ ...top, version: 1 }, fetchJson).count, 0);
+  assert.equal(new RecordIndex({ ...top, format: 'mercury-static/record-index', version: 1 }, fetchJson).count, 0);
+  assert.throws(() => new RecordIndex({ ...top, format: 'mercury-static/record-index', version: 2 }, fetchJson),
+    /^Error: data\/index.json: field 'version': unsupported version 2 of mercury-static\/record-index \(this page reads version 1\)$/);
+  assert.throws(() => new RecordIndex({ ...top, version: 2 }, fetchJson), /unsupported version 2/);
+  assert.throws(() => new RecordIndex({ ...top, format: 'mercury-static/queues', version: 1 }, fetchJson),
+    /data\/index.json: field 'format': "mercury-static\/queues" is not 'mercury-static\/record-index'/);
+});

@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { EXPORT_FORMAT, buildExport, exportFileName, parseImport } from '../../site_template/app/state/transfer.js';
+import { EXPORT } from '../../site_template/app/data/formats.js';
+import { buildExport, exportFileName, parseImport } from '../../site_template/app/state/transfer.js';
 
 const manifest = { bundle_id: 'b1', title: 'Demo bundle', tool_version: '0.1.0' };
 const positions = new Map([['r1', 0], ['r2', 1], ['r3', 2]]); // the work's ids placed by the ids shards
@@ -27,7 +28,7 @@ const exported = () => buildExport({ manifest, positions, annotator: 'alice', cl
 
 test('buildExport: bundle order, known records only, no tombstones, seconds-precision time', () => {
   const e = exported();
-  assert.equal(e.format, EXPORT_FORMAT);
+  assert.equal(e.format, EXPORT.name);
   assert.equal(e.version, 2);
   assert.equal(e.exported_at, '2026-11-29T12:00:00Z');
   assert.deepEqual([e.bundle_id, e.title, e.annotator, e.client_id, e.tool_version], ['b1', 'Demo bundle', 'alice', 'c1', '0.1.0']);

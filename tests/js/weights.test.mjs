@@ -39,7 +39,7 @@ test('a file of another format or version is refused, naming what it is', () => 
     return out.buffer.slice(out.byteOffset, out.byteOffset + out.length);
   };
   assert.throws(() => dequantize(file({ format: 'mercury-static/weights', version: 2, file: EXTERNAL_NAME, bytes: 0, tensors: [] })),
-    /mercury-static\/weights version 2; this page reads mercury-static\/weights version 1/);
-  assert.throws(() => dequantize(file({ format: 'other' })), /other version undefined/);
+    /^Error: model weights: field 'version': unsupported version 2 of mercury-static\/weights \(this page reads version 1\)$/);
+  assert.throws(() => dequantize(file({ format: 'other' })), /model weights: field 'format': "other" is not 'mercury-static\/weights'/);
   assert.throws(() => dequantize(new Uint8Array([9, 0, 0, 0, 1, 2]).buffer), /not a weights file|out of bounds|Invalid/);
 });

@@ -4,8 +4,8 @@
 // formula, float(q - zero) * scale: exact in float64, rounded once to float32, so the bits are the ones
 // onnxruntime's constant folding would give (tests/test_page_model.py checks them against Python).
 
-export const WEIGHTS_FORMAT = 'mercury-static/weights';
-export const WEIGHTS_VERSION = 1;
+import { WEIGHTS, checkFormat } from '../data/formats.js';
+
 /** The external-data name of the page graph's float32 weights (page_model.EXTERNAL_NAME). */
 export const EXTERNAL_NAME = 'model_quantized.weights.f32';
 
@@ -18,9 +18,7 @@ export function dequantize(buffer) {
   } catch {
     throw new Error('model weights: not a weights file');
   }
-  if (header?.format !== WEIGHTS_FORMAT || header.version !== WEIGHTS_VERSION) {
-    throw new Error(`model weights: ${header?.format} version ${header?.version}; this page reads ${WEIGHTS_FORMAT} version ${WEIGHTS_VERSION}`);
-  }
+  checkFormat(header, 'model weights', WEIGHTS);
   if (header.file !== EXTERNAL_NAME) throw new Error(`model weights: for ${header.file}, not ${EXTERNAL_NAME}`);
   const body = 4 + size;
   const out = new Float32Array(header.bytes / 4);

@@ -6,6 +6,7 @@
  * only at the DOM). Everything here follows docs/DESIGN.md.
  */
 
+import { BUNDLE } from './formats.js';
 import { Offsets } from './offsets.js';
 import { Lru, RecordIndex } from './recordindex.js';
 
@@ -286,9 +287,6 @@ export class Bundle {
   }
 }
 
-export const BUNDLE_FORMAT = 'mercury-static/bundle';
-export const BUNDLE_VERSION = 1; // mercury_static/formats.py BUNDLE_VERSION
-
 /**
  * Problems of the manifest's ranker options against its `ranker_spec` (written by ranker_options.py, the
  * one table build and eval check with): the page must rank as `eval` does, never with a value it would
@@ -342,9 +340,9 @@ export async function openBundle(baseUrl = './') {
   const [manifest, recordIndex] = await Promise.all([
     fetchJson(`${base}manifest.json`), RecordIndex.open((path) => fetchJson(base + path), { withFirstShard: true }),
   ]);
-  if (manifest.format !== BUNDLE_FORMAT) throw new Error('manifest.json: not a mercury-static bundle');
-  if (manifest.version !== BUNDLE_VERSION) {
-    throw new Error(`manifest.json: bundle version ${JSON.stringify(manifest.version)} is not the version this page reads (${BUNDLE_VERSION}); rebuild the bundle with this mercury-static`);
+  if (manifest.format !== BUNDLE.name) throw new Error('manifest.json: not a mercury-static bundle');
+  if (!BUNDLE.reads.includes(manifest.version)) {
+    throw new Error(`manifest.json: bundle version ${JSON.stringify(manifest.version)} is not the version this page reads (${BUNDLE.reads.join(' and ')}); rebuild the bundle with this mercury-static`);
   }
   const problems = rankerOptionProblems(manifest.ranker, manifest.ranker_spec);
   if (problems.length) throw new Error(`manifest.json: ${problems.join('; ')}`);

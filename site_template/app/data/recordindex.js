@@ -4,6 +4,7 @@
  * bundle of any size, each answer reading only the shards it needs. Shards are fetched through the
  * caller's `fetchJson(path)` (the bundle's base URL is data.js's business) and kept LRU.
  */
+import { RECORD_INDEX, checkFormat } from './formats.js';
 
 const pad4 = (n) => String(n).padStart(4, '0');
 const INDEX_CACHE = 16; // index shards: a scrolled list window, the open record's and the walk's
@@ -83,7 +84,7 @@ export class Lru extends Map {
 export class RecordIndex {
   /** `top`: data/index.json; `fetchJson(path)`: a promise of the JSON at a bundle-relative path. */
   constructor(top, fetchJson) {
-    if (top.version !== 1) throw new Error(`data/index.json: index version ${JSON.stringify(top.version)} is not 1`);
+    checkFormat(top, 'data/index.json', RECORD_INDEX);
     this.count = top.count;
     this.size = top.index_size;
     this.prefix = top.prefix;

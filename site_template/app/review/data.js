@@ -5,9 +5,9 @@
  * shards load in the background for the filters and the list.
  */
 import { Lru } from '../data/recordindex.js';
+import { REVIEW_DATA } from '../data/formats.js';
 
-export const REVIEW_DATA_FORMAT = 'mercury-static/review-data';
-export const REVIEW_DATA_VERSION = 1;
+export const { name: REVIEW_DATA_FORMAT, version: REVIEW_DATA_VERSION } = REVIEW_DATA;
 const pad4 = (n) => String(n).padStart(4, '0');
 
 async function fetchJson(url) {

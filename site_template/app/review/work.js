@@ -13,9 +13,9 @@
  */
 import { liveAnnotations } from '../state/store.js';
 import { compareTimes } from '../state/times.js';
+import { REVIEW } from '../data/formats.js';
 
-export const REVIEW_EXPORT_FORMAT = 'mercury-static/review';
-export const REVIEW_EXPORT_VERSION = 1;
+export const { name: REVIEW_EXPORT_FORMAT, version: REVIEW_EXPORT_VERSION } = REVIEW;
 const EDIT_FIELDS = ['summary', 'source', 'label', 'note'];
 
 const stamp = (entry, key, value, at) => {

@@ -4,6 +4,7 @@
  * next to do and the progress count go by her queue; every other record stays reachable (list, n / p,
  * links). Loaded only for a bundle with queues; pure functions but `loadQueue`.
  */
+import { QUEUES, checkFormat } from '../data/formats.js';
 import { normalizeName } from './names.js';
 import { recordStatus } from './store.js';
 
@@ -22,9 +23,12 @@ export async function loadQueue(bundle, annotator) {
   // names compare normalised (names.js): a bundle assigned before names were normalised keeps its spelling
   const name = Array.isArray(q?.annotators) ? q.annotators.find((n) => normalizeName(n) === normalizeName(annotator)) : undefined;
   if (name === undefined) return null;
-  const res = await fetch(bundle.url(q.path || 'data/queues.json'));
-  if (!res.ok) throw new Error(`${q.path}: HTTP ${res.status}`);
-  const all = await res.json();
+  const path = q.path || 'data/queues.json';
+  const res = await fetch(bundle.url(path));
+  if (!res.ok) throw new Error(`${path}: HTTP ${res.status}`);
+  const doc = await res.json();
+  // version 1 (bundles built before the queues had a name): the bare {annotator: [ids]}
+  const all = checkFormat(doc, path, QUEUES) === 1 ? doc : doc.queues;
   const ids = all && Object.prototype.hasOwnProperty.call(all, name) && Array.isArray(all[name]) ? all[name] : [];
   const placed = await bundle.recordIndex.positionsOf(ids);
   const kept = ids.filter((id) => placed.has(id));

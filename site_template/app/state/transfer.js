@@ -2,6 +2,7 @@
  * Export (the contract with `mercury-static merge`, see docs/DESIGN.md) and import of annotations.
  * Offsets in files are Python code points; the work in storage already holds them that way.
  */
+import { EXPORT } from '../data/formats.js';
 import { acceptedAgents, answers, isEmpty, responseProblem } from './responses.js';
 import { normalizeName } from './names.js';
 import { pageSettings } from './settings.js';
@@ -9,10 +10,6 @@ import { dict, labelPath } from './storage.js';
 import { liveAnnotations } from './store.js';
 import { instant } from './times.js';
 
-export const EXPORT_FORMAT = 'mercury-static/annotations';
-export const EXPORT_VERSION = 2; // mercury_static/formats.py EXPORT_VERSION: the same number on both sides
-/** Versions import reads: 1 (spans only) and 2 (+ responses and suggestions). */
-const READABLE_VERSIONS = [1, 2];
 
 /**
  * The export object for the annotator's work, records in bundle order: `positions` maps the work's record
@@ -25,8 +22,8 @@ export function buildExport({ manifest, positions, annotator, clientId, work, ex
   const shown = !pageSettings(manifest, annotator).blind;
   const recIds = Object.keys(work.records).filter((id) => positions.has(id)).sort((a, b) => positions.get(a) - positions.get(b));
   return {
-    format: EXPORT_FORMAT,
-    version: EXPORT_VERSION,
+    format: EXPORT.name,
+    version: EXPORT.version,
     bundle_id: manifest.bundle_id,
     title: manifest.title ?? null,
     annotator,
@@ -225,11 +222,11 @@ export function parseImport(text, { manifest, annotator, now = new Date().toISOS
   } catch {
     throw new Error('This file is not JSON: nothing was imported.');
   }
-  if (!data || data.format !== EXPORT_FORMAT || !Array.isArray(data.records)) {
+  if (!data || data.format !== EXPORT.name || !Array.isArray(data.records)) {
     throw new Error('This file is not a mercury-static annotations export: nothing was imported.');
   }
-  if (!READABLE_VERSIONS.includes(data.version)) {
-    throw new Error(`This export is of version ${JSON.stringify(data.version)}, which this page (versions ${READABLE_VERSIONS.join(' and ')}) cannot read: nothing was imported.`);
+  if (!EXPORT.reads.includes(data.version)) {
+    throw new Error(`This export is of version ${JSON.stringify(data.version)}, which this page (versions ${EXPORT.reads.join(' and ')}) cannot read: nothing was imported.`);
   }
   const bad = findInvalid(data, ['records']);
   if (bad) throw new Error(`This file cannot be read as it is (${bad}): nothing was imported.`);
