@@ -39,3 +39,27 @@ def test_split_cited_and_elsewhere(case):
 def test_pattern_problem(pattern, problem):
     got = pattern_problem(pattern)
     assert got is None if problem is None else problem in got
+
+
+def test_settings_citation_patterns_reach_the_manifest():
+    from mercury_static.settings import MetadataRanges, manifest_settings, parse_settings
+
+    s = parse_settings({"citations": {"patterns": ["#([0-9]+)"]}}, "s.yaml")
+    assert s.citation_patterns == ("#([0-9]+)",)
+    assert manifest_settings(s, MetadataRanges())["citations"] == {"patterns": ["#([0-9]+)"]}
+    assert "citations" not in manifest_settings(parse_settings({}, "s.yaml"), MetadataRanges())
+
+
+@pytest.mark.parametrize("doc, where", [
+    ({"citations": {"patterns": ["#[0-9]+"]}}, "field 'patterns[0]': needs exactly one group"),
+    ({"citations": {"patterns": ["ok ([0-9]+)", "(?P<n>[0-9]+)"]}}, "field 'patterns[1]': named groups"),
+    ({"citations": {"patterns": "[([0-9]+)]"}}, "field 'patterns': expected a list"),
+    ({"citations": {"pattern": []}}, "unknown key"),
+])
+def test_settings_bad_citation_patterns_are_one_line(doc, where):
+    from mercury_static.records import InputError
+    from mercury_static.settings import parse_settings
+
+    with pytest.raises(InputError) as e:
+        parse_settings(doc, "s.yaml")
+    assert "s.yaml" in str(e.value) and where in str(e.value) and "citations" in str(e.value)
