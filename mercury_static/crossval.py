@@ -253,7 +253,7 @@ def lit_rows(rows: Sequence[dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
     return np.array(q), np.array(n), np.array(x, dtype=np.float64).reshape(-1, 2), np.array(y, dtype=np.float64)
 
 
-def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1e-2, steps: int = 50) -> np.ndarray:
+def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1e-4, steps: int = 50) -> np.ndarray:
     """[a_1 .. a_m, c] of P(y) = 1 / (1 + exp(-(x · a + c))) by Newton's method, L2 on the slopes."""
     X = np.hstack([x, np.ones((len(x), 1))])
     theta = np.zeros(X.shape[1])
