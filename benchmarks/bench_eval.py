@@ -195,7 +195,10 @@ def citations_and_grades(args) -> None:
     print("| SummHay bullets citing documents | bullets | P@5 without / with citations | MRR without / with "
           "| evidence in cited | best elsewhere | citation right | elsewhere → wrong | wrong → elsewhere |")
     print("|---|---|---|---|---|---|---|---|---|")
-    pct = (lambda v: "–" if v is None else f"{v:.1%}")
+
+    def pct(v):
+        return "–" if v is None else f"{v:.1%}"
+
     for topic in [*args.summhay, "all"]:
         group = [r for r in rows[1] if r["kind"] == "bullet" and (topic == "all" or r["group"].startswith(f"topic_{topic}"))]
         c = cited_figures(group)

@@ -53,8 +53,9 @@ def _numbers(group: str) -> list[int]:
     for j, p in enumerate(parts):
         if p.isdigit():
             n = int(p)
-            if j >= 2 and parts[j - 1] in "-\u2013" and parts[j - 2].isdigit() and 0 < n - int(parts[j - 2]) <= MAX_RANGE:
-                out.extend(range(int(parts[j - 2]) + 1, n + 1))
+            start = int(parts[j - 2]) if j >= 2 and parts[j - 1] in "-\u2013" and parts[j - 2].isdigit() else None
+            if start is not None and 0 < n - start <= MAX_RANGE:
+                out.extend(range(start + 1, n + 1))
             else:
                 out.append(n)
     return out

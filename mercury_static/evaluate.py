@@ -364,7 +364,8 @@ def cited_row(q: Query, ranked: list[tuple[int, float]], doc_of: list[int], k: i
     order = first + [i for i, _ in ranked if doc_of[i] not in inside]
     part = citations.split(ranked, doc_of, cited, 1)
     best_cited = max((rs[0] for _, rs in part["cited"] if rs), key=lambda x: x[1], default=None)
-    return {"cited_p": metrics.precision_at(order, q.relevant, k), "cited_rr": metrics.reciprocal_rank(order, q.relevant),
+    return {"cited_p": metrics.precision_at(order, q.relevant, k),
+            "cited_rr": metrics.reciprocal_rank(order, q.relevant),
             "cited_found": float(best_cited is not None and best_cited[0] in q.relevant),
             "cited_right": float(any(doc_of[i] in inside for i in q.relevant)),
             "best_outside": float(bool(ranked) and doc_of[ranked[0][0]] not in inside)}
