@@ -205,6 +205,18 @@ def citations_and_grades(args) -> None:
         print(f"| {topic} | {c['queries']} of {len(group)} | {c['p']:.3f} / {c['cited_p']:.3f} | {c['rr']:.3f} / "
               f"{c['cited_rr']:.3f} | {pct(c['cited_found'])} | {pct(c['best_outside'])} | {pct(c['cited_right'])} "
               f"| {pct(c['signal_precision'])} | {pct(c['signal_recall'])} |", flush=True)
+    # the signal with a margin: the best match elsewhere above the best cited one by more than `gap`
+    print("\n| best elsewhere by more than | " + " | ".join(f"{t}: flagged, → wrong, wrong →" for t in args.summhay)
+          + " |\n|---|" + "---|" * len(args.summhay))
+    for gap in (0.0, 0.02, 0.05, 0.1, 0.15):
+        cells = []
+        for topic in args.summhay:
+            group = [r for r in rows[1] if "cited_p" in r and r["group"].startswith(f"topic_{topic}")]
+            flagged = [r for r in group if r["cited_gap"] > gap]
+            wrong = [r for r in group if not r["cited_right"]]
+            cells.append(f"{len(flagged) / len(group):.1%}, {pct(np.mean([not r['cited_right'] for r in flagged]) if flagged else None)}, "
+                         f"{pct(np.mean([r['cited_gap'] > gap for r in wrong]) if wrong else None)}")
+        print(f"| {gap} | " + " | ".join(cells) + " |", flush=True)
     # grades: the lit top 5 of the page's selections (FaithBench spans, SummHay bullets)
     keep = [[r["kind"] in ("span", "bullet") for r in rs] for rs in rows]
     sel = [r for rs, ks in zip(rows, keep) for r, k in zip(rs, ks) if k]

@@ -368,7 +368,8 @@ def cited_row(q: Query, ranked: list[tuple[int, float]], doc_of: list[int], k: i
             "cited_rr": metrics.reciprocal_rank(order, q.relevant),
             "cited_found": float(best_cited is not None and best_cited[0] in q.relevant),
             "cited_right": float(any(doc_of[i] in inside for i in q.relevant)),
-            "best_outside": float(bool(ranked) and doc_of[ranked[0][0]] not in inside)}
+            "best_outside": float(bool(ranked) and doc_of[ranked[0][0]] not in inside),
+            "cited_gap": ranked[0][1] - best_cited[1] if best_cited is not None else ranked[0][1]}
 
 
 def cited_figures(rows: list[dict]) -> dict | None:

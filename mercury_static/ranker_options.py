@@ -72,9 +72,11 @@ SPEC: tuple[Option, ...] = (
     Option("position", "number", 0.2, 0.0, 1.0),
     Option("prefix", "integer", 5, 0, 64),
     Option("min_score", "number", 0.2, 0.0, 1.0),
-    Option("grades", "thresholds", [0.3, 0.45], 0.0, 1.0, length=2),
-    # P(evidence) of a lit sentence per source length band (rank.py grade_probability); [] grades the score
-    Option("calibration", "bands", [], -100.0, 100.0, length=8),
+    Option("grades", "thresholds", [0.25, 0.5], 0.0, 1.0, length=2),
+    # P(evidence) of a lit sentence per source length band (rank.py grade_probability; fitted by
+    # `bench_eval.py citations`, benchmarks/RESULTS.md); [] grades the score itself
+    Option("calibration", "bands", [[10, 4.8303, 3.8049, -4.7302], [300, 4.6588, 5.2063, -6.6721],
+                                    [1000000, 8.9016, 0.399, -1.0597]], -100.0, 100.0, length=8),
 )
 BY_NAME = {o.name: o for o in SPEC}
 DEFAULT_OPTIONS: dict = {o.name: o.default for o in SPEC}

@@ -27,8 +27,11 @@ export const DEFAULT_OPTIONS = Object.freeze({
   position: 0.2,
   prefix: 5,
   min_score: 0.2,
-  grades: Object.freeze([0.3, 0.45]),
-  calibration: Object.freeze([]),
+  grades: Object.freeze([0.25, 0.5]),
+  // P(evidence) of a lit sentence per source length band (rank.py grade_probability)
+  calibration: Object.freeze([
+    Object.freeze([10, 4.8303, 3.8049, -4.7302]), Object.freeze([300, 4.6588, 5.2063, -6.6721]),
+    Object.freeze([1000000, 8.9016, 0.399, -1.0597])]),
 });
 
 const DIGIT_SEP = /(?<=\d)[,.](?=\d)/g;
