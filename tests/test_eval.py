@@ -333,3 +333,16 @@ def test_fit_calibration_gives_each_band_its_hit_rate():
             m = band & (oof >= lo) & (oof < hi)
             if m.sum() > 100:
                 assert abs(y[m].mean() - oof[m].mean()) < 0.05
+
+
+def test_eval_cli_reports_the_citations(tmp_path, exported_model, monkeypatch):
+    """Issue 26: `eval` on a SummHay topic prints the second table, for the bullets that cite documents."""
+    from mercury_static.cli import app
+
+    monkeypatch.setenv("MERCURY_STATIC_CACHE", str(TEST_CACHE))
+    out = tmp_path / "report.json"
+    result = CliRunner().invoke(app, ["eval", str(summhay_topic(tmp_path / "topic.json")), "--report", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "cites documents" in result.output and "best elsewhere" in result.output
+    [bullets] = [g for g in json.loads(out.read_text(encoding="utf-8"))["groups"] if g["group"] == "topic · bullet"]
+    assert bullets["cited"]["queries"] == 1 and bullets["cited"]["cited_right"] == 1.0
