@@ -374,18 +374,19 @@ def cited_row(q: Query, ranked: list[tuple[int, float]], doc_of: list[int], k: i
 
 def cited_figures(rows: list[dict]) -> dict | None:
     """Means over the rows of queries with citations: P@k and MRR without / with citations, evidence found
-    inside the cited documents, best match outside them, citations right, and how the best-outside signal
-    tells a wrong citation (its precision and recall against "the cited documents hold no gold evidence")."""
+    inside the cited documents, best match outside them, citations right, and how the page's "check the
+    citation" (the best match elsewhere more than citations.MARGIN above every cited one) tells a wrong
+    citation: its precision and recall against "the cited documents hold no gold evidence"."""
     cited = [x for x in rows if "cited_p" in x]
     if not cited:
         return None
     mean = {key: float(np.mean([x[key] for x in cited])) for key in
             ("p", "cited_p", "rr", "cited_rr", "cited_found", "best_outside", "cited_right")}
-    flagged = [x for x in cited if x["best_outside"]]
+    flagged = [x for x in cited if x["cited_gap"] > citations.MARGIN]  # the page's "check the citation"
     wrong = [x for x in cited if not x["cited_right"]]
     return {"queries": len(cited), "share": len(cited) / len(rows), **mean,
             "signal_precision": float(np.mean([not x["cited_right"] for x in flagged])) if flagged else None,
-            "signal_recall": float(np.mean([x["best_outside"] for x in wrong])) if wrong else None}
+            "signal_recall": float(np.mean([x["cited_gap"] > citations.MARGIN for x in wrong])) if wrong else None}
 
 
 def score_eval_set(data: EvalSet, k: int = 5, options: dict | None = None, *,

@@ -9,6 +9,7 @@ export const DEFAULT_PATTERNS = Object.freeze([
   `\\(\\s*${DOC}(${LIST})\\s*\\)`,
   '\\^([0-9]+(?:,[0-9]+)*)',
 ]);
+export const MARGIN = 0.1; // citations.py MARGIN: "check the citation" beyond it
 export const MAX_RANGE = 100;
 const PART = /[0-9]+|[-\u2013]/g;
 const compiled = new Map();
@@ -61,11 +62,12 @@ export function citedDocuments(text, nDocuments, patterns = DEFAULT_PATTERNS) {
 
 /**
  * The best `perDoc` matches in each cited document and the best match outside them, from `ranked`
- * ([{index, score}] best first over the whole source); docOf[i]: the document of sentence i (-1: none).
+ * ([{index, score}] best first over the whole source); docOf[i]: the document of sentence i (-1: none);
+ * outscored: the match elsewhere scores more than `margin` above every cited one.
  * @returns {{cited: {doc:number, results:{index:number, score:number}[]}[], elsewhere: ({doc:number,
  *   index:number, score:number}|null), outscored: boolean}}
  */
-export function split(ranked, docOf, cited, perDoc = 2) {
+export function split(ranked, docOf, cited, perDoc = 2, margin = MARGIN) {
   const per = new Map(cited.map((d) => [d, []]));
   let elsewhere = null;
   for (const r of ranked) {
@@ -80,6 +82,6 @@ export function split(ranked, docOf, cited, perDoc = 2) {
   return {
     cited: cited.map((d) => ({ doc: d, results: per.get(d) })),
     elsewhere,
-    outscored: elsewhere !== null && (bestCited === null || elsewhere.score > bestCited),
+    outscored: elsewhere !== null && (bestCited === null || elsewhere.score > bestCited + margin),
   };
 }
