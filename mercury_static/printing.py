@@ -114,7 +114,8 @@ def print_eval(report: EvalReport, console: Console) -> None:
                       "shows them first). evidence in cited: the best match inside the cited documents is gold "
                       "evidence. best elsewhere: the best match of the whole source lies outside them. citation "
                       "right: a cited document holds gold evidence. check → wrong: of the queries the page asks "
-                      "to check (the best match elsewhere more than 0.1 above every cited one), the share whose citation "
+                      "to check (the best match elsewhere more than 0.1 above every cited one), the share whose "
+                      "citation "
                       "is wrong; wrong → check: the reverse.",
                       highlight=False)
 
