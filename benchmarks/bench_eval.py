@@ -193,7 +193,7 @@ def citations_and_grades(args) -> None:
     folds = crossval.eval_folds(sets, args.folds)
     rows = [query_rows(data, 5, {}, controls=False) for data in sets]
     print("| SummHay bullets citing documents | bullets | P@5 without / with citations | MRR without / with "
-          "| evidence in cited | best elsewhere | citation right | elsewhere → wrong | wrong → elsewhere |")
+          "| evidence in cited | best elsewhere | citation right | check → wrong | wrong → check |")
     print("|---|---|---|---|---|---|---|---|---|")
 
     def pct(v):
