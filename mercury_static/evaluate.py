@@ -342,7 +342,7 @@ def query_rows(data: EvalSet, k: int = 5, options: dict | None = None, *, contro
                "ms": ms, "n": n, "lit": [(sc, p, grade(p, opts), i in q.relevant)
                                          for (i, sc), p in zip(ranked[:k], probs)]}
         if r.source_sections:
-            row.update(cited_row(q, ranked, doc_of(sid, r), k))
+            row.update(cited_row(q, ranked, doc_of(sid, r), len(r.source_sections), k))
         if controls and len(sources) > 1:  # control: the same query against an unrelated source
             other = sources[(sources.index(sid) + len(sources) // 2) % len(sources)]
             o_sents, o_prep = ranker_input(other)
@@ -354,10 +354,11 @@ def query_rows(data: EvalSet, k: int = 5, options: dict | None = None, *, contro
     return rows
 
 
-def cited_row(q: Query, ranked: list[tuple[int, float]], doc_of: list[int], k: int) -> dict:
-    """The citation figures of one query (module docstring); {} when its text cites no document."""
-    cited = citations.cited_documents(q.text, max(doc_of, default=-1) + 1)
-    if not cited:
+def cited_row(q: Query, ranked: list[tuple[int, float]], doc_of: list[int], n_docs: int, k: int) -> dict:
+    """The citation figures of one query (module docstring); {} when its text cites none of the ``n_docs``
+    documents (or the source has no sentence)."""
+    cited = citations.cited_documents(q.text, n_docs)
+    if not cited or not ranked:
         return {}
     inside = set(cited)
     first = [i for i, _ in ranked if doc_of[i] in inside]

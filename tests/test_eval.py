@@ -292,15 +292,15 @@ def test_cited_row_checks_the_citation_against_the_ranking():
     def q(text, relevant):
         return Query("t · bullet", "bullet", "r", text, frozenset(relevant), (0, 1))
 
-    right = cited_row(q("- Solar got cheaper. [1][3]", {0, 1, 4, 5}), ranked, doc_of, 5)
+    right = cited_row(q("- Solar got cheaper. [1][3]", {0, 1, 4, 5}), ranked, doc_of, 3, 5)
     # cited first: 4, 0, 1, 5 (docs 0 and 2 by score), then 3, 2 → P@5 4/5; MRR 1; best cited (4) is evidence
     assert right == {"cited_p": 0.8, "cited_rr": 1.0, "cited_found": 1.0, "cited_right": 1.0, "best_outside": 1.0,
                      "cited_gap": pytest.approx(0.1)}
-    wrong = cited_row(q("- Wind grew. [doc 1]", {2, 3}), ranked, doc_of, 5)
+    wrong = cited_row(q("- Wind grew. [doc 1]", {2, 3}), ranked, doc_of, 3, 5)
     assert wrong["cited_right"] == 0.0 and wrong["best_outside"] == 1.0 and wrong["cited_found"] == 0.0
     assert wrong["cited_gap"] == pytest.approx(0.2)  # 0.9 elsewhere, 0.7 in document 1: "check the citation"
-    assert cited_row(q("- No citation here.", {0}), ranked, doc_of, 5) == {}
-    assert cited_row(q("- Beyond the documents [9].", {0}), ranked, doc_of, 5) == {}
+    assert cited_row(q("- No citation here.", {0}), ranked, doc_of, 3, 5) == {}
+    assert cited_row(q("- Beyond the documents [9].", {0}), ranked, doc_of, 3, 5) == {}
     rows = [{"p": 0.6, "rr": 1.0, **right}, {"p": 0.4, "rr": 1.0, **wrong}, {"p": 0.2, "rr": 0.5}]
     fig = cited_figures(rows)
     assert fig["queries"] == 2 and fig["share"] == pytest.approx(2 / 3) and fig["cited_p"] == pytest.approx(0.6) and fig["p"] == pytest.approx(0.5)

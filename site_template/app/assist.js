@@ -89,7 +89,7 @@ export class Assistant {
     const near = ranked.length ? ranked[0].score - LIT_GAP : 0;
     const best = ranked.length ? ranked[0].score : null;
     const graded = (r) => ({ ...r, p: gradeProbability(r.score, best, sentences.length, this.options) });
-    const citation = cites && cites.split(ranked.map(graded));
+    const citation = cites && cites.split(ranked, graded);
     const results = citation ? citation.results
       : ranked.filter((r, i) => r.score >= view.minScore && (i < 2 || r.score >= near)).slice(0, view.k).map(graded);
     this.last = { query, vec, kind };

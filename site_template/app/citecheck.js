@@ -40,9 +40,10 @@ function citingText(view, query, contextText) {
 const fmt = (r) => `${r.score.toFixed(2)} (p ${r.p.toFixed(2)})`;
 
 /**
- * null, or {split(graded)}: `graded` is the whole ranking of the source ([{index, score, p}] best first);
- * split returns {results, text}: the results to light (cited matches with `cited` = the document's number,
- * then the best match elsewhere with `elsewhere` = its number) and the line that says it.
+ * null, or {split(ranked, graded)}: `ranked` is the whole ranking of the source ([{index, score}] best first),
+ * `graded(r)` the result with its grade probability `p`; split returns {results, text}: the results to light
+ * (cited matches with `cited` = the document's number, then the best match elsewhere with `elsewhere` = its
+ * number) and the line that says it.
  */
 export function citedSplit(rec, query, contextText, patterns) {
   const source = rec.source;
@@ -53,15 +54,14 @@ export function citedSplit(rec, query, contextText, patterns) {
   if (!cited.length) return null;
   const docs = docOf(source);
   return {
-    split(graded) {
-      const s = split(graded, docs, cited, PER_DOC);
-      const results = s.cited.flatMap((c) => c.results.map((r) => ({ ...r, cited: c.doc + 1 })))
+    split(ranked, graded) {
+      const s = split(ranked, docs, cited, PER_DOC);
+      const results = s.cited.flatMap((c) => c.results.map((r) => ({ ...graded(r), cited: c.doc + 1 })))
         .sort((a, b) => b.score - a.score || a.index - b.index);
-      const parts = s.cited.map((c) => `cited doc ${c.doc + 1}: ${c.results.length ? fmt(c.results[0]) : 'no sentence'}`);
+      const parts = s.cited.map((c) => `cited doc ${c.doc + 1}: ${c.results.length ? fmt(graded(c.results[0])) : 'no sentence'}`);
       let text = parts.join(' · ');
       if (s.elsewhere) {
-        results.push({ index: s.elsewhere.index, score: s.elsewhere.score, p: graded.find((r) => r.index === s.elsewhere.index).p,
-          elsewhere: s.elsewhere.doc + 1 });
+        results.push({ ...graded({ index: s.elsewhere.index, score: s.elsewhere.score }), elsewhere: s.elsewhere.doc + 1 });
         const where = s.elsewhere.doc >= 0 ? `doc ${s.elsewhere.doc + 1}` : 'outside every document';
         text += ` — best elsewhere: ${where}, ${fmt(results[results.length - 1])}${s.outscored ? ' (above every cited match: check the citation)' : ''}`;
       }

@@ -23,13 +23,14 @@ function view(text, sections = null) {
 const source = view('Alpha one. Alpha two. Beta one. Beta two. Gamma one. Gamma two.',
   [{ start: 0, end: 21 }, { start: 22, end: 41 }, { start: 42, end: 63 }]);
 const rec = (summary) => ({ source, summary: view(summary) });
-const ranked = [[4, 0.9], [0, 0.5], [2, 0.45], [1, 0.4], [3, 0.3], [5, 0.2]].map(([index, score]) => ({ index, score, p: score }));
+const ranked = [[4, 0.9], [0, 0.5], [2, 0.45], [1, 0.4], [3, 0.3], [5, 0.2]].map(([index, score]) => ({ index, score }));
+const graded = (r) => ({ ...r, p: r.score });
 
 test('a bullet whose markers close its line cites for each of its sentences', () => {
   const r = rec('- Gamma happened. It was big [1][2].\n- Other [3].');
   const q = { side: 'summary', start: 2, end: 16 };
   const c = citedSplit(r, q, 'Gamma happened.', undefined);
-  const { results, text } = c.split(ranked);
+  const { results, text } = c.split(ranked, graded);
   assert.deepEqual(results.map((x) => [x.index, x.cited ?? `elsewhere ${x.elsewhere}`]), [[0, 1], [2, 2], [1, 1], [3, 2], [4, 'elsewhere 3']]);
   assert.equal(text, 'cited doc 1: 0.50 (p 0.50) · cited doc 2: 0.45 (p 0.45) — best elsewhere: doc 3, 0.90 (p 0.90) (above every cited match: check the citation)');
 });
@@ -37,7 +38,7 @@ test('a bullet whose markers close its line cites for each of its sentences', ()
 test('the settings\' patterns replace the defaults; no citation, no split', () => {
   const r = rec('Gamma grew #3 [1].');
   const q = { side: 'summary', start: 0, end: 10 };
-  const custom = citedSplit(r, q, 'Gamma grew #3 [1].', ['#([0-9]+)']).split(ranked);
+  const custom = citedSplit(r, q, 'Gamma grew #3 [1].', ['#([0-9]+)']).split(ranked, graded);
   assert.deepEqual(custom.results.map((x) => x.index), [4, 5, 0]);
   assert.match(custom.text, /^cited doc 3: 0\.90 \(p 0\.90\) — best elsewhere: doc 1, 0\.50/);
   assert.ok(!custom.text.includes('check the citation'));
