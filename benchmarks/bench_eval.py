@@ -4,6 +4,7 @@
     /work/venv/bin/python benchmarks/bench_eval.py latency [--sentences 3500] [--repeat 30]
     /work/venv/bin/python benchmarks/bench_eval.py cv [--folds 10] [--summhay news1 news2 news3] [--only NAME...]
     /work/venv/bin/python benchmarks/bench_eval.py halves
+    /work/venv/bin/python benchmarks/bench_eval.py citations [--summhay news1 news2 news3] [--folds 10]
 
 quality: FaithBench (all batches) and one SummHay topic are indexed once (``evaluate.load_eval_set``: the
 build's split, embedding rows and stored (float16) vectors; embeddings cached on disk), then every configuration in
@@ -16,6 +17,13 @@ folds and the paired difference to fused-v3. Embeddings are cached in benchmarks
 
 halves: term weights fitted (logistic / listwise softmax) on one half of the FaithBench batches and scored on
 the other half, and the reverse, against the same options untuned.
+
+citations (issue 26): FaithBench and the SummHay topics ranked once with the default options. Per topic, the
+bullets that cite documents: P@5 / MRR without and with citations (the cited documents' sentences first),
+evidence found inside the cited documents, how often the best match lies outside them and how well that tells
+a wrong citation. Then the grade reliability (hit rate of the lit top 5 per grade and source length band):
+today's grades (thresholds on the score) against grades of the calibrated probability, fitted per band on the
+other folds (the cv folds), the score alone or score and share of the best; and the table fitted on all.
 
 latency: headless Chromium loads ``site_template/app/assist/rank.js`` from a loopback server and ranks the first
 N sentences of the SummHay news1 haystack (real texts; random unit vectors, dim 384, which cost the same)
@@ -174,6 +182,72 @@ def halves(args) -> None:
                 print(f"| {base_name} | {loss} | {names} | {cells[0]} | {cells[1]} | {weights} |", flush=True)
 
 
+def citations_and_grades(args) -> None:
+    from mercury_static.tune import crossval
+    from mercury_static.tune.evaluate import cited_figures, load_eval_set, query_rows
+    from mercury_static.assist.rank import DEFAULT_OPTIONS, grade
+
+    data_dir, cache = Path(args.data), ROOT / "benchmarks" / "out" / "embeddings"
+    sets = [load_eval_set(sorted((data_dir / "faithbench").glob("batch_*.json")), embed_cache=cache),
+            load_eval_set([data_dir / "summhay" / f"topic_{t}.json" for t in args.summhay], embed_cache=cache)]
+    folds = crossval.eval_folds(sets, args.folds)
+    rows = [query_rows(data, 5, {}, controls=False) for data in sets]
+    print("| SummHay bullets citing documents | bullets | P@5 without / with citations | MRR without / with "
+          "| evidence in cited | best elsewhere | citation right | check → wrong | wrong → check |")
+    print("|---|---|---|---|---|---|---|---|---|")
+
+    def pct(v):
+        return "–" if v is None else f"{v:.1%}"
+
+    for topic in [*args.summhay, "all"]:
+        group = [r for r in rows[1] if r["kind"] == "bullet" and (topic == "all" or r["group"].startswith(f"topic_{topic}"))]
+        c = cited_figures(group)
+        print(f"| {topic} | {c['queries']} of {len(group)} | {c['p']:.3f} / {c['cited_p']:.3f} | {c['rr']:.3f} / "
+              f"{c['cited_rr']:.3f} | {pct(c['cited_found'])} | {pct(c['best_outside'])} | {pct(c['cited_right'])} "
+              f"| {pct(c['signal_precision'])} | {pct(c['signal_recall'])} |", flush=True)
+    # the signal with a margin: the best match elsewhere above the best cited one by more than `gap`
+    print("\n| best elsewhere by more than | " + " | ".join(f"{t}: flagged, → wrong, wrong →" for t in args.summhay)
+          + " |\n|---|" + "---|" * len(args.summhay))
+    for gap in (0.0, 0.02, 0.05, 0.1, 0.15):
+        cells = []
+        for topic in args.summhay:
+            group = [r for r in rows[1] if "cited_p" in r and r["group"].startswith(f"topic_{topic}")]
+            flagged = [r for r in group if r["cited_gap"] > gap]
+            wrong = [r for r in group if not r["cited_right"]]
+            cells.append(f"{len(flagged) / len(group):.1%}, {pct(np.mean([not r['cited_right'] for r in flagged]) if flagged else None)}, "
+                         f"{pct(np.mean([r['cited_gap'] > gap for r in wrong]) if wrong else None)}")
+        print(f"| {gap} | " + " | ".join(cells) + " |", flush=True)
+    # grades: the lit top 5 of the page's selections (FaithBench spans, SummHay bullets)
+    keep = [[r["kind"] in ("span", "bullet") for r in rs] for rs in rows]
+    sel = [r for rs, ks in zip(rows, keep) for r, k in zip(rs, ks) if k]
+    fold_of = np.concatenate([f[np.array(ks)] for f, ks in zip(folds, keep)])
+    q, n, x, y = crossval.lit_rows(sel)
+    fold = fold_of[q]
+    band = np.array([crossval.band_of(int(m)) for m in n])
+    old = np.array([grade(s, {"calibration": [], "grades": [0.3, 0.45]}) for s in x[:, 0]])
+    fits = {f: crossval.calibrated_out_of_fold(n, x, y, fold, args.folds, f) for f in (1, 2)}
+    for f, p in fits.items():
+        brier = [float(np.mean((p[band == b] - y[band == b]) ** 2)) for b in range(len(crossval.BANDS))]
+        loss = [float(-np.mean(y[band == b] * np.log(p[band == b] + 1e-12) + (1 - y[band == b])
+                               * np.log(1 - p[band == b] + 1e-12))) for b in range(len(crossval.BANDS))]
+        print(f"features {f}: out-of-fold Brier per band " + ", ".join(f"{v:.4f}" for v in brier)
+              + "; log loss " + ", ".join(f"{v:.4f}" for v in loss))
+    labels = ["≤ 10 sentences", "11–300", "> 300"]
+    for name, grades in (("before: score ≥ 0.30 / 0.45 (today)", old),
+                         *((f"after: calibrated P(evidence) ≥ {DEFAULT_OPTIONS['grades'][0]} / "
+                            f"{DEFAULT_OPTIONS['grades'][1]}, {f} feature{'s' if f > 1 else ''}, out of fold",
+                            np.array([grade(v) for v in p])) for f, p in fits.items())):
+        print(f"\n{name}\n\n| band | sentences lit | weak: n, hit rate | medium | strong |\n|---|---|---|---|---|")
+        for b, label in enumerate(labels):
+            cells = []
+            for g in (1, 2, 3):
+                m = (band == b) & (grades == g)
+                cells.append(f"{m.sum()}, {y[m].mean():.1%}" if m.any() else "0, –")
+            print(f"| {label} | {(band == b).sum()} | " + " | ".join(cells) + " |")
+    for f in (1, 2):
+        print(f"fitted on all ({f} feature{'s' if f > 1 else ''}):", crossval.fit_calibration(n, x, y, f))
+
+
 def _mrr(groups: dict, batches: tuple[str, ...]) -> float:
     rows = [groups[f"{b} · span"] for b in batches if f"{b} · span" in groups]
     return sum(g.mrr * g.queries for g in rows) / max(1, sum(g.queries for g in rows))
@@ -265,7 +339,7 @@ def latency(args) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=["quality", "latency", "cv", "halves"])
+    parser.add_argument("what", choices=["quality", "latency", "cv", "halves", "citations"])
     parser.add_argument("--data", default=str(ROOT.parent / "shared" / "data"))
     parser.add_argument("--summhay", nargs="+", default=None, help="SummHay topics (quality: news1; cv: all three)")
     parser.add_argument("--folds", type=int, default=10)
@@ -275,6 +349,9 @@ def main() -> None:
     args = parser.parse_args()
     if args.what == "halves":
         halves(args)
+    elif args.what == "citations":
+        args.summhay = args.summhay or ["news1", "news2", "news3"]
+        citations_and_grades(args)
     elif args.what == "cv":
         args.summhay = args.summhay or ["news1", "news2", "news3"]
         cross_validation(args)

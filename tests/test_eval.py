@@ -134,6 +134,9 @@ def test_evaluate_end_to_end(tmp_path, exported_model):
     assert groups["dump · span"].queries == 2  # duplicate annotation counted once
     assert groups["topic · bullet"].queries == 2  # one per summary method
     assert groups["topic · insight"].queries == 2  # once per topic, not per summary method
+    # issue 26: the bullet citing [1][3] (documents with its insight) is also scored with its citations
+    cited = groups["topic · bullet"].cited
+    assert cited["queries"] == 1 and cited["cited_right"] == 1.0 and groups["dump · span"].cited is None
     # "4 million" / "5 million": the lexical + vector ranker finds the cost sentence first
     for g in report.groups:
         assert 0 < g.mrr <= 1 and 0 <= g.ndcg <= 1 and g.latency_ms_p50 >= 0
@@ -275,3 +278,73 @@ def test_the_shipped_gold_example_evaluates(tmp_path, exported_model, monkeypatc
     assert result.exit_code == 0, result.output
     [group] = [g for g in json.loads(out.read_text())["groups"] if g["queries"]]
     assert group["queries"] == 5 and group["recall"]["5"] == 1.0
+
+
+def test_cited_row_checks_the_citation_against_the_ranking():
+    """Issue 26: a bullet's citations ([1][3] = documents 0 and 2) put their sentences first; the best match
+    of the whole source outside them is the citation-error signal; the citation is right when a cited
+    document holds gold evidence."""
+    from mercury_static.tune.evaluate import Query, cited_figures, cited_row
+
+    doc_of = [0, 0, 1, 1, 2, 2, -1]
+    ranked = [(3, 0.9), (4, 0.8), (0, 0.7), (2, 0.6), (1, 0.5), (5, 0.4), (6, 0.1)]
+
+    def q(text, relevant):
+        return Query("t · bullet", "bullet", "r", text, frozenset(relevant), (0, 1))
+
+    right = cited_row(q("- Solar got cheaper. [1][3]", {0, 1, 4, 5}), ranked, doc_of, 3, 5)
+    # cited first: 4, 0, 1, 5 (docs 0 and 2 by score), then 3, 2 → P@5 4/5; MRR 1; best cited (4) is evidence
+    assert right == {"cited_p": 0.8, "cited_rr": 1.0, "cited_found": 1.0, "cited_right": 1.0, "best_outside": 1.0,
+                     "cited_gap": pytest.approx(0.1)}
+    wrong = cited_row(q("- Wind grew. [doc 1]", {2, 3}), ranked, doc_of, 3, 5)
+    assert wrong["cited_right"] == 0.0 and wrong["best_outside"] == 1.0 and wrong["cited_found"] == 0.0
+    assert wrong["cited_gap"] == pytest.approx(0.2)  # 0.9 elsewhere, 0.7 in document 1: "check the citation"
+    assert cited_row(q("- No citation here.", {0}), ranked, doc_of, 3, 5) == {}
+    assert cited_row(q("- Beyond the documents [9].", {0}), ranked, doc_of, 3, 5) == {}
+    rows = [{"p": 0.6, "rr": 1.0, **right}, {"p": 0.4, "rr": 1.0, **wrong}, {"p": 0.2, "rr": 0.5}]
+    fig = cited_figures(rows)
+    assert fig["queries"] == 2 and fig["share"] == pytest.approx(2 / 3) and fig["cited_p"] == pytest.approx(0.6) and fig["p"] == pytest.approx(0.5)
+    assert fig["best_outside"] == 1.0 and fig["signal_precision"] == 1.0 and fig["signal_recall"] == 1.0
+    assert cited_figures([{"p": 0.2, "rr": 0.5}]) is None
+
+
+def test_fit_calibration_gives_each_band_its_hit_rate():
+    """Issue 26 §2: one score means a different chance of evidence on a short and on a long source; the
+    fitted table's probability follows each band's hit rate (reliability), and a band without data takes
+    its neighbour's row."""
+    from mercury_static.tune import crossval
+    from mercury_static.assist.rank import grade_probability
+
+    rng = np.random.default_rng(1)
+    n = np.concatenate([np.full(3000, 8), np.full(3000, 4000)])
+    score = rng.uniform(0.2, 0.6, 6000)
+    share = rng.uniform(0.5, 1.0, 6000)
+    truth = np.where(n < 100, 1 / (1 + np.exp(-(10 * score - 4))), 1 / (1 + np.exp(-(8 * share - 6))))
+    y = (rng.random(6000) < truth).astype(float)
+    x = np.stack([score, share], axis=1)
+    table = crossval.fit_calibration(n, x, y)
+    assert [r[0] for r in table] == list(crossval.BANDS)
+    assert table[1][1:] == table[0][1:] or table[1][1:] == table[2][1:]  # no 11–300 data: a neighbour's row
+    for i in rng.integers(0, 6000, 50):
+        p = grade_probability(score[i], score[i] / share[i], int(n[i]), {"calibration": table})
+        assert abs(p - truth[i]) < 0.1, (i, p, truth[i])
+    fold = rng.integers(0, 5, 6000)
+    oof = crossval.calibrated_out_of_fold(n, x, y, fold, 5)
+    for band in (n < 100, n >= 100):
+        for lo, hi in ((0.0, 0.4), (0.4, 0.7), (0.7, 1.0)):
+            m = band & (oof >= lo) & (oof < hi)
+            if m.sum() > 100:
+                assert abs(y[m].mean() - oof[m].mean()) < 0.05
+
+
+def test_eval_cli_reports_the_citations(tmp_path, exported_model, monkeypatch):
+    """Issue 26: `eval` on a SummHay topic prints the second table, for the bullets that cite documents."""
+    from mercury_static.cli import app
+
+    monkeypatch.setenv("MERCURY_STATIC_CACHE", str(TEST_CACHE))
+    out = tmp_path / "report.json"
+    result = CliRunner().invoke(app, ["eval", str(summhay_topic(tmp_path / "topic.json")), "--report", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "cites documents" in result.output and "best elsewhere" in result.output
+    [bullets] = [g for g in json.loads(out.read_text(encoding="utf-8"))["groups"] if g["group"] == "topic · bullet"]
+    assert bullets["cited"]["queries"] == 1 and bullets["cited"]["cited_right"] == 1.0

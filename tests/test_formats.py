@@ -227,6 +227,9 @@ def test_the_page_checks_ranker_options_as_python_does(tmp_path):
     for o in ranker_options.SPEC:
         values = [o.default, "abc", None, True, [1, 2], float("nan"), -1, 7, 0.5, 3, [0.1, 0.2], [0.3, 0.1]]
         values += list(o.choices) + ["bogus"]
+        values += [[], [[10, 1, 1, 1]], [[10, 1, 1, 1], [300, -2, 0.5, 3]], [[300, 1, 1, 1], [10, 1, 1, 1]],
+                   [[0, 1, 1, 1]], [[10.5, 1, 1, 1]], [[10, 1, 1]], [[10, 1, 1, 1000]], [[10, True, 1, 1]],
+                   [[10, 1, 1, 1]] * 9]  # the calibration's bands (issue 26)
         for v in values:
             try:
                 ranker_options.check_value(o, v)

@@ -210,3 +210,36 @@ def test_unknown_normalisation_is_an_error_not_a_guess():
     text = sents(("alpha", [unit(1, 0, 0, 0)]), ("beta", [unit(0, 1, 0, 0)]))
     with pytest.raises(ValueError, match="norm"):
         rank_sentences(unit(1, 0, 0, 0), "alpha", text, {"norm": "softmax"})
+
+
+def test_grade_probability_per_length_band():
+    """Issue 26 §2: the grade is P(evidence) from the calibration row of the source's length band (the first
+    whose bound is >= its sentence count, else the last); an empty table grades the score itself."""
+    import math
+
+    from mercury_static.assist.rank import grade, grade_probability
+
+    table = [[10, 4.0, 2.0, -3.0], [300, 1.0, 0.0, 0.0]]
+    sig = lambda z: 1 / (1 + math.exp(-z))  # noqa: E731
+    assert grade_probability(0.4, 0.5, 10, {"calibration": table}) == pytest.approx(sig(1.6 + 1.6 - 3.0))
+    assert grade_probability(0.4, 0.5, 11, {"calibration": table}) == pytest.approx(sig(0.4))
+    assert grade_probability(0.4, 0.5, 5000, {"calibration": table}) == pytest.approx(sig(0.4))  # beyond: the last
+    assert grade_probability(0.4, 0.0, 3, {"calibration": table}) == pytest.approx(sig(1.6 - 3.0))  # no best
+    assert grade_probability(0.37, 0.5, 3, {"calibration": []}) == 0.37
+    assert [grade(p) for p in (0.24, 0.25, 0.49, 0.5)] == [1, 2, 2, 3]  # default grades [0.25, 0.5]
+    # the default table: the same score is a weaker grade on a short source than in a haystack
+    assert grade_probability(0.3, 0.3, 8) < grade_probability(0.3, 0.3, 3931)
+
+
+@pytest.mark.parametrize("value, message", [
+    ([[10, 1, 1]], "rows [max sentences"), ([[300, 1, 1, 1], [10, 1, 1, 1]], "ascending"),
+    ([[0, 1, 1, 1]], ">= 1"), ([[10.5, 1, 1, 1]], "integers"), ([[10, 1, 1, 1000]], "[-100, 100]"),
+    ([[10, 1, 1, 1]] * 9, "at most 8")])
+def test_calibration_option_is_checked(value, message):
+    from mercury_static.assist import ranker_options
+    from mercury_static.core.records import InputError
+
+    with pytest.raises(InputError) as e:
+        ranker_options.validate({"calibration": value})
+    assert "calibration" in str(e.value) and message in str(e.value)
+    assert ranker_options.validate({"calibration": [[10, 1, 1.5, -2]]})["calibration"] == [[10, 1, 1.5, -2]]

@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from mercury_static.bundle.contents import load_bundle, load_vectors
-from mercury_static.assist.rank import DEFAULT_OPTIONS, Sentence, key_tokens, rank_sentences, tokenize
+from mercury_static.assist.rank import (DEFAULT_OPTIONS, Sentence, grade_probability, key_tokens, rank_sentences,
+                                 tokenize)
 
 pytestmark = pytest.mark.browser
 
@@ -28,6 +29,7 @@ OPTION_SETS = [
     {"norm": "zscore", "w_entity": 0.4, "w_bm25": 0.2, "bm25_k1": 0.9, "bm25_b": 0.4},
     {"norm": "none", "w_bm25": 0.5, "w_lexical": 0, "w_entity": 0.2, "prefix": 0},  # absolute, whole tokens
     {"c_dense": 0.0, "c_bm25": 0.3, "c_entity": 0.2, "c_context_bm25": 0.1},  # the confidence's own weights
+    {"calibration": [[4, 2.0, 1.0, -1.0], [50, 6.0, -1.5, -2.0]], "grades": [0.4, 0.6]},  # grade bands (issue 26)
 ]
 
 TOKEN_TEXTS = [
@@ -114,7 +116,9 @@ RUNNER = """async ({texts, cases}) => {
   const out = cases.map((c) => mod.rankSentences({queryVec: f32(c.queryVec), queryText: c.queryText,
     contextVec: f32(c.contextVec), contextText: c.contextText, queryPosition: c.queryPosition,
     sentences: lists[c.text], options: c.options, k: c.k}));
-  return {out, defaults: mod.DEFAULT_OPTIONS,
+  const grades = out.map((rs, j) => rs.map((r) => mod.gradeProbability(r.score, rs.length ? rs[0].score : 0,
+    lists[cases[j].text].length, cases[j].options)));
+  return {out, grades, defaults: mod.DEFAULT_OPTIONS,
           tokens: ${TOKENS}.map((t) => [mod.tokenize(t), mod.tokenize(t, 5), mod.tokenize(t, 2)]),
           keys: ${TOKENS}.map((t) => mod.keyTokens(t))};
 }"""
@@ -139,6 +143,9 @@ def test_python_and_js_rank_identically(demo_bundle, modules_server, browser):
                               query_position=case["query_position"])
         assert [r["index"] for r in got] == [i for i, _ in want], f"case {n}: {case['query_text']!r}"
         assert [r["score"] for r in got] == pytest.approx([s for _, s in want], abs=1e-9), f"case {n}"
+        best = want[0][1] if want else 0.0
+        assert js["grades"][n] == pytest.approx([grade_probability(s, best, len(case["sentences"]), case["options"])
+                                                 for _, s in want], abs=1e-9), f"case {n}: grade probability"
 
 
 def test_cached_cosines_follow_vectors_attached_later(modules_server, browser):

@@ -42,8 +42,16 @@ neighbouring topic always has a sentence at cosine 0.45: as a confidence it show
 queries something "related" in another topic's haystack (benchmarks/RESULTS.md).
 
 Display options (not used in the score): ``min_score``, below which a sentence is not highlighted and a
-selection whose best sentence is below it shows "nothing related"; ``grades`` = [medium, strong] score
-thresholds of the highlight levels. Calibrated on ../shared/data (benchmarks/RESULTS.md).
+selection whose best sentence is below it shows "nothing related"; ``grades`` = [medium, strong]
+thresholds of the highlight levels on the sentence's *grade probability*; ``calibration`` = rows
+``[max sentences, a, b, c]`` (the first row whose max sentences >= the ranked text's sentence count n,
+else the last):
+
+    p_i = 1 / (1 + exp(-(a * score_i + b * score_i / best + c)))     best = the query's best score
+
+the probability that a lit sentence is evidence, fitted per source length band on ../shared/data
+(``crossval.fit_calibration``, cross-validated; benchmarks/RESULTS.md). ``calibration`` [] makes p_i the
+score itself (the grades of fused-v3 and before).
 
 Tokens: lower-cased runs of letters/digits, digit groups joined ("1,025" -> "1025"), cut to their first
 ``prefix`` code points (a crude stemmer; 0 keeps them whole). Both implementations compute in float64
@@ -305,6 +313,24 @@ def score_sentences(query_vec, query_text: str, prep: PreparedText, options: dic
     lo, hi = float(fused.min()), float(fused.max())
     share = (fused - lo) / (hi - lo) if hi > lo else np.ones(n)
     return float(confidence.max()) * share
+
+
+def grade_probability(score: float, best: float, n_sentences: int, options: dict | None = None) -> float:
+    """The grade probability of a sentence scoring ``score`` in a ranking of ``n_sentences`` sentences whose
+    best score is ``best`` (module docstring); rank.js gradeProbability is its twin."""
+    table = {**DEFAULT_OPTIONS, **(options or {})}["calibration"]
+    if not table:
+        return float(score)
+    row = next((r for r in table if n_sentences <= r[0]), table[-1])
+    share = float(score) / float(best) if best > 0 else 0.0
+    z = float(row[1]) * float(score) + float(row[2]) * share + float(row[3])
+    return 1.0 / (1.0 + math.exp(-z))
+
+
+def grade(probability: float, options: dict | None = None) -> int:
+    """3 strong, 2 medium, 1 weak: the grade probability against ``grades`` = [medium, strong]."""
+    medium, strong = {**DEFAULT_OPTIONS, **(options or {})}["grades"]
+    return 3 if probability >= strong else 2 if probability >= medium else 1
 
 
 def rank_sentences(query_vec, query_text: str, sentences: list[Sentence], options: dict | None = None,

@@ -17,7 +17,9 @@ from mercury_static.core.records import InputError
 
 @dataclass(frozen=True)
 class Option:
-    """One option: `kind` is "number", "integer", "choice" or "thresholds" (ascending numbers)."""
+    """One option: `kind` is "number", "integer", "choice", "thresholds" (ascending numbers) or "bands"
+    (at most `length` rows ``[max sentences, a, b, c]``, max sentences ascending integers >= 1, the others
+    numbers in [minimum, maximum]: rank.py's grade calibration)."""
 
     name: str
     kind: str
@@ -33,6 +35,9 @@ class Option:
         span = f"in [{_num(self.minimum)}, {_num(self.maximum)}]"
         if self.kind == "thresholds":
             return f"a list of {self.length} ascending numbers {span}"
+        if self.kind == "bands":
+            return (f"a list of at most {self.length} rows [max sentences, a, b, c] (max sentences ascending "
+                    f"integers >= 1, a, b, c {span})")
         return f"{'an integer' if self.kind == 'integer' else 'a number'} {span}"
 
 
@@ -67,7 +72,11 @@ SPEC: tuple[Option, ...] = (
     Option("position", "number", 0.2, 0.0, 1.0),
     Option("prefix", "integer", 5, 0, 64),
     Option("min_score", "number", 0.2, 0.0, 1.0),
-    Option("grades", "thresholds", [0.3, 0.45], 0.0, 1.0, length=2),
+    Option("grades", "thresholds", [0.25, 0.5], 0.0, 1.0, length=2),
+    # P(evidence) of a lit sentence per source length band (rank.py grade_probability; fitted by
+    # `bench_eval.py citations`, benchmarks/RESULTS.md); [] grades the score itself
+    Option("calibration", "bands", [[10, 4.8303, 3.8049, -4.7302], [300, 4.6588, 5.2063, -6.6721],
+                                    [1000000, 8.9016, 0.399, -1.0597]], -100.0, 100.0, length=8),
 )
 BY_NAME = {o.name: o for o in SPEC}
 DEFAULT_OPTIONS: dict = {o.name: o.default for o in SPEC}
@@ -93,6 +102,11 @@ def check_value(option: Option, value):
         ok = isinstance(value, int) and not isinstance(value, bool) and in_range(value)
     elif option.kind == "number":
         ok = number(value) and in_range(value)
+    elif option.kind == "bands":
+        ok = (isinstance(value, list) and len(value) <= option.length
+              and all(isinstance(r, list) and len(r) == 4 and isinstance(r[0], int) and not isinstance(r[0], bool)
+                      and r[0] >= 1 and all(number(x) and in_range(x) for x in r[1:]) for r in value)
+              and all(a[0] < b[0] for a, b in zip(value, value[1:])))
     else:
         ok = (isinstance(value, list) and len(value) == option.length and all(number(x) and in_range(x)
                                                                               for x in value)

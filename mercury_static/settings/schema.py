@@ -136,6 +136,9 @@ class Settings:
     blind: bool | tuple[str, ...] = False
     similar_records: bool = False
     distribution: Distribution | None = None
+    citation_patterns: tuple[str, ...] | None = None
+    """`citations.patterns`: the regular expressions of a summary's citation markers (citations.py); None:
+    its defaults."""
     min_submitted: int | None = None
     """Argilla's `distribution.min_submitted` without named annotators (`distribution: {min_submitted: n}`):
     no queues, but `merge --format argilla` writes it and counts a record completed at n submissions."""
@@ -206,7 +209,7 @@ def _names(kinds: tuple) -> str:
 def parse_settings(doc, file: str) -> Settings:
     """Check a settings document (docs/DESIGN.md, "Settings file") into `Settings`."""
     top = _Doc(doc, file, None, ("fields", "questions", "guidelines", "metadata", "suggestions", "distribution",
-                                 "vectors", "keys"))
+                                 "vectors", "keys", "citations"))
     fields = _fields(top.get("fields", dict, {}), file)
     questions = _questions(top.get("questions", list), file)
     metadata = _metadata(top.get("metadata", list, []), file, fields)
@@ -216,6 +219,7 @@ def parse_settings(doc, file: str) -> Settings:
                     for i, x in enumerate(sugg.get("columns", list, [])))
     blind = _blind(sugg)
     vectors = _Doc(top.get("vectors", dict, {}), file, "vectors", ("similar_records",))
+    citation_patterns = _citation_patterns(top.get("citations", dict), file)
     dist = top.get("distribution", dict)
     min_submitted = None
     if dist is not None and "annotators" not in dist:
@@ -237,7 +241,23 @@ def parse_settings(doc, file: str) -> Settings:
                     suggestions=columns, suggestions_file=sugg.get("file", str), blind=blind,
                     similar_records=vectors.get("similar_records", bool, True),
                     distribution=distribution, min_submitted=min_submitted, file=file,
-                    keys=check_keys(top.value["keys"], file) if top.value.get("keys") is not None else {})
+                    keys=check_keys(top.value["keys"], file) if top.value.get("keys") is not None else {},
+                    citation_patterns=citation_patterns)
+
+
+def _citation_patterns(value, file: str) -> tuple[str, ...] | None:
+    """`citations: {patterns: [regex, ...]}`, each checked as the page will use it (citations.py)."""
+    from mercury_static.core.citations import pattern_problem
+
+    if value is None:
+        return None
+    d = _Doc(value, file, "citations", ("patterns",))
+    patterns = d.get("patterns", list, required=True)
+    for i, p in enumerate(patterns):
+        problem = pattern_problem(p)
+        if problem:
+            raise InputError(file, "citations", f"patterns[{i}]", problem)
+    return tuple(patterns)
 
 
 def _text_field(value, file: str, where: str, name: str | None, title: str) -> TextField:
@@ -580,6 +600,7 @@ def manifest_settings(s: Settings, ranges: MetadataRanges) -> dict:
         "vectors": {"similar_records": s.similar_records},
         **({"distribution": {"min_submitted": s.min_submitted}} if s.min_submitted is not None else {}),
         **({"keys": {a: list(k) for a, k in s.keys.items()}} if s.keys else {}),
+        **({"citations": {"patterns": list(s.citation_patterns)}} if s.citation_patterns is not None else {}),
         **({"argilla": s.argilla} if s.argilla is not None else {}),
     }
 

@@ -225,3 +225,86 @@ def learned_options(sets: Sequence[EvalSet], folds: list[np.ndarray], options: d
         return {**options, **{f"w_{t}": round(float(x), 4) for t, x in zip(TERMS, w)}}
 
     return options_for
+
+
+# ---------------------------------------------------------------- the grade calibration (issue 26)
+
+# source sentence counts bounding the length bands of the grade calibration: a FaithBench article
+# (median 7 sentences, at most 52), and beyond it the long sources (a SummHay haystack: 3,931)
+BANDS = (10, 300, 1_000_000)
+
+
+def band_of(n: int, bands: Sequence[int] = BANDS) -> int:
+    """The band (position in ``bands``) of a source of ``n`` sentences: the first bound >= n, else the last."""
+    return next((b for b, bound in enumerate(bands) if n <= bound), len(bands) - 1)
+
+
+def lit_rows(rows: Sequence[dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(query number, sentence count, features [score, score / best], evidence or not) of every top-k
+    sentence of ``evaluate.query_rows``' rows (its ``lit``: what the page lights)."""
+    q, n, x, y = [], [], [], []
+    for j, row in enumerate(rows):
+        best = row["top"]
+        for score, _, _, hit in row["lit"]:
+            q.append(j)
+            n.append(row["n"])
+            x.append((score, score / best if best > 0 else 0.0))
+            y.append(hit)
+    return np.array(q), np.array(n), np.array(x, dtype=np.float64).reshape(-1, 2), np.array(y, dtype=np.float64)
+
+
+def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 1e-4, steps: int = 50) -> np.ndarray:
+    """[a_1 .. a_m, c] of P(y) = 1 / (1 + exp(-(x · a + c))) by Newton's method, L2 on the slopes."""
+    X = np.hstack([x, np.ones((len(x), 1))])
+    theta = np.zeros(X.shape[1])
+    reg = np.full(X.shape[1], l2)
+    reg[-1] = 0.0
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-np.clip(X @ theta, -30, 30)))
+        grad = X.T @ (p - y) / len(y) + reg * theta
+        hess = (X * (p * (1 - p))[:, None]).T @ X / len(y) + np.diag(reg) + 1e-9 * np.eye(X.shape[1])
+        step = np.linalg.solve(hess, grad)
+        theta -= step
+        if np.abs(step).max() < 1e-10:
+            break
+    return theta
+
+
+def fit_calibration(n: np.ndarray, x: np.ndarray, y: np.ndarray, features: int = 2,
+                    bands: Sequence[int] = BANDS) -> list[list]:
+    """The ``calibration`` option: per band ``[bound, a, b, c]`` fitted on the rows of that band (``features``
+    1: the score alone, b = 0); a band without rows of both kinds takes its neighbour's row."""
+    table: list[list | None] = []
+    for b, bound in enumerate(bands):
+        keep = np.array([band_of(int(m), bands) == b for m in n], dtype=bool)
+        if keep.sum() < 20 or y[keep].min() == y[keep].max():
+            table.append(None)
+            continue
+        theta = fit_logistic(x[keep][:, :features], y[keep])
+        slopes = list(theta[:-1]) + [0.0] * (2 - features)
+        table.append([int(bound), *(round(float(v), 4) for v in slopes), round(float(theta[-1]), 4)])
+    filled = [r for r in table if r is not None]
+    if not filled:
+        return []
+    out = []
+    for b, row in enumerate(table):
+        near = row or min(((abs(j - b), r) for j, r in enumerate(table) if r is not None), key=lambda t: t[0])[1]
+        out.append([int(bands[b]), *near[1:]])
+    return out
+
+
+def calibrated_out_of_fold(n: np.ndarray, x: np.ndarray, y: np.ndarray, fold: np.ndarray, k: int,
+                           features: int = 2) -> np.ndarray:
+    """The grade probability of every row from a calibration fitted without its fold."""
+    from mercury_static.assist.rank import grade_probability
+
+    p = np.zeros(len(y))
+    for f in range(k):
+        test = fold == f
+        if not test.any():
+            continue
+        table = fit_calibration(n[~test], x[~test], y[~test], features)
+        for i in np.flatnonzero(test):
+            best = x[i, 0] / x[i, 1] if x[i, 1] > 0 else 0.0
+            p[i] = grade_probability(x[i, 0], best, int(n[i]), {"calibration": table})
+    return p

@@ -14,6 +14,12 @@ Queries (each ranks the sentences of the record's source):
 The context of a summary selection is the summary sentence(s) it overlaps (text and mean vector), what
 the page passes as ``contextText`` / ``contextVec``; its position (``queryPosition``) is the selection's
 midpoint as a share of the summary's length, passed only when the source is not sectioned (as the page does).
+
+Citations (issue 26): a query whose text cites documents of a sectioned source (``[70][80]``, citations.py)
+is also scored "with citations": its ranking with the sentences of the cited documents first (what the page
+shows first), and checked: is the best match inside the cited documents evidence, does the best match of
+the whole source lie outside them (the page's "best elsewhere", a citation-error signal), and do the cited
+documents hold gold evidence at all (is the citation right).
 """
 
 from __future__ import annotations
@@ -28,9 +34,10 @@ from pathlib import Path
 import numpy as np
 
 from mercury_static.assist import ranker_options
+from mercury_static.core import citations
 from mercury_static.tune import metrics
 from mercury_static.bundle.contents import stored_rows, text_id
-from mercury_static.assist.rank import Sentence, prepare_sentences, rank_sentences
+from mercury_static.assist.rank import Sentence, prepare_sentences, rank_sentences, grade, grade_probability
 from mercury_static.core.records import InputError, Record
 
 RECALL_AT = (1, 3, 5)
@@ -77,6 +84,7 @@ class GroupScores:
     control_top_p90: float | None  # 90th percentile of the best score against an unrelated source
     latency_ms_p50: float
     latency_ms_p95: float
+    cited: dict | None = None  # citation figures of the queries whose text cites documents (cited_figures)
 
 
 @dataclass
@@ -299,6 +307,18 @@ def query_rows(data: EvalSet, k: int = 5, options: dict | None = None, *, contro
             data.prepared[key] = (sents, prepare_sentences(sents, opts))
         return data.prepared[key]
 
+    docs: dict[str, list[int]] = {}
+
+    def doc_of(sid: str, record: Record) -> list[int]:
+        """The document (section position) of each sentence of the source, -1 outside every section."""
+        if sid not in docs:
+            out = [-1] * len(index[sid].spans)
+            for d, sec in enumerate(record.source_sections):
+                for i in overlapping(index[sid].spans, sec.start, sec.end):
+                    out[i] = d
+            docs[sid] = out
+        return docs[sid]
+
     sources = list(dict.fromkeys(text_id(r.source) for _, r in queries))
     rows: list[dict] = []
     advance = step("Ranking", len(queries))
@@ -311,6 +331,9 @@ def query_rows(data: EvalSet, k: int = 5, options: dict | None = None, *, contro
                                 query_position=pos, prepared=prep)
         ms = (time.perf_counter() - t0) * 1000
         order = [i for i, _ in ranked]
+        n = len(prep.indices)
+        best = ranked[0][1] if ranked else 0.0
+        probs = [grade_probability(sc, best, n, opts) for _, sc in ranked[:k]]
         row = {"group": q.group, "kind": q.kind, "record": q.record_id,
                "rr": metrics.reciprocal_rank(order, q.relevant),
                "ext": metrics.extended_reciprocal_rank(order, q.relevant),
@@ -318,7 +341,10 @@ def query_rows(data: EvalSet, k: int = 5, options: dict | None = None, *, contro
                "p": metrics.precision_at(order, q.relevant, k),
                "ndcg": metrics.ndcg_at(order, q.relevant, k),
                "top": ranked[0][1] if ranked else 0.0,
-               "ms": ms}
+               "ms": ms, "n": n, "lit": [(sc, p, grade(p, opts), i in q.relevant)
+                                         for (i, sc), p in zip(ranked[:k], probs)]}
+        if r.source_sections:
+            row.update(cited_row(q, ranked, doc_of(sid, r), len(r.source_sections), k))
         if controls and len(sources) > 1:  # control: the same query against an unrelated source
             other = sources[(sources.index(sid) + len(sources) // 2) % len(sources)]
             o_sents, o_prep = ranker_input(other)
@@ -328,6 +354,42 @@ def query_rows(data: EvalSet, k: int = 5, options: dict | None = None, *, contro
         rows.append(row)
         advance(1)
     return rows
+
+
+def cited_row(q: Query, ranked: list[tuple[int, float]], doc_of: list[int], n_docs: int, k: int) -> dict:
+    """The citation figures of one query (module docstring); {} when its text cites none of the ``n_docs``
+    documents (or the source has no sentence)."""
+    cited = citations.cited_documents(q.text, n_docs)
+    if not cited or not ranked:
+        return {}
+    inside = set(cited)
+    first = [i for i, _ in ranked if doc_of[i] in inside]
+    order = first + [i for i, _ in ranked if doc_of[i] not in inside]
+    part = citations.split(ranked, doc_of, cited, 1)
+    best_cited = max((rs[0] for _, rs in part["cited"] if rs), key=lambda x: x[1], default=None)
+    return {"cited_p": metrics.precision_at(order, q.relevant, k),
+            "cited_rr": metrics.reciprocal_rank(order, q.relevant),
+            "cited_found": float(best_cited is not None and best_cited[0] in q.relevant),
+            "cited_right": float(any(doc_of[i] in inside for i in q.relevant)),
+            "best_outside": float(bool(ranked) and doc_of[ranked[0][0]] not in inside),
+            "cited_gap": ranked[0][1] - best_cited[1] if best_cited is not None else ranked[0][1]}
+
+
+def cited_figures(rows: list[dict]) -> dict | None:
+    """Means over the rows of queries with citations: P@k and MRR without / with citations, evidence found
+    inside the cited documents, best match outside them, citations right, and how the page's "check the
+    citation" (the best match elsewhere more than citations.MARGIN above every cited one) tells a wrong
+    citation: its precision and recall against "the cited documents hold no gold evidence"."""
+    cited = [x for x in rows if "cited_p" in x]
+    if not cited:
+        return None
+    mean = {key: float(np.mean([x[key] for x in cited])) for key in
+            ("p", "cited_p", "rr", "cited_rr", "cited_found", "best_outside", "cited_right")}
+    flagged = [x for x in cited if x["cited_gap"] > citations.MARGIN]  # the page's "check the citation"
+    wrong = [x for x in cited if not x["cited_right"]]
+    return {"queries": len(cited), "share": len(cited) / len(rows), **mean,
+            "signal_precision": float(np.mean([not x["cited_right"] for x in flagged])) if flagged else None,
+            "signal_recall": float(np.mean([x["cited_gap"] > citations.MARGIN for x in wrong])) if wrong else None}
 
 
 def score_eval_set(data: EvalSet, k: int = 5, options: dict | None = None, *,
@@ -358,6 +420,7 @@ def score_eval_set(data: EvalSet, k: int = 5, options: dict | None = None, *,
             unrelated_shown=float(np.mean(controls >= min_score)) if len(controls) else None,
             top_score_p10=float(np.percentile(tops, 10)),
             control_top_p90=float(np.percentile(controls, 90)) if len(controls) else None,
-            latency_ms_p50=float(np.percentile(ms, 50)), latency_ms_p95=float(np.percentile(ms, 95))))
+            latency_ms_p50=float(np.percentile(ms, 50)), latency_ms_p95=float(np.percentile(ms, 95)),
+            cited=cited_figures(rows)))
     report.groups.sort(key=lambda g: (g.group.startswith("ALL"), g.group))
     return report

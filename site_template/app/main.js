@@ -78,6 +78,7 @@ function resolveAnnotator() {
 /** One line on what the highlights show, e.g. "3 related · model" or "none above 0.30 (best 0.22)". */
 function assistInfo({ assist, view }) {
   const how = assist.kind === 'model' ? 'model' : 'precomputed vectors';
+  if (assist.citation) return `${assist.citation} · ${how}`; // citecheck.js
   if (assist.results.length) return `${assist.results.length} related · ${how}`;
   const best = assist.best === null ? '' : ` (best ${assist.best.toFixed(2)})`;
   return `no sentence above ${view.minScore.toFixed(2)}${best} · ${how}`;

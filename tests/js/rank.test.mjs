@@ -5,7 +5,8 @@ import { test } from 'node:test';
 
 import { runFixture } from './fixture.mjs';
 
-import { DEFAULT_OPTIONS, rankSentences, tokenize } from '../../site_template/app/assist/rank.js';
+import { DEFAULT_OPTIONS, rankSentences, tokenize, gradeProbability } from '../../site_template/app/assist/rank.js';
+import { makeLevelOf } from '../../site_template/app/assist/assist.js';
 
 const fixture = JSON.parse(runFixture('rank_fixture.py'));
 
@@ -13,7 +14,8 @@ const f32 = (v) => (v == null ? null : Float32Array.from(v));
 const lists = fixture.texts.map((t) => t.map((s) => ({ index: s.index, text: s.text, vectors: s.vectors.map(f32) })));
 
 test('the default options are the same', () => {
-  assert.deepEqual({ ...DEFAULT_OPTIONS, grades: [...DEFAULT_OPTIONS.grades] }, fixture.defaults);
+  assert.deepEqual({ ...DEFAULT_OPTIONS, grades: [...DEFAULT_OPTIONS.grades],
+    calibration: DEFAULT_OPTIONS.calibration.map((r) => [...r]) }, fixture.defaults);
 });
 
 test('the tokenizer splits, folds and cuts alike', () => {
@@ -53,4 +55,14 @@ test('a case ranked right after the same words with another vector and options s
     assert.deepEqual(got.map((r) => r.index), c.want.map(([i]) => i), `case ${n}`);
     got.forEach((r, j) => assert.ok(Math.abs(r.score - c.want[j][1]) <= 1e-9, `case ${n}: ${r.score} vs ${c.want[j][1]}`));
   });
+});
+
+test('the grade probability and the grade are rank.py\'s (issue 26)', () => {
+  assert.ok(fixture.grades.length >= 21);
+  for (const g of fixture.grades) {
+    const [score, best, n] = g.args;
+    const p = gradeProbability(score, best, n, { calibration: g.calibration });
+    assert.ok(Math.abs(p - g.p) <= 1e-12, `${JSON.stringify(g)}: ${p}`);
+    assert.equal(makeLevelOf({ ranker: { calibration: g.calibration } })(p), g.grade, JSON.stringify(g));
+  }
 });

@@ -12,7 +12,7 @@ import json
 
 import numpy as np
 
-from mercury_static.assist.rank import DEFAULT_OPTIONS, Sentence, rank_sentences, tokenize
+from mercury_static.assist.rank import DEFAULT_OPTIONS, Sentence, rank_sentences, tokenize, grade, grade_probability
 
 DIM = 8
 OPTION_SETS = [
@@ -66,6 +66,17 @@ def main() -> None:
                 case["want"] = [[i, s] for i, s in want]
                 cases.append(case)
 
+    # the grade calibration: the default table, a hand-made one (band edges, the last band beyond its
+    # bound, a zero best score) and none (the score itself)
+    tables = [DEFAULT_OPTIONS["calibration"], [[10, 4.0, 1.5, -3.0], [300, 2.0, 3.0, -2.5], [5000, -1.0, 6.0, -4.0]], []]
+    grades = []
+    for table in tables:
+        for score, best, n in ((0.47, 0.49, 3931), (0.2, 0.5, 10), (0.3, 0.5, 11), (0.3, 0.3, 300), (0.1, 0.0, 5),
+                               (0.49, 0.49, 9000), (0.05, 0.6, 1)):
+            p = grade_probability(score, best, n, {"calibration": table})
+            grades.append({"args": [score, best, n], "calibration": table, "p": p,
+                           "grade": grade(p, {"calibration": table})})
+
     def arr(v):
         return None if v is None else [float(x) for x in v]
 
@@ -74,6 +85,7 @@ def main() -> None:
         "tokens": [[t, tokenize(t), tokenize(t, 5), tokenize(t, 2)] for t in TEXTS + QUERIES],
         "texts": [[{"index": s.index, "text": s.text, "vectors": [arr(r) for r in s.vectors]} for s in lst]
                   for lst in lists],
+        "grades": grades,
         "cases": [{**c, "queryVec": arr(c["queryVec"]), "contextVec": arr(c["contextVec"])} for c in cases],
     }, ensure_ascii=False))
 

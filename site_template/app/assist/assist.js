@@ -5,8 +5,9 @@
  * A selection of exactly one stored sentence is answered at once with its stored vector: that is the
  * model's vector of the same text (computed at build time, float16), so the worker is not asked.
  */
-import { rankSentences } from './rank.js';
+import { rankSentences, DEFAULT_OPTIONS, gradeProbability } from './rank.js';
 import { other } from '../state/store.js';
+import { citedSplit } from './citecheck.js';
 
 /** Mean of vectors, L2-normalised (null when empty). */
 export function meanVector(vectors) {
@@ -21,12 +22,13 @@ export function meanVector(vectors) {
 }
 
 /**
- * Grade of an absolute score: 3 strong, 2 medium, 1 weak (never rescaled per query, so a weak best
- * match looks weak). Thresholds: manifest.ranker.grades = [medium, strong] when given.
+ * Grade of a lit sentence: 3 strong, 2 medium, 1 weak, from its grade probability (a result's `p`: the
+ * calibrated probability that it is evidence, rank.js gradeProbability; else its score), never rescaled
+ * per query, so a weak best match looks weak. Thresholds: manifest.ranker.grades = [medium, strong].
  */
 export function makeLevelOf(manifest) {
-  const g = (manifest.ranker && Array.isArray(manifest.ranker.grades) && manifest.ranker.grades) || [0.3, 0.45];
-  return (score) => (score >= g[1] ? 3 : score >= g[0] ? 2 : 1);
+  const g = (manifest.ranker && Array.isArray(manifest.ranker.grades) && manifest.ranker.grades) || DEFAULT_OPTIONS.grades;
+  return (p) => (p >= g[1] ? 3 : p >= g[0] ? 2 : 1);
 }
 
 /**
@@ -45,6 +47,7 @@ export class Assistant {
   constructor(store, manifest, getEmbedder) {
     this.store = store;
     this.options = manifest.ranker || {};
+    this.citationPatterns = manifest.settings?.citations?.patterns; // undefined: citations.js's defaults
     this.getEmbedder = getEmbedder;
     this.seq = 0;
     this.last = null; // {query, vec, kind}
@@ -76,15 +79,21 @@ export class Assistant {
     // position prior (rank.js): only between two single-document texts
     const queryPosition = sectioned(from) || sectioned(rec[target]) || !from.length
       ? null : (query.start + query.end) / 2 / from.length;
+    const sentences = rec[target].rankInput();
+    // a selection whose summary sentence cites documents of the source: the whole ranking, split (citecheck.js)
+    const cites = target === 'source' ? citedSplit(rec, query, ctx.text, this.citationPatterns) : null;
     const ranked = rankSentences({
       queryVec: vec, queryText: query.text, contextVec: ctx.vec, contextText: ctx.text, queryPosition,
-      sentences: rec[target].rankInput(), options: this.options, k: view.k,
+      sentences, options: this.options, k: cites ? null : view.k,
     });
     const near = ranked.length ? ranked[0].score - LIT_GAP : 0;
-    const results = ranked.filter((r, i) => r.score >= view.minScore && (i < 2 || r.score >= near)).slice(0, view.k);
-    this.last = { query, vec, kind };
     const best = ranked.length ? ranked[0].score : null;
-    this.store.actions.setAssist({ side: target, results, kind, query, best, refining });
+    const graded = (r) => ({ ...r, p: gradeProbability(r.score, best, sentences.length, this.options) });
+    const citation = cites && cites.split(ranked, graded);
+    const results = citation ? citation.results
+      : ranked.filter((r, i) => r.score >= view.minScore && (i < 2 || r.score >= near)).slice(0, view.k).map(graded);
+    this.last = { query, vec, kind };
+    this.store.actions.setAssist({ side: target, results, kind, query, best, refining, citation: citation && citation.text });
   }
 
   /** Whether run() answers `query` at once from a stored vector (the worker is not asked). */

@@ -27,7 +27,11 @@ export const DEFAULT_OPTIONS = Object.freeze({
   position: 0.2,
   prefix: 5,
   min_score: 0.2,
-  grades: Object.freeze([0.3, 0.45]),
+  grades: Object.freeze([0.25, 0.5]),
+  // P(evidence) of a lit sentence per source length band (rank.py grade_probability)
+  calibration: Object.freeze([
+    Object.freeze([10, 4.8303, 3.8049, -4.7302]), Object.freeze([300, 4.6588, 5.2063, -6.6721]),
+    Object.freeze([1000000, 8.9016, 0.399, -1.0597])]),
 });
 
 const DIGIT_SEP = /(?<=\d)[,.](?=\d)/g;
@@ -373,4 +377,16 @@ export function rankSentences({
     }
   }
   return top.map((p) => ({ index: sentences[p].index, score: base[p] }));
+}
+
+/**
+ * The grade probability of a sentence scoring `score` in a ranking of `nSentences` sentences whose best
+ * score is `best`: rank.py grade_probability (the calibration table's formula is documented there).
+ */
+export function gradeProbability(score, best, nSentences, options) {
+  const table = (options && options.calibration) || DEFAULT_OPTIONS.calibration;
+  if (!table.length) return score;
+  const row = table.find((r) => nSentences <= r[0]) || table[table.length - 1];
+  const share = best > 0 ? score / best : 0;
+  return 1 / (1 + Math.exp(-(row[1] * score + row[2] * share + row[3])));
 }

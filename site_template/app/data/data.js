@@ -308,7 +308,11 @@ export function rankerOptionProblems(options, spec) {
     if (o.kind === 'choice') ok = o.choices.includes(value);
     else if (o.kind === 'integer') ok = Number.isInteger(value) && inRange(o, value);
     else if (o.kind === 'number') ok = finite(value) && inRange(o, value);
-    else ok = Array.isArray(value) && value.length === o.length && value.every((x) => finite(x) && inRange(o, x))
+    else if (o.kind === 'bands') {
+      ok = Array.isArray(value) && value.length <= o.length && value.every((r) => Array.isArray(r) && r.length === 4
+        && Number.isInteger(r[0]) && r[0] >= 1 && r.slice(1).every((x) => finite(x) && inRange(o, x)))
+        && value.every((r, i) => i === 0 || value[i - 1][0] < r[0]);
+    } else ok = Array.isArray(value) && value.length === o.length && value.every((x) => finite(x) && inRange(o, x))
       && value.every((x, i) => i === 0 || value[i - 1] <= x);
     if (!ok) problems.push(`ranker option '${name}': ${JSON.stringify(value)} is not valid (${o.kind})`);
   }

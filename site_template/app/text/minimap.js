@@ -39,7 +39,7 @@ export class Minimap {
   show(results, levelOf, elOf) {
     const prev = this.results;
     const same = levelOf === this.levelOf && prev.length === results.length
-      && results.every((r, j) => r.index === prev[j].index && levelOf(r.score) === levelOf(prev[j].score));
+      && results.every((r, j) => r.index === prev[j].index && levelOf(r.p ?? r.score) === levelOf(prev[j].p ?? prev[j].score));
     this.results = results;
     this.levelOf = levelOf;
     if (!same) this._drawSoon(elOf);
@@ -76,7 +76,7 @@ export class Minimap {
       m.className = 'mm-mark';
       m.dataset.match = String(pos + 1);
       if (r.best) m.dataset.best = 'true';
-      m.dataset.level = String(this.levelOf(r.score));
+      m.dataset.level = String(this.levelOf(r.p ?? r.score));
       m.dataset.sentence = String(r.index);
       m.title = markTitle(pos, this.results.length, r);
       m.style.top = `${Math.min(99, (100 * top) / total)}%`;
