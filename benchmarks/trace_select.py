@@ -70,6 +70,10 @@ def prepare_page(page, bundle_dir: Path):
     rid = jobs[0][0]
     page.evaluate("""async (id) => { const ms = mercuryStatic; await ms.store.actions.goToId(id);
         const r = ms.store.state.current.record; await r.source.vectorsReady; await r.summary.vectorsReady; }""", rid)
+    # the blocks' idle-time layout and measure done (on a loaded machine it outlasts the model's start; its
+    # idle slices would land in the traced windows of the first selections)
+    page.wait_for_function("() => Object.values(mercuryStatic.panes).every((p) => !p.root || p.root.dataset.measured)",
+                           timeout=120_000)
     return jobs
 
 
