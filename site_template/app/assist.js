@@ -2,11 +2,14 @@
  * Semantic assistance: a selection in one pane ranks the sentences of the other pane.
  * First answer from the precomputed vectors of the sentences the selection overlaps (synchronous,
  * instant); replaced by the ranking of the in-browser model's vector of the exact span when it arrives.
+ * When a ready model with nothing else to do is asked, its answer is a few tens of milliseconds away:
+ * the instant answer is then held back (the pane says the model is ranking) and shown only if the model
+ * has not answered within HOLD_MS.
  * A selection of exactly one stored sentence is answered at once with its stored vector: that is the
  * model's vector of the same text (computed at build time, float16), so the worker is not asked.
  */
 import { rankSentences } from './rank.js';
-import { other } from './store.js';
+import { emptyAssist, other } from './store.js';
 
 /** Mean of vectors, L2-normalised (null when empty). */
 export function meanVector(vectors) {
@@ -36,6 +39,13 @@ export function makeLevelOf(manifest) {
  */
 export const LIT_GAP = 0.15;
 
+/**
+ * How long the instant answer waits for a free, ready model's answer before it is shown. On a long text,
+ * lighting an answer, scrolling to it and drawing its marks to replace them all a moment later cost
+ * frames that ran while the worker embedded, and delayed its answer (issue 29).
+ */
+export const HOLD_MS = 150;
+
 export class Assistant {
   /**
    * @param store the app store
@@ -61,14 +71,19 @@ export class Assistant {
       && span[0] === query.start && span[1] === query.end;
   }
 
-  /**
-   * Rank and show. `refining`: the model's answer to this query is on its way from a ready worker, so
-   * the page may wait for it before scrolling (main.js).
-   */
-  _rank(vec, query, kind, refining = false) {
+  /** Rank and show. */
+  _rank(vec, query, kind) {
+    const assist = this._ranked(vec, query, kind);
+    if (!assist) return;
+    this.last = { query, vec, kind };
+    this.store.actions.setAssist(assist);
+  }
+
+  /** The store's assist state of ranking the other pane with `vec`, or null (no record, vector, or a stale query). */
+  _ranked(vec, query, kind) {
     const { current, view } = this.store.state;
     const rec = current.record;
-    if (!rec || !vec || !this._current(query, rec)) return;
+    if (!rec || !vec || !this._current(query, rec)) return null;
     const target = other(query.side);
     const ctx = this._context(query, rec);
     const from = rec[query.side];
@@ -82,9 +97,8 @@ export class Assistant {
     });
     const near = ranked.length ? ranked[0].score - LIT_GAP : 0;
     const results = ranked.filter((r, i) => r.score >= view.minScore && (i < 2 || r.score >= near)).slice(0, view.k);
-    this.last = { query, vec, kind };
     const best = ranked.length ? ranked[0].score : null;
-    this.store.actions.setAssist({ side: target, results, kind, query, best, refining });
+    return { ...emptyAssist(), side: target, results, kind, query, best };
   }
 
   /** Whether run() answers `query` at once from a stored vector (the worker is not asked). */
@@ -104,7 +118,7 @@ export class Assistant {
     this.early = null;
     if (!rec || !emb || emb.status === 'failed') return;
     const query = { side, start, end, text: rec[side].slice(start, end) };
-    if (!this._atOnce(query, rec, emb)) this.early = { rec, side, start, end, vector: emb.embedLatest(query.text) };
+    if (!this._atOnce(query, rec, emb)) this.early = { rec, side, start, end, free: emb.free, vector: emb.embedLatest(query.text) };
   }
 
   /** Rank the other pane for the code-point span [start, end) of `side`. */
@@ -121,8 +135,9 @@ export class Assistant {
       this._stored(query, rec, t0);
       return;
     }
-    const refining = this._model(query, seq, t0, rec); // first: the worker embeds while this thread ranks
-    if (loaded()) this._precomputed(query, rec, t0, refining);
+    const soon = this._model(query, seq, t0, rec); // first: the worker embeds while this thread ranks
+    if (loaded() && soon) this._hold(query, rec, t0, seq);
+    else if (loaded()) this._precomputed(query, rec, t0);
     else {
       // Vectors still loading: answer when they arrive, unless the model answered first.
       Promise.all([rec.source.vectorsReady, rec.summary.vectorsReady]).then(() => {
@@ -144,11 +159,25 @@ export class Assistant {
   }
 
   /** Instant answer: the stored vectors of the sentences the selection overlaps stand for the span. */
-  _precomputed(query, rec, t0, refining = false) {
+  _precomputed(query, rec, t0) {
     const { vec } = this._context(query, rec);
     if (!vec) return;
-    this._rank(vec, query, 'precomputed', refining);
+    this._rank(vec, query, 'precomputed');
     this.timings.precomputedMs = performance.now() - t0;
+  }
+
+  /**
+   * The model's answer is on its way (HOLD_MS): the pane shows that the model is ranking, and the
+   * instant answer waits for it. It is ranked now all the same, not shown: the model's ranking then
+   * reuses its text terms and context cosines (rank.js), and a late model costs it nothing more.
+   */
+  _hold(query, rec, t0, seq) {
+    if (!this._current(query, rec)) return;
+    this._ranked(this._context(query, rec).vec, query, 'precomputed');
+    this.store.actions.setAssist({ ...emptyAssist(), side: other(query.side), query, pending: true });
+    setTimeout(() => {
+      if (seq === this.seq && !this.modelAnswered) this._precomputed(query, rec, t0);
+    }, HOLD_MS);
   }
 
   /**
@@ -180,23 +209,24 @@ export class Assistant {
 
   /**
    * Replace the answer with the ranking of the model's vector of the exact span, when it arrives.
-   * Returns whether a ready model was asked (its answer is then tens of milliseconds away).
+   * Returns whether a ready model with no other call to finish first was asked (its answer is then a few
+   * tens of milliseconds away).
    */
   _model(query, seq, t0, rec) {
     const emb = this.getEmbedder();
     if (!emb || emb.status === 'failed') return false;
-    const ready = emb.status === 'ready';
     const early = this.early;
     this.early = null;
     const asked = early && early.rec === rec && early.side === query.side && early.start === query.start
       && early.end === query.end;
+    const free = asked ? early.free : emb.free;
     (asked ? early.vector : emb.embedLatest(query.text)).then((v) => {
       if (!v || seq !== this.seq || !this._current(query, rec)) return;
       this.modelAnswered = true;
       this._rank(v, query, 'model');
       this.timings.modelMs = performance.now() - t0;
     }).catch(() => {});
-    return ready;
+    return free;
   }
 
   /** The model became ready: refine the shown precomputed answer. */
