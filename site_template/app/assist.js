@@ -73,17 +73,9 @@ export class Assistant {
 
   /** Rank and show. */
   _rank(vec, query, kind) {
-    const assist = this._ranked(vec, query, kind);
-    if (!assist) return;
-    this.last = { query, vec, kind };
-    this.store.actions.setAssist(assist);
-  }
-
-  /** The store's assist state of ranking the other pane with `vec`, or null (no record, vector, or a stale query). */
-  _ranked(vec, query, kind) {
     const { current, view } = this.store.state;
     const rec = current.record;
-    if (!rec || !vec || !this._current(query, rec)) return null;
+    if (!rec || !vec || !this._current(query, rec)) return;
     const target = other(query.side);
     const ctx = this._context(query, rec);
     const from = rec[query.side];
@@ -97,8 +89,9 @@ export class Assistant {
     });
     const near = ranked.length ? ranked[0].score - LIT_GAP : 0;
     const results = ranked.filter((r, i) => r.score >= view.minScore && (i < 2 || r.score >= near)).slice(0, view.k);
+    this.last = { query, vec, kind };
     const best = ranked.length ? ranked[0].score : null;
-    return { ...emptyAssist(), side: target, results, kind, query, best };
+    this.store.actions.setAssist({ side: target, results, kind, query, best, pending: false });
   }
 
   /** Whether run() answers `query` at once from a stored vector (the worker is not asked). */
@@ -135,7 +128,7 @@ export class Assistant {
       this._stored(query, rec, t0);
       return;
     }
-    const soon = this._model(query, seq, t0, rec); // first: the worker embeds while this thread ranks
+    const soon = this._model(query, seq, t0, rec); // first: the worker embeds meanwhile
     if (loaded() && soon) this._hold(query, rec, t0, seq);
     else if (loaded()) this._precomputed(query, rec, t0);
     else {
@@ -167,13 +160,13 @@ export class Assistant {
   }
 
   /**
-   * The model's answer is on its way (HOLD_MS): the pane shows that the model is ranking, and the
-   * instant answer waits for it. It is ranked now all the same, not shown: the model's ranking then
-   * reuses its text terms and context cosines (rank.js), and a late model costs it nothing more.
+   * The model's answer is on its way: the pane says the model is ranking, and the instant answer is
+   * ranked and shown only if that answer has not come within HOLD_MS. Ranking it now as well cost the
+   * main thread 2-3 ms while the worker embedded, and the model's answer then often waited for the
+   * frame that followed (issue 29).
    */
   _hold(query, rec, t0, seq) {
     if (!this._current(query, rec)) return;
-    this._ranked(this._context(query, rec).vec, query, 'precomputed');
     this.store.actions.setAssist({ ...emptyAssist(), side: other(query.side), query, pending: true });
     setTimeout(() => {
       if (seq === this.seq && !this.modelAnswered) this._precomputed(query, rec, t0);
