@@ -71,8 +71,8 @@ export class Assistant {
       && span[0] === query.start && span[1] === query.end;
   }
 
-  /** Rank and show (unless `show` is false: the ranking only fills rank.js's caches). */
-  _rank(vec, query, kind, show = true) {
+  /** Rank and show. */
+  _rank(vec, query, kind) {
     const { current, view } = this.store.state;
     const rec = current.record;
     if (!rec || !vec || !this._current(query, rec)) return;
@@ -87,7 +87,6 @@ export class Assistant {
       queryVec: vec, queryText: query.text, contextVec: ctx.vec, contextText: ctx.text, queryPosition,
       sentences: rec[target].rankInput(), options: this.options, k: view.k,
     });
-    if (!show) return;
     const near = ranked.length ? ranked[0].score - LIT_GAP : 0;
     const results = ranked.filter((r, i) => r.score >= view.minScore && (i < 2 || r.score >= near)).slice(0, view.k);
     this.last = { query, vec, kind };
@@ -162,18 +161,13 @@ export class Assistant {
 
   /**
    * The model's answer is on its way: the pane says the model is ranking, and the instant answer is
-   * shown only if that answer has not come within HOLD_MS. Ranking it at once cost the main thread
-   * 2-3 ms while the worker embedded, and the model's answer then often waited for the frame that
-   * followed (issue 29); it is ranked in idle time instead, after that frame, unshown: the model's
-   * ranking then reuses its text terms and context cosines (rank.js).
+   * ranked and shown only if that answer has not come within HOLD_MS. Ranking it now as well cost the
+   * main thread 2-3 ms while the worker embedded, and the model's answer then often waited for the
+   * frame that followed (issue 29).
    */
   _hold(query, rec, t0, seq) {
     if (!this._current(query, rec)) return;
     this.store.actions.setAssist({ ...emptyAssist(), side: other(query.side), query, pending: true });
-    const whenIdle = globalThis.requestIdleCallback || ((fn) => setTimeout(fn, 0));
-    whenIdle(() => {
-      if (seq === this.seq && !this.modelAnswered) this._rank(this._context(query, rec).vec, query, 'precomputed', false);
-    });
     setTimeout(() => {
       if (seq === this.seq && !this.modelAnswered) this._precomputed(query, rec, t0);
     }, HOLD_MS);
