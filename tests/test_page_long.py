@@ -176,26 +176,53 @@ def test_the_worker_is_asked_before_the_draft_takes_the_selection(page, long_bun
     assert page.evaluate("() => mercuryStatic.store.state.draft.summary") == [s, e]
 
 
-def test_an_instant_answer_about_to_be_refined_waits_to_scroll(page, long_bundle, serve_dir):
-    """Issue 29: on a long source the instant answer scrolled the pane and drew the minimap, and the model's
-    answer a few tens of milliseconds later did it again elsewhere: two layouts and paints of new blocks
-    while the worker embedded. Now its sentences light at once; the pane and the marks wait for the model's
-    answer, or go by themselves after REFINE_WAIT_MS (150 ms) if it is late."""
+# Every assist state the store takes, in order: [kind, pending, number of results, the source pane's header]
+# (the page's own subscribers have drawn it by then); the minimum score at 0, so an answer lights something.
+WATCH_ASSIST = """() => { window.__shown = []; mercuryStatic.store.subscribe((s, prev) => {
+    if (s.assist !== prev.assist) window.__shown.push([s.assist.kind, s.assist.pending, s.assist.results.length,
+        document.getElementById('assist-source').textContent]); });
+    const m = document.getElementById('ctl-min'); m.value = '0'; m.dispatchEvent(new Event('input')); }"""
+
+
+def test_a_ready_models_answer_is_not_preceded_by_the_instant_one(page, long_bundle, serve_dir):
+    """Issue 29: on a long source the instant answer lit, scrolled to and drew the marks of sentences that the
+    model's answer replaced a few tens of milliseconds later: frames that ran while the worker embedded, and
+    that its answer then waited for. With a ready model free to answer, the pane now says the model is
+    ranking, and the instant answer is shown only if the model has not answered within HOLD_MS (150 ms)."""
+    bundle, target = long_bundle
+    open_with_model(page, serve_dir(bundle))
+    page.evaluate(WATCH_ASSIST)
+    select_half(page, target)
+    page.wait_for_function("() => mercuryStatic.store.state.assist.kind === 'model'", timeout=10_000)
+    page.wait_for_timeout(200)  # past HOLD_MS: the instant answer did not come after it
+    shown = page.evaluate("() => window.__shown")
+    assert shown[0] == [None, True, 0, "ranking with the model…"]  # at once, at the selection
+    n = shown[-1][2]
+    assert [k[:2] for k in shown] == [[None, True], ["model", False]] and n >= 1
+    assert shown[-1][3] == f"{n} related · model"
+    assert page.locator("#pane-source .s[data-rank]").count() == n
+    page.wait_for_function(f"() => document.querySelectorAll('#mm-source .mm-mark').length === {n}")
+
+
+def test_a_late_models_answer_follows_the_instant_one_shown_after_a_wait(page, long_bundle, serve_dir):
+    """Issue 29: the instant answer waits HOLD_MS for a ready model; a model later than that (a slow machine)
+    gets the instant answer shown, scrolled to and marked in the minimap, then replaced by its own."""
     bundle, target = long_bundle
     open_with_model(page, serve_dir(bundle))
     page.evaluate("() => { window.__embedDelay = 700; }")
+    page.evaluate(WATCH_ASSIST)
     select_half(page, target)
-    assert page.evaluate("() => mercuryStatic.store.state.assist.kind") == "precomputed"
-    assert page.locator("#pane-source .s[data-rank]").count() >= 1  # lit at once
     page.wait_for_timeout(60)
+    assert page.evaluate("() => mercuryStatic.store.state.assist.pending") is True
+    assert page.locator("#pane-source .s[data-rank]").count() == 0
     scroller = page.locator("#pane-source")
     assert scroller.evaluate("el => el.scrollTop") == 0
-    assert page.locator("#mm-source .mm-mark").count() == 0
-    # the model is late: the instant answer scrolls and draws its marks itself
+    # the model is late: the instant answer lights, scrolls and draws its marks
     page.wait_for_function("() => document.getElementById('pane-source').scrollTop > 0"
                            " && document.querySelectorAll('#mm-source .mm-mark').length > 0", timeout=2_000)
     assert page.evaluate("() => mercuryStatic.store.state.assist.kind") == "precomputed"
     page.wait_for_function("() => mercuryStatic.store.state.assist.kind === 'model'", timeout=10_000)
+    assert [k[:2] for k in page.evaluate("() => window.__shown")] == [[None, True], ["precomputed", False], ["model", False]]
     page.wait_for_function("() => document.querySelectorAll('#mm-source .mm-mark').length"
                            " === mercuryStatic.store.state.assist.results.length")
     best = page.locator('#pane-source .s[data-rank="1"]')

@@ -35,8 +35,6 @@ import {
 } from './views/views.js';
 
 const VERSION = document.body.dataset.toolVersion || 'dev';
-/** How long an instant answer waits for the model's before it scrolls the pane and draws its marks itself. */
-const REFINE_WAIT_MS = 150;
 
 function fatal(message) {
   document.getElementById('banners').replaceChildren(h('div', { class: 'banner error', role: 'alert' }, message));
@@ -77,6 +75,7 @@ function resolveAnnotator() {
 
 /** One line on what the highlights show, e.g. "3 related · model" or "none above 0.30 (best 0.22)". */
 function assistInfo({ assist, view }) {
+  if (assist.pending) return 'ranking with the model…';
   const how = assist.kind === 'model' ? 'model' : 'precomputed vectors';
   if (assist.citation) return `${assist.citation} · ${how}`; // citecheck.js
   if (assist.results.length) return `${assist.results.length} related · ${how}`;
@@ -395,22 +394,13 @@ async function main() {
       if (target) {
         const shown = s.assist;
         const best = shown.results[0];
+        panes[target].setHighlights(shown.results, levelOf);
         // The pane scrolls to the best match at the next frame, with the minimap (both read the layout,
-        // which the frame computes anyway), once per query and best match. An instant answer that the
-        // model's is about to replace lights its sentences at once but waits for it to move the pane and
-        // its marks: on a long text, scrolling there and then elsewhere lays out and paints new blocks
-        // twice while the worker embeds (issue 29); if no answer comes in REFINE_WAIT_MS, it goes itself.
-        const place = () => {
-          if (shownAssist !== shown) return;
-          panes[target].showMarks(shown.results, levelOf);
-          if (best && (scrolledTo.query !== shown.query || scrolledTo.index !== best.index)) {
-            scrolledTo = { query: shown.query, index: best.index };
-            requestAnimationFrame(() => { if (shownAssist === shown) panes[target].scrollToSentence(best.index); });
-          }
-        };
-        panes[target].setHighlights(shown.results, levelOf, { marks: false });
-        if (shown.refining) setTimeout(place, REFINE_WAIT_MS);
-        else place();
+        // which the frame computes anyway), once per query and best match.
+        if (best && (scrolledTo.query !== shown.query || scrolledTo.index !== best.index)) {
+          scrolledTo = { query: shown.query, index: best.index };
+          requestAnimationFrame(() => { if (shownAssist === shown) panes[target].scrollToSentence(best.index); });
+        }
       }
     }
   });

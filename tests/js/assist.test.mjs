@@ -1,10 +1,11 @@
 // The page's highlight grades (assist.js): without grades in the manifest they are rank.js's defaults,
-// the thresholds `eval` and the build use.
+// the thresholds `eval` and the build use. The instant answer and the model's: which one the pane shows when.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { makeLevelOf } from '../../site_template/app/assist/assist.js';
-import { DEFAULT_OPTIONS } from '../../site_template/app/assist/rank.js';
+import { makeLevelOf, Assistant, HOLD_MS, LIT_GAP, meanVector } from '../../site_template/app/assist/assist.js';
+import { DEFAULT_OPTIONS, rankSentences } from '../../site_template/app/assist/rank.js';
+import { TextView } from '../../site_template/app/data/data.js';
 
 test('makeLevelOf: a manifest without grades grades with the default thresholds', () => {
   const [medium, strong] = DEFAULT_OPTIONS.grades;
@@ -20,4 +21,138 @@ test('makeLevelOf: a manifest without grades grades with the default thresholds'
 test('makeLevelOf: the manifest\'s grades win', () => {
   const levelOf = makeLevelOf({ ranker: { grades: [0.5, 0.7] } });
   assert.deepEqual([0.49, 0.5, 0.69, 0.7].map(levelOf), [1, 2, 2, 3]);
+});
+
+// --- the instant answer and the model's (issue 29) -----------------------------------------------------
+
+const unit = (...xs) => {
+  const v = Float32Array.from(xs);
+  const n = Math.hypot(...v);
+  return v.map((x) => x / n);
+};
+
+/** A text of sentences with one stored vector each (a TextView as data.js makes it, vectors attached). */
+function view(sentences, vectors) {
+  const text = sentences.join(' ');
+  let at = 0;
+  const spans = sentences.map((s) => {
+    const span = [at, at + s.length];
+    at += s.length + 1;
+    return span;
+  });
+  const v = new TextView({ id: 't', text, sentences: spans });
+  v.sentenceVectors = vectors.map((x) => [unit(...x)]);
+  v.hasVectors = true;
+  return v;
+}
+
+const record = () => ({
+  id: 'r',
+  summary: view(['The bridge opened in 1932 after four years.', 'Tolls were dropped later.'], [[1, 0, 0, 0], [0, 1, 0, 0]]),
+  source: view(['Work on the bridge began in 1928.', 'It opened to traffic in 1932.', 'A toll was charged until 1950.',
+    'The river floods in spring.'], [[0.9, 0.1, 0, 0], [0.7, 0, 0.7, 0], [0, 1, 0, 0], [0, 0, 0, 1]]),
+});
+
+/** The store's part the assistant reads and writes; `shown` collects every assist state set. */
+function fakeStore(rec, span) {
+  const shown = [];
+  const store = {
+    state: { current: { record: rec }, draft: { anchor: 'summary', summary: span, source: null }, view: { k: 5, minScore: 0 } },
+    actions: { setAssist(assist) { store.state = { ...store.state, assist }; shown.push(assist); } },
+  };
+  return { store, shown };
+}
+
+/** A ready model whose answer to each call is released by the test (`answer(vector)` or `fail()`). */
+function fakeModel({ free = true } = {}) {
+  const calls = [];
+  return {
+    calls, status: 'ready', free,
+    embedLatest(text) {
+      return new Promise((resolve, reject) => calls.push({ text, answer: resolve, fail: () => reject(new Error('x')) }));
+    },
+  };
+}
+
+const later = (ms) => new Promise((r) => setTimeout(r, ms));
+const SPAN = [0, 19]; // "The bridge opened i": half of the first summary sentence
+const MODEL_VEC = unit(0.6, 0, 0.8, 0);
+
+/** The model's ranking as rankSentences gives it (the answer the page ends with, before and after issue 29). */
+function modelRanking(rec) {
+  const ctxVec = meanVector(rec.summary.sentenceVectors[0]);
+  return rankSentences({
+    queryVec: MODEL_VEC, queryText: rec.summary.slice(...SPAN), contextVec: ctxVec,
+    contextText: rec.summary.slice(...rec.summary.sentences[0]), queryPosition: (SPAN[0] + SPAN[1]) / 2 / rec.summary.length,
+    sentences: rec.source.rankInput(), options: {}, k: 5,
+  });
+}
+
+test('a free ready model: the pane says it is ranking, then shows the model\'s answer, never the instant one', async () => {
+  const rec = record();
+  const { store, shown } = fakeStore(rec, SPAN);
+  const model = fakeModel();
+  const a = new Assistant(store, { ranker: {} }, () => model);
+  a.prefetch('summary', ...SPAN);
+  a.run('summary', ...SPAN);
+  assert.equal(model.calls.length, 1); // asked once (the prefetch), with the span's text
+  assert.equal(model.calls[0].text, 'The bridge opened i');
+  assert.deepEqual(shown.map((s) => [s.side, s.kind, s.pending, s.results.length]), [['source', null, true, 0]]);
+  model.calls[0].answer(MODEL_VEC);
+  await later(0);
+  assert.deepEqual(shown.map((s) => s.kind), [null, 'model']);
+  const final = shown.at(-1);
+  assert.equal(final.pending, false);
+  const want = modelRanking(rec);
+  const near = want[0].score - LIT_GAP;
+  assert.deepEqual(final.results.map(({ index, score }) => ({ index, score })), want.filter((r, i) => i < 2 || r.score >= near));
+  await later(HOLD_MS + 30);
+  assert.equal(shown.length, 2); // the instant answer never came after the model's
+});
+
+test('a late model: the instant answer is shown after HOLD_MS, then replaced by the model\'s', async () => {
+  const rec = record();
+  const { store, shown } = fakeStore(rec, SPAN);
+  const model = fakeModel();
+  const a = new Assistant(store, { ranker: {} }, () => model);
+  a.run('summary', ...SPAN); // no prefetch (a restored draft): run() asks the model itself
+  await later(HOLD_MS / 2);
+  assert.deepEqual(shown.map((s) => s.kind), [null]);
+  await later(HOLD_MS);
+  assert.deepEqual(shown.map((s) => s.kind), [null, 'precomputed']);
+  assert.ok(shown[1].results.length && !shown[1].pending);
+  model.calls[0].answer(MODEL_VEC);
+  await later(0);
+  assert.deepEqual(shown.map((s) => s.kind), [null, 'precomputed', 'model']);
+  assert.deepEqual(shown[2].results.map((r) => r.index), modelRanking(rec).slice(0, shown[2].results.length).map((r) => r.index));
+});
+
+test('a model busy with another call, or one whose call fails: the instant answer is not held back for nothing', async () => {
+  const rec = record();
+  for (const [what, model] of [['busy', fakeModel({ free: false })], ['failing', fakeModel()]]) {
+    const { store, shown } = fakeStore(rec, SPAN);
+    const a = new Assistant(store, { ranker: {} }, () => model);
+    a.prefetch('summary', ...SPAN);
+    a.run('summary', ...SPAN);
+    if (what === 'busy') assert.deepEqual(shown.map((s) => s.kind), ['precomputed'], what); // at once
+    else {
+      model.calls[0].fail();
+      await later(HOLD_MS + 30);
+      assert.deepEqual(shown.map((s) => s.kind), [null, 'precomputed'], what); // at HOLD_MS
+    }
+  }
+});
+
+test('a held instant answer is dropped with its selection', async () => {
+  const rec = record();
+  const { store, shown } = fakeStore(rec, SPAN);
+  const model = fakeModel();
+  const a = new Assistant(store, { ranker: {} }, () => model);
+  a.run('summary', ...SPAN);
+  store.state = { ...store.state, draft: { anchor: null, summary: null, source: null } }; // Esc
+  a.reset();
+  await later(HOLD_MS + 30);
+  model.calls[0].answer(MODEL_VEC);
+  await later(0);
+  assert.deepEqual(shown.map((s) => s.kind), [null]);
 });

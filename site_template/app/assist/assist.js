@@ -2,11 +2,14 @@
  * Semantic assistance: a selection in one pane ranks the sentences of the other pane.
  * First answer from the precomputed vectors of the sentences the selection overlaps (synchronous,
  * instant); replaced by the ranking of the in-browser model's vector of the exact span when it arrives.
+ * When a ready model with nothing else to do is asked, its answer is a few tens of milliseconds away:
+ * the instant answer is then held back (the pane says the model is ranking) and shown only if the model
+ * has not answered within HOLD_MS.
  * A selection of exactly one stored sentence is answered at once with its stored vector: that is the
  * model's vector of the same text (computed at build time, float16), so the worker is not asked.
  */
 import { rankSentences, DEFAULT_OPTIONS, gradeProbability } from './rank.js';
-import { other } from '../state/store.js';
+import { other, emptyAssist } from '../state/store.js';
 import { citedSplit } from './citecheck.js';
 
 /** Mean of vectors, L2-normalised (null when empty). */
@@ -38,6 +41,13 @@ export function makeLevelOf(manifest) {
  */
 export const LIT_GAP = 0.15;
 
+/**
+ * How long the instant answer waits for a free, ready model's answer before it is shown. On a long text,
+ * lighting an answer, scrolling to it and drawing its marks to replace them all a moment later cost
+ * frames that ran while the worker embedded, and delayed its answer (issue 29).
+ */
+export const HOLD_MS = 150;
+
 export class Assistant {
   /**
    * @param store the app store
@@ -64,11 +74,8 @@ export class Assistant {
       && span[0] === query.start && span[1] === query.end;
   }
 
-  /**
-   * Rank and show. `refining`: the model's answer to this query is on its way from a ready worker, so
-   * the page may wait for it before scrolling (main.js).
-   */
-  _rank(vec, query, kind, refining = false) {
+  /** Rank and show. */
+  _rank(vec, query, kind) {
     const { current, view } = this.store.state;
     const rec = current.record;
     if (!rec || !vec || !this._current(query, rec)) return;
@@ -93,7 +100,7 @@ export class Assistant {
     const results = citation ? citation.results
       : ranked.filter((r, i) => r.score >= view.minScore && (i < 2 || r.score >= near)).slice(0, view.k).map(graded);
     this.last = { query, vec, kind };
-    this.store.actions.setAssist({ side: target, results, kind, query, best, refining, citation: citation && citation.text });
+    this.store.actions.setAssist({ side: target, results, kind, query, best, pending: false, citation: citation && citation.text });
   }
 
   /** Whether run() answers `query` at once from a stored vector (the worker is not asked). */
@@ -113,7 +120,7 @@ export class Assistant {
     this.early = null;
     if (!rec || !emb || emb.status === 'failed') return;
     const query = { side, start, end, text: rec[side].slice(start, end) };
-    if (!this._atOnce(query, rec, emb)) this.early = { rec, side, start, end, vector: emb.embedLatest(query.text) };
+    if (!this._atOnce(query, rec, emb)) this.early = { rec, side, start, end, free: emb.free, vector: emb.embedLatest(query.text) };
   }
 
   /** Rank the other pane for the code-point span [start, end) of `side`. */
@@ -130,8 +137,9 @@ export class Assistant {
       this._stored(query, rec, t0);
       return;
     }
-    const refining = this._model(query, seq, t0, rec); // first: the worker embeds while this thread ranks
-    if (loaded()) this._precomputed(query, rec, t0, refining);
+    const soon = this._model(query, seq, t0, rec); // first: the worker embeds meanwhile
+    if (loaded() && soon) this._hold(query, rec, t0, seq);
+    else if (loaded()) this._precomputed(query, rec, t0);
     else {
       // Vectors still loading: answer when they arrive, unless the model answered first.
       Promise.all([rec.source.vectorsReady, rec.summary.vectorsReady]).then(() => {
@@ -153,11 +161,25 @@ export class Assistant {
   }
 
   /** Instant answer: the stored vectors of the sentences the selection overlaps stand for the span. */
-  _precomputed(query, rec, t0, refining = false) {
+  _precomputed(query, rec, t0) {
     const { vec } = this._context(query, rec);
     if (!vec) return;
-    this._rank(vec, query, 'precomputed', refining);
+    this._rank(vec, query, 'precomputed');
     this.timings.precomputedMs = performance.now() - t0;
+  }
+
+  /**
+   * The model's answer is on its way: the pane says the model is ranking, and the instant answer is
+   * ranked and shown only if that answer has not come within HOLD_MS. Ranking it now as well cost the
+   * main thread 2-3 ms while the worker embedded, and the model's answer then often waited for the
+   * frame that followed (issue 29).
+   */
+  _hold(query, rec, t0, seq) {
+    if (!this._current(query, rec)) return;
+    this.store.actions.setAssist({ ...emptyAssist(), side: other(query.side), query, pending: true });
+    setTimeout(() => {
+      if (seq === this.seq && !this.modelAnswered) this._precomputed(query, rec, t0);
+    }, HOLD_MS);
   }
 
   /**
@@ -189,23 +211,24 @@ export class Assistant {
 
   /**
    * Replace the answer with the ranking of the model's vector of the exact span, when it arrives.
-   * Returns whether a ready model was asked (its answer is then tens of milliseconds away).
+   * Returns whether a ready model with no other call to finish first was asked (its answer is then a few
+   * tens of milliseconds away).
    */
   _model(query, seq, t0, rec) {
     const emb = this.getEmbedder();
     if (!emb || emb.status === 'failed') return false;
-    const ready = emb.status === 'ready';
     const early = this.early;
     this.early = null;
     const asked = early && early.rec === rec && early.side === query.side && early.start === query.start
       && early.end === query.end;
+    const free = asked ? early.free : emb.free;
     (asked ? early.vector : emb.embedLatest(query.text)).then((v) => {
       if (!v || seq !== this.seq || !this._current(query, rec)) return;
       this.modelAnswered = true;
       this._rank(v, query, 'model');
       this.timings.modelMs = performance.now() - t0;
     }).catch(() => {});
-    return ready;
+    return free;
   }
 
   /** The model became ready: refine the shown precomputed answer. */

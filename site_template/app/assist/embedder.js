@@ -6,6 +6,7 @@
 //   await emb.ready       resolves when the model answered a first call; rejects if it failed
 //   await emb.embed([..]) Float32Array[] (L2-normalised, manifest.model.dim long), in order
 //   await emb.embedLatest(text)  Float32Array, or null when a newer embedLatest call superseded it
+//   emb.free              ready, with no call running or queued (a new call is answered without waiting)
 
 /** Split `models/<name>` into the models folder as a same-origin *path* and the model name. */
 export function modelLocation(manifest, baseUrl = './') {
@@ -34,6 +35,9 @@ export function createEmbedder(manifest, baseUrl = './') {
       readyResolve = resolve;
       readyReject = reject;
     }),
+    get free() {
+      return emb.status === 'ready' && !busy && !queue.length;
+    },
     onStatus(cb) {
       listeners.add(cb);
       return () => listeners.delete(cb);

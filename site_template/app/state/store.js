@@ -63,7 +63,8 @@ export const emptyDraft = () => ({ anchor: null, summary: null, source: null, la
 export const draftHasWork = (d) => Boolean(d.summary || d.source || d.labels.length || d.note);
 /** A draft can be saved as an annotation: a summary span and a label. */
 export const draftComplete = (d) => Boolean(d.summary && d.labels.length);
-export const emptyAssist = () => ({ side: null, results: [], kind: null, query: null, best: null, refining: false });
+/** Related-sentence highlights of the `side` pane for `query`; `pending`: none yet, the model is ranking (assist.js). */
+export const emptyAssist = () => ({ side: null, results: [], kind: null, query: null, best: null, pending: false });
 
 /** Every label path prefix of the chosen labels, in manifest order: ["Unwanted", "Unwanted.Intrinsic"]. */
 export function labelPrefixes(chosen, order) {

@@ -108,14 +108,9 @@ export class TextPane {
     return this.layout ? spanOfRange(this.layout, range) : null;
   }
 
-  /** Show ranked sentences ([{index, score}], best first) and, unless `marks` is false, their minimap marks. */
-  setHighlights(results, levelOf, { marks = true } = {}) {
+  /** Show ranked sentences ([{index, score}], best first) and their minimap marks (drawn at the next frame when they move). */
+  setHighlights(results, levelOf) {
     this.lit = markRanked(this.lit, results, levelOf, this._elOf);
-    if (marks) this.showMarks(results, levelOf);
-  }
-
-  /** The minimap's marks of `results` (drawn at the next frame when they move). */
-  showMarks(results, levelOf) {
     this.marks.show(results, levelOf, this._elOf);
   }
 
