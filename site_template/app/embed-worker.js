@@ -1,7 +1,8 @@
 // Module Web Worker: runs the bundled sentence-embedding model with transformers.js (onnxruntime-web).
 // Messages in:  {type: 'init', modelsPath, modelName, pooling, weights}  then  {type: 'embed', id, texts}
 //   weights: the URL of the model's weights file (page_model.py), or null for a model folder without one
-// Messages out: {type: 'ready'} | {type: 'failed', error} | {type: 'result', id, data, dim} | {type: 'error', id, error}
+// Messages out: {type: 'ready'} | {type: 'failed', error} | {type: 'result', id, data, dim}
+//   | {type: 'error', id, error}
 import { env, pipeline } from '../vendor/transformers.min.js';
 import { EXTERNAL_NAME, dequantize } from './assist/weights.js';
 

@@ -100,6 +100,7 @@ function importMessage(res, fileName, left, future, shared) {
   return text;
 }
 
+// eslint-disable-next-line complexity -- the composition root wiring every module; to move to its own module
 async function main() {
   let bundle;
   try {
@@ -137,7 +138,9 @@ async function main() {
   const opened = await storage.open().catch((error) => ({ work: null, aside: [], error }));
   const viewKey = `view:${manifest.bundle_id}`;
   const view = prefs.get(viewKey, { minScore: manifest.ranker?.min_score ?? 0.2 });
-  const store = createAppStore({ bundle, annotator, clientId: clientId(), storage, work: opened.work, aside: opened.aside, view });
+  const store = createAppStore({
+    bundle, annotator, clientId: clientId(), storage, work: opened.work, aside: opened.aside, view,
+  });
   if (opened.error) {
     store.update({ ui: { ...store.state.ui, storageError: `This browser refuses to save (${opened.error.message || opened.error}): nothing you do here is saved. Export to keep your work.` } });
   }
@@ -204,7 +207,10 @@ async function main() {
         unlooked.forEach((id, k) => positions.set(id, bundle.recordIndex.count + k));
       }
     }
-    return { data: buildExport({ manifest, positions, annotator, clientId: s.clientId, work: s.work, exportedAt: at }), unlooked };
+    return {
+      data: buildExport({ manifest, positions, annotator, clientId: s.clientId, work: s.work, exportedAt: at }),
+      unlooked,
+    };
   }
   async function exportNow() {
     const at = nowIso();
@@ -229,10 +235,13 @@ async function main() {
       actions.importWork(res.work);
       // Everything in the file counts as exported up to its newest change (not its whole-second
       // exported_at, which reads "…:05Z": a later change at "…:05.400Z" is after it).
-      const newest = Object.values(res.work.records).flatMap((r) => [r.status_at, ...Object.values(r.annotations).map((a) => a.updated_at)])
+      const newest = Object.values(res.work.records)
+        .flatMap((r) => [r.status_at, ...Object.values(r.annotations).map((a) => a.updated_at)])
         .reduce((m, t) => (isAfter(t, m) ? t : m), '');
       const left = [...parsed.left, ...res.left];
-      if (clean && !left.length && parsed.exportedAt && isAfter(newest, store.state.work.last_export_at)) actions.markExported(newest);
+      if (clean && !left.length && parsed.exportedAt && isAfter(newest, store.state.work.last_export_at)) {
+        actions.markExported(newest);
+      }
       actions.message(importMessage(res, file.name, left, parsed.future, shared));
     } catch (err) {
       actions.message(err.message);
@@ -249,8 +258,11 @@ async function main() {
     if (!found.length) return;
     const importEarlier = async ({ key, bundleId, work }) => {
       const at = nowIso();
-      const all = new Map(Object.keys(work.records).map((id, i) => [id, i])); // every record: checkAgainstBundle keeps this bundle's
-      const file = buildExport({ manifest, positions: all, annotator, clientId: store.state.clientId, work, exportedAt: at });
+      // every record: checkAgainstBundle keeps this bundle's
+      const all = new Map(Object.keys(work.records).map((id, i) => [id, i]));
+      const file = buildExport({
+        manifest, positions: all, annotator, clientId: store.state.clientId, work, exportedAt: at,
+      });
       const parsed = parseImport(JSON.stringify(file), { manifest, annotator });
       const res = await checkAgainstBundle(parsed.work, bundle);
       actions.importWork(res.work);
@@ -330,7 +342,8 @@ async function main() {
   if (collect.link) {
     const setUpload = (upload) => store.update({ ui: { ...store.state.ui, upload } });
     const uploads = startUploads({
-      link: collect.link, annotator, clientId: store.state.clientId, bundleId: manifest.bundle_id, prefs, state: setUpload,
+      link: collect.link, annotator, clientId: store.state.clientId, bundleId: manifest.bundle_id, prefs,
+      state: setUpload,
       exportText: async () => exportText((await exportData(nowIso())).data),
     });
     mountUploadStatus(store, document.getElementById('upload-status'));
@@ -341,7 +354,10 @@ async function main() {
   }
   const keys = resolveKeys(manifest.settings?.keys); // the settings file's hotkeys over the defaults
   document.getElementById('help-keys').replaceChildren(
-    ...[...keyRows(keys, { form: Boolean(questionsMod) }), ...SHORTCUTS, ...(questionsMod ? questionsMod.QUESTION_SHORTCUTS : [])]
+    ...[
+      ...keyRows(keys, { form: Boolean(questionsMod) }), ...SHORTCUTS,
+      ...(questionsMod ? questionsMod.QUESTION_SHORTCUTS : []),
+    ]
       .map(([k, what]) => h('tr', {}, h('td', {}, h('kbd', {}, k)), h('td', {}, what))));
 
   const scrollMemory = mountScrollMemory(manifest.bundle_id, panes, SIDES);
@@ -353,56 +369,61 @@ async function main() {
   let scrolledTo = { query: null, index: -1 }; // the query and best match the pane last scrolled to
   let matchCursor = -1;
   let focused = null;
-  store.subscribe((s) => {
+  /** A new record (or none, while one loads): render its panes, restore its scroll and draft assistance. */
+  function showRecord(s) {
     const rec = s.current.record;
-    if (rec !== shownRecord) {
-      shownRecord = rec;
-      labelNumber.reset();
-      assistant.reset();
-      scrollMemory.leave();
-      for (const side of SIDES) {
-        // summary bullets' [N] link to the source's documents
-        if (rec) panes[side].render(rec[side], { cites: side === 'summary' ? rec.source.sections?.length || 0 : 0 });
-        else panes[side].scroller.replaceChildren(h('p', { class: 'muted loading' }, s.current.error ? '' : 'Loading…'));
-      }
-      if (rec) scrollMemory.restore(rec.id);
-      document.body.dataset.record = rec ? rec.id : '';
-      // a restored draft gets its assistance back, as if just selected
-      const d = s.draft;
-      if (rec && d.anchor && d[d.anchor]) queueMicrotask(() => assistant.run(d.anchor, d[d.anchor][0], d[d.anchor][1]));
-      // Index the texts for ranking in idle time, so the first selection on a long text is fast too.
-      if (rec && typeof ranker.prepareSentences === 'function') {
-        const idle = window.requestIdleCallback || ((fn) => setTimeout(fn, 200));
-        idle(() => {
-          if (shownRecord !== rec) return;
-          for (const side of SIDES) ranker.prepareSentences(rec[side].rankInput(), manifest.ranker);
-        });
+    shownRecord = rec;
+    labelNumber.reset();
+    assistant.reset();
+    scrollMemory.leave();
+    for (const side of SIDES) {
+      // summary bullets' [N] link to the source's documents
+      if (rec) panes[side].render(rec[side], { cites: side === 'summary' ? rec.source.sections?.length || 0 : 0 });
+      else panes[side].scroller.replaceChildren(h('p', { class: 'muted loading' }, s.current.error ? '' : 'Loading…'));
+    }
+    if (rec) scrollMemory.restore(rec.id);
+    document.body.dataset.record = rec ? rec.id : '';
+    // a restored draft gets its assistance back, as if just selected
+    const d = s.draft;
+    if (rec && d.anchor && d[d.anchor]) queueMicrotask(() => assistant.run(d.anchor, d[d.anchor][0], d[d.anchor][1]));
+    // Index the texts for ranking in idle time, so the first selection on a long text is fast too.
+    if (rec && typeof ranker.prepareSentences === 'function') {
+      const idle = window.requestIdleCallback || ((fn) => setTimeout(fn, 200));
+      idle(() => {
+        if (shownRecord !== rec) return;
+        for (const side of SIDES) ranker.prepareSentences(rec[side].rankInput(), manifest.ranker);
+      });
+    }
+  }
+  /** A new assistance answer: its info line, highlights and minimap, scrolled to its best match. */
+  function showAssist(s) {
+    const rec = s.current.record;
+    shownAssist = s.assist;
+    matchCursor = -1;
+    if (focused) focused.removeAttribute('data-focus');
+    focused = null;
+    const target = s.assist.side;
+    for (const side of SIDES) document.getElementById(`assist-${side}`).textContent = rec && side === target ? assistInfo(s) : '';
+    if (!rec) return;
+    for (const side of SIDES) {
+      if (side !== target && panes[side].lit.length) panes[side].setHighlights([], levelOf);
+      showMatch(side, -1);
+    }
+    if (target) {
+      const shown = s.assist;
+      const best = shown.results[0];
+      panes[target].setHighlights(shown.results, levelOf);
+      // The pane scrolls to the best match at the next frame, with the minimap (both read the layout,
+      // which the frame computes anyway), once per query and best match.
+      if (best && (scrolledTo.query !== shown.query || scrolledTo.index !== best.index)) {
+        scrolledTo = { query: shown.query, index: best.index };
+        requestAnimationFrame(() => { if (shownAssist === shown) panes[target].scrollToSentence(best.index); });
       }
     }
-    if (s.assist !== shownAssist) {
-      shownAssist = s.assist;
-      matchCursor = -1;
-      if (focused) focused.removeAttribute('data-focus');
-      focused = null;
-      const target = s.assist.side;
-      for (const side of SIDES) document.getElementById(`assist-${side}`).textContent = rec && side === target ? assistInfo(s) : '';
-      if (!rec) return;
-      for (const side of SIDES) {
-        if (side !== target && panes[side].lit.length) panes[side].setHighlights([], levelOf);
-        showMatch(side, -1);
-      }
-      if (target) {
-        const shown = s.assist;
-        const best = shown.results[0];
-        panes[target].setHighlights(shown.results, levelOf);
-        // The pane scrolls to the best match at the next frame, with the minimap (both read the layout,
-        // which the frame computes anyway), once per query and best match.
-        if (best && (scrolledTo.query !== shown.query || scrolledTo.index !== best.index)) {
-          scrolledTo = { query: shown.query, index: best.index };
-          requestAnimationFrame(() => { if (shownAssist === shown) panes[target].scrollToSentence(best.index); });
-        }
-      }
-    }
+  }
+  store.subscribe((s) => {
+    if (s.current.record !== shownRecord) showRecord(s);
+    if (s.assist !== shownAssist) showAssist(s);
   });
   // dialogs keep the focus while open and give it back when closed
   const traps = { help: null, guidelines: null };
@@ -611,7 +632,8 @@ async function main() {
     next, prev,
     labelDigit: (d) => labelNumber.digit(d), flushNumber: () => labelNumber.flush(),
     save: () => savedNav.open() || save(), submit: () => finish('submitted'), discard: () => finish('discarded'),
-    suggestions: () => suggestionWalk.start(), nextSaved: () => savedNav.step(1), prevSaved: () => savedNav.step(-1), deleteSaved: () => savedNav.remove(),
+    suggestions: () => suggestionWalk.start(), nextSaved: () => savedNav.step(1), prevSaved: () => savedNav.step(-1),
+    deleteSaved: () => savedNav.remove(),
     escape: () => {
       const { ui } = store.state;
       if (ui.choice) actions.choose('stay');

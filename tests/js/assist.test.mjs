@@ -83,7 +83,8 @@ function modelRanking(rec) {
   const ctxVec = meanVector(rec.summary.sentenceVectors[0]);
   return rankSentences({
     queryVec: MODEL_VEC, queryText: rec.summary.slice(...SPAN), contextVec: ctxVec,
-    contextText: rec.summary.slice(...rec.summary.sentences[0]), queryPosition: (SPAN[0] + SPAN[1]) / 2 / rec.summary.length,
+    contextText: rec.summary.slice(...rec.summary.sentences[0]),
+    queryPosition: (SPAN[0] + SPAN[1]) / 2 / rec.summary.length,
     sentences: rec.source.rankInput(), options: {}, k: 5,
   });
 }
@@ -105,7 +106,8 @@ test('a free ready model: the pane says it is ranking, then shows the model\'s a
   assert.equal(final.pending, false);
   const want = modelRanking(rec);
   const near = want[0].score - LIT_GAP;
-  assert.deepEqual(final.results.map(({ index, score }) => ({ index, score })), want.filter((r, i) => i < 2 || r.score >= near));
+  assert.deepEqual(final.results.map(({ index, score }) => ({ index, score })),
+    want.filter((r, i) => i < 2 || r.score >= near));
   await later(HOLD_MS + 30);
   assert.equal(shown.length, 2); // the instant answer never came after the model's
 });
@@ -124,7 +126,8 @@ test('a late model: the instant answer is shown after HOLD_MS, then replaced by 
   model.calls[0].answer(MODEL_VEC);
   await later(0);
   assert.deepEqual(shown.map((s) => s.kind), [null, 'precomputed', 'model']);
-  assert.deepEqual(shown[2].results.map((r) => r.index), modelRanking(rec).slice(0, shown[2].results.length).map((r) => r.index));
+  assert.deepEqual(shown[2].results.map((r) => r.index),
+    modelRanking(rec).slice(0, shown[2].results.length).map((r) => r.index));
 });
 
 test('a model busy with another call, or one whose call fails: the instant answer is not held back for nothing', async () => {

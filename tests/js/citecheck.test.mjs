@@ -16,14 +16,16 @@ function view(text, sections = null) {
   return {
     text, sentences, sections,
     slice: (a, b) => text.slice(Math.max(0, a), Math.min(text.length, b)),
-    sentencesIn: (a, b) => sentences.map((x, i) => [x, i]).filter(([[s, e]]) => s < Math.max(b, a + 1) && a < e).map(([, i]) => i),
+    sentencesIn: (a, b) => sentences.map((x, i) => [x, i])
+      .filter(([[s, e]]) => s < Math.max(b, a + 1) && a < e).map(([, i]) => i),
   };
 }
 
 const source = view('Alpha one. Alpha two. Beta one. Beta two. Gamma one. Gamma two.',
   [{ start: 0, end: 21 }, { start: 22, end: 41 }, { start: 42, end: 63 }]);
 const rec = (summary) => ({ source, summary: view(summary) });
-const ranked = [[4, 0.9], [0, 0.5], [2, 0.45], [1, 0.4], [3, 0.3], [5, 0.2]].map(([index, score]) => ({ index, score }));
+const ranked = [[4, 0.9], [0, 0.5], [2, 0.45], [1, 0.4], [3, 0.3], [5, 0.2]]
+  .map(([index, score]) => ({ index, score }));
 const graded = (r) => ({ ...r, p: r.score });
 
 test('a bullet whose markers close its line cites for each of its sentences', () => {

@@ -74,6 +74,9 @@ test('topSimilar: the k best cosines but the row itself, best first, equal score
   assert.deepEqual(topSimilar(one, 3, row(2), 2, 2).map((r) => r.index), [1, 3]);
   // cells in any order: the tie still goes to the lower position
   const split = [{ positions: Uint32Array.from([3, 4]), halves: halves.slice(9, 15) },
-    { positions: Uint32Array.from([0, 1, 2, 5]), halves: Uint16Array.from([...halves.slice(0, 9), ...halves.slice(15)]) }];
+    {
+      positions: Uint32Array.from([0, 1, 2, 5]),
+      halves: Uint16Array.from([...halves.slice(0, 9), ...halves.slice(15)]),
+    }];
   assert.deepEqual(topSimilar(split, 3, row(0), 0, 3).map((r) => r.index), [5, 1, 3]);
 });

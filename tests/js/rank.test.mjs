@@ -28,7 +28,8 @@ test('every case ranks the same sentences in the same order with the same scores
   assert.ok(fixture.cases.length >= 60);
   fixture.cases.forEach((c, n) => {
     const got = rankSentences({ queryVec: f32(c.queryVec), queryText: c.queryText, contextVec: f32(c.contextVec),
-      contextText: c.contextText, queryPosition: c.queryPosition, sentences: lists[c.text], options: c.options, k: c.k });
+      contextText: c.contextText, queryPosition: c.queryPosition, sentences: lists[c.text], options: c.options,
+      k: c.k });
     assert.deepEqual(got.map((r) => r.index), c.want.map(([i]) => i), `case ${n}: ${JSON.stringify(c.queryText)}`);
     got.forEach((r, j) => assert.ok(Math.abs(r.score - c.want[j][1]) <= 1e-9, `case ${n}: ${r.score} vs ${c.want[j][1]}`));
   });
@@ -51,7 +52,8 @@ test('a case ranked right after the same words with another vector and options s
     rankSentences({ queryVec: f32(o.queryVec), queryText: c.queryText, contextVec: f32(o.contextVec),
       contextText: c.contextText, sentences: lists[c.text], options: o.options, k: 2 });
     const got = rankSentences({ queryVec: f32(c.queryVec), queryText: c.queryText, contextVec: f32(c.contextVec),
-      contextText: c.contextText, queryPosition: c.queryPosition, sentences: lists[c.text], options: c.options, k: c.k });
+      contextText: c.contextText, queryPosition: c.queryPosition, sentences: lists[c.text], options: c.options,
+      k: c.k });
     assert.deepEqual(got.map((r) => r.index), c.want.map(([i]) => i), `case ${n}`);
     got.forEach((r, j) => assert.ok(Math.abs(r.score - c.want[j][1]) <= 1e-9, `case ${n}: ${r.score} vs ${c.want[j][1]}`));
   });

@@ -118,7 +118,8 @@ test('the list query: text, terms and status filters read no index shard; a rang
   assert.deepEqual([...await selectPositions(index, query({ words: ['submitted'], statusOf }))], [3]);
   assert.deepEqual([...await selectPositions(index, query({ words: ['·', 'submitted'], statusOf }))], [3]); // no word in '·'
   const cnn = new Map([['topic', { chosen: new Set(['cnn']) }]]);
-  assert.deepEqual([...await selectPositions(index, query({ conds: cnn }))], range(want.count).filter((p) => p % 4 === 2));
+  assert.deepEqual([...await selectPositions(index, query({ conds: cnn }))],
+    range(want.count).filter((p) => p % 4 === 2));
   assert.deepEqual(shardsRead(requests), new Set()); // postings only
   // a range narrowed by a text filter reads only the shards of the records the text filter kept
   const rec42 = want.queries['rec-42'];

@@ -122,7 +122,8 @@ test('import reads version 1 files (no responses) and drops responses this bundl
   const v2 = { ...v1, version: 2, records: [{ ...v1.records[0],
     responses: { verdict: 'maybe', quality: 4, ghost: 'x', order: ['x', 'y', 'z'] } }] };
   const parsed = parseImport(JSON.stringify(v2), { manifest: manifest(), annotator: 'alice' });
-  const bundle = { manifest: manifest(), recordIndex: { positionsOf: async (ids) => new Map(ids.map((id, i) => [id, i])) },
+  const bundle = {
+    manifest: manifest(), recordIndex: { positionsOf: async (ids) => new Map(ids.map((id, i) => [id, i])) },
     record: async () => ({ summary: { text: '' }, source: { text: '' } }) };
   const checked = await checkAgainstBundle(parsed.work, bundle);
   assert.deepEqual(answers(checked.work.records.r1), { quality: 4, order: ['x', 'y', 'z'] });

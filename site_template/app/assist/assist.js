@@ -30,7 +30,8 @@ export function meanVector(vectors) {
  * per query, so a weak best match looks weak. Thresholds: manifest.ranker.grades = [medium, strong].
  */
 export function makeLevelOf(manifest) {
-  const g = (manifest.ranker && Array.isArray(manifest.ranker.grades) && manifest.ranker.grades) || DEFAULT_OPTIONS.grades;
+  const g = (manifest.ranker && Array.isArray(manifest.ranker.grades) && manifest.ranker.grades)
+    || DEFAULT_OPTIONS.grades;
   return (p) => (p >= g[1] ? 3 : p >= g[0] ? 2 : 1);
 }
 
@@ -66,7 +67,10 @@ export class Assistant {
     this.timings = { precomputedMs: null, modelMs: null };
   }
 
-  /** Whether `query` is still the draft's query span (a late answer after a save, clear or record change is dropped). */
+  /**
+   * Whether `query` is still the draft's query span (a late answer after a save, clear or record change is
+   * dropped).
+   */
   _current(query, rec) {
     const { current, draft } = this.store.state;
     const span = draft[query.side];
@@ -100,7 +104,9 @@ export class Assistant {
     const results = citation ? citation.results
       : ranked.filter((r, i) => r.score >= view.minScore && (i < 2 || r.score >= near)).slice(0, view.k).map(graded);
     this.last = { query, vec, kind };
-    this.store.actions.setAssist({ side: target, results, kind, query, best, pending: false, citation: citation && citation.text });
+    this.store.actions.setAssist({
+      side: target, results, kind, query, best, pending: false, citation: citation && citation.text,
+    });
   }
 
   /** Whether run() answers `query` at once from a stored vector (the worker is not asked). */
@@ -120,7 +126,9 @@ export class Assistant {
     this.early = null;
     if (!rec || !emb || emb.status === 'failed') return;
     const query = { side, start, end, text: rec[side].slice(start, end) };
-    if (!this._atOnce(query, rec, emb)) this.early = { rec, side, start, end, free: emb.free, vector: emb.embedLatest(query.text) };
+    if (!this._atOnce(query, rec, emb)) {
+      this.early = { rec, side, start, end, free: emb.free, vector: emb.embedLatest(query.text) };
+    }
   }
 
   /** Rank the other pane for the code-point span [start, end) of `side`. */

@@ -61,7 +61,9 @@ export function citedSplit(rec, query, contextText, patterns) {
       const parts = s.cited.map((c) => `cited doc ${c.doc + 1}: ${c.results.length ? fmt(graded(c.results[0])) : 'no sentence'}`);
       let text = parts.join(' · ');
       if (s.elsewhere) {
-        results.push({ ...graded({ index: s.elsewhere.index, score: s.elsewhere.score }), elsewhere: s.elsewhere.doc + 1 });
+        results.push({
+          ...graded({ index: s.elsewhere.index, score: s.elsewhere.score }), elsewhere: s.elsewhere.doc + 1,
+        });
         const where = s.elsewhere.doc >= 0 ? `doc ${s.elsewhere.doc + 1}` : 'outside every document';
         text += ` — best elsewhere: ${where}, ${fmt(results[results.length - 1])}${s.outscored ? ' (above every cited match: check the citation)' : ''}`;
       }

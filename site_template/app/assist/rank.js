@@ -364,19 +364,21 @@ export function rankSentences({
     for (let p = 0; p < n; p++) base[p] = top * (hi > lo ? (fused[p] - lo) / (hi - lo) : 1);
   }
   const before = (a, b) => base[b] - base[a] || sentences[a].index - sentences[b].index;
-  let top;
-  if (k == null || k >= n) top = Array.from({ length: n }, (_, p) => p).sort(before);
-  else {
-    top = []; // the k best by insertion: no sort of the whole text for a top 5
-    for (let p = 0; p < n; p++) {
-      if (top.length === k && before(p, top[k - 1]) >= 0) continue;
-      if (top.length === k) top.pop();
-      let i = top.length;
-      top.push(p);
-      for (; i > 0 && before(top[i], top[i - 1]) < 0; i--) [top[i], top[i - 1]] = [top[i - 1], top[i]];
-    }
+  return topK(n, k, before).map((p) => ({ index: sentences[p].index, score: base[p] }));
+}
+
+/** Positions 0..n-1 in `before` order, the first k of them (all when k is null). */
+function topK(n, k, before) {
+  if (k == null || k >= n) return Array.from({ length: n }, (_, p) => p).sort(before);
+  const top = []; // the k best by insertion: no sort of the whole text for a top 5
+  for (let p = 0; p < n; p++) {
+    if (top.length === k && before(p, top[k - 1]) >= 0) continue;
+    if (top.length === k) top.pop();
+    let i = top.length;
+    top.push(p);
+    for (; i > 0 && before(top[i], top[i - 1]) < 0; i--) [top[i], top[i - 1]] = [top[i - 1], top[i]];
   }
-  return top.map((p) => ({ index: sentences[p].index, score: base[p] }));
+  return top;
 }
 
 /**

@@ -45,7 +45,8 @@ export class TextView {
     this.offsets = new Offsets(raw.text);
     this.length = this.offsets.lengthCp; // in code points, as every offset of the page
     this.sentences = raw.sentences;
-    this.sections = raw.sections ? raw.sections.map(([start, end, title, docId]) => ({ start, end, title, docId })) : null;
+    this.sections = raw.sections
+      ? raw.sections.map(([start, end, title, docId]) => ({ start, end, title, docId })) : null;
     this.sentenceVectors = this.sentences.map(() => []);
     this.hasVectors = false;
     this.vectorsReady = Promise.resolve(false);
@@ -273,11 +274,13 @@ export class Bundle {
     const blind = this.hideSuggestions;
     const suggestions = blind ? [] : rec.suggestions || [];
     // span suggestions join the prior annotations: the suggestions card shows and accepts both
-    const prior = blind ? [] : [...(rec.prior_annotations || []), ...this.spanSuggestions(suggestions, { source, summary })];
+    const prior = blind ? []
+      : [...(rec.prior_annotations || []), ...this.spanSuggestions(suggestions, { source, summary })];
     return {
       id: rec.id, title: rec.title || null, metadata: rec.metadata || {},
       prior_annotations: prior, gold: rec.gold || null, source, summary,
-      fields: rec.fields || {}, meta: rec.meta || {}, suggestions: suggestions.filter((sg) => sg && sg.question !== this.spanQuestion),
+      fields: rec.fields || {}, meta: rec.meta || {},
+      suggestions: suggestions.filter((sg) => sg && sg.question !== this.spanQuestion),
     };
   }
 

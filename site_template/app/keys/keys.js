@@ -75,7 +75,8 @@ const FOCUSABLE = 'button, [href], input:not([type=hidden]), select, textarea, [
  */
 export function trapFocus(container) {
   const back = document.activeElement;
-  const focusables = () => [...container.querySelectorAll(FOCUSABLE)].filter((el) => !el.disabled && el.getClientRects().length);
+  const focusables = () => [...container.querySelectorAll(FOCUSABLE)]
+    .filter((el) => !el.disabled && el.getClientRects().length);
   const onKey = (ev) => {
     if (ev.key !== 'Tab') return;
     const f = focusables();
@@ -98,11 +99,13 @@ export function trapFocus(container) {
 /**
  * @param handlers {next, prev, labelDigit(d), flushNumber, save, submit, discard, escape, undo, nextMatch, prevMatch,
  *   pairMatch, noSource, note, leaveField, otherPane, step(side | null, unit, dir, extend), modal() -> bool,
- *   guidelines, help, nextTodo, toggleList, toggleSide, exportNow, filter, find(side | null), stepStart(side | null, dir),
+ *   guidelines, help, nextTodo, toggleList, toggleSide, exportNow, filter, find(side | null),
+ *   stepStart(side | null, dir),
  *   redo, nextSaved, prevSaved, deleteSaved, suggestions, nextQuestion?, prevQuestion?, accept?}
  * @param byKey {key: action} (keymap.js: the defaults and the settings' changes)
  */
 export function mountKeys(handlers, byKey) {
+  // eslint-disable-next-line complexity -- dispatches every key context; a handler per context would split it
   document.addEventListener('keydown', (ev) => {
     if (!/^[0-9]$/.test(ev.key)) handlers.flushNumber(); // any other key first takes a label number being typed
     const field = ev.target instanceof Element
@@ -154,13 +157,15 @@ export function mountKeys(handlers, byKey) {
     const side = pane ? pane.id.slice(5) : null;
     const byAction = {
       next: handlers.next, prev: handlers.prev, submit: handlers.submit, discard: handlers.discard,
-      next_match: handlers.nextMatch, prev_match: handlers.prevMatch, guidelines: handlers.guidelines, help: handlers.help,
-      pair: handlers.pairMatch, no_source: handlers.noSource, note: handlers.note, other_pane: () => handlers.otherPane(side),
+      next_match: handlers.nextMatch, prev_match: handlers.prevMatch, guidelines: handlers.guidelines,
+      help: handlers.help, pair: handlers.pairMatch, no_source: handlers.noSource, note: handlers.note,
+      other_pane: () => handlers.otherPane(side),
       next_todo: handlers.nextTodo, toggle_list: handlers.toggleList, toggle_side: handlers.toggleSide,
       export: handlers.exportNow, filter: handlers.filter, find: () => handlers.find(side),
       next_saved: handlers.nextSaved, prev_saved: handlers.prevSaved, delete_saved: handlers.deleteSaved,
       suggestions: handlers.suggestions,
-      next_question: handlers.nextQuestion, prev_question: handlers.prevQuestion, accept: handlers.accept, // the questions form (questions.js)
+      // the questions form (questions.js)
+      next_question: handlers.nextQuestion, prev_question: handlers.prevQuestion, accept: handlers.accept,
     };
     const map = { Enter: handlers.save };
     for (const [k, action] of Object.entries(byKey)) map[k] = byAction[action];

@@ -1,6 +1,7 @@
 /**
  * Selecting text from the keyboard, in either pane: a word or a sentence at a time, extended and shrunk
- * with Shift (the end; with Alt+Shift the start); spans snapped to whole words (`snap`: a mouse selection). The span becomes the page's selection (the same DOM selection a mouse makes) and is handed
+ * with Shift (the end; with Alt+Shift the start); spans snapped to whole words (`snap`: a mouse
+ * selection). The span becomes the page's selection (the same DOM selection a mouse makes) and is handed
  * to `onSpan(side, start, end)`, so the assistance runs on it as on a mouse selection. Each pane keeps a
  * caret at the end of its last selection: the next one starts after it.
  *
@@ -167,7 +168,8 @@ export class KeyboardSelection {
     } else if (cur) {
       // a span of several units (a paired sentence, say) is entered first: its first / last unit
       const inside = dir > 0 ? find(cur[0], 1) : find(cur[1], -1);
-      const within = inside && inside[0] >= cur[0] && inside[1] <= cur[1] && (inside[0] !== cur[0] || inside[1] !== cur[1]);
+      const within = inside && inside[0] >= cur[0] && inside[1] <= cur[1]
+        && (inside[0] !== cur[0] || inside[1] !== cur[1]);
       span = within ? inside : dir > 0 ? find(cur[1], 1) : find(cur[0], -1);
     } else {
       span = dir > 0 ? find(this.caret[side], 1) : find(this.caret[side], -1);

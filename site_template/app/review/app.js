@@ -50,7 +50,9 @@ export async function startReview({ bundle, reviewer, version }) {
   const firstRows = data.orderShard(0);
   if (!wanted) firstRows.then((rows) => rows.length && bundle.prefetch(rows[0].id), () => {});
   const opened = await opening;
-  const store = createAppStore({ bundle, annotator: reviewer, clientId: clientId(), storage, work: opened.work, aside: opened.aside, view: {} });
+  const store = createAppStore({
+    bundle, annotator: reviewer, clientId: clientId(), storage, work: opened.work, aside: opened.aside, view: {},
+  });
   const { actions } = store;
   if (opened.error) {
     store.update({ ui: { ...store.state.ui, storageError: `This browser refuses to save (${opened.error.message || opened.error}): nothing you do here is saved. Export to keep your work.` } });
@@ -86,7 +88,9 @@ export async function startReview({ bundle, reviewer, version }) {
     for (const it of items(s)) {
       if (it.kind === 'theirs' && !r.hidden.includes(it.lane) && it.ann[side]) out.push({ ...it.ann[side], lane: it.lane, key: it.key });
       const gold = it.kind === 'own' ? it.ann : goldOf(it.ann, decisionOf(entry, it.key));
-      if (gold && gold[side] && !r.hidden.includes(GOLD_LANE)) out.push({ ...gold[side], lane: GOLD_LANE, key: it.key });
+      if (gold && gold[side] && !r.hidden.includes(GOLD_LANE)) {
+        out.push({ ...gold[side], lane: GOLD_LANE, key: it.key });
+      }
     }
     return out;
   }
@@ -104,7 +108,9 @@ export async function startReview({ bundle, reviewer, version }) {
       setReview({ row, rec, texts, focus: null, question: 0 });
       window.history.replaceState(null, '', `${window.location.pathname}${window.location.search}#record=${encodeURIComponent(row.id)}`);
       const next = get().order ? get().order[get().order.indexOf(pos) + 1] : pos + 1;
-      if (next !== undefined && next < data.count) data.rowAt(next).then((r2) => { data.record(r2); bundle.prefetch(r2.id); }).catch(() => {});
+      if (next !== undefined && next < data.count) {
+        data.rowAt(next).then((r2) => { data.record(r2); bundle.prefetch(r2.id); }).catch(() => {});
+      }
     } catch (err) {
       if (seq === loadSeq) setReview({ error: String(err.message || err) });
     }
@@ -145,7 +151,9 @@ export async function startReview({ bundle, reviewer, version }) {
     }
     if (it.kind === 'own') {
       if (action === 'reject' || action === null) {
-        change((e, at) => ({ ...e, annotations: { ...e.annotations, [it.key]: { id: it.key, deleted: true, updated_at: at } } }));
+        change((e, at) => ({
+          ...e, annotations: { ...e.annotations, [it.key]: { id: it.key, deleted: true, updated_at: at } },
+        }));
         setReview({ focus: null });
       }
       return;
@@ -202,7 +210,8 @@ export async function startReview({ bundle, reviewer, version }) {
       const id = ed.key || uuid();
       change((e, at) => {
         const prev = e.annotations[id];
-        return { ...e, annotations: { ...e.annotations, [id]: { id, ...fields, created_at: prev?.created_at || at, updated_at: at } } };
+        const ann = { id, ...fields, created_at: prev?.created_at || at, updated_at: at };
+        return { ...e, annotations: { ...e.annotations, [id]: ann } };
       });
       setReview({ focus: id });
     }
@@ -233,7 +242,9 @@ export async function startReview({ bundle, reviewer, version }) {
     const at = nowIso();
     await data.allRows().catch(() => null);
     const order = new Map(data.rows.filter(Boolean).map((r, i) => [r.id, i]));
-    const file = buildReviewExport({ manifest, reviewer, clientId: store.state.clientId, work: store.state.work, order, exportedAt: at });
+    const file = buildReviewExport({
+      manifest, reviewer, clientId: store.state.clientId, work: store.state.work, order, exportedAt: at,
+    });
     downloadJson(file, exportFileName(manifest, `review-${reviewer}`, at));
     actions.markExported(at);
   }
@@ -279,7 +290,8 @@ export async function startReview({ bundle, reviewer, version }) {
     async filterText(text) {
       const words = text.toLowerCase().split(/\s+/).filter(Boolean);
       const index = bundle.recordIndex;
-      const positions = words.length ? await selectPositions(index, { words, status: null, queue: null, statusOf: new Map() }) : null;
+      const positions = words.length
+        ? await selectPositions(index, { words, status: null, queue: null, statusOf: new Map() }) : null;
       let ids = null;
       if (positions) {
         ids = new Set();
@@ -349,7 +361,8 @@ export async function startReview({ bundle, reviewer, version }) {
     accept: () => setDecision('accept'), reject: () => setDecision('reject'), undecide: () => setDecision(null),
     edit: () => startEdit(false), add: () => startEdit(true),
     nextQuestion: () => questions.length && setReview({ question: (get().question + 1) % questions.length }),
-    prevQuestion: () => questions.length && setReview({ question: (get().question + questions.length - 1) % questions.length }),
+    prevQuestion: () => questions.length
+      && setReview({ question: (get().question + questions.length - 1) % questions.length }),
     pick: (n) => {
       const q = questions[get().question];
       const who = data.annotators[n - 1];

@@ -22,6 +22,18 @@ export const REVIEW_SHORTCUTS = [
 
 const FIELD = 'input:not([type=checkbox]):not([type=radio]), textarea, select, [contenteditable]';
 
+/** The handler of `key` pressed with no modifier (a digit 1-9 picks), or undefined. */
+function keyHandler(h, key) {
+  const map = {
+    n: h.next, j: h.next, p: h.prev, k: h.prev, ArrowDown: h.nextItem, ArrowUp: h.prevItem,
+    a: h.accept, r: h.reject, e: h.edit, u: h.undecide, '+': h.add,
+    q: h.nextQuestion, Q: h.prevQuestion, 0: h.ownAnswer,
+    c: h.comment, C: h.commentRecord, s: h.adjudicate, S: h.reopen, v: h.byAnnotator,
+    '/': h.filter, E: h.exportNow, '?': h.help,
+  };
+  return map[key] || (/^[1-9]$/.test(key) ? () => h.pick(Number(key)) : undefined);
+}
+
 /** handlers: {[name]: fn}; `escape`, `enterInField(target) -> bool` and `modal() -> bool` are asked first. */
 export function mountReviewKeys(h) {
   document.addEventListener('keydown', (ev) => {
@@ -47,15 +59,7 @@ export function mountReviewKeys(h) {
       }
       return;
     }
-    const map = {
-      n: h.next, j: h.next, p: h.prev, k: h.prev, ArrowDown: h.nextItem, ArrowUp: h.prevItem,
-      a: h.accept, r: h.reject, e: h.edit, u: h.undecide, '+': h.add,
-      q: h.nextQuestion, Q: h.prevQuestion, 0: h.ownAnswer,
-      c: h.comment, C: h.commentRecord, s: h.adjudicate, S: h.reopen, v: h.byAnnotator,
-      '/': h.filter, E: h.exportNow, '?': h.help,
-    };
-    let fn = map[ev.key];
-    if (!fn && /^[1-9]$/.test(ev.key)) fn = () => h.pick(Number(ev.key));
+    const fn = keyHandler(h, ev.key);
     if (!fn) return;
     if (ev.target instanceof HTMLButtonElement && (ev.key === 'Enter' || ev.key === ' ')) return;
     ev.preventDefault();

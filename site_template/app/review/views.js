@@ -297,7 +297,8 @@ export function mountReviewViews(store, api) {
 
   // --- the questions -------------------------------------------------------------------------------------
   const qbox = document.getElementById('rv-questions');
-  const settingsQ = new Map((store.state.review.data.bundle.manifest.settings?.questions || []).map((q) => [q.name, q]));
+  const settingsQ = new Map((store.state.review.data.bundle.manifest.settings?.questions || [])
+    .map((q) => [q.name, q]));
   const show = (v) => (v === undefined ? '—' : Array.isArray(v) ? v.join(', ') : String(v));
   watch(store, (s) => [s.review.rec, s.work, s.review.question], (s) => {
     const r = s.review;

@@ -21,7 +21,8 @@ const isDone = (work, id) => {
 export async function loadQueue(bundle, annotator) {
   const q = bundle.manifest.queues;
   // names compare normalised (names.js): a bundle assigned before names were normalised keeps its spelling
-  const name = Array.isArray(q?.annotators) ? q.annotators.find((n) => normalizeName(n) === normalizeName(annotator)) : undefined;
+  const name = Array.isArray(q?.annotators)
+    ? q.annotators.find((n) => normalizeName(n) === normalizeName(annotator)) : undefined;
   if (name === undefined) return null;
   const path = q.path || 'data/queues.json';
   const res = await fetch(bundle.url(path));

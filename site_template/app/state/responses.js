@@ -110,7 +110,10 @@ export function acceptedAgents(entry) {
   return out;
 }
 
-/** An answer that says nothing: null, blanks or an empty list (stored as a cleared response; merge refuses a blank text). */
+/**
+ * An answer that says nothing: null, blanks or an empty list (stored as a cleared response; merge refuses a
+ * blank text).
+ */
 export const isEmpty = (v) => v === null || v === undefined || (typeof v === 'string' && !v.trim()) || (Array.isArray(v) && !v.length);
 
 /** Stamps of an entry's responses newer than `since` (the unexported counter). */
@@ -132,7 +135,8 @@ export function responseProblem(question, value) {
     case 'label':
       return opts.includes(value) ? null : `${JSON.stringify(value)} is not one of its options`;
     case 'multi_label':
-      return Array.isArray(value) && value.length && value.every((v) => opts.includes(v)) && new Set(value).size === value.length
+      return Array.isArray(value) && value.length && value.every((v) => opts.includes(v))
+        && new Set(value).size === value.length
         ? null : 'not a list of distinct options';
     case 'rating':
       return (question.values || []).includes(value) ? null : `${JSON.stringify(value)} is not on its scale`;
@@ -172,7 +176,9 @@ export function answer(entry, name, value, agent, at, { undo = false } = {}) {
   // the answer given again by hand (its digit pressed twice, Enter on the order shown) keeps its acceptance
   const same = !agent && !undo && sameValue(entry.responses?.[name]?.value, value);
   entry.responses = withStamp(entry.responses, name, { value: isEmpty(value) ? null : value, updated_at: at });
-  if (!same && (agent || entry.accepted?.[name]?.agent)) entry.accepted = withStamp(entry.accepted, name, { agent: agent || null, updated_at: at });
+  if (!same && (agent || entry.accepted?.[name]?.agent)) {
+    entry.accepted = withStamp(entry.accepted, name, { agent: agent || null, updated_at: at });
+  }
   return entry;
 }
 

@@ -121,7 +121,8 @@ const isObj = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 const isTime = (v) => v === null || v === undefined || typeof v === 'string';
 const isSpan = (s) => isObj(s) && Number.isInteger(s.start) && Number.isInteger(s.end) && s.start >= 0
   && s.start < s.end && typeof s.text === 'string';
-const isDraftSpan = (s) => Array.isArray(s) && s.length === 2 && Number.isInteger(s[0]) && Number.isInteger(s[1]) && s[0] <= s[1];
+const isDraftSpan = (s) => Array.isArray(s) && s.length === 2
+  && Number.isInteger(s[0]) && Number.isInteger(s[1]) && s[0] <= s[1];
 
 /** ["Unwanted", "Unwanted.Intrinsic"] from "Unwanted.Intrinsic" (the path form of a label string). */
 export function labelPath(label) {
@@ -177,15 +178,20 @@ function readRecord(id, e, problems) {
   };
 }
 
+const absent = (v) => v === null || v === undefined;
+
+/** Whether `d` has a stored draft's shape. */
+const isDraft = (d) => isObj(d) && isTime(d.updated_at)
+  && [d.summary, d.source].every((s) => absent(s) || isDraftSpan(s))
+  && (d.unit === undefined || d.unit === 'cp') // no unit: UTF-16 spans of an earlier page (store.js converts)
+  && Array.isArray(d.labels) && d.labels.every((l) => typeof l === 'string') && typeof d.note === 'string'
+  && (absent(d.anchor) || d.anchor === 'summary' || d.anchor === 'source')
+  && (absent(d.editingId) || typeof d.editingId === 'string')
+  && (absent(d.id) || typeof d.id === 'string'); // the annotation it will be saved as
+
 /** One stored draft, or null. */
 function readDraft(id, d, problems) {
-  const ok = isObj(d) && isTime(d.updated_at) && [d.summary, d.source].every((s) => s === null || s === undefined || isDraftSpan(s))
-    && (d.unit === undefined || d.unit === 'cp') // no unit: UTF-16 spans of an earlier page (store.js converts)
-    && Array.isArray(d.labels) && d.labels.every((l) => typeof l === 'string') && typeof d.note === 'string'
-    && (d.anchor === null || d.anchor === undefined || d.anchor === 'summary' || d.anchor === 'source')
-    && (d.editingId === null || d.editingId === undefined || typeof d.editingId === 'string')
-    && (d.id === null || d.id === undefined || typeof d.id === 'string'); // the annotation it will be saved as
-  if (!ok) {
+  if (!isDraft(d)) {
     problems.push(`draft of record ${JSON.stringify(id)}: unreadable`);
     return null;
   }
@@ -460,7 +466,9 @@ export class WorkStorage {
         const key = name === annotator ? id : `${id} ${JSON.stringify(name)}`;
         if ((id === bundleId && name === annotator) || prefs.get(`earlier-done:${bundleId}:${key}`)) continue;
         const { work } = readWork(await readEntries(this.db, `${PREFIX}:${id}:${name}`));
-        if (Object.keys(work.records).length) out.push({ key, bundleId: id, spelling: name === annotator ? null : name, work });
+        if (Object.keys(work.records).length) {
+          out.push({ key, bundleId: id, spelling: name === annotator ? null : name, work });
+        }
       }
     }
     return out;

@@ -63,7 +63,10 @@ export const emptyDraft = () => ({ anchor: null, summary: null, source: null, la
 export const draftHasWork = (d) => Boolean(d.summary || d.source || d.labels.length || d.note);
 /** A draft can be saved as an annotation: a summary span and a label. */
 export const draftComplete = (d) => Boolean(d.summary && d.labels.length);
-/** Related-sentence highlights of the `side` pane for `query`; `pending`: none yet, the model is ranking (assist.js). */
+/**
+ * Related-sentence highlights of the `side` pane for `query`; `pending`: none yet, the model is ranking
+ * (assist.js).
+ */
 export const emptyAssist = () => ({ side: null, results: [], kind: null, query: null, best: null, pending: false });
 
 /** Every label path prefix of the chosen labels, in manifest order: ["Unwanted", "Unwanted.Intrinsic"]. */
@@ -231,7 +234,10 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
     });
   }
 
-  /** Write changed entries durably, and again every entry whose write failed (each on its own: one refused entry must not hold up the rest). */
+  /**
+   * Write changed entries durably, and again every entry whose write failed (each on its own: one refused
+   * entry must not hold up the rest).
+   */
   function persist(changes) {
     const keys = new Set(changes.map(keyOf));
     for (const [key, u] of unsaved) if (u.error && !keys.has(key) && !inFlight.has(u.seq)) write([u.change]);
@@ -279,7 +285,11 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
     const known = id === current.id && !placed.has(id) ? { placed: new Map(placed).set(id, current.index) } : {};
     if (known.placed) asked.add(id);
     const history = step && changed(old, next)
-      ? { history: pushStep(get().history, { ...step, id, index: current.id === id ? current.index : undefined, before: old, after: next, at: Date.now() }) }
+      ? {
+        history: pushStep(get().history, {
+          ...step, id, index: current.id === id ? current.index : undefined, before: old, after: next, at: Date.now(),
+        }),
+      }
       : {};
     store.update({ work: { ...w, records: withKey(w.records, id, next) }, ...known, ...history });
     persist([{ kind: 'r', id, value: next }]);
@@ -347,13 +357,17 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
       try {
         id = (rix.row(index) || await rix.rowAt(index)).id; // its index shard: mostly cached already
       } catch (err) {
-        if (seq === loadSeq) store.update({ current: { index, id: null, record: null, loading: false, error: String(err.message || err) } });
+        if (seq === loadSeq) {
+          const error = String(err.message || err);
+          store.update({ current: { index, id: null, record: null, loading: false, error } });
+        }
         return;
       }
       if (seq !== loadSeq) return;
       store.update({
         current: { index, id, record: null, loading: true, error: null },
-        draft: emptyDraft(), assist: emptyAssist(), ui: { ...get().ui, choice: null, confirmClear: false, draftMessage: null },
+        draft: emptyDraft(), assist: emptyAssist(),
+        ui: { ...get().ui, choice: null, confirmClear: false, draftMessage: null },
       });
       try {
         const record = await bundle.record(id, index);
@@ -461,7 +475,8 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
     },
     toggleLabel(label) {
       const d = get().draft;
-      const labels = d.labels.includes(label) ? d.labels.filter((l) => l !== label) : (oneLabel ? [label] : [...d.labels, label]);
+      const labels = d.labels.includes(label) ? d.labels.filter((l) => l !== label)
+        : (oneLabel ? [label] : [...d.labels, label]);
       setDraft({ ...d, labels });
     },
     setNote(note) {
@@ -550,17 +565,22 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
         return null;
       }
       // one label per span: the suggestion's first (most specific) label, with its parents
-      const label = oneLabel ? labelPrefixes(chosenLabels(p.label || [], labelChoices).slice(0, 1), labelOrder) : [...(p.label || [])];
+      const label = oneLabel
+        ? labelPrefixes(chosenLabels(p.label || [], labelChoices).slice(0, 1), labelOrder) : [...(p.label || [])];
       changeRecord(current.id, (entry) => {
         entry.annotations[id] = {
           id, label, note: p.note || '', summary: span(p.summary), source: span(p.source),
           created_at: at, updated_at: at,
         };
-        return p.question && p.agent ? markAccepted(entry, p.question, p.agent, id, at) : entry; // a machine's span suggestion
+        // a machine's span suggestion
+        return p.question && p.agent ? markAccepted(entry, p.question, p.agent, id, at) : entry;
       }, { text: 'Suggestion accepted' });
       return id;
     },
-    /** Change record `id`'s work entry with fn(entry) -> entry, stamped and saved (the review mode's changes, review/work.js). */
+    /**
+     * Change record `id`'s work entry with fn(entry) -> entry, stamped and saved (the review mode's changes,
+     * review/work.js).
+     */
     changeEntry(id, fn) {
       changeRecord(id, fn);
     },
@@ -622,7 +642,10 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
     dismissAside() {
       setUi({ aside: [] });
     },
-    /** Offer work saved elsewhere (storage.earlierBundles): [{key, bundleId, spelling, records, accept(), decline()}]. */
+    /**
+     * Offer work saved elsewhere (storage.earlierBundles):
+     * [{key, bundleId, spelling, records, accept(), decline()}].
+     */
     offerEarlier(offers) {
       setUi({ earlier: offers });
     },

@@ -49,7 +49,8 @@ export function spanSuggestionsAsPrior(suggestions, spanName, texts) {
 }
 
 /** Whether a prior annotation / span suggestion is already among the annotator's own (same label and spans). */
-const spanKey = (a) => JSON.stringify([a.label, a.summary?.start, a.summary?.end, a.source?.start ?? null, a.source?.end ?? null]);
+const spanKey = (a) => JSON.stringify(
+  [a.label, a.summary?.start, a.summary?.end, a.source?.start ?? null, a.source?.end ?? null]);
 export function acceptedPriors(prior, own) {
   const keys = new Set(own.map(spanKey));
   return prior.map((p) => keys.has(spanKey(p)));

@@ -20,7 +20,8 @@ import { instant } from './times.js';
  */
 export function buildExport({ manifest, positions, annotator, clientId, work, exportedAt }) {
   const shown = !pageSettings(manifest, annotator).blind;
-  const recIds = Object.keys(work.records).filter((id) => positions.has(id)).sort((a, b) => positions.get(a) - positions.get(b));
+  const recIds = Object.keys(work.records).filter((id) => positions.has(id))
+    .sort((a, b) => positions.get(a) - positions.get(b));
   return {
     format: EXPORT.name,
     version: EXPORT.version,
@@ -276,13 +277,15 @@ export function parseImport(text, { manifest, annotator, now = new Date().toISOS
     });
     records[r.record_id] = {
       // An exported status is at least as old as the record's updated_at.
-      status: r.status, status_at: at, updated_at: at, annotations, ...(data.version >= 2 ? importedExtras(r, at, leftOut, where) : {}),
+      status: r.status, status_at: at, updated_at: at, annotations,
+      ...(data.version >= 2 ? importedExtras(r, at, leftOut, where) : {}),
     };
     return null;
   });
   const exportedAt = typeof data.exported_at === 'string' ? data.exported_at : null;
   return {
-    work: { records, drafts: dict(), last_export_at: null }, records: Object.keys(records).length, annotations: count, skipped,
+    work: { records, drafts: dict(), last_export_at: null }, records: Object.keys(records).length, annotations: count,
+    skipped,
     left, future: clock.future, exportedAt,
   };
 }
@@ -361,5 +364,7 @@ export async function checkAgainstBundle(work, bundle) {
       else delete records[id].accepted;
     }
   }
-  return { work: { ...work, records }, records: Object.keys(records).length, annotations: count, skipped: left.length, left };
+  return {
+    work: { ...work, records }, records: Object.keys(records).length, annotations: count, skipped: left.length, left,
+  };
 }

@@ -73,7 +73,9 @@ const expiredText = (link) => `The upload link expired on ${new Date(link.expire
  * state: {state: 'idle'|'uploading'|'uploaded'|'retrying'|'expired'|'refused', at, reason}. `exportText()` gives
  * the export's text (as Export writes it). Returns {changed(), stop()}.
  */
-export function startUploads({ link, annotator, clientId, bundleId, prefs, exportText, state, send = (u, o) => fetch(u, o), now = () => Date.now() }) {
+export function startUploads({
+  link, annotator, clientId, bundleId, prefs, exportText, state, send = (u, o) => fetch(u, o), now = () => Date.now(),
+}) {
   let timer = null;
   let busy = false;
   let dirty = false;

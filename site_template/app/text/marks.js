@@ -16,7 +16,8 @@ function setHighlight(name, ranges) {
 export function mountMarks(store, panes) {
   const rangeOf = (side, [s, e]) => (e > s ? panes[side].rangeFor(s, e) : null);
   // an annotation's {start, end} (a prior one may have none) and a draft's [start, end], in code points
-  const annRange = (side, span) => (span && Number.isInteger(span.start) ? rangeOf(side, [span.start, span.end]) : null);
+  const annRange = (side, span) => (span && Number.isInteger(span.start)
+    ? rangeOf(side, [span.start, span.end]) : null);
   const draftRange = (side, span) => (span ? rangeOf(side, span) : null);
   let lastHover = null;
   const redraw = watch(store, (s) => [s.current.record, s.work, s.draft, s.ui.hover], (s) => {

@@ -39,7 +39,8 @@ export class Minimap {
   show(results, levelOf, elOf) {
     const prev = this.results;
     const same = levelOf === this.levelOf && prev.length === results.length
-      && results.every((r, j) => r.index === prev[j].index && levelOf(r.p ?? r.score) === levelOf(prev[j].p ?? prev[j].score));
+      && results.every((r, j) => r.index === prev[j].index
+        && levelOf(r.p ?? r.score) === levelOf(prev[j].p ?? prev[j].score));
     this.results = results;
     this.levelOf = levelOf;
     if (!same) this._drawSoon(elOf);

@@ -1,7 +1,8 @@
 /**
  * Ranked sentences drawn on their elements: data-rank (1..k), data-score, data-level (1 weak ..
  * 3 strong), data-cite (the cited document a match is in, or "elsewhere": the best match outside the
- * cited documents, citecheck.js) and a title saying the score and grade probability on hover. Only attributes whose value changes are written (a refined answer often keeps most of the
+ * cited documents, citecheck.js) and a title saying the score and grade probability on hover. Only
+ * attributes whose value changes are written (a refined answer often keeps most of the
  * lit set): on a 3,900-sentence source every write costs a style invalidation.
  */
 

@@ -222,7 +222,8 @@ export class TextLayout {
         const el = this.index[next].el;
         el.style.contentVisibility = 'visible';
         const cs = getComputedStyle(el);
-        const box = parseFloat(cs.paddingTop) + parseFloat(cs.paddingBottom) + parseFloat(cs.borderTopWidth) + parseFloat(cs.borderBottomWidth);
+        const box = parseFloat(cs.paddingTop) + parseFloat(cs.paddingBottom)
+          + parseFloat(cs.borderTopWidth) + parseFloat(cs.borderBottomWidth);
         const h = el.getBoundingClientRect().height - box; // the intrinsic size is the content box's
         el.style.containIntrinsicSize = `auto ${Math.round(h)}px`;
         el.style.contentVisibility = '';

@@ -108,7 +108,10 @@ export class TextPane {
     return this.layout ? spanOfRange(this.layout, range) : null;
   }
 
-  /** Show ranked sentences ([{index, score}], best first) and their minimap marks (drawn at the next frame when they move). */
+  /**
+   * Show ranked sentences ([{index, score}], best first) and their minimap marks (drawn at the next frame when
+   * they move).
+   */
   setHighlights(results, levelOf) {
     this.lit = markRanked(this.lit, results, levelOf, this._elOf);
     this.marks.show(results, levelOf, this._elOf);

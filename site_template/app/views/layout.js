@@ -48,7 +48,9 @@ export function mountLayout(store) {
     },
     /** Close the list when it is a drawer over the texts (after a record was picked in it). */
     closeDrawer() {
-      if (!WIDE.matches && shown(store.state.layout).list) store.update({ layout: { ...store.state.layout, list: false } });
+      if (!WIDE.matches && shown(store.state.layout).list) {
+        store.update({ layout: { ...store.state.layout, list: false } });
+      }
     },
   };
 }

@@ -19,7 +19,10 @@ import { questionSuggestions, scoreText, valueText } from '../state/suggestions.
 import { watch } from '../state/store.js';
 import { h } from '../util.js';
 
-/** The keyboard help rows of the form's fixed keys (added to the help only when the bundle has questions; q, Q and a are keymap.js's). */
+/**
+ * The keyboard help rows of the form's fixed keys (added to the help only when the bundle has questions; q, Q
+ * and a are keymap.js's).
+ */
 export const QUESTION_SHORTCUTS = [
   ['1 … 9, 10 … (in a question)', 'choose (toggle) its option of that number, a rating its value (0 … 10); past 9 options, two digits typed quickly make one number (1 then 2: 12); Backspace (or 0 where no option is 0) clears the answer'],
   ['↑ / ↓, Shift+↑ / ↓ (ranking)', 'move between items / move the item; a number gives it that rank; Enter keeps the order'],
@@ -247,7 +250,8 @@ export function mountQuestions(store, actions, questions, box) {
       const entry = s.current.id ? s.work.records[s.current.id] : null;
       const i = questions.findIndex((q) => {
         const sg = suggestionOf(s, q);
-        return sg && !(entry?.accepted?.[q.name]?.agent === sg.agent && JSON.stringify(answers(entry)[q.name]) === JSON.stringify(sg.value));
+        return sg && !(entry?.accepted?.[q.name]?.agent === sg.agent
+          && JSON.stringify(answers(entry)[q.name]) === JSON.stringify(sg.value));
       });
       if (i < 0 || !accept(i)) return false;
       last = i; // q goes on from the question just answered

@@ -113,7 +113,8 @@ export function mountTopbar(store, bundle, queue = null) {
  * The filter: every word typed must occur in the record's id, row title, a short metadata value (the
  * index's tags) or its status in words (listquery.js: as a word prefix over the term index, as a
  * substring while one index shard holds every record); the status buttons (with their counts, the
- * list's legend) narrow it to one status. The shown positions are computed by listquery.js. ArrowDown moves from the filter into the list, Enter opens the first match.
+ * list's legend) narrow it to one status. The shown positions are computed by listquery.js. ArrowDown moves
+ * from the filter into the list, Enter opens the first match.
  * With visible metadata (`metadata`: settings.metadata), filters by their values and a sort (filters.js)
  * join them; with the annotator's `queue` (queue.js), its rows are marked and a button shows only them.
  */
@@ -294,7 +295,8 @@ export function mountRecordInfo(store, metadata = [], blind = false) {
     const st = recordStatus(s.work, current.id);
     const typed = current.record?.meta || {};
     const meta = !current.record ? []
-      : metadata?.length || blind ? visible.filter((p) => typed[p.name] !== undefined).map((p) => [p.title || p.name, typed[p.name]])
+      : metadata?.length || blind
+        ? visible.filter((p) => typed[p.name] !== undefined).map((p) => [p.title || p.name, typed[p.name]])
         : Object.entries(current.record.metadata);
     const shownMeta = meta.filter(([, v]) => v !== null && v !== undefined); // an absent value is not the word "null"
     box.replaceChildren(
@@ -526,7 +528,10 @@ function asideBanner(aside, actions) {
     download, ' ', x);
 }
 
-/** Work saved under an earlier build of this bundle (same title), or under another spelling of the name: import it or not. */
+/**
+ * Work saved under an earlier build of this bundle (same title), or under another spelling of the name: import it
+ * or not.
+ */
 function earlierBanner(offer, actions) {
   const yes = h('button', { type: 'button', 'data-action': 'import-earlier', class: 'primary' }, 'Import it');
   yes.addEventListener('click', () => actions.answerEarlier(offer.key, true));
@@ -581,7 +586,8 @@ export function mountAllDone(store, bundle, exportNow, close, queue = null) {
   watch(store, (s) => [s.ui.allDone, s.work, s.placed], (s) => {
     box.hidden = !s.ui.allDone;
     if (!s.ui.allDone) return;
-    const c = queueIds ? statusCounts(queueIds.length, queueIds, s.work) : statusCounts(bundle.recordIndex.count, s.placed.keys(), s.work);
+    const c = queueIds ? statusCounts(queueIds.length, queueIds, s.work)
+      : statusCounts(bundle.recordIndex.count, s.placed.keys(), s.work);
     const n = unexportedCount(s.work);
     const exp = h('button', { type: 'button', class: 'primary', 'data-action': 'export' }, 'Export');
     const review = h('button', { type: 'button', 'data-action': 'close-all-done' }, 'Review records');
