@@ -40,8 +40,10 @@ browser: install
 	@if [ -n "$$CHROMIUM" ] || [ -x /usr/bin/chromium ]; then echo "using $${CHROMIUM:-/usr/bin/chromium}"; \
 	else $(PY) -m playwright install chromium; fi
 
+# ruff, mypy (its settings: [tool.mypy] in pyproject.toml; zero errors) and ESLint.
 lint: install
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 	build/node_modules/.bin/eslint --max-warnings 0 --config build/eslint.config.mjs site_template/app tests/js
 
 # The docs site: docs/cli.md still what the CLI generates (cog -r docs/cli.md rewrites it), then mkdocs with
