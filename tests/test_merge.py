@@ -313,6 +313,7 @@ def test_cli_exit_codes(tiny, tmp_path):
     assert run.exit_code == 2 and "Traceback" not in run.output
 
 
+@pytest.mark.slow
 @pytest.mark.shared_data
 @pytest.mark.skipif(not (SHARED_DATA / "faithbench").is_dir(), reason="../shared/data/faithbench absent")
 def test_faithbench_agreement(build_bundle, tmp_path):

@@ -246,6 +246,7 @@ def test_cache_key_follows_the_source_files(tmp_path):
     assert export.source_key(copy) != cached.dir.name
 
 
+@pytest.mark.slow
 def test_custom_folder_export(tmp_path, exported_model):
     """Any local HF folder works: max_seq_length and name come from the folder; exported once, atomically."""
     copy = tmp_path / "tiny-model"
@@ -281,6 +282,7 @@ def test_missing_torch_names_the_extra(tmp_path, monkeypatch):
     assert not any((tmp_path / "models").iterdir())  # no half-written cache entry
 
 
+@pytest.mark.slow
 def test_export_prints_no_library_warnings(tmp_path):
     """optimum/transformers warnings a user cannot act on are silenced (a fresh process: some warn once)."""
     import os
