@@ -104,6 +104,7 @@ def test_sentences_are_varied(embedder):
     assert sum(200 < t <= embedder.max_seq_length for t in tokens) >= 1
 
 
+@pytest.mark.slow  # loads PyTorch and sentence-transformers
 def test_matches_sentence_transformers(embedder, reference_vectors):
     ours = embedder.embed(SENTENCES)
     assert ours.shape == (len(SENTENCES), 384) and ours.dtype == np.float32
