@@ -1,5 +1,6 @@
 # mercury-static: `make demo` builds and serves the demo bundle; `make test` installs everything and runs the tests;
-# `make lint` and `make test-fast` (no browser) are the quick loop while changing the code; `make docs` builds the docs.
+# `make lint` and `make test-fast` (no browser, no slow tests) are the quick loop while changing the code;
+# `make docs` builds the docs.
 PYTHON ?= python3
 VENV ?= .venv
 PORT ?= 8000
@@ -10,7 +11,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 MODEL := mercury_static/model/page/model_quantized.onnx
 
-.PHONY: install model demo lint docs test test-fast test-js browser wheel clean
+.PHONY: install model demo lint docs test test-fast test-slow test-js browser wheel clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -40,8 +41,10 @@ browser: install
 	@if [ -n "$$CHROMIUM" ] || [ -x /usr/bin/chromium ]; then echo "using $${CHROMIUM:-/usr/bin/chromium}"; \
 	else $(PY) -m playwright install chromium; fi
 
+# ruff, mypy (its settings: [tool.mypy] in pyproject.toml; zero errors) and ESLint.
 lint: install
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 	build/node_modules/.bin/eslint --max-warnings 0 --config build/eslint.config.mjs site_template/app tests/js
 
 # The docs site: docs/cli.md still what the CLI generates (cog -r docs/cli.md rewrites it), then mkdocs with
@@ -55,13 +58,19 @@ docs: install
 test-js: install
 	PYTHON=$(abspath $(PY)) node --test tests/js/
 
-# Everything but the browser: the JS unit tests, then every Python test not marked `browser`.
+# The quick loop (about 2 min): the JS unit tests, then every Python test marked neither `browser` nor `slow`.
 test-fast: install test-js
-	HF_HUB_OFFLINE=1 $(PY) -m pytest -q -m "not browser"
+	HF_HUB_OFFLINE=1 $(PY) -m pytest -q -m "not browser and not slow"
 
-# The whole suite: the fast tests first, then the browser tests. A browser test that fails is run once more
-# (-rR lists it): on a loaded 2-core machine a few of their setup steps time out; a real defect fails twice.
-test: test-fast browser
+# The tests marked `slow` (memory and scale, Ray, the wheel, model exports, the docs' shell blocks, the
+# shared-data builds): minutes of CPU each; not browser ones (`make test` runs those last).
+test-slow: install
+	HF_HUB_OFFLINE=1 $(PY) -m pytest -q -m "slow and not browser"
+
+# The whole suite: the fast tests first, then the slow ones, then the browser tests. A browser test that fails
+# is run once more (-rR lists it): on a loaded 2-core machine a few of their setup steps time out; a real
+# defect fails twice.
+test: test-fast test-slow browser
 	HF_HUB_OFFLINE=1 $(PY) -m pytest -q -m browser --reruns 1 -rR
 
 # A wheel that builds bundles without this checkout or torch: the page template, the packed page, the browser

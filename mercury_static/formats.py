@@ -74,13 +74,14 @@ FORMATS: dict[str, Format] = {f.name: f for f in (BUNDLE, EXPORT, MERGED, RECORD
                                                   RANKER_OPTIONS, REVIEW_DATA, REVIEW, GOLD, MODEL)}
 """Every format by name (docs/formats.md lists them; the page's are in data/formats.js)."""
 
-BUNDLE_FORMAT, BUNDLE_VERSION = BUNDLE.name, BUNDLE.version
-EXPORT_FORMAT, EXPORT_VERSION, EXPORT_VERSIONS = EXPORT.name, EXPORT.version, EXPORT.reads
-MERGED_FORMAT, MERGED_VERSION = MERGED.name, MERGED.version
+# int(): the versions of these formats are numbers (only MODEL's is a recipe string)
+BUNDLE_FORMAT, BUNDLE_VERSION = BUNDLE.name, int(BUNDLE.version)
+EXPORT_FORMAT, EXPORT_VERSION, EXPORT_VERSIONS = EXPORT.name, int(EXPORT.version), EXPORT.reads
+MERGED_FORMAT, MERGED_VERSION = MERGED.name, int(MERGED.version)
 
-REVIEW_DATA_FORMAT, REVIEW_DATA_VERSION = REVIEW_DATA.name, REVIEW_DATA.version
-REVIEW_FORMAT, REVIEW_VERSION = REVIEW.name, REVIEW.version
-GOLD_FORMAT, GOLD_VERSION = GOLD.name, GOLD.version
+REVIEW_DATA_FORMAT, REVIEW_DATA_VERSION = REVIEW_DATA.name, int(REVIEW_DATA.version)
+REVIEW_FORMAT, REVIEW_VERSION = REVIEW.name, int(REVIEW.version)
+GOLD_FORMAT, GOLD_VERSION = GOLD.name, int(GOLD.version)
 
 
 def check_format(doc, file: str, name: str, version: int | tuple[int, ...]) -> None:

@@ -98,7 +98,7 @@ def print_eval(report: EvalReport, console: Console) -> None:
                   f"score is below min_score ({report.options.get('min_score')}); unrel.: the same queries against "
                   "an unrelated source whose best score reaches it. ms: Python ranking time per query.",
                   highlight=False)
-    cited = [g for g in report.groups if g.cited]
+    cited = [(g.group, g.cited) for g in report.groups if g.cited]
     if cited:
         def share(x):
             return "-" if x is None else f"{x:.1%}"
@@ -106,10 +106,10 @@ def print_eval(report: EvalReport, console: Console) -> None:
                              ["dataset", "queries", f"P@{report.k}", f"P@{report.k} cited first", "MRR",
                               "MRR cited first", "evidence in cited", "best elsewhere", "citation right",
                               "check → wrong", "wrong → check"],
-                             ([g.group, g.cited["queries"], f"{g.cited['p']:.3f}", f"{g.cited['cited_p']:.3f}",
-                               f"{g.cited['rr']:.3f}", f"{g.cited['cited_rr']:.3f}", share(g.cited["cited_found"]),
-                               share(g.cited["best_outside"]), share(g.cited["cited_right"]),
-                               share(g.cited["signal_precision"]), share(g.cited["signal_recall"])] for g in cited)))
+                             ([group, c["queries"], f"{c['p']:.3f}", f"{c['cited_p']:.3f}", f"{c['rr']:.3f}",
+                               f"{c['cited_rr']:.3f}", share(c["cited_found"]), share(c["best_outside"]),
+                               share(c["cited_right"]), share(c["signal_precision"]), share(c["signal_recall"])]
+                              for group, c in cited)))
         console.print("cited first: the sentences of the cited documents ranked before the others (the page "
                       "shows them first). evidence in cited: the best match inside the cited documents is gold "
                       "evidence. best elsewhere: the best match of the whole source lies outside them. citation "

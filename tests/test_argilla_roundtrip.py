@@ -130,6 +130,7 @@ def roundtrip(request, build_bundle, tmp_path_factory):
     return overlapping, given, out, notes, bundle
 
 
+@pytest.mark.slow
 def test_settings_come_out_as_they_came_in(roundtrip):
     """argilla's Settings.from_json on the file read and the file written: the same but for what a note names
     (the vectors: the bundle's own `summary_vector` stands for the file's `emb`, whose values it never had)."""
@@ -147,6 +148,7 @@ def test_settings_come_out_as_they_came_in(roundtrip):
         "written, not in the settings file"]
 
 
+@pytest.mark.slow
 def test_settings_fields_kept(roundtrip):
     """The parts issue 23 found changed, one by one, in argilla's reading of the written file."""
     overlapping, _, out, _, _ = roundtrip
@@ -165,6 +167,7 @@ def test_settings_fields_kept(roundtrip):
     assert after["distribution"]["min_submitted"] == 2
 
 
+@pytest.mark.slow
 def test_two_labels_on_one_span(roundtrip):
     """Where the span question allows overlapping spans, a span with two labels is two spans (one per
     label); where it does not, Argilla cannot hold the second: it is left out and a note says so."""

@@ -130,6 +130,7 @@ def test_assign_refuses_a_folder_that_is_not_a_bundle(run, tmp_path):
     assert not (tmp_path / "data").exists()
 
 
+@pytest.mark.slow
 def test_build_distribution_gives_the_queues_assign_gives(run, build_bundle, tmp_path):
     """The settings' distribution at build time = `assign` with the same names afterwards; a rebuild gives
     byte-identical queues."""

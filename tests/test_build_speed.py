@@ -26,6 +26,7 @@ def demo_sentences() -> list[str]:
     return list({t[a:b]: None for t in texts for a, b in split_sentences(t)})
 
 
+@pytest.mark.slow
 def test_build_time_candidates_stay_within_the_page_bound(exported_model, embedder, tmp_path):
     """A fused graph may only be used at build time if its vectors stay within cosine 0.99999 of the page
     graph's (the file the browser runs): checked here on the demo's sentences, by bench_build on
@@ -60,6 +61,7 @@ def post(url: str, body: bytes) -> tuple[int, dict]:
         return exc.code, json.loads(exc.read())
 
 
+@pytest.mark.slow
 def test_mercury_server_embeds_the_span_and_ranks_the_other_texts_rows(demo_bundle):
     from mercury_server import MercuryServer, bundle_index, load_model
 

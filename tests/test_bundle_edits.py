@@ -84,6 +84,7 @@ def bundle(demo_bundle, tmp_path) -> Path:
     return copy
 
 
+@pytest.mark.slow
 def test_a_build_killed_while_it_replaces_the_bundle_leaves_the_old_or_the_new(bundle, exported_model):
     """SIGKILL at the moment a rebuild would move its new folder into place: `-o` is still a whole bundle
     (with two renames it was gone, the old one left at .bundle.old.*)."""

@@ -108,6 +108,7 @@ def commands(code: str) -> list[str]:
     return [line.strip() for line in code.splitlines() if line.strip() and not line.strip().startswith("#")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path, code", list(shell_blocks()))
 def test_shell_block_runs(path, code, scratch):
     lines = commands(code)

@@ -15,6 +15,8 @@ import pytest
 
 from conftest import TEST_CACHE
 
+pytestmark = pytest.mark.slow  # starts Ray (and a Ray cluster): seconds of fixed cost a test
+
 REPO = Path(__file__).resolve().parent.parent
 
 pytest.importorskip("ray.data")

@@ -159,6 +159,7 @@ def test_eval_cli(tmp_path, exported_model, monkeypatch):
     assert bad.exit_code == 2 and "nope" in bad.output
 
 
+@pytest.mark.slow
 @pytest.mark.shared_data
 def test_faithbench_beats_plain_cosine():
     files = sorted((SHARED_DATA / "faithbench").glob("batch_*.json"))

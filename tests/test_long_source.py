@@ -10,6 +10,8 @@ import random
 import subprocess
 import sys
 
+import pytest
+
 from conftest import REPO, TEST_CACHE
 
 # VmHWM, not getrusage's ru_maxrss: Linux carries ru_maxrss over fork and exec, so a child of a large pytest
@@ -32,6 +34,7 @@ def long_source(chars: int) -> str:
     return "\n\n".join(parts)
 
 
+@pytest.mark.slow
 def test_a_long_source_builds_in_bounded_memory(exported_model, tmp_path):
     data = tmp_path / "long.jsonl"
     data.write_text(json.dumps({"id": "long", "source": long_source(4_000_000), "summary": "A short one."}))

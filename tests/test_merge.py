@@ -255,6 +255,19 @@ def test_mercury_dump_input(tiny, tmp_path):
     assert ("alice", "forrest") in r1_pairs and ("forrest", "renyi") in r1_pairs
 
 
+def test_a_dump_annotators_spelling_is_the_key_that_names_them(tiny, tmp_path):
+    """The spelling noted is the one of the key that names the annotator: an annotator_name of invisible
+    characters only names nobody, so the next key's spelling (here NFC vs NFD of one name) counts."""
+    r1 = TEXTS["r1"]
+    invisible = {**flat(1, "x", "r1", "1899"), "annotator_name": "\u200b", "annotator_id": "Jos\u00e9"}
+    decomposed = {**flat(2, "x", "r1", "Rome"), "annotator_name": "Jose\u0301", "annotator_id": None}
+    dump = flat_dump(tmp_path / "batch.json", [{"sample_id": "r1", **{k: r1[k] for k in ("source", "summary")},
+                                                "annotations": [invisible, decomposed]}])
+    result = merge_files([dump], tiny)
+    assert [a["annotator"] for a in by_record(result)["r1"]["annotations"]] == ["Jos\u00e9", "Jos\u00e9"]
+    assert any("'Jose\\u0301', 'Jos\\xe9' are one annotator 'Jos\u00e9'" in n for n in result.notes), result.notes
+
+
 def test_formats_round_trip(tiny, tmp_path):
     a = export(tmp_path / "alice.json", tiny, "alice",
                rec("r1", ann("a1", "r1", "1899", "1889"), ann("a2", "r1", "Rome")), rec("r2"))
@@ -300,6 +313,7 @@ def test_cli_exit_codes(tiny, tmp_path):
     assert run.exit_code == 2 and "Traceback" not in run.output
 
 
+@pytest.mark.slow
 @pytest.mark.shared_data
 @pytest.mark.skipif(not (SHARED_DATA / "faithbench").is_dir(), reason="../shared/data/faithbench absent")
 def test_faithbench_agreement(build_bundle, tmp_path):

@@ -285,6 +285,7 @@ def test_cli_says_what_answer_it_dropped(asked, tmp_path):
 SHARED_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 
 
+@pytest.mark.slow
 @pytest.mark.shared_data
 @pytest.mark.skipif(not (SHARED_DATA / "faithbench").is_dir(), reason="../shared/data/faithbench absent")
 def test_faithbench_verdict_question_agrees_with_span_verdicts(build_bundle, tmp_path):

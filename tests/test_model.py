@@ -104,6 +104,7 @@ def test_sentences_are_varied(embedder):
     assert sum(200 < t <= embedder.max_seq_length for t in tokens) >= 1
 
 
+@pytest.mark.slow  # loads PyTorch and sentence-transformers
 def test_matches_sentence_transformers(embedder, reference_vectors):
     ours = embedder.embed(SENTENCES)
     assert ours.shape == (len(SENTENCES), 384) and ours.dtype == np.float32
@@ -246,6 +247,7 @@ def test_cache_key_follows_the_source_files(tmp_path):
     assert export.source_key(copy) != cached.dir.name
 
 
+@pytest.mark.slow
 def test_custom_folder_export(tmp_path, exported_model):
     """Any local HF folder works: max_seq_length and name come from the folder; exported once, atomically."""
     copy = tmp_path / "tiny-model"
@@ -281,6 +283,7 @@ def test_missing_torch_names_the_extra(tmp_path, monkeypatch):
     assert not any((tmp_path / "models").iterdir())  # no half-written cache entry
 
 
+@pytest.mark.slow
 def test_export_prints_no_library_warnings(tmp_path):
     """optimum/transformers warnings a user cannot act on are silenced (a fresh process: some warn once)."""
     import os

@@ -238,6 +238,7 @@ def test_a_duplicate_id_is_named_within_a_shard_and_across_shards(tmp_path):
             write_index(tmp_path / str(i), rows[:at] + [rows[dup]] + rows[at:], 10, 30)
 
 
+@pytest.mark.slow
 def test_the_writers_memory_does_not_grow_with_the_records(tmp_path):
     """Python's heap (tracemalloc) while writing 10,000 and 40,000 rows: ids and postings are spooled
     (sqlite's page cache is capped apart: SPOOL_CACHE_KB), so only a shard's rows and the largest term

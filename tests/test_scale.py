@@ -12,6 +12,8 @@ from mercury_static.bundle.contents import ShardLimits, load_bundle, load_vector
 
 from conftest import SHARED_DATA
 
+pytestmark = pytest.mark.slow  # builds that show how size grows with the records
+
 DIM = 384
 RECORD_FILES = ("records", "index", "ids", "terms")  # the record index: grows with the records
 SOURCE = ("The council approved the new budget on Monday. It raises school funding by four percent. "

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from mercury_static.bundle.contents import ShardLimits
 
 from conftest import TEST_CACHE
@@ -64,6 +66,7 @@ def files(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
+@pytest.mark.slow
 def test_chunk_size_and_workers_do_not_show_in_the_bundle(tmp_path):
     from mercury_static.build.pipeline import BuildOptions, build
 
@@ -120,6 +123,7 @@ def peak_mb(tmp_path: Path, records: int) -> float:
     return json.loads(run.stdout.strip().splitlines()[-1])["peak_kb"] / 1024
 
 
+@pytest.mark.slow
 def test_peak_memory_does_not_grow_with_records(tmp_path):
     """4× the records (3 × 4,000 × 8 KB = 96 MB more input, read, stored and written) leave the peak within
     a few MB: only a chunk, an open shard and the scratch database's page cache are in memory."""

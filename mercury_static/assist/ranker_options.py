@@ -121,7 +121,7 @@ def _show(value) -> str:
     return repr(text if len(text) <= 40 else text[:39] + "…")
 
 
-def validate(options: dict, where: str = "ranker options") -> dict:
+def validate(options: object, where: str = "ranker options") -> dict:
     """Every option (defaults filled in), checked; InputError naming `where` and the option otherwise."""
     if not isinstance(options, dict):
         raise InputError(where, None, None, "expected an object of ranker options")

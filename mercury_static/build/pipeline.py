@@ -76,7 +76,7 @@ class BuildOptions:
     bits depend on it, and it is a constant of the tool, never derived from the machine."""
 
 
-def _no_progress(description: str, total: int) -> Callable[[int], None]:
+def _no_progress(description: str, total: int | None) -> Callable[[int], None]:
     return lambda n: None
 
 
@@ -100,7 +100,7 @@ def label_paths(tree, file) -> tuple[list[str], list[str]]:
 
     def walk(node, prefix: str, where: str):
         if isinstance(node, dict):
-            items = node.items()
+            items = list(node.items())
         elif isinstance(node, list):
             items = []
             for item in node:
@@ -298,6 +298,7 @@ def check_records(records: Iterable[Record], settings: Settings, keep_lengths: b
 
     lengths: dict[str, tuple[int, int]] | None = {} if keep_lengths else None
     ranges = MetadataRanges()
+    seen: set[str]
     columns, seen, n = {c for _, _, c in settings_columns(settings)}, set(), 0
     for r in records:
         record_extras([r], settings, {}, ranges)
@@ -341,7 +342,7 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
             ids.close()
     labels, choices = span_labels(options, settings)
     guidelines = settings_guidelines(options, settings)
-    from_file = read_suggestion_file(sugg_path, lengths, settings, choices) if sugg_path else {}
+    from_file = read_suggestion_file(sugg_path, lengths, settings, choices) if sugg_path and lengths is not None else {}
     ranker = ranker_options.validate(options.ranker, "--ranker-option")
     title = options.title or (Path(inputs[0]).stem if len(inputs) == 1 else "mercury-static")
     safeio.check(title, "--title" if options.title else f"{inputs[0]} (the title is the file name; pass --title)",
@@ -374,12 +375,12 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
                                 step("Building (records read, split, embedded and written)", None))
             shown = manifest_settings(settings, ranges)
             model_path = f"models/{model.name}"
-            shaping = {"fmt": options.fmt, "source_field": source_field, "summary_field": summary_field,
+            shaping: dict = {"fmt": options.fmt, "source_field": source_field, "summary_field": summary_field,
                        "id_field": options.id_field, "labels": labels}
             if shown != default_manifest_settings():
                 shaping["settings"] = identity_part(shown)
             the_id = bundle_id(result, shaping, model.sha256)
-            vectors = manifest_entry(model.dim, result.cells) if settings.similar_records else None
+            vectors = manifest_entry(model.dim, result.cells) if result.cells is not None else None  # similar_records
             queues = write_queues(tmp, result.record_ids, settings.distribution, the_id) \
                 if settings.distribution else None
             manifest = Manifest(

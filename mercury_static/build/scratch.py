@@ -47,7 +47,7 @@ class Scratch:
         self._db.close()
 
     def _get(self, sql: str, keys: list) -> list[tuple]:
-        out = []
+        out: list[tuple] = []
         for i in range(0, len(keys), _IN):
             part = keys[i:i + _IN]
             out.extend(self._db.execute(sql.format(",".join("?" * len(part))), part))

@@ -122,9 +122,9 @@ class StreamBuild:
     def _chunk(self, chunk: list[Record], stored, spool, text_ids, vectors, result: StreamResult) -> None:
         known = self.scratch.texts(text_key(text_id(t)) for r in chunk for t in (r.source, r.summary))
         new: dict[str, StoredText] = {}
-        shards: list[tuple[StoredText | int, StoredText | int]] = []
+        shards: list[tuple[StoredText | int, ...]] = []  # (source, summary): a text or its shard
         for r in chunk:
-            pair = []
+            pair: list[StoredText | int] = []
             for kind, text in (("source", r.source), ("summary", r.summary)):
                 tid = text_id(text)
                 t = new.get(tid) or self.writer.open_texts.get(tid)

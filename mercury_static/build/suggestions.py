@@ -37,11 +37,14 @@ def from_columns(record: Record, rule: ColumnSuggestion, settings: Settings) -> 
         return None
     score = _score(meta.get(rule.score_from), file, where, rule.score_from) if rule.score_from else None
     if rule.threshold is not None:
+        assert score is not None  # parse_settings requires score_from with a threshold
         above = score >= rule.threshold
         value, score = (rule.at_or_above, score) if above else (rule.below, 1.0 - score)
     else:
         value = meta[key]
-    problem = value_problem(settings.question(rule.question), value)
+    question = settings.question(rule.question)
+    assert question is not None  # parse_settings checked that the rule's question exists
+    problem = value_problem(question, value)
     if problem:
         raise InputError(file, where, key, f"suggestion for question {rule.question!r}: {problem}")
     return {"question": rule.question, "value": value, "score": None if score is None else round(score, 6),

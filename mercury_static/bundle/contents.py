@@ -90,11 +90,11 @@ class BundleRecord:
     metadata: dict
     prior_annotations: list[dict]
     gold: dict | None
-    source_text: StoredText | None = None
+    source_text: StoredText
+    summary_text: StoredText
     fields: dict = field(default_factory=dict)
     meta: dict = field(default_factory=dict)
     suggestions: list[dict] = field(default_factory=list)
-    summary_text: StoredText | None = None
 
 
 @dataclass

@@ -32,7 +32,7 @@ from mercury_static.core.records import InputError
 try:
     import fcntl
 except ImportError:  # Windows: no advisory locks of this kind; edits are still atomic switches
-    fcntl = None
+    fcntl = None  # type: ignore[assignment]  # mypy types the name as the module; None is the Windows case
 
 log = logging.getLogger("mercury_static")
 

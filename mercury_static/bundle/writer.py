@@ -50,6 +50,8 @@ class DataWriter:
         self.limits, self.visible_meta, self.untagged = limits, list(visible_meta), untagged
         self.open_texts: dict[str, StoredText] = {}
         """The texts of the text shard being filled (not written yet)."""
+        self._vectors: list[np.ndarray]
+        self._batch: list[dict]
         self._text_shard, self._rows, self._vectors = 0, 0, []
         self._record_shard, self._batch, self._size = 0, [], 0
         columns = ["ids", "shard", "titles", "tags", "text_shards"] + (["meta"] if visible_meta else [])

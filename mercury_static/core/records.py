@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 
@@ -32,7 +33,7 @@ class Record:
 class InputError(Exception):
     """Bad input, reported as one line naming the file, the place and the field."""
 
-    def __init__(self, file: str, where: str | None, field: str | None, message: str):
+    def __init__(self, file: str | os.PathLike[str], where: str | None, field: str | None, message: str):
         self.file, self.where, self.field, self.message = str(file), where, field, message
         super().__init__(str(self))
 

@@ -19,6 +19,7 @@ import re
 import stat
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from mercury_static.core.records import InputError
@@ -111,19 +112,26 @@ class _Object(dict):
     """A JSON object that remembers the keys it had twice (checked by `find_invalid`)."""
 
     __slots__ = ("duplicates",)
+    duplicates: list[str]
 
 
 def _pairs(pairs: list[tuple[str, object]]) -> dict:
     obj = _Object(pairs)
     if len(obj) != len(pairs):
         seen: set[str] = set()
-        obj.duplicates = [k for k, _ in pairs if k in seen or seen.add(k)]
+        obj.duplicates = []
+        for k, _ in pairs:
+            if k in seen:
+                obj.duplicates.append(k)
+            seen.add(k)
     return obj
 
 
 class LongInt(float):
     """An integer too long for int(), kept as the infinity it overflows to (as ``1e999`` is): a reader that
     does not check sees an overflowing number, `find_invalid` names it."""
+
+    digits: int
 
     def __new__(cls, digits: int, negative: bool):
         self = super().__new__(cls, "-inf" if negative else "inf")
@@ -232,7 +240,7 @@ def json_kind(value) -> str:
     return "array" if isinstance(value, list) else "object"
 
 
-def check_writable(path: str | Path, protected: list[Path] = ()) -> None:
+def check_writable(path: str | Path, protected: Sequence[str | Path] = ()) -> None:
     """InputError unless `path` can be written as a file without replacing one of `protected` (the
     command's inputs, or a file inside an input folder). Called before the work, so a bad output path
     costs nothing."""
@@ -249,7 +257,7 @@ def check_writable(path: str | Path, protected: list[Path] = ()) -> None:
         raise InputError(path, None, None, f"{parent} is a file, not a folder")
 
 
-def write_file(path: str | Path, data: bytes, protected: list[Path] = ()) -> None:
+def write_file(path: str | Path, data: bytes, protected: Sequence[str | Path] = ()) -> None:
     """Write `data` to `path` whole or not at all (a temp file beside it, synced, then a rename), after
     `check_writable`; InputError naming the path otherwise."""
     check_writable(path, protected)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Sequence
 from itertools import combinations
+from typing import Any, cast
 
 from mercury_static.settings.schema import Question
 
@@ -78,7 +79,7 @@ def alpha(units: Sequence[Sequence[Hashable]], metric: str) -> float | None:
     return 1.0 - (n - 1) * observed / expected
 
 
-def _distance(metric: str, n_c: dict) -> Callable[[Hashable, Hashable], float]:
+def _distance(metric: str, n_c: dict) -> Callable[[Any, Any], float]:  # values: numbers, sets or tuples
     if metric == "nominal":
         return lambda c, k: float(c != k)
     if metric == "interval":
@@ -204,7 +205,8 @@ def agent_agreement(records: Sequence[dict], questions: Sequence[Question]) -> l
         scored = [(score, m == value) for value, score, m in decided if isinstance(score, (int, float))]
         shown = [r for r, _, _ in answers if r.get("suggestions") and r["suggestions"]["shown"]]
         if q.type == "span":
-            common, total = sum(len(a & v) for _, a, v in answers), sum(len(a) + len(v) for _, a, v in answers)
+            spans = [(cast(frozenset, a), cast(frozenset, v)) for _, a, v in answers]  # _covered's characters
+            common, total = sum(len(a & v) for a, v in spans), sum(len(a) + len(v) for a, v in spans)
             out.append({"question": name, "agent": agent, "split": split, "records": len(items),
                         "answers": len(answers), "agree": _round(2 * common / total) if total else None,
                         "majority_records": 0, "accuracy": None, "alpha": None, "auc": None,

@@ -62,9 +62,10 @@ def _seconds(value: str) -> float | None:
     return moment.timestamp()
 
 
-def check_status(status) -> None:
+def check_status(status) -> str:
     if status not in STATUSES:
         raise Reject("status", f"{short(str(status))!r} is not one of {', '.join(STATUSES)}")
+    return status
 
 
 def check_json(value) -> None:

@@ -35,7 +35,7 @@ class InputReader:
         self.known_labels = set(self.labels)
         self.questions = {q.name: q for q in bundle.settings.questions}
         self.by_id = {r.id: r for r in bundle.records}
-        self.by_texts: dict[tuple[str, str], BundleRecord | None] = {}
+        self.by_texts: dict[tuple[object, object], BundleRecord | None] = {}  # looked up with any sample's texts
         for r in bundle.records:
             key = (r.source, r.summary)
             self.by_texts[key] = None if key in self.by_texts else r
@@ -152,7 +152,7 @@ class InputReader:
             return self.problem(path, where, "record_id", "unknown record id (not in the bundle)", n)
         status = entry.get("status")
         try:
-            check_status(status)
+            status = check_status(status)
             time = self.clamp(parse_time(entry.get("updated_at"), "updated_at"), f"{path.name}, {where}",
                               entry.get("updated_at"))
             if time is None:
@@ -287,11 +287,10 @@ class InputReader:
         """A flat (FaithBench, v0.1) or nested (original Mercury / merge output) dump annotation."""
         if not isinstance(a, dict):
             raise Reject(None, "expected an object")
-        raw = next((a[k] for k in mercury.ANNOTATOR_KEYS if isinstance(a.get(k), str) and a[k].strip()), None)
-        annotator = mercury.annotator(a)
-        if annotator is None:
+        raw = next((a[k] for k in mercury.ANNOTATOR_KEYS if isinstance(a.get(k), str) and normalize_name(a[k])), None)
+        if raw is None:  # the spelling of the key mercury.annotator reads (invisible characters name nobody)
             raise Reject("annotator_name", "no annotator_name / annotator / annotator_id")
-        self.name(raw)
+        annotator = self.name(raw)
         if isinstance(a.get("summary"), dict):
             summary = span(a["summary"], record.summary, "summary")
             source = None if a.get("source") is None else span(a["source"], record.source, "source")

@@ -41,7 +41,8 @@ def blind_notes(records: list[dict], blind: bool | tuple[str, ...]) -> list[str]
     an older page, a bundle rebuilt blind): their answers count as `shown` in the agent agreement."""
     if not blind:
         return []
-    listed = None if blind is True else {normalize_name(name).casefold() for name in blind}  # an older bundle's
+    listed = None if isinstance(blind, bool) else {normalize_name(name).casefold()
+                                                   for name in blind}  # an older bundle's
     shown: dict[str, int] = defaultdict(int)
     for r in records:
         for x in r.get("responses", []):

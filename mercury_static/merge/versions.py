@@ -81,7 +81,7 @@ def resolve(versions: list[Version], counts: Counts) -> Resolved:
         out.annotations[record_id].extend(ann for _, ann in kept.values())
         winner = max(winners, key=lambda v: (v.exported_at, v.client_id or "", v.status or ""))
         if winner.status is not None:
-            response = {"annotator": annotator, "status": winner.status, "updated_at": winner.updated_at}
+            response: dict = {"annotator": annotator, "status": winner.status, "updated_at": winner.updated_at}
             if winner.values is not None:
                 response["values"] = winner.values
             if winner.suggestion_use is not None:

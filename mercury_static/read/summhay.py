@@ -26,7 +26,8 @@ def read_summhay(data, name: str, opts: Options) -> Iterator[Item]:
     if not isinstance(data, dict) or not isinstance(data.get("documents"), list) \
             or not isinstance(data.get("subtopics"), list):
         raise InputError(name, None, None, "not a SummHay topic (needs 'documents' and 'subtopics' lists)")
-    docs, insight_docs = [], {}
+    docs: list[tuple[str, str, str]] = []
+    insight_docs: dict[str, list[str]] = {}
     for i, doc in enumerate(data["documents"]):
         where = f"documents[{i}]"
         if not isinstance(doc, dict):
@@ -107,8 +108,8 @@ def _typed(obj: dict, key: str, kind: type, name: str, where: str):
     """obj[key] when it is absent, null or of `kind`; else InputError naming the field."""
     value = obj.get(key)
     if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
-        expected = {str: "a string", list: "a list", dict: "an object"}[kind]
-        raise InputError(name, where, key, f"expected {expected}, got {safeio.json_kind(value)}")
+        expected: dict[type, str] = {str: "a string", list: "a list", dict: "an object"}
+        raise InputError(name, where, key, f"expected {expected[kind]}, got {safeio.json_kind(value)}")
     return value
 
 

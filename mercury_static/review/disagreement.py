@@ -36,7 +36,8 @@ def disagreement(record: dict, judges: Sequence[str], questions: Sequence[Questi
     if len(judges) < 2:
         return {"score": 0.0, "spans": 0.0, "questions": flags, "pairs": []}
     sets = {j: covered(a for a in record["annotations"] if a["annotator"] == j) for j in judges}
-    pairs = [{"a": a, "b": b, "spans": round(1 - span_f1(sets[a], sets[b]), 4)} for a, b in combinations(judges, 2)]
+    pairs: list[dict] = [{"a": a, "b": b, "spans": round(1 - span_f1(sets[a], sets[b]), 4)}
+                         for a, b in combinations(judges, 2)]
     spans = round(sum(p["spans"] for p in pairs) / len(pairs), 4)
     flags[SPANS] = spans > 0
     values = {r["annotator"]: r.get("values") or {} for r in record.get("responses", []) if r["annotator"] in judges}

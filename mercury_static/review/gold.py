@@ -162,7 +162,7 @@ def make_gold(paths: list[Path], review_dir: Path, fmt: str = "mercury-static", 
     gold = [golds[r.id] for r in bundle.records if r.id in golds]
     not_adjudicated = [{"record_id": r.id, "touched_by": sorted(touched.get(r.id, []))}
                        for r in bundle.records if r.id not in golds]
-    directory = {}
+    directory: dict = {}
     if fmt == "argilla":
         merged = [_argilla_record(by_id[r.id], golds.get(r.id)) for r in bundle.records]
         for m, r in zip(merged, bundle.records):

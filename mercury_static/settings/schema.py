@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, field
+from typing import NoReturn
 
 from mercury_static.core.names import distinct_names
 from mercury_static.core.records import InputError
@@ -142,7 +143,8 @@ class Settings:
     min_submitted: int | None = None
     """Argilla's `distribution.min_submitted` without named annotators (`distribution: {min_submitted: n}`):
     no queues, but `merge --format argilla` writes it and counts a record completed at n submissions."""
-    file: str | None = None
+    file: str = "settings"
+    """The settings file, as messages name it (only the defaults, which no message is about, have none)."""
     keys: dict = field(default_factory=dict)
     """The page's hotkeys the file changes, {action: keys} (hotkeys.py); the others keep their defaults."""
     argilla: dict | None = None
@@ -168,7 +170,7 @@ class _Doc:
             raise InputError(file, where, str(unknown[0]), f"unknown key (expected one of: {', '.join(allowed)})")
         self.value, self.file, self.where = value, file, where
 
-    def fail(self, key: str | None, message: str):
+    def fail(self, key: str | None, message: str) -> NoReturn:
         raise InputError(self.file, self.where, key, message)
 
     def get(self, key: str, kind, default=None, required: bool = False, empty: bool = False):
@@ -561,7 +563,7 @@ def _question_json(q: Question) -> dict:
 def _field_json(f: TextField, role: str | None) -> dict:
     """A text field in the manifest: the two texts' Argilla name, required and description only when they
     are not the defaults (today's bundles keep their ids)."""
-    out = {"title": f.title} if role else {"name": f.name, "title": f.title, "markdown": f.markdown,
+    out: dict = {"title": f.title} if role else {"name": f.name, "title": f.title, "markdown": f.markdown,
                                            "required": f.required}
     if role and f.name != role:
         out["name"] = f.name

@@ -36,7 +36,7 @@ class Interval:
         return f"{self.mean:.3f} [{self.low:.3f}, {self.high:.3f}]"
 
 
-def interval(values: Sequence[float]) -> Interval:
+def interval(values: Sequence[float] | np.ndarray) -> Interval:
     """Mean ± t(0.975, k-1) · sd / sqrt(k) over the k fold values."""
     v = np.asarray(values, dtype=np.float64)
     mean = float(v.mean())
@@ -52,7 +52,7 @@ def assign_folds(records: Sequence[tuple[str, int]], k: int, seed: int = 0) -> d
     the folds. A record id given twice is one record (one fold)."""
     if k < 2:
         raise ValueError("cross-validation needs at least 2 folds")
-    length = {}
+    length: dict[str, int] = {}
     for rid, n in records:
         length[rid] = max(n, length.get(rid, n))
     ordered = sorted(length, key=lambda r: (length[r], r))
@@ -205,7 +205,7 @@ def learned_options(sets: Sequence[EvalSet], folds: list[np.ndarray], options: d
         for i, ((q, _), ctx) in enumerate(zip(data.queries, data.contexts)):
             if ctx[0] is not None:
                 by_kind.setdefault(q.kind, []).append((s, i))
-    sample = []
+    sample: list[tuple[int, int]] = []
     for members in by_kind.values():
         if len(members) > max_queries_per_kind:
             members = [members[j] for j in sorted(rng.choice(len(members), max_queries_per_kind, replace=False))]

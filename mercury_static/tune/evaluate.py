@@ -313,7 +313,7 @@ def query_rows(data: EvalSet, k: int = 5, options: dict | None = None, *, contro
         """The document (section position) of each sentence of the source, -1 outside every section."""
         if sid not in docs:
             out = [-1] * len(index[sid].spans)
-            for d, sec in enumerate(record.source_sections):
+            for d, sec in enumerate(record.source_sections or []):
                 for i in overlapping(index[sid].spans, sec.start, sec.end):
                     out[i] = d
             docs[sid] = out

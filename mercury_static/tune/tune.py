@@ -108,7 +108,8 @@ def load_pairs(paths: Sequence[Path], bundle_dir: Path) -> Pairs:
             raise InputError(bundle.dir / model["path"], None, None,
                              f"cannot load the bundle's model ({type(e).__name__}: {str(e)[:120]})") from None
         vectors = embedder.embed([q.text for q, _ in queries])
-    contexts = [context_vector(index[text_id(r.summary)], q.selection) for q, r in queries]
+    contexts = [context_vector(index[text_id(r.summary)], q.selection) if q.selection else (None, "")
+                for q, r in queries]
     return Pairs(EvalSet(index, queries, vectors, contexts), len({q.record_id for q, _ in queries}),
                  [str(p) for p in paths], bundle.manifest["ranker"], merged.problems)
 
