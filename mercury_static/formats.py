@@ -215,19 +215,26 @@ class ExportHeader:
     @classmethod
     def from_json(cls, doc, file: str) -> ExportHeader:
         EXPORT.check(doc, file)
-        annotator = doc.get("annotator")
-        if not isinstance(annotator, str) or not annotator.strip():
-            raise InputError(file, None, "annotator", "missing or empty")
-        client = doc.get("client_id")
-        if client is not None and not isinstance(client, str):
-            raise InputError(file, None, "client_id", "expected a string")
-        records = doc.get("records")
-        if not isinstance(records, list):
-            raise InputError(file, None, "records", "expected a list of records")
-        exported_at = doc.get("exported_at")
+        annotator, client, records, exported_at = _sender(doc, file, "annotator")
         return cls(bundle_id=doc.get("bundle_id"), annotator=annotator, client_id=client,
-                   exported_at=exported_at if isinstance(exported_at, str) else "", records=records,
+                   exported_at=exported_at, records=records,
                    title=doc.get("title"), tool_version=doc.get("tool_version"), version=doc["version"])
+
+
+def _sender(doc: dict, file: str, who: str) -> tuple[str, str | None, list, str]:
+    """The parts an export and a review export share: who made it (`who`: its key), their browser, the records,
+    the export time ("" when absent or not a string)."""
+    name = doc.get(who)
+    if not isinstance(name, str) or not name.strip():
+        raise InputError(file, None, who, "missing or empty")
+    client = doc.get("client_id")
+    if client is not None and not isinstance(client, str):
+        raise InputError(file, None, "client_id", "expected a string")
+    records = doc.get("records")
+    if not isinstance(records, list):
+        raise InputError(file, None, "records", "expected a list of records")
+    exported_at = doc.get("exported_at")
+    return name, client, records, exported_at if isinstance(exported_at, str) else ""
 
 
 @dataclass
@@ -267,20 +274,10 @@ class ReviewHeader:
 
     @classmethod
     def from_json(cls, doc, file: str) -> ReviewHeader:
-        check_format(doc, file, REVIEW_FORMAT, REVIEW_VERSION)
+        REVIEW.check(doc, file)
         for key in ("bundle_id", "review_id", "merge_sha256"):
             _get(doc, key, str, file)
-        reviewer = doc.get("reviewer")
-        if not isinstance(reviewer, str) or not reviewer.strip():
-            raise InputError(file, None, "reviewer", "missing or empty")
-        client = doc.get("client_id")
-        if client is not None and not isinstance(client, str):
-            raise InputError(file, None, "client_id", "expected a string")
-        records = doc.get("records")
-        if not isinstance(records, list):
-            raise InputError(file, None, "records", "expected a list of records")
-        exported_at = doc.get("exported_at")
+        reviewer, client, records, exported_at = _sender(doc, file, "reviewer")
         return cls(bundle_id=doc["bundle_id"], review_id=doc["review_id"], merge_sha256=doc["merge_sha256"],
-                   reviewer=reviewer, client_id=client,
-                   exported_at=exported_at if isinstance(exported_at, str) else "", records=records,
+                   reviewer=reviewer, client_id=client, exported_at=exported_at, records=records,
                    tool_version=doc.get("tool_version"))

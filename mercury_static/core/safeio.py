@@ -162,6 +162,17 @@ def loads(text: str):
         return json.loads(text, object_pairs_hook=_pairs, parse_int=parse_int)
 
 
+def read_json(path: str | Path, limit: int = INPUT_LIMIT):
+    """A JSON file read strictly (`read_text`, `loads`); any fault one InputError naming the file (and the line
+    and column of invalid JSON)."""
+    try:
+        return loads(read_text(path, str(path), limit))
+    except json.JSONDecodeError as e:
+        raise InputError(str(path), f"line {e.lineno} column {e.colno}", None, f"invalid JSON: {e.msg}") from None
+    except RecursionError:
+        raise InputError(str(path), None, None, "invalid JSON: nested too deeply") from None
+
+
 def json_line(line: str, name: str, where: str):
     """One line of a JSON Lines file, strictly (`loads`); InputError naming the file and the line otherwise."""
     try:

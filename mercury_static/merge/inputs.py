@@ -7,7 +7,6 @@ stays. A re-export of a version already validated cleanly is not validated again
 
 from __future__ import annotations
 
-import json
 import time as clock
 from collections import defaultdict
 from pathlib import Path
@@ -73,13 +72,9 @@ class InputReader:
     # -- files -------------------------------------------------------------------------------------------
     def read(self, path: Path) -> None:
         try:
-            doc = safeio.loads(safeio.read_text(path, str(path), safeio.EXPORT_LIMIT))
+            doc = safeio.read_json(path, safeio.EXPORT_LIMIT)
         except InputError as e:
             return self.problem(path, e.where, e.field, e.message)
-        except json.JSONDecodeError as e:
-            return self.problem(path, f"line {e.lineno} column {e.colno}", None, f"invalid JSON: {e.msg}")
-        except RecursionError:
-            return self.problem(path, None, None, "invalid JSON: nested too deeply")
         if isinstance(doc, dict):  # records and samples are checked one by one
             bad = safeio.find_invalid(doc, skip=("records", "samples"))
             if bad is not None:

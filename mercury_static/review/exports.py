@@ -9,7 +9,6 @@ may no longer be the ones in the review bundle).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -60,13 +59,9 @@ class ReviewReader:
 
     def read(self, path: Path) -> None:
         try:
-            doc = safeio.loads(safeio.read_text(path, str(path), safeio.EXPORT_LIMIT))
+            doc = safeio.read_json(path, safeio.EXPORT_LIMIT)
         except InputError as e:
             return self.problem(path, e.where, e.field, e.message)
-        except json.JSONDecodeError as e:
-            return self.problem(path, f"line {e.lineno} column {e.colno}", None, f"invalid JSON: {e.msg}")
-        except RecursionError:
-            return self.problem(path, None, None, "invalid JSON: nested too deeply")
         try:
             header = ReviewHeader.from_json(doc, str(path))
         except InputError as e:
