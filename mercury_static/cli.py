@@ -217,38 +217,21 @@ def merge(
 ):
     """Merge annotators' exports into one validated dataset and report agreement (exit 1: something skipped)."""
     from mercury_static.bundle.contents import load_bundle
-    from mercury_static.bundle.folder import check_folder_output, write_folder
     from mercury_static.merge.collect import is_remote, local_inputs
+    from mercury_static.merge.output import check_dataset_output, write_dataset
     from mercury_static.merge.pipeline import FORMATS, merge_files
     from mercury_static.printing import print_merge
-    from mercury_static.core.safeio import check_writable, dumps, write_file
-    from mercury_static.merge.write_argilla import FILES, MARKER as ARGILLA_MARKER
 
     if fmt not in FORMATS:
         fail(f"--format: {fmt!r} is not one of {', '.join(FORMATS)}")
     exports = [s if is_remote(s) else Path(os.path.abspath(s)) for s in sources]
     protected = [*(e for e in exports if isinstance(e, Path)), bundle]
-    targets = [out / name for name in FILES] if fmt == "argilla" else [out]
     with input_errors():
-        if fmt == "argilla" and out.exists() and not out.is_dir():
-            raise InputError(out, None, None, "is a file; --format argilla writes a folder")
-        if report is not None and Path(report).resolve() in {Path(t).resolve() for t in targets}:
-            raise InputError(report, None, None, "--report is one of the files -o writes" if fmt == "argilla"
-                             else "--report and -o are the same file")
-        for path in (*targets, report):
-            if path is not None:
-                check_writable(path, protected)
-        if fmt == "argilla":
-            check_folder_output(out, ARGILLA_MARKER, protected)
+        check_dataset_output(out, fmt, report, protected)
         loaded = load_bundle(bundle)
         with contextlib.ExitStack() as stack:
             result = merge_files(local_inputs(exports, stack), loaded, fmt, strict)
-        if fmt == "argilla":
-            write_folder(out, result.directory, ARGILLA_MARKER, "merge --format argilla", protected)
-        else:
-            write_file(out, result.output, protected)
-        if report:
-            write_file(report, (dumps(result.report(), indent=1) + "\n").encode("utf-8"), protected)
+        write_dataset(result, out, fmt, report, protected, "merge")
     print_merge(result, make_console(), console)
     say(f"wrote {out}" + (f" and {report}" if report else ""))
     raise typer.Exit(result.exit_code)
@@ -293,37 +276,23 @@ def gold(
                                           "reviewer agreement, quality against the gold) as JSON."),
 ):
     """Write the gold dataset: the adjudicated records with provenance; score annotators and agents against it."""
-    from mercury_static.bundle.folder import check_folder_output, write_folder
+    from mercury_static.merge.output import check_dataset_output, write_dataset
     from mercury_static.merge.pipeline import FORMATS
     from mercury_static.printing import print_gold
     from mercury_static.review.gold import GoldProblems, make_gold
-    from mercury_static.core.safeio import check_writable, dumps, write_file
-    from mercury_static.merge.write_argilla import FILES, MARKER as ARGILLA_MARKER
 
     if fmt not in FORMATS:
         fail(f"--format: {fmt!r} is not one of {', '.join(FORMATS)}")
     protected = [*reviews, bundle]
-    targets = [out / name for name in FILES] if fmt == "argilla" else [out]
     with input_errors():
-        if report is not None and Path(report).resolve() in {Path(t).resolve() for t in targets}:
-            raise InputError(report, None, None, "--report is one of the files -o writes")
-        for path in (*targets, report):
-            if path is not None:
-                check_writable(path, protected)
-        if fmt == "argilla":
-            check_folder_output(out, ARGILLA_MARKER, protected)
+        check_dataset_output(out, fmt, report, protected)
         try:
             result = make_gold(reviews, bundle, fmt)
         except GoldProblems as e:  # every bad review input, one line each
             for problem in e.problems:
                 console.print(Text.assemble(("error:", "bold red"), " ", line(str(problem))), soft_wrap=True)
             raise typer.Exit(2) from None
-        if fmt == "argilla":
-            write_folder(out, result.directory, ARGILLA_MARKER, "gold --format argilla", protected)
-        else:
-            write_file(out, result.output, protected)
-        if report:
-            write_file(report, (dumps(result.report(), indent=1) + "\n").encode("utf-8"), protected)
+        write_dataset(result, out, fmt, report, protected, "gold")
     print_gold(result, make_console(), console)
     say(f"wrote {out}" + (f" and {report}" if report else ""))
 

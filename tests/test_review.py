@@ -441,6 +441,11 @@ def test_gold_never_writes_over_its_inputs(reviewed, tmp_path, run):
         result = run("gold", export_file, "--bundle", reviewed, *args)
         assert result.exit_code == 2 and result.output.count("error:") == 1, result.output
     assert export_file.read_bytes() == before and not (reviewed / "gold.json").exists()
+    taken = tmp_path / "taken"  # a user's file where --format argilla would write a folder: merge's rule
+    taken.write_text("mine", encoding="utf-8")
+    result = run("gold", export_file, "--bundle", reviewed, "-o", taken, "--format", "argilla")
+    assert result.exit_code == 2 and "is a file; --format argilla writes a folder" in result.output, result.output
+    assert taken.read_text(encoding="utf-8") == "mine"
 
 
 def test_review_data_of_a_newer_version(reviewed, tmp_path, run, fresh_copy):

@@ -1,0 +1,48 @@
+"""Where a dataset goes: the `-o` (a file, or a folder for Argilla) and `--report` of `merge` and `gold`,
+checked before the work, so a bad path costs nothing, and written after it, each file whole."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Protocol
+
+from mercury_static.bundle.folder import check_folder_output, write_folder
+from mercury_static.core.records import InputError
+from mercury_static.core.safeio import check_writable, dumps, write_file
+from mercury_static.merge.write_argilla import FILES, MARKER
+
+
+class Dataset(Protocol):
+    """What merge and gold hand over: one file's bytes, or an Argilla folder's files, and a report."""
+
+    output: bytes
+    directory: dict[str, bytes]
+
+    def report(self) -> dict[str, Any]: ...
+
+
+def check_dataset_output(out: Path, fmt: str, report: Path | None, protected: list[Path]) -> None:
+    """Refuse an -o or --report that would overwrite an input, a user's folder or each other."""
+    argilla = fmt == "argilla"
+    if argilla and out.exists() and not out.is_dir():
+        raise InputError(out, None, None, "is a file; --format argilla writes a folder")
+    targets = [out / name for name in FILES] if argilla else [out]
+    if report is not None and Path(report).resolve() in {t.resolve() for t in targets}:
+        raise InputError(report, None, None, "--report is one of the files -o writes" if argilla
+                         else "--report and -o are the same file")
+    for path in (*targets, report):
+        if path is not None:
+            check_writable(path, protected)
+    if argilla:
+        check_folder_output(out, MARKER, protected)
+
+
+def write_dataset(result: Dataset, out: Path, fmt: str, report: Path | None, protected: list[Path],
+                  command: str) -> None:
+    """Write the dataset (a folder in one switch for Argilla), then the report."""
+    if fmt == "argilla":
+        write_folder(out, result.directory, MARKER, f"{command} --format argilla", protected)
+    else:
+        write_file(out, result.output, protected)
+    if report:
+        write_file(report, (dumps(result.report(), indent=1) + "\n").encode("utf-8"), protected)
