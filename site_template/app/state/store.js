@@ -783,7 +783,7 @@ export function createAppStore({
       return shared;
     },
     /**
-     * Place the stored work's records (read their ids shards): main.js calls it once the first record
+     * Place the stored work's records (read their ids shards): controllers/records.js calls it once the first record
      * shows, so that these reads (one ids shard per few records with work) never delay it; every change
      * of the work places its new ids.
      */
