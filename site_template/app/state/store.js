@@ -11,7 +11,8 @@
 import {
   applyEntries, dict, emptyWork, hasOwn, isQuotaError, mergeDraft, mergeWork, withKey,
 } from './storage.js';
-import { answer, changesSince, markAccepted } from './responses.js';
+import { answer, changesSince, markAccepted, missingRequired } from './responses.js';
+import { acceptedPriors } from './suggestions.js';
 import { storedSpanCp } from '../data/offsets.js';
 import { applyStep, changed, emptyHistory, pushStep } from './history.js';
 import { compareTimes, isAfter } from './times.js';
@@ -143,11 +144,17 @@ export function notSavedText(error) {
  * Build the application store. Every offset it holds (drafts, saved work, the record's sentences) is a
  * Python code-point index, the unit of every file; the panes convert to the DOM's UTF-16 (offsets.js).
  * deps: {bundle (data.js Bundle), annotator, clientId, storage (an opened WorkStorage), work (what it
- * read), aside (what it could not read), view}.
+ * read), aside (what it could not read), openError (why storage could not be opened: nothing is saved),
+ * view, questions (every question of the settings, settings.js `all`: the required ones hold up a submit)}.
  */
 const OVERLAP_TEXT = 'This span overlaps one of your annotations, and this task does not allow overlapping spans: select other text, or edit that annotation.';
 
-export function createAppStore({ bundle, annotator, clientId, storage, work, aside = [], view }) {
+/** The banner of a browser that refused to open its storage. */
+export const refusedText = (error) => `This browser refuses to save (${error.message || error}): nothing you do here is saved. Export to keep your work.`;
+
+export function createAppStore({
+  bundle, annotator, clientId, storage, work, aside = [], openError = null, view, questions = [],
+}) {
   const m = bundle.manifest;
   const labelOrder = m.labels || [];
   const labelChoices = m.label_choices
@@ -177,7 +184,8 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
     model: { status: 'idle', message: '' },
     history: emptyHistory(),
     ui: {
-      help: false, guidelines: false, storageError: null, message: null, hover: null,
+      help: false, guidelines: false, storageError: openError ? refusedText(openError) : null, message: null,
+      hover: null,
       save: { state: 'idle', seq: 0 }, choice: null, confirmClear: false, draftMessage: null, toast: null, aside,
       earlier: [], allDone: false,
     },
@@ -341,6 +349,12 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
     };
   }
 
+  /** The required questions of record `id` not answered yet (their titles, settings order). */
+  function missingOf(id) {
+    const entry = id ? entryOf(get().work, id) : null;
+    return missingRequired(questions, entry, liveAnnotations(entry).length);
+  }
+
   /** The notice of an undoable change (its Undo undoes the last step of the history). */
   function undoable(text, id, extra = {}) {
     return () => setUi({ toast: { text, id, at: Date.now(), ...extra } });
@@ -450,6 +464,11 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
       const [s, e] = rec[side].sentences[index];
       setDraft({ ...d, [side]: [s, e] });
     },
+    /** The draft's span on the side other than its anchor's is dropped (`x`: no span there). */
+    clearPair() {
+      const { anchor } = get().draft;
+      if (anchor) actions.clearSpan(other(anchor));
+    },
     clearSpan(side) {
       const d = get().draft;
       setDraft({ ...d, [side]: null, anchor: d.anchor === side ? null : d.anchor });
@@ -552,6 +571,16 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
         labels: fewLabels(chosenLabels(p.label || [], labelChoices)), note: p.note || '', editingId: null,
       }, { assist: emptyAssist() });
     },
+    /**
+     * `a` once every record-level suggestion is accepted: accept the first span suggestion not yet among the
+     * annotations. Returns whether one was accepted.
+     */
+    acceptNextSpan() {
+      const { current, work } = get();
+      const prior = current.record?.prior_annotations || [];
+      const i = acceptedPriors(prior, liveAnnotations(current.id ? entryOf(work, current.id) : null)).indexOf(false);
+      return i >= 0 && Boolean(actions.acceptPrior(i));
+    },
     /** Copy a prior (input) annotation into the annotator's own. */
     acceptPrior(index) {
       const { current } = get();
@@ -594,6 +623,43 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
         { text: { submitted: 'Record submitted', discarded: 'Record discarded', in_progress: 'Record reopened' }[status] });
       if (toast) toast();
     },
+    /**
+     * Submit ('submitted') or discard ('discarded') the open record. A submit with a required question
+     * unanswered is refused, naming it: returns that question's title (its control takes the focus), else null.
+     */
+    finish(status) {
+      if (status === 'submitted') {
+        const missing = missingOf(get().current.id);
+        if (missing.length) {
+          const also = missing.length > 1 ? ` (also: ${missing.slice(1).join(', ')})` : '';
+          setUi({ message: `Not submitted: “${missing[0]}” is required and not answered yet${also}.` });
+          return missing[0];
+        }
+      }
+      actions.setStatus(status);
+      return null;
+    },
+    /**
+     * Open the next record still to do after the open one; `todoFrom(from, after)` is a promise of its
+     * position (-1: none left, then "all done" shows). Nothing opens when the annotator moved on meanwhile.
+     */
+    async goNextTodo(todoFrom) {
+      const from = get().current.index;
+      let i;
+      try {
+        i = await todoFrom(from, true);
+      } catch (err) {
+        setUi({ message: `The next record to do could not be found (${err.message}).` });
+        return;
+      }
+      if (get().current.index !== from) return;
+      if (i < 0) setUi({ allDone: true });
+      else if (i !== from) await actions.goTo(i);
+    },
+    /** The "all done" card (every record of the queue or the bundle is submitted or discarded). */
+    showAllDone(on) {
+      setUi({ allDone: on });
+    },
     /** Undo the last step of the history (Ctrl+Z, the notice's Undo); false: nothing to undo. */
     undo() {
       return replay(-1);
@@ -613,6 +679,13 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
       changeRecord(current.id, (entry) => answer(entry, name, value, agent, nowIso()),
         { text: `Answer: ${name}`, key: typed.has(name) ? `answer:${name}` : null });
       if (toast) toast();
+      // An answer cleared on a submitted record that leaves a required question unanswered takes the record
+      // back to in progress, saying so: merge refuses a submitted record without its required answers.
+      if (entryOf(get().work, current.id)?.status !== 'submitted') return;
+      const missing = missingOf(current.id);
+      if (!missing.length) return;
+      actions.setStatus('in_progress');
+      setUi({ message: `Back to in progress: “${missing[0]}” is required; answer it, then submit again (s).` });
     },
     dismissToast() {
       if (get().ui.toast) setUi({ toast: null });
@@ -626,6 +699,14 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
     },
     setModel(model) {
       store.update({ model });
+    },
+    /** Which side columns show (layout.js): {list, side}, null meaning the width's default. */
+    setLayout(layout) {
+      store.update({ layout });
+    },
+    /** The upload to the team's storage (upload.js), shown in the top bar. */
+    setUpload(upload) {
+      setUi({ upload });
     },
     hover(id) {
       if (get().ui.hover !== id) setUi({ hover: id });
@@ -685,7 +766,24 @@ export function createAppStore({ bundle, annotator, clientId, storage, work, asi
       persist(changed.map((id) => ({ kind: 'r', id, value: merged.records[id] })));
     },
     /**
-     * Place the stored work's records (read their ids shards): main.js calls it once the first record
+     * Import a checked export file's work (`work`); with `whole` (the file is an export and nothing of it was
+     * left out) and nothing unexported here before, all the work after it is in that file: it counts as
+     * exported up to the file's newest change (not its whole-second exported_at, which reads "…:05Z": a later
+     * change at "…:05.400Z" is after it), so re-importing a file just exported reports no unexported change.
+     * Returns how many of its records this browser already had work on.
+     */
+    importFile(imported, whole) {
+      const clean = unexportedCount(get().work) === 0;
+      const shared = Object.keys(imported.records).filter((id) => get().work.records[id]).length;
+      actions.importWork(imported);
+      const newest = Object.values(imported.records)
+        .flatMap((r) => [r.status_at, ...Object.values(r.annotations).map((a) => a.updated_at)])
+        .reduce((t, u) => (isAfter(u, t) ? u : t), '');
+      if (clean && whole && isAfter(newest, get().work.last_export_at)) actions.markExported(newest);
+      return shared;
+    },
+    /**
+     * Place the stored work's records (read their ids shards): controllers/records.js calls it once the first record
      * shows, so that these reads (one ids shard per few records with work) never delay it; every change
      * of the work places its new ids.
      */

@@ -19,7 +19,8 @@ function shown(layout, wide = WIDE.matches) {
 
 /** Mount: returns {toggle(which), show(which), closeDrawer()} for the buttons and keys. */
 export function mountLayout(store) {
-  if (!store.state.layout) store.update({ layout: { list: null, side: null } });
+  const set = (part) => store.actions.setLayout({ ...store.state.layout, ...part });
+  if (!store.state.layout) store.actions.setLayout({ list: null, side: null });
   const apply = () => {
     const s = shown(store.state.layout);
     document.body.dataset.list = s.list ? 'open' : 'closed';
@@ -30,26 +31,26 @@ export function mountLayout(store) {
   store.subscribe((st) => {
     // A draft starting while the side panel is hidden opens it: the form is where labels and messages show.
     const now = Boolean(st.draft && (st.draft.summary || st.draft.source));
-    if (now && !drafting && !shown(st.layout).side) store.update({ layout: { ...st.layout, side: true } });
+    if (now && !drafting && !shown(st.layout).side) store.actions.setLayout({ ...st.layout, side: true });
     drafting = now;
   });
   WIDE.addEventListener('change', () => {
     // a window crossing 1200 px goes back to that width's default for the list
-    store.update({ layout: { ...store.state.layout, list: null } });
+    set({ list: null });
   });
   return {
     toggle(which) {
       const cur = shown(store.state.layout)[which];
-      store.update({ layout: { ...store.state.layout, [which]: !cur } });
+      set({ [which]: !cur });
     },
     /** Show the list or the side panel (the filter key opens the list it types into). */
     show(which) {
-      if (!shown(store.state.layout)[which]) store.update({ layout: { ...store.state.layout, [which]: true } });
+      if (!shown(store.state.layout)[which]) set({ [which]: true });
     },
     /** Close the list when it is a drawer over the texts (after a record was picked in it). */
     closeDrawer() {
       if (!WIDE.matches && shown(store.state.layout).list) {
-        store.update({ layout: { ...store.state.layout, list: false } });
+        set({ list: false });
       }
     },
   };

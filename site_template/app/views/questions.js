@@ -174,7 +174,7 @@ function questionControl(q, set) {
 
 /**
  * Mount the form of `questions` (at least one) into `box`. Returns {focusQuestion(dir), accept(),
- * focusQuestionNamed(name)} for main.js's keys.
+ * focusQuestionNamed(name)} for the keys (controllers/commands.js).
  */
 export function mountQuestions(store, actions, questions, box) {
   box.hidden = false;

@@ -335,7 +335,7 @@ const SAVE_TEXT = { idle: '', saving: 'saving…', saved: 'saved in this browser
  * The annotation form: spans of the draft, label choices (numbered), note, save/clear, and its inline
  * messages: what is missing, the second step of a clear, the choice before leaving an unfinished
  * draft, and whether the last change is on disk ("saved" only once it is).
- * handlers: {save, clear} (main.js: they also move the focus and the selection).
+ * handlers: {save, clear} (controllers/commands.js draftCommands: they also move the focus and the selection).
  */
 export function mountDraft(store, actions, handlers) {
   const box = document.getElementById('draft');
@@ -578,7 +578,7 @@ export function mountFinish(store) {
 
 /**
  * "All done": after the last record still to do was finished, every record is done. Shown while
- * `ui.allDone` is set (main.js); says what is left: export and send the file.
+ * `ui.allDone` is set (the store's goNextTodo); says what is left: export and send the file.
  */
 export function mountAllDone(store, bundle, exportNow, close, queue = null) {
   const box = document.getElementById('all-done');

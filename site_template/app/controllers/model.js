@@ -1,0 +1,47 @@
+/**
+ * The in-browser model, loaded lazily (after the first record has painted, or at the first `embed` call):
+ * its status goes to the store's `model`; once ready, the assistant refines its answer with it.
+ */
+import { Assistant } from '../assist/assist.js';
+
+/** Returns {assistant (assist.js, ranking with the model once loaded), loadModel(), embed(texts)}. */
+export function mountModel(store, bundle) {
+  const { manifest } = bundle;
+  const { actions } = store;
+  let embedder = null;
+  const assistant = new Assistant(store, manifest, () => embedder);
+
+  let modelPromise = null;
+  function loadModel() {
+    if (!modelPromise) {
+      actions.setModel({ status: 'loading', message: '' });
+      modelPromise = import('../assist/embedder.js').then(({ createEmbedder }) => {
+        embedder = createEmbedder(manifest, bundle.baseUrl);
+        const report = () => {
+          if (embedder.status === 'ready' && store.state.model.status !== 'ready') performance.mark('mercury-model-ready');
+          actions.setModel({ status: embedder.status, message: embedder.error ? String(embedder.error) : '' });
+        };
+        embedder.onStatus(report);
+        report();
+        return embedder.ready.then(() => {
+          report();
+          assistant.refine();
+        });
+      }).catch((err) => {
+        actions.setModel({ status: 'failed', message: String(err && err.message ? err.message : err) });
+        throw err;
+      });
+      modelPromise.catch(() => {});
+    }
+    return modelPromise;
+  }
+
+  return {
+    assistant,
+    loadModel,
+    embed: async (texts) => {
+      if (!embedder) await loadModel();
+      return embedder.embed(texts);
+    },
+  };
+}

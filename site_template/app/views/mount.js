@@ -1,0 +1,79 @@
+/**
+ * Every renderer but the text panes, mounted on the store: the settings' fields and questions, the draft
+ * card, the annotations, the side panel, banners, dialogs (which keep the focus while open), the save
+ * indicator, the side columns.
+ */
+import { trapFocus } from '../keys/keys.js';
+import { mountSavedNav } from '../keys/savednav.js';
+import { SIDES } from '../state/store.js';
+import { h } from '../util.js';
+import { mountHistory } from './historyview.js';
+import { mountLayout } from './layout.js';
+import { mountSuggestionWalk } from './suggestwalk.js';
+import {
+  mountAllDone, mountAnnotations, mountBanners, mountDraft, mountFinish, mountOverlays, mountRecordInfo,
+  mountSuggestions, mountToast, mountTopbar, renderSaveStatus,
+} from './views.js';
+
+/**
+ * Mount the renderers. `mods`: the settings' lazily loaded modules {questionsMod, fieldsMod, similarMod};
+ * `commands`: {navigate(go), exportNow(), save(), clear()}. Returns {form (questions.js, or its stand-in),
+ * savedNav, suggestionWalk, layout}.
+ */
+export function mountViews(store, bundle, { settings, queue, mods, commands }) {
+  const { manifest } = bundle;
+  const { actions } = store;
+  const { questionsMod, fieldsMod, similarMod } = mods;
+  const { navigate, exportNow } = commands;
+  mountTopbar(store, bundle, queue);
+  mountRecordInfo(store, manifest.settings?.metadata, settings.blind);
+  // the settings' fields and questions: titles of the texts, extra fields above them, the form under them
+  for (const side of SIDES) document.querySelector(`.pane[data-pane="${side}"] .pane-title`).firstChild.data = `${settings.fields[side].title} `;
+  const layoutEl = document.querySelector('.layout');
+  const fieldsBox = h('section', { id: 'fields', class: 'fields', 'aria-label': 'fields', hidden: true });
+  const formBox = h('section', { id: 'questions', class: 'questions', 'aria-label': 'questions', hidden: true });
+  if (settings.fields.extra.length || settings.questions.length) {
+    layoutEl.append(fieldsBox, formBox);
+    document.body.dataset.form = 'true';
+  }
+  if (fieldsMod) fieldsMod.mountFields(store, settings.fields.extra, fieldsBox);
+  if (similarMod) {
+    const similarBox = h('section', { class: 'card similar', id: 'similar-card' });
+    document.querySelector('#side .side-scroll').append(similarBox);
+    similarMod.mountSimilar(store, bundle, similarBox, (id) => navigate(() => actions.goToId(id)));
+  }
+  const form = questionsMod ? questionsMod.mountQuestions(store, actions, settings.questions, formBox)
+    : { focusQuestion: () => false, accept: () => false, focusQuestionNamed: () => {} };
+  mountDraft(store, actions, { save: () => commands.save(), clear: () => commands.clear() });
+  mountAnnotations(store, actions);
+  const savedNav = mountSavedNav(store, actions);
+  const suggestionWalk = mountSuggestionWalk(store, actions, document.getElementById('toast'));
+  mountHistory(store, actions, document.getElementById('history'));
+  mountSuggestions(store, actions);
+  mountBanners(store, actions, exportNow);
+  mountToast(store, actions);
+  mountOverlays(store, actions, manifest);
+  mountFinish(store);
+  mountAllDone(store, bundle, exportNow, () => actions.showAllDone(false), queue);
+  const layout = mountLayout(store);
+  // The "saved" indicator of the top bar: "saved" only once storage says the change is on disk.
+  const saveStatus = document.getElementById('save-status');
+  store.subscribe((s, prev) => {
+    if (s.ui.save === prev.ui.save && s.ui.storageError === prev.ui.storageError) return;
+    if (s.ui.storageError) renderSaveStatus(saveStatus, { state: 'error', message: s.ui.storageError });
+    else renderSaveStatus(saveStatus, { state: s.ui.save.state === 'failed' ? 'error' : s.ui.save.state, at: s.ui.save.at });
+  });
+  // dialogs keep the focus while open and give it back when closed
+  const traps = { help: null, guidelines: null };
+  store.subscribe((s) => {
+    for (const [name, el] of [['help', document.querySelector('#overlay-help .dialog')], ['guidelines', document.getElementById('guidelines')]]) {
+      if (s.ui[name] && !traps[name]) traps[name] = trapFocus(el);
+      else if (!s.ui[name] && traps[name]) {
+        const release = traps[name];
+        traps[name] = null;
+        release();
+      }
+    }
+  });
+  return { form, savedNav, suggestionWalk, layout };
+}

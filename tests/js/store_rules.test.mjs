@@ -1,0 +1,178 @@
+// The rules the store owns (store.js createAppStore), run under node without a browser: a submit held up
+// by a required question, an answer cleared on a submitted record taking it back to in progress, the next
+// record to do and "all done", an import counted as exported, the next span suggestion accepted. The
+// bundle and the storage are in-memory stand-ins for what IndexedDB and the bundle's files hold in a browser
+// (the store only asks them for rows, records and writes); the texts are data.js's TextView.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { TextView } from '../../site_template/app/data/data.js';
+import { createAppStore, emptyAssist, recordStatus, refusedText } from '../../site_template/app/state/store.js';
+
+const IDS = ['r0', 'r1', 'r2'];
+const text = (id, t) => new TextView({ id, text: t, sentences: [[0, t.indexOf('.') + 1]] });
+
+/** A bundle of three records over `questions`; r0 has two span suggestions (prior annotations). */
+function bundleOf(questions) {
+  const prior = [
+    { label: ['Benign'], summary: { start: 0, end: 4, text: 'Cats' }, source: null },
+    { label: ['Benign'], summary: { start: 5, end: 9, text: 'purr' }, source: null },
+  ];
+  return {
+    manifest: { bundle_id: 'b', labels: ['Benign', 'Unwanted'], settings: { questions } },
+    recordIndex: {
+      count: IDS.length,
+      row: (i) => ({ id: IDS[i] }),
+      rowAt: async (i) => ({ id: IDS[i] }),
+      positionsOf: async (ids) => new Map(ids.filter((id) => IDS.includes(id)).map((id) => [id, IDS.indexOf(id)])),
+      positionOf: async (id) => IDS.indexOf(id),
+    },
+    record: async (id) => ({
+      id, summary: text(`${id}-s`, 'Cats purr. Dogs bark.'), source: text(`${id}-src`, 'A cat purrs.'),
+      prior_annotations: id === 'r0' ? prior : [],
+    }),
+    prefetch: () => {},
+  };
+}
+
+/** A storage that keeps every write (each resolves with the entries written, as WorkStorage.write does). */
+function memoryStorage() {
+  const writes = [];
+  return { writes, write: async (changes) => { writes.push(...changes); return changes; }, saveJournal: () => {} };
+}
+
+const VERDICT = { name: 'verdict', title: 'Verdict', type: 'label', required: true, options: ['ok', 'bad'] };
+
+async function openStore({ questions = [VERDICT], work = null, openError = null } = {}) {
+  const bundle = bundleOf(questions);
+  const m = bundle.manifest;
+  const store = createAppStore({
+    bundle, annotator: 'ann', clientId: 'c1', storage: memoryStorage(), work, openError, view: {},
+    questions: [{ name: 'spans', type: 'span', title: 'Spans', required: false }, ...m.settings.questions],
+  });
+  await store.actions.goTo(0);
+  return store;
+}
+
+const status = (store, id = 'r0') => recordStatus(store.state.work, id);
+
+test('a submit with a required question unanswered is refused, naming it; answered, it submits', async () => {
+  const store = await openStore({ questions: [VERDICT, { ...VERDICT, name: 'why', title: 'Why' }] });
+  assert.equal(store.actions.finish('submitted'), 'Verdict');
+  assert.equal(store.state.ui.message, 'Not submitted: “Verdict” is required and not answered yet (also: Why).');
+  assert.equal(status(store), 'todo');
+  store.actions.setResponse('verdict', 'ok');
+  store.actions.setResponse('why', 'bad');
+  assert.equal(store.actions.finish('submitted'), null);
+  assert.equal(status(store), 'submitted');
+  store.actions.setStatus('in_progress');
+  assert.equal(store.actions.finish('discarded'), null); // a discard needs no answer
+  assert.equal(status(store), 'discarded');
+});
+
+test('a required span question holds up a submit until the record has an annotation', async () => {
+  const store = await openStore({ questions: [{ name: 'spans', type: 'span', title: 'Spans', required: true }] });
+  assert.equal(store.actions.finish('submitted'), 'Spans');
+  store.actions.acceptPrior(0);
+  assert.equal(store.actions.finish('submitted'), null);
+  assert.equal(status(store), 'submitted');
+});
+
+test('an answer cleared on a submitted record that leaves a required question unanswered reopens it', async () => {
+  const optional = { name: 'note', title: 'Note', type: 'text', required: false };
+  const store = await openStore({ questions: [VERDICT, optional] });
+  store.actions.setResponse('verdict', 'ok');
+  store.actions.setResponse('note', 'fine');
+  store.actions.finish('submitted');
+  store.actions.setResponse('note', null); // not required: the record stays submitted
+  assert.equal(status(store), 'submitted');
+  store.actions.message(null);
+  store.actions.setResponse('verdict', null);
+  assert.equal(status(store), 'in_progress');
+  assert.equal(store.state.ui.message, 'Back to in progress: “Verdict” is required; answer it, then submit again (s).');
+  store.actions.setResponse('verdict', 'bad'); // answering on a record in progress changes no status
+  assert.equal(status(store), 'in_progress');
+});
+
+test('the next record to do opens; none left shows "all done"; a failed lookup says so; a move meanwhile wins', async () => {
+  const store = await openStore();
+  const asked = [];
+  await store.actions.goNextTodo(async (from, after) => {
+    asked.push([from, after]);
+    return 2;
+  });
+  assert.deepEqual(asked, [[0, true]]);
+  assert.equal(store.state.current.id, 'r2');
+  await store.actions.goNextTodo(async () => -1);
+  assert.equal(store.state.ui.allDone, true);
+  assert.equal(store.state.current.id, 'r2');
+  store.actions.showAllDone(false);
+  assert.equal(store.state.ui.allDone, false);
+  await store.actions.goNextTodo(async () => { throw new Error('shard 3: HTTP 404'); });
+  assert.equal(store.state.ui.message, 'The next record to do could not be found (shard 3: HTTP 404).');
+  await store.actions.goNextTodo(async () => {
+    await store.actions.goTo(1); // the annotator moved on while the next one was looked up
+    return 0;
+  });
+  assert.equal(store.state.current.id, 'r1');
+});
+
+const imported = (at) => ({
+  records: { r1: { status: 'submitted', status_at: at, updated_at: at, annotations: {
+    a1: { id: 'a1', label: ['Benign'], note: '', summary: { start: 0, end: 4, text: 'Cats' }, source: null,
+      created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-02T00:00:05.400Z' },
+  } } },
+  last_export_at: null,
+});
+
+test('an export file imported into a browser with nothing unexported counts as exported up to its newest change', async () => {
+  const store = await openStore();
+  assert.equal(store.actions.importFile(imported('2026-01-02T00:00:01Z'), true), 0);
+  assert.equal(status(store, 'r1'), 'submitted');
+  assert.equal(store.state.work.last_export_at, '2026-01-02T00:00:05.400Z'); // the annotation's, not a whole second
+  const partial = await openStore();
+  partial.actions.importFile(imported('2026-01-02T00:00:01Z'), false); // something of the file was left out
+  assert.equal(partial.state.work.last_export_at, null);
+});
+
+test('an import into a browser with unexported work leaves it unexported, and counts the records both had', async () => {
+  const store = await openStore();
+  store.actions.setResponse('verdict', 'ok'); // r0: a change not exported
+  store.actions.setStatus('in_progress');
+  const both = imported('2026-01-02T00:00:01Z');
+  both.records.r0 = { status: 'discarded', status_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z', annotations: {} };
+  assert.equal(store.actions.importFile(both, true), 1);
+  assert.equal(store.state.work.last_export_at, null);
+  assert.equal(status(store), 'in_progress'); // the newer work here is kept
+});
+
+test('`a` accepts the first span suggestion not yet among the annotations, then none', async () => {
+  const store = await openStore();
+  store.actions.acceptPrior(0);
+  assert.equal(store.actions.acceptNextSpan(), true);
+  const spans = () => Object.values(store.state.work.records.r0.annotations).map((x) => x.summary.text).sort();
+  assert.deepEqual(spans(), ['Cats', 'purr']);
+  assert.equal(store.actions.acceptNextSpan(), false);
+  await store.actions.goTo(1); // no suggestions
+  assert.equal(store.actions.acceptNextSpan(), false);
+});
+
+test('`x` drops the span paired with the anchor, never the anchor', async () => {
+  const store = await openStore();
+  store.actions.clearPair(); // no draft: nothing to drop
+  store.actions.select('summary', 0, 4);
+  store.actions.setAssist({ ...emptyAssist(), side: 'source' });
+  assert.equal(store.actions.select('source', 0, 5), 'pair');
+  store.actions.clearPair();
+  assert.deepEqual([store.state.draft.anchor, store.state.draft.summary, store.state.draft.source], ['summary', [0, 4], null]);
+});
+
+test('storage that refused to open shows from the start; layout and upload are slices of the store', async () => {
+  const store = await openStore({ openError: new Error('QuotaExceededError') });
+  assert.equal(store.state.ui.storageError, refusedText(new Error('QuotaExceededError')));
+  assert.match(store.state.ui.storageError, /refuses to save \(QuotaExceededError\): nothing you do here is saved/);
+  assert.equal((await openStore()).state.ui.storageError, null);
+  store.actions.setLayout({ list: false, side: null });
+  store.actions.setUpload({ state: 'sent' });
+  assert.deepEqual([store.state.layout, store.state.ui.upload], [{ list: false, side: null }, { state: 'sent' }]);
+});
