@@ -94,7 +94,8 @@ def child(out: Path, n: int, texts: bool) -> None:
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     limits = ShardLimits()
-    counts = write_index(out, rows(n, texts), limits.index_records, limits.term_postings, visible_meta=["model", "score"])
+    counts = write_index(out, rows(n, texts), limits.index_records, limits.term_postings, visible_meta=["model", "score"],
+                         split_bytes=limits.term_split_bytes)
     wall = time.perf_counter() - t0
     use = resource.getrusage(resource.RUSAGE_SELF)
     print(json.dumps({"wall_s": round(wall, 1), "cpu_s": round(use.ru_utime + use.ru_stime, 1),
@@ -118,7 +119,8 @@ def sizes(data: Path) -> dict:
     def kind(prefix):
         s = [p.stat().st_size for p in data.glob(f"{prefix}-*.json")]
         return {"files": len(s), "mean_kb": round(sum(s) / len(s) / 1024, 1), "max_kb": round(max(s) / 1024, 1)}
-    return {"top_bytes": (data / "index.json").stat().st_size, "index": kind("index"), "ids": kind("ids"),
+    split = len(json.loads((data / "index.json").read_text(encoding="utf-8")).get("split", []))
+    return {"top_bytes": (data / "index.json").stat().st_size, "split": split, "index": kind("index"), "ids": kind("ids"),
             "terms": kind("terms"), "total_mb": round(sum(p.stat().st_size for p in data.iterdir()) / 2**20, 1)}
 
 
@@ -134,10 +136,12 @@ def report(n: int, write: dict, size: dict, before: int, lookups: dict, flags: s
              "index shard 0).",
              f"- Shards: index {size['index']['mean_kb']} kB mean ({size['index']['max_kb']} max), ids "
              f"{size['ids']['mean_kb']} kB ({size['ids']['max_kb']}), terms {size['terms']['mean_kb']} kB "
-             f"({size['terms']['max_kb']}).", "",
-             "| lookup (Node, cold, from disk) | ms | files | kB | answer |", "|---|---|---|---|---|"]
+             f"({size['terms']['max_kb']}); {size['split']} split prefixes.", "",
+             "| lookup (Node, cold, from disk) | ms | files | kB | of which term shards, kB | answer |",
+             "|---|---|---|---|---|---|"]
     for name, r in lookups.items():
-        lines.append(f"| {name} | {r['ms']} | {r['requests']} | {r['bytes'] / 1024:.0f} | {r['value']} |")
+        lines.append(f"| {name} | {r['ms']} | {r['requests']} | {r['bytes'] / 1024:.0f} | "
+                     f"{r.get('termBytes', 0) / 1024:.0f} | {r['value']} |")
     return "\n".join(lines + [""])
 
 

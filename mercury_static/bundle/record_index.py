@@ -244,7 +244,8 @@ class IndexWriter:
                 self._tids += 1
         self._db.executemany("INSERT INTO terms VALUES (?, ?, ?)", new)
         self._db.executemany("INSERT INTO postings VALUES (?, ?, ?, ?)",
-                             [(known[b], first, len(self._terms[t]), self._terms[t].tobytes()) for b, t in keys.items()])
+                             [(known[b], first, len(self._terms[t]), self._terms[t].tobytes())
+                              for b, t in keys.items()])
         self._postings += sum(map(len, self._terms.values()))
         self._columns, self._ids, self._terms = {}, [], {}
 
@@ -330,8 +331,9 @@ class IndexWriter:
         prefix, mask = open_.pop()
         if open_:
             np.logical_or(open_[-1][1], mask, out=open_[-1][1])
+        union = np.flatnonzero(mask).astype(np.int32).tobytes()
         self._db.execute("INSERT INTO unions VALUES (?, ?, ?, ?)", (self._tids, _blob(prefix + UNION_MARK),
-                                                                     fnv1a(prefix), np.flatnonzero(mask).astype(np.int32).tobytes()))
+                                                                     fnv1a(prefix), union))
         self._tids += 1
 
     def _write(self, name: str, obj) -> None:

@@ -201,7 +201,7 @@ export class RecordIndex {
     return -1;
   }
 
-  /** What a word is sharded by (record_index.word_key): its first `prefix` code points, one more for each split prefix. */
+  /** What a word is sharded by (record_index.word_key): its first `prefix` code points, one more a split prefix. */
   keyOf(word) {
     const cps = [...word];
     let n = this.prefix;
@@ -215,7 +215,9 @@ export class RecordIndex {
    */
   async wordPositions(word) {
     const shard = await this._once('terms', fnv1a(this.keyOf(word)) % this.termShards);
-    if ([...word].length < this.prefix) return Object.hasOwn(shard.words, word) ? decodePostings(shard.words[word]) : [];
+    if ([...word].length < this.prefix) {
+      return Object.hasOwn(shard.words, word) ? decodePostings(shard.words[word]) : [];
+    }
     if (this.split.has(word)) return decodePostings(shard.prefixes[word]);
     const lists = Object.entries(shard.words).filter(([w]) => w.startsWith(word)).map(([, p]) => decodePostings(p));
     return union(lists, this.count);
