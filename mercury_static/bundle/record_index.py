@@ -25,7 +25,7 @@ import numpy as np
 from mercury_static.bundle.contents import ShardLimits, dumps
 from mercury_static.formats import RECORD_INDEX
 
-PREFIX = 2  # a word's term shard is the hash of its first PREFIX code points (more for a split prefix, `key_of`)
+PREFIX = 2  # a word's term shard is the hash of its first PREFIX code points (more under a split prefix: `word_key`)
 META_SEP = "\x1f"  # between a property name and a value in a meta term: never in a name ([a-z0-9_]+)
 UNION_MARK = "\x1e"  # after a split prefix in the spool: the union of its words' postings (never in a word)
 _WORD = re.compile(r"[^\W_]+")  # maximal runs of letters and digits, as the page's /[\p{L}\p{N}]+/gu
