@@ -161,7 +161,7 @@ def test_split_prefixes_are_the_heavy_ones_that_begin_a_longer_word():
 
 def test_a_heavy_prefix_is_split_so_that_no_term_shard_holds_it_whole(tmp_path):
     """Issue 28 §4: one prefix (`co`) holding most postings, as `co` and `th` of English texts. Sharded by two
-    characters it all lands in one term shard (~470 kB here, what a filter word `co…` would read); split, the
+    characters it all lands in one term shard (416 kB here before version 2, what a filter word `co…` read); split, the
     largest term shard stays near the limit and every filter word still gives the scan's answer."""
     rows = [IndexRow(id=f"r{i}", title="", tags=[], shard=0, text_shards=[0],
                      text_words=tuple(sorted({f"co{(i * 37 + k * 101) % 9000}" for k in range(20)} | {"the", "a"})))
