@@ -20,6 +20,7 @@ import resource
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -94,12 +95,57 @@ def child(out: Path, n: int, texts: bool) -> None:
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     limits = ShardLimits()
-    counts = write_index(out, rows(n, texts), limits.index_records, limits.term_postings, visible_meta=["model", "score"])
+    counts = write_index(out, rows(n, texts), limits.index_records, limits.term_postings, visible_meta=["model", "score"],
+                         split_bytes=limits.term_split_bytes)
     wall = time.perf_counter() - t0
     use = resource.getrusage(resource.RUSAGE_SELF)
     print(json.dumps({"wall_s": round(wall, 1), "cpu_s": round(use.ru_utime + use.ru_stime, 1),
                       "peak_rss_mb": round(use.ru_maxrss / 1024),
                       **counts.__dict__}))
+
+
+def predicted_layout(n: int, sample: int, texts: bool | str, split_bytes: int, term_postings: int,
+                     lookups: Sequence[str]) -> dict:
+    """The term shards the writer would write for `n` rows, predicted from the first `sample` rows (the rows
+    are drawn independently, so a term's count is `n / sample` times its sample count; the id words are
+    counted exactly): the split prefixes (`split_prefixes`), each key's shard, and each shard's JSON length
+    from `list_bytes` (the writer's own estimate of a list) plus the keys. For a size too slow to write on a
+    loaded machine; checked against a real write at `sample` records (`--predict` with `--records` = `sample`)."""
+    from mercury_static.bundle.record_index import (META_SEP, fnv1a, list_bytes, meta_terms, split_prefixes, word_key,
+                                                    words)
+
+    scale = n / sample
+    counts: dict[str, float] = {}
+    all_rows = list(rows(sample, texts))
+    for r in all_rows:
+        terms = dict.fromkeys(words(" ".join([r.title, *r.tags])))
+        terms.update(dict.fromkeys(r.text_words))
+        for t in [*terms, *meta_terms({k: r.meta[k] for k in ("model", "score")})]:
+            counts[t] = counts.get(t, 0) + scale
+    for i in range(0, n, 5000):  # the id words, exact: b{i // 5000} and i % 5000
+        counts[f"b{i // 5000}"] = counts.get(f"b{i // 5000}", 0) + min(5000, n - i)
+    for j in range(min(n, 5000)):
+        counts[str(j)] = counts.get(str(j), 0) + len(range(j, n, 5000))
+    wordlist = sorted((t, round(c)) for t, c in counts.items() if META_SEP not in t)
+    split = split_prefixes(((t, c) for t, c in sorted(wordlist, key=lambda tc: tc[0].encode())), n, split_bytes)
+    chosen = frozenset(split)
+    shards = max(1, -(-round(sum(counts.values())) // term_postings))
+    size = [0] * shards
+    for t, c in counts.items():
+        key = t if META_SEP in t else word_key(t, chosen)
+        size[fnv1a(key) % shards] += list_bytes(round(c), n) + len(t.encode()) + 4
+    unions = dict.fromkeys(split, 0.0)
+    for r in all_rows:
+        ws = set(words(r.id)) | set(words(" ".join([r.title, *r.tags]))) | set(r.text_words)
+        for p in {w[:k] for w in ws for k in range(2, len(w) + 1)} & chosen:
+            unions[p] += scale
+    for p, c in unions.items():
+        size[fnv1a(p) % shards] += list_bytes(round(c), n) + len(p.encode()) + 4
+    return {"shards": shards, "split": len(split), "split_json_bytes": len(json.dumps(split, ensure_ascii=False)),
+            "max_kb": round(max(size) / 1024, 1),
+            "mean_kb": round(sum(size) / shards / 1024, 1), "total_mb": round(sum(size) / 2**20, 1),
+            "lookups": {w: round(size[fnv1a(word_key(w, chosen)) % shards] / 1024) for w in lookups},
+            "deepest": max(split, key=len) if split else ""}
 
 
 def records_json_bytes(n: int) -> int:
@@ -118,7 +164,8 @@ def sizes(data: Path) -> dict:
     def kind(prefix):
         s = [p.stat().st_size for p in data.glob(f"{prefix}-*.json")]
         return {"files": len(s), "mean_kb": round(sum(s) / len(s) / 1024, 1), "max_kb": round(max(s) / 1024, 1)}
-    return {"top_bytes": (data / "index.json").stat().st_size, "index": kind("index"), "ids": kind("ids"),
+    split = len(json.loads((data / "index.json").read_text(encoding="utf-8")).get("split", []))
+    return {"top_bytes": (data / "index.json").stat().st_size, "split": split, "index": kind("index"), "ids": kind("ids"),
             "terms": kind("terms"), "total_mb": round(sum(p.stat().st_size for p in data.iterdir()) / 2**20, 1)}
 
 
@@ -134,10 +181,12 @@ def report(n: int, write: dict, size: dict, before: int, lookups: dict, flags: s
              "index shard 0).",
              f"- Shards: index {size['index']['mean_kb']} kB mean ({size['index']['max_kb']} max), ids "
              f"{size['ids']['mean_kb']} kB ({size['ids']['max_kb']}), terms {size['terms']['mean_kb']} kB "
-             f"({size['terms']['max_kb']}).", "",
-             "| lookup (Node, cold, from disk) | ms | files | kB | answer |", "|---|---|---|---|---|"]
+             f"({size['terms']['max_kb']}); {size['split']} split prefixes.", "",
+             "| lookup (Node, cold, from disk) | ms | files | kB | of which term shards, kB | answer |",
+             "|---|---|---|---|---|---|"]
     for name, r in lookups.items():
-        lines.append(f"| {name} | {r['ms']} | {r['requests']} | {r['bytes'] / 1024:.0f} | {r['value']} |")
+        lines.append(f"| {name} | {r['ms']} | {r['requests']} | {r['bytes'] / 1024:.0f} | "
+                     f"{r.get('termBytes', 0) / 1024:.0f} | {r['value']} |")
     return "\n".join(lines + [""])
 
 
@@ -152,8 +201,18 @@ def main() -> None:
                     help="the index before issue 28 §4: ids, titles and tags, not the texts' words")
     ap.add_argument("--faithbench-words", action="store_true",
                     help="the texts' words drawn from FaithBench's (../shared/data): English prefixes")
+    ap.add_argument("--predict", type=int, metavar="SAMPLE",
+                    help="print the term shards' layout at --records predicted from SAMPLE rows: write nothing")
     args = ap.parse_args()
     kind = "titles" if args.titles_only else "faithbench" if args.faithbench_words else "texts"
+    if args.predict:
+        from mercury_static.bundle.contents import ShardLimits
+
+        limits = ShardLimits()
+        print(json.dumps(predicted_layout(args.records, args.predict, {"texts": True, "titles": False}.get(kind, kind),
+                                          limits.term_split_bytes, limits.term_postings,
+                                          ["the", "council", "th", "co", "cnn", "model", "con", "re"])))
+        return
     data = OUT / f"{args.records}{'' if kind == 'texts' else '-' + kind}" / "data"
     if data.exists():
         for p in data.iterdir():

@@ -20,15 +20,19 @@ const list = (part) => async (ix) => (await selectPositions(ix, {
 
 async function step(fn) {
   const reads = [];
+  let termBytes = 0; // of these, the term shards'
   const fetchJson = async (path) => {
     const text = await readFile(join(dir, path), 'utf8');
     reads.push(text.length);
+    if (path.startsWith('data/terms-')) termBytes += text.length;
     return JSON.parse(text);
   };
   const t0 = performance.now();
   const index = await RecordIndex.open(fetchJson, { withFirstShard: true });
   const value = await fn(index);
-  return { ms: +(performance.now() - t0).toFixed(1), requests: reads.length, bytes: reads.reduce((a, b) => a + b, 0), value };
+  return {
+    ms: +(performance.now() - t0).toFixed(1), requests: reads.length, bytes: reads.reduce((a, b) => a + b, 0), termBytes, value,
+  };
 }
 
 const out = {

@@ -48,9 +48,10 @@ and the suggestions shown/accepted, docs/export.schema.json)."""
 MERGED = Format("mercury-static/merged", 1, (1,))
 """`merge -o FILE`: a JSON list (pandas, 🤗 datasets and Mercury tooling read it as is), so its format name and
 version are in the merge report (`--report`), not in the file."""
-RECORD_INDEX = Format("mercury-static/record-index", 1, (1,), unnamed=1)
+RECORD_INDEX = Format("mercury-static/record-index", 2, (1, 2), unnamed=1)
 """data/index.json, the sharded record index's top file; bundles built before it had a name carry only
-`version: 1`."""
+`version: 1`. Version 2 (issue 28 §4) adds the split prefixes ("split", their unions in the term shards'
+"prefixes") and bitmap posting lists; version 1 is version 2 without them, so the page reads both."""
 QUEUES = Format("mercury-static/queues", 2, (1, 2), unnamed=1)
 """data/queues-SHA12.json. Version 2: `{format, version, queues: {annotator: [record ids]}}`; version 1
 (bundles built before the queues had a name) is the bare `{annotator: [record ids]}`, so an annotator called

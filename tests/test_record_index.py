@@ -1,19 +1,24 @@
 """The sharded record index (issue 15 §1): shard layout, id → position with one shard, term postings that
-give what a full scan gives, byte-identical rewrites, and the build writing it beside records.json."""
+give what a full scan gives (split prefixes and bitmap lists included, issue 28 §4), byte-identical rewrites,
+and the build writing it beside records.json."""
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from mercury_static.bundle.contents import ShardLimits
-from mercury_static.bundle.record_index import (META_SEP, PREFIX, IndexRow, fnv1a, meta_terms, shard_of, text_words,
-                                         word_key, words, write_index)
+from mercury_static.bundle.record_index import (META_SEP, PREFIX, IndexRow, encode_postings, fnv1a, list_bytes,
+                                                meta_terms, shard_of, split_prefixes, text_words, word_key, words,
+                                                write_index)
 
 N = 20_000
 K = 64  # records per index shard: 313 shards
+SPLIT = 700  # split a prefix whose lists weigh more: "12" (11 kB of lists) and then "123" (777 B) are
 TOPICS = ["model-a", "Model-B", "cnn", "xsum", "Ünïcode", "日本語"]
 
 
@@ -34,7 +39,11 @@ def read(data: Path, name: str):
     return json.loads((data / name).read_text(encoding="utf-8"))
 
 
-def undelta(postings: list[int]) -> list[int]:
+def decode(postings: list[int] | str) -> list[int]:
+    """Positions from a posting list: deltas, or the base64 of a bitmap (the page's decodePostings)."""
+    if isinstance(postings, str):
+        bits = np.unpackbits(np.frombuffer(base64.b64decode(postings), dtype=np.uint8), bitorder="little")
+        return np.flatnonzero(bits).tolist()
     out, p = [], 0
     for k, d in enumerate(postings):
         p = d if k == 0 else p + d
@@ -42,18 +51,39 @@ def undelta(postings: list[int]) -> list[int]:
     return out
 
 
+def filter_word(data: Path, word: str) -> tuple[list[int], str]:
+    """What the page's `RecordIndex.wordPositions` answers, read as it reads: one term shard, that of the
+    word's key (a split prefix: its union); the shard's file name beside."""
+    top = read(data, "index.json")
+    split = set(top.get("split", []))
+    name = f"terms-{shard_of(word_key(word, split), top['term_shards']):04d}.json"
+    shard = read(data, name)
+    if len(word) < PREFIX:
+        return decode(shard["words"].get(word, [])), name
+    if word in split:
+        return decode(shard["prefixes"][word]), name
+    return sorted({p for w, lst in shard["words"].items() if w.startswith(word) for p in decode(lst)}), name
+
+
+def scan(rows: list[IndexRow], query: str) -> list[int]:
+    """The records having a word that `query` prefixes (a one-character query: that word only)."""
+    match = (lambda w: w.startswith(query)) if len(query) >= PREFIX else query.__eq__
+    return [i for i, r in enumerate(rows)
+            if any(map(match, [*words(" ".join([r.id, r.title, *r.tags])), *r.text_words]))]
+
+
 @pytest.fixture(scope="module")
 def index(tmp_path_factory):
     data = tmp_path_factory.mktemp("index")
     rows = generated_rows()
-    counts = write_index(data, rows, K, 5_000, visible_meta=["topic", "score", "many"])
+    counts = write_index(data, rows, K, 5_000, visible_meta=["topic", "score", "many"], split_bytes=SPLIT)
     return data, rows, counts
 
 
 def test_index_shards_hold_the_rows_in_order(index):
     data, rows, counts = index
     top = read(data, "index.json")
-    assert (top["format"], top["version"]) == ("mercury-static/record-index", 1)  # formats.RECORD_INDEX
+    assert (top["format"], top["version"]) == ("mercury-static/record-index", 2)  # formats.RECORD_INDEX
     assert top["count"] == N and top["index_size"] == K
     assert top["index_shards"] == counts.index_shards == -(-N // K)
     got = []
@@ -81,22 +111,67 @@ def test_term_postings_match_a_full_scan(index):
     top = read(data, "index.json")
     terms = [read(data, f"terms-{i:04d}.json") for i in range(top["term_shards"])]
     assert top["term_shards"] > 10
-    for query in ["model", "mo", "ünï", "日本", "𝔯é", "summary", "7", "rec", "part", "says", "source", "28"]:
-        # a filter word reads the one shard of its prefix and matches every word it prefixes there; a
+    split = top["split"]
+    assert {"12", "123", "th"} <= set(split) and not {"1", "1234", "the"} & set(split), split  # "the": no longer word
+    lists = [lst for t in terms for part in ("words", "meta", "prefixes") for lst in t[part].values()]
+    assert any(isinstance(lst, str) for lst in lists) and any(isinstance(lst, list) for lst in lists)
+    queries = ["model", "mo", "ünï", "日本", "𝔯é", "summary", "7", "rec", "part", "says", "source", "28", "the",
+               "12", "123", "12345", "1234", "1239", "mode", "zzz", "1999"]
+    for query in queries:
+        # a filter word reads the one shard of its key and matches every word it prefixes there; a
         # shorter one than the prefix only the same word (a one-character prefix would read every shard)
-        match = (lambda w, q=query: w.startswith(q)) if len(query) >= PREFIX else query.__eq__
-        shard = terms[shard_of(word_key(query), top["term_shards"])]["words"]
-        hit = sorted({p for w, postings in shard.items() if match(w) for p in undelta(postings)})
-        scan = [i for i, r in enumerate(rows) if any(map(match, [*words(" ".join([r.id, r.title, *r.tags])),
-                                                                *r.text_words]))]
-        assert hit == scan and scan, query
+        hit, _ = filter_word(data, query)
+        assert hit == scan(rows, query) and (hit or query == "zzz"), query
     for name, value in [("topic", "Model-B"), ("many", "y2"), ("topic", "xsum")]:
         key = name + META_SEP + value
         postings = terms[shard_of(key, top["term_shards"])]["meta"].get(key, [])
         want = [i for i, r in enumerate(rows) if value in (r.meta[name] if isinstance(r.meta[name], list)
                                                            else [r.meta[name]])]
-        assert undelta(postings) == want and want
+        assert decode(postings) == want and want
     assert all(not k.startswith("score" + META_SEP) for t in terms for k in t["meta"])  # numbers: ranges
+
+
+def test_posting_lists_are_deltas_or_a_bitmap_whichever_is_shorter():
+    for positions in ([0], [5], [0, 1], [3, 900], list(range(0, 1000, 3)), list(range(7, 5000)), [8, 9, 10, 15, 16],
+                      list(range(0, 100_000, 17)), list(range(0, 100_000, 18))):
+        got = encode_postings(np.array(positions, dtype=np.int32))
+        deltas = [positions[0]] + [b - a for a, b in zip(positions, positions[1:])]
+        bitmap = np.zeros(positions[-1] // 8 * 8 + 8, dtype=bool)
+        bitmap[positions] = True
+        b64 = base64.b64encode(np.packbits(bitmap, bitorder="little").tobytes()).decode()
+        assert got == (b64 if len(json.dumps(b64)) < len(json.dumps(deltas).replace(" ", "")) else deltas), positions
+        assert decode(got) == positions
+    assert encode_postings(np.array([], dtype=np.int32)) == []
+    assert isinstance(encode_postings(np.arange(1_000_000, dtype=np.int32)), str)  # 125 kB bits, not 2 MB of 1s
+    assert list_bytes(1_000_000, 1_000_000) == len(json.dumps(encode_postings(np.arange(1_000_000, dtype=np.int32))))
+    assert abs(list_bytes(100, 1_000_000) - len(json.dumps([0] + [10_000] * 99).replace(" ", ""))) < 5  # even gaps
+
+
+def test_split_prefixes_are_the_heavy_ones_that_begin_a_longer_word():
+    terms = sorted([("co", 1), ("coal", 1), ("cod", 1), ("con", 1), ("cons", 1), ("const", 1), ("constant", 1), ("x", 9),
+                    ("zz", 1000), ("zzz", 1)])
+    weights = {w: list_bytes(n, 1000) for w, n in terms}
+    assert weights["co"] == 6 and weights["zz"] == 170  # a word in every record: its bitmap
+    assert split_prefixes(terms, 1000, 1_000) == []
+    assert split_prefixes(terms, 1000, 175) == ["zz"]  # 176 > 175: a heavy word with a longer one after it
+    assert split_prefixes(terms, 1000, 18) == ["co", "con", "zz"]  # co: 7 words, con: 4, cons: 3 (= 18)
+    assert split_prefixes(terms, 1000, 5) == ["co", "coa", "con", "cons", "const", "consta", "constan", "zz"]
+    assert split_prefixes([("zz", 1000)], 1000, 5) == []  # one word: nothing to split it into
+
+
+def test_a_heavy_prefix_is_split_so_that_no_term_shard_holds_it_whole(tmp_path):
+    """Issue 28 §4: one prefix (`co`) holding most postings, as `co` and `th` of English texts. Sharded by two
+    characters it all lands in one term shard (416 kB here before version 2, what a filter word `co…` read); split, the
+    largest term shard stays near the limit and every filter word still gives the scan's answer."""
+    rows = [IndexRow(id=f"r{i}", title="", tags=[], shard=0, text_shards=[0],
+                     text_words=tuple(sorted({f"co{(i * 37 + k * 101) % 9000}" for k in range(20)} | {"the", "a"})))
+            for i in range(4_000)]
+    write_index(tmp_path, rows, 100, 5_000, split_bytes=20_000)
+    sizes = [p.stat().st_size for p in tmp_path.glob("terms-*.json")]
+    assert sum(sizes) > 400_000 and max(sizes) < 3 * 20_000, (sum(sizes), max(sizes))  # the limit + a mean shard
+    for query in ["co", "co1", "co12", "co123", "co1234", "co8999", "co9", "th", "the", "a", "c", "zz"]:
+        hit, _ = filter_word(tmp_path, query)
+        assert hit == scan(rows, query), query
 
 
 def test_fnv1a_is_the_32_bit_fnv1a_of_the_utf8_bytes():
@@ -155,7 +230,7 @@ def test_the_filter_words_are_those_of_both_texts_too(build_bundle, tmp_path):
     posted = {}
     for n in range(top["term_shards"]):
         for word, postings in read(data, f"terms-{n:04d}.json")["words"].items():
-            posted[word] = undelta(postings)
+            posted[word] = decode(postings)
     assert "warburton" not in words(read(data, "index-0000.json")["titles"][0])  # past the title
     assert posted["warburton"] == [0] and posted["2015"] == [0] and posted["tabled"] == [0]
     assert posted["harbour"] == [0, 1] and posted["bakery"] == [1]
@@ -164,9 +239,10 @@ def test_the_filter_words_are_those_of_both_texts_too(build_bundle, tmp_path):
 
 
 def reference_index(data: Path, rows: list[IndexRow], index_records: int, term_postings: int,
-                    visible_meta: list[str]) -> None:
-    """The index as the first writer wrote it, every id and posting in memory until the end: the streaming
-    `IndexWriter` must give the same bytes."""
+                    visible_meta: list[str], split_bytes: int) -> None:
+    """The index as the first writer wrote it, every id and posting in memory until the end, the split
+    prefixes found by weighing every prefix of every word: the streaming `IndexWriter` must give the same
+    bytes."""
     from mercury_static.bundle.contents import dumps
 
     ids, postings, columns, n_index = {}, {}, {}, 0
@@ -201,29 +277,42 @@ def reference_index(data: Path, rows: list[IndexRow], index_records: int, term_p
     for i, shard in enumerate(id_shards):
         (data / f"ids-{i:04d}.json").write_text(dumps({"ids": shard}), encoding="utf-8")
     n_terms = max(1, -(-sum(map(len, postings.values())) // term_postings))
-    term_shards = [{"words": {}, "meta": {}} for _ in range(n_terms)]
+    weight: dict[str, int] = {}
+    longer: set[str] = set()
+    for t, p in postings.items():
+        for n in range(PREFIX, len(t) + 1 if META_SEP not in t else 0):
+            weight[t[:n]] = weight.get(t[:n], 0) + list_bytes(len(p), count)
+            if n < len(t):
+                longer.add(t[:n])
+    split = sorted(prefix for prefix in longer if weight[prefix] > split_bytes)
+    term_shards = [{"words": {}, "meta": {}, "prefixes": {}} for _ in range(n_terms)]
     for t, p in postings.items():
         meta = META_SEP in t
-        delta = [p[0]] + [b - a for a, b in zip(p, p[1:])]
-        term_shards[shard_of(t if meta else word_key(t), n_terms)]["meta" if meta else "words"][t] = delta
+        key = t if meta else word_key(t, set(split))
+        term_shards[shard_of(key, n_terms)]["meta" if meta else "words"][t] = encode_postings(np.array(p, np.int32))
+    for prefix in split:
+        union = sorted({pos for t, p in postings.items() if META_SEP not in t and t.startswith(prefix) for pos in p})
+        term_shards[shard_of(prefix, n_terms)]["prefixes"][prefix] = encode_postings(np.array(union, np.int32))
     for i, shard in enumerate(term_shards):
         (data / f"terms-{i:04d}.json").write_text(dumps(shard), encoding="utf-8")
-    top = {"format": "mercury-static/record-index", "version": 1, "count": count, "index_size": index_records,
-           "prefix": PREFIX, "index_shards": n_index,
+    top = {"format": "mercury-static/record-index", "version": 2, "count": count, "index_size": index_records,
+           "prefix": PREFIX, "split": split, "index_shards": n_index,
            "id_shards": n_ids, "term_shards": n_terms, "meta": visible_meta}
     (data / "index.json").write_text(dumps(top), encoding="utf-8")
 
 
-@pytest.mark.parametrize("n, k, t, meta", [(3_000, 7, 13, ["topic", "score", "many"]), (1_000, 1, 1, []),
-                                           (500, 1_000, 100_000, ["many"]), (64 * 5, 64, 250, ["topic"]), (0, 3, 3, [])])
-def test_streaming_writer_gives_the_bytes_of_the_in_memory_one(tmp_path, n, k, t, meta):
+@pytest.mark.parametrize("n, k, t, meta, split", [(3_000, 7, 13, ["topic", "score", "many"], 500),
+                                                  (1_000, 1, 1, [], 1), (500, 1_000, 100_000, ["many"], 10**6),
+                                                  (64 * 5, 64, 250, ["topic"], 300), (0, 3, 3, [], 1)])
+def test_streaming_writer_gives_the_bytes_of_the_in_memory_one(tmp_path, n, k, t, meta, split):
     """Spooled ids and postings, read back one shard at a time, write what holding them all wrote: with
-    index shards of 1 record and term shards of 1 posting, an index in one shard, a last shard just full."""
+    index shards of 1 record and term shards of 1 posting, an index in one shard, a last shard just full,
+    every prefix that begins a longer word split (split = 1), none split."""
     rows = generated_rows(n)
     for name in ("streamed", "reference"):
         (tmp_path / name).mkdir()
-    write_index(tmp_path / "streamed", iter(rows), k, t, visible_meta=meta)
-    reference_index(tmp_path / "reference", rows, k, t, meta)
+    write_index(tmp_path / "streamed", iter(rows), k, t, visible_meta=meta, split_bytes=split)
+    reference_index(tmp_path / "reference", rows, k, t, meta, split)
     want = {p.name: p.read_bytes() for p in (tmp_path / "reference").iterdir()}
     got = {p.name: p.read_bytes() for p in (tmp_path / "streamed").iterdir()}
     assert sorted(got) == sorted(want) and len(want) > (3 if n else 2)

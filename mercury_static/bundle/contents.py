@@ -37,6 +37,7 @@ class ShardLimits:
     text_chars: int = 400_000  # characters of text per text shard (a longer text gets a shard alone)
     index_records: int = 1000  # records per record-index shard (and ids per ids shard), record_index.py
     term_postings: int = 100_000  # postings per term shard of the record index
+    term_split_bytes: int = 500_000  # a word prefix whose lists weigh more is sharded by one more character
     cell_records: int = 1000  # records per similar-records cell (record_cells.py); up to it, one cell: exact
 
 

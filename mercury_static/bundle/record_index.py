@@ -7,6 +7,7 @@ semantics in docs/DESIGN.md ("The sharded record index"). The page's reader is `
 
 from __future__ import annotations
 
+import base64
 import math
 import re
 import sqlite3
@@ -19,11 +20,14 @@ from itertools import groupby
 from operator import itemgetter
 from pathlib import Path
 
-from mercury_static.bundle.contents import dumps
+import numpy as np
+
+from mercury_static.bundle.contents import ShardLimits, dumps
 from mercury_static.formats import RECORD_INDEX
 
-PREFIX = 2  # a word's term shard is the hash of its first PREFIX code points: a filter word reads one shard
+PREFIX = 2  # a word's term shard is the hash of its first PREFIX code points (more under a split prefix: `word_key`)
 META_SEP = "\x1f"  # between a property name and a value in a meta term: never in a name ([a-z0-9_]+)
+UNION_MARK = "\x1e"  # after a split prefix in the spool: the union of its words' postings (never in a word)
 _WORD = re.compile(r"[^\W_]+")  # maximal runs of letters and digits, as the page's /[\p{L}\p{N}]+/gu
 SPOOL_CACHE_KB = 32 * 1024  # the spool database's page cache: its memory whatever the record count
 _IN = 500  # keys per `IN (…)` query
@@ -73,10 +77,75 @@ def text_words(text: str) -> tuple[str, ...]:
     return tuple(sorted(set(words(text))))
 
 
-def word_key(word: str) -> str:
-    """What a word is sharded by: its first PREFIX code points, so all words a filter word prefixes share
-    one shard."""
-    return word[:PREFIX]
+def word_key(word: str, split: frozenset[str] | set[str] = frozenset()) -> str:
+    """What a word is sharded by: its first PREFIX code points, one more for each `split` prefix it extends
+    (a heavy prefix, index.json's "split"), so all words a filter word prefixes share one shard. A word
+    that is itself a split prefix is its own key (the shard of that prefix's union)."""
+    n = PREFIX
+    while n < len(word) and word[:n] in split:
+        n += 1
+    return word[:n]
+
+
+def list_bytes(count: int, records: int) -> int:
+    """The JSON length of a posting list of `count` of `records` positions, estimated from the count alone
+    (evenly spaced): its deltas or its bitmap, whichever is shorter, as `encode_postings` chooses. The
+    weight by which heavy prefixes are split, decided before any list is read back."""
+    gap = records // max(1, count)
+    return min(count * (len(str(max(1, gap))) + 1) + 1, _bitmap_chars(_ceil(records, 8)))
+
+
+def split_prefixes(terms: Iterable[tuple[str, int]], records: int, limit: int) -> list[str]:
+    """The prefixes (≥ PREFIX code points) to shard by one more code point: those whose words' lists
+    weigh more than `limit` (`list_bytes`) and that begin a longer word. `terms`: (word, postings) in
+    code-point order, so a prefix's words are consecutive: one pass, a stack of the open prefixes."""
+    out: list[str] = []
+    stack: list[list] = []  # [prefix, weight, begins a longer word], prefixes of the last word, shortest first
+    last = ""
+    for word, count in terms:
+        common = 0
+        while common < min(len(word), len(last)) and word[common] == last[common]:
+            common += 1
+        while stack and len(stack[-1][0]) > common:
+            prefix, weight, longer = stack.pop()
+            if weight > limit and longer:
+                out.append(prefix)
+        stack += [[word[:n], 0, False] for n in range(max(PREFIX, len(stack) + PREFIX), len(word) + 1)]
+        weight = list_bytes(count, records)
+        for level in stack:
+            level[1] += weight
+            level[2] = level[2] or len(level[0]) < len(word)
+        last = word
+    out += [prefix for prefix, weight, longer in stack if weight > limit and longer]
+    return sorted(out)
+
+
+def encode_postings(positions: np.ndarray) -> list[int] | str:
+    """A posting list (ascending positions) as JSON: its deltas `[p0, p1 - p0, …]`, or when shorter the
+    base64 of its bitmap (bit p % 8 of byte p // 8 set for each position p): a word in most records is
+    1 bit a record (125 kB at 1M records) instead of ~2 bytes."""
+    if not len(positions):
+        return []
+    deltas = np.diff(positions.astype(np.int64), prepend=0)
+    delta_chars = 2 * len(deltas) + 1 + int(np.searchsorted(_POWERS_OF_TEN, deltas, side="right").sum())
+    nbytes = int(positions[-1]) // 8 + 1
+    if _bitmap_chars(nbytes) < delta_chars:
+        bits = np.zeros(nbytes * 8, dtype=bool)
+        bits[positions] = True
+        return base64.b64encode(np.packbits(bits, bitorder="little").tobytes()).decode("ascii")
+    return deltas.tolist()
+
+
+_POWERS_OF_TEN = np.array([10 ** k for k in range(1, 19)], dtype=np.int64)
+
+
+def _ceil(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def _bitmap_chars(nbytes: int) -> int:
+    """The JSON length of the base64 string of `nbytes` bytes."""
+    return 4 * _ceil(nbytes, 3) + 2
 
 
 def meta_terms(meta: dict) -> list[str]:
@@ -104,10 +173,11 @@ class IndexWriter:
     """
 
     def __init__(self, data: Path, spool: Path, index_records: int, term_postings: int,
-                 visible_meta: Sequence[str] = ()):
-        if index_records < 1 or term_postings < 1:
+                 visible_meta: Sequence[str] = (), split_bytes: int = ShardLimits.term_split_bytes):
+        if index_records < 1 or term_postings < 1 or split_bytes < 1:
             raise ValueError("index shard limits must be at least 1")
         self.data, self.size, self.term_postings = Path(data), index_records, term_postings
+        self.split_bytes = split_bytes
         self.visible_meta = list(visible_meta)
         self._db = sqlite3.connect(Path(spool) / "index-spool.sqlite", isolation_level=None)
         for pragma in ("journal_mode=OFF", "synchronous=OFF", f"cache_size=-{SPOOL_CACHE_KB}", "temp_store=FILE"):
@@ -116,7 +186,11 @@ class IndexWriter:
                          " WITHOUT ROWID")
         self._db.execute("CREATE TABLE terms (term BLOB PRIMARY KEY, tid INTEGER NOT NULL, hash INTEGER NOT NULL)"
                          " WITHOUT ROWID")
-        self._db.execute("CREATE TABLE postings (tid INTEGER NOT NULL, first INTEGER NOT NULL,"
+        self._db.execute("CREATE TABLE postings (tid INTEGER NOT NULL, first INTEGER NOT NULL, n INTEGER NOT NULL,"
+                         " positions BLOB NOT NULL)")
+        # written at close: the new hash of a word under a split prefix; each split prefix's union
+        self._db.execute("CREATE TABLE rekeys (tid INTEGER PRIMARY KEY, hash INTEGER NOT NULL)")
+        self._db.execute("CREATE TABLE unions (tid INTEGER NOT NULL, term BLOB NOT NULL, hash INTEGER NOT NULL,"
                          " positions BLOB NOT NULL)")
         self._db.execute("BEGIN")  # spool data: one transaction, never committed to survive a crash
         self._columns: dict[str, list] = {}
@@ -169,8 +243,9 @@ class IndexWriter:
                 new.append((blob, self._tids, fnv1a(term if META_SEP in term else word_key(term))))
                 self._tids += 1
         self._db.executemany("INSERT INTO terms VALUES (?, ?, ?)", new)
-        self._db.executemany("INSERT INTO postings VALUES (?, ?, ?)",
-                             [(known[b], first, self._terms[t].tobytes()) for b, t in keys.items()])
+        self._db.executemany("INSERT INTO postings VALUES (?, ?, ?, ?)",
+                             [(known[b], first, len(self._terms[t]), self._terms[t].tobytes())
+                              for b, t in keys.items()])
         self._postings += sum(map(len, self._terms.values()))
         self._columns, self._ids, self._terms = {}, [], {}
 
@@ -191,32 +266,83 @@ class IndexWriter:
             n_ids = max(1, math.ceil(self.count / self.size))
             for n, rows in self._by_shard("SELECT hash % ?, id, pos FROM ids ORDER BY 1", n_ids):
                 self._write(f"ids-{n:04d}.json", {"ids": {_text(key): pos for _, key, pos in rows}})
+            split = self._split()
             n_terms = max(1, math.ceil(self._postings / self.term_postings))
-            for n, rows in self._by_shard("SELECT t.hash % ?, t.tid, t.term, p.positions FROM postings p "
-                                          "JOIN terms t ON t.tid = p.tid ORDER BY 1, 2, p.first", n_terms):
-                shard: dict[str, dict] = {"words": {}, "meta": {}}
+            sql = ("SELECT s, tid, term, positions FROM ("
+                   " SELECT coalesce(r.hash, t.hash) % ? AS s, t.tid AS tid, t.term AS term, p.first AS first,"
+                   " p.positions AS positions FROM postings p JOIN terms t ON t.tid = p.tid"
+                   " LEFT JOIN rekeys r ON r.tid = t.tid"
+                   " UNION ALL SELECT hash % ?, tid, term, 0, positions FROM unions) ORDER BY s, tid, first")
+            for n, rows in self._by_shard(sql, n_terms, 2):
+                shard: dict[str, dict] = {"words": {}, "meta": {}, "prefixes": {}}
                 for _, runs in groupby(rows, key=itemgetter(1)):
                     positions, key = array("i"), b""
                     for _, _, key, run in runs:  # noqa: B007  the term's runs, one per index shard, in order
                         positions.frombytes(run)
                     term = _text(key)
-                    shard["meta" if META_SEP in term else "words"][term] = _delta(positions)
+                    kind = "meta" if META_SEP in term else "prefixes" if UNION_MARK in term else "words"
+                    shard[kind][term.rstrip(UNION_MARK)] = encode_postings(np.frombuffer(positions, dtype=np.int32))
                 self._write(f"terms-{n:04d}.json", shard)
         finally:
             self._db.close()
         top = {"format": RECORD_INDEX.name, "version": RECORD_INDEX.version, "count": self.count,
-               "index_size": self.size, "prefix": PREFIX,
+               "index_size": self.size, "prefix": PREFIX, "split": split,
                "index_shards": self._index_shards, "id_shards": n_ids, "term_shards": n_terms,
                "meta": self.visible_meta}
         self._write("index.json", top)
         return IndexCounts(records=self.count, index_shards=self._index_shards, id_shards=n_ids, term_shards=n_terms)
 
+    def _split(self) -> list[str]:
+        """Choose the split prefixes (`split_prefixes`, over every word's posting count), spool the new hash
+        of each word under one (`rekeys`) and each one's union (`unions`); the prefixes, sorted."""
+        db = self._db
+        db.execute("CREATE INDEX postings_tid ON postings (tid, n)")
+        counts = db.execute("SELECT t.term, sum(p.n) FROM terms t JOIN postings p ON p.tid = t.tid "
+                            "GROUP BY t.term ORDER BY t.term")
+        split = split_prefixes(((term, n) for key, n in counts if _is_word(term := _text(key))),
+                               self.count, self.split_bytes)
+        chosen = frozenset(split)
+        for top in (p for p in split if len(p) == PREFIX):  # each split prefix extends one of these
+            lo = _blob(top)
+            rows = db.execute("SELECT t.term, t.tid, p.positions FROM terms t JOIN postings p ON p.tid = t.tid "
+                              "WHERE t.term >= ? AND t.term < ? ORDER BY t.term", (lo, lo + b"\xff"))
+            open_: list[tuple[str, np.ndarray]] = []  # the split prefixes of the current word, their unions
+            last = None
+            for key, tid, run in rows:
+                if key != last:
+                    last, word = key, _text(key)
+                    if not _is_word(word):
+                        continue
+                    while open_ and not word.startswith(open_[-1][0]):
+                        self._close_union(open_)
+                    key_ = word_key(word, chosen)
+                    open_ += [(word[:n], np.zeros(self.count, dtype=bool))
+                              for n in range(len(open_[-1][0]) + 1 if open_ else PREFIX, len(key_) + 1)
+                              if word[:n] in chosen]
+                    db.execute("INSERT INTO rekeys VALUES (?, ?)", (tid, fnv1a(key_)))
+                if _is_word(word):
+                    open_[-1][1][np.frombuffer(run, dtype=np.int32)] = True
+            while open_:
+                self._close_union(open_)
+        return split
+
+    def _close_union(self, open_: list[tuple[str, np.ndarray]]) -> None:
+        """Spool the union of the innermost open split prefix; it goes into its parent's."""
+        prefix, mask = open_.pop()
+        if open_:
+            np.logical_or(open_[-1][1], mask, out=open_[-1][1])
+        union = np.flatnonzero(mask).astype(np.int32).tobytes()
+        self._db.execute("INSERT INTO unions VALUES (?, ?, ?, ?)", (self._tids, _blob(prefix + UNION_MARK),
+                                                                     fnv1a(prefix), union))
+        self._tids += 1
+
     def _write(self, name: str, obj) -> None:
         (self.data / name).write_text(dumps(obj), encoding="utf-8")
 
-    def _by_shard(self, sql: str, shards: int) -> Iterator[tuple[int, Iterator[tuple]]]:
-        """(n, the rows of shard n) for every n < shards, from `sql`'s rows (shard number first, sorted)."""
-        groups = groupby(self._db.execute(sql, (shards,)), key=itemgetter(0))
+    def _by_shard(self, sql: str, shards: int, params: int = 1) -> Iterator[tuple[int, Iterator[tuple]]]:
+        """(n, the rows of shard n) for every n < shards, from `sql`'s rows (shard number first, sorted; the
+        shard count is its `params` parameters)."""
+        groups = groupby(self._db.execute(sql, (shards,) * params), key=itemgetter(0))
         group = next(groups, None)
         for n in range(shards):
             if group is not None and group[0] == n:
@@ -227,10 +353,10 @@ class IndexWriter:
 
 
 def write_index(data: Path, rows: Iterable[IndexRow], index_records: int, term_postings: int,
-                visible_meta: Sequence[str] = ()) -> IndexCounts:
+                visible_meta: Sequence[str] = (), split_bytes: int = ShardLimits.term_split_bytes) -> IndexCounts:
     """`IndexWriter` over `rows`, spooling in a temporary folder."""
     with tempfile.TemporaryDirectory(prefix="index-spool-") as spool:
-        writer = IndexWriter(data, Path(spool), index_records, term_postings, visible_meta)
+        writer = IndexWriter(data, Path(spool), index_records, term_postings, visible_meta, split_bytes)
         for row in rows:
             writer.add(row)
         return writer.close()
@@ -245,5 +371,6 @@ def _text(blob: bytes) -> str:
     return blob.decode("utf-8", "surrogatepass")
 
 
-def _delta(positions: array) -> list[int]:
-    return [positions[0]] + [b - a for a, b in zip(positions, positions[1:])] if positions else []
+def _is_word(term: str) -> bool:
+    """A word term: not a meta term (NAME\x1fVALUE), not a spooled union."""
+    return META_SEP not in term and UNION_MARK not in term

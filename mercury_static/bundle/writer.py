@@ -58,7 +58,8 @@ class DataWriter:
         self._columns = {name: open(Path(spool) / f"index-{name}.part", "w", encoding="utf-8")
                          for name in sorted(columns)}
         self._first = True
-        self._index = IndexWriter(self.data, spool, limits.index_records, limits.term_postings, visible_meta)
+        self._index = IndexWriter(self.data, spool, limits.index_records, limits.term_postings, visible_meta,
+                                  limits.term_split_bytes)
 
     def add_text(self, t: StoredText, vectors: np.ndarray) -> None:
         """A new text (already placed: `t.shard`) and the float16 vectors of its rows."""

@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { runFixture, scratchDir } from './fixture.mjs';
 
 import { selectPositions } from '../../site_template/app/state/listquery.js';
-import { fnv1a, RecordIndex } from '../../site_template/app/data/recordindex.js';
+import { decodePostings, fnv1a, RecordIndex } from '../../site_template/app/data/recordindex.js';
 
 const dir = scratchDir('record-index-');
 const want = JSON.parse(runFixture('record_index_fixture.py', dir));
@@ -91,6 +91,33 @@ test('a text filter gives what a full scan gives, reading one term shard a word'
   assert.equal(await index.textPositions('  · '), null); // no words: no filter
 });
 
+test('the texts\' words: a heavy prefix split (twice and more), bitmap and delta lists, an AND across them', async () => {
+  // the fixture's layout, so that the lookups below go through every path of wordPositions
+  assert.deepEqual(want.split, ['co', 'con', 'cont', 'cont1', 'cont2', 'cont3', 'cont4']);
+  assert.deepEqual(want.lists, { 'w:the': 'bitmap', 'w:council': 'bitmap', 'p:co': 'bitmap', 'p:con': 'bitmap',
+    'p:cont3': 'bitmap', 'w:cont12': 'deltas' });
+  const { index } = await open();
+  assert.equal(index.keyOf('council'), 'cou'); // in split "co"
+  assert.equal(index.keyOf('cont12'), 'cont12'); // "co" → "con" → "cont" → "cont1" split: its key has 6 characters
+  assert.equal(index.keyOf('cont'), 'cont'); // itself a split prefix: the shard of its union
+  assert.equal(index.keyOf('the'), 'th');
+  for (const query of ['the', 'council', 'co', 'con', 'cont1', 'cont12', 'the council', 'council cont3', 'the cont12',
+    'conz', 'c']) {
+    const { index: fresh, requests } = await open();
+    assert.deepEqual(await fresh.textPositions(query), want.queries[query], query);
+    assert.equal(requests.length - 1, query.split(' ').length, query); // one term shard a word
+  }
+  assert.equal(want.queries.conz.length, 0);
+  assert.ok(want.queries['the council'].length > 100 && want.queries['the cont12'].length > 10);
+});
+
+test('posting lists decode from deltas and from bitmaps', () => {
+  assert.deepEqual(decodePostings([3, 1, 10]), [3, 4, 14]);
+  assert.deepEqual(decodePostings([]), []);
+  assert.deepEqual(decodePostings(Buffer.from([0b10000001, 0, 0b00000110]).toString('base64')), [0, 7, 17, 18]);
+  assert.deepEqual(decodePostings(''), []);
+});
+
 test('a metadata filter is the union of its values\' postings', async () => {
   for (const [k, [name, values]] of want.meta.entries()) {
     const { index, requests } = await open();
@@ -153,8 +180,11 @@ test('the index of another format or version is refused; one without a name (ear
   const fetchJson = () => Promise.reject(new Error('not fetched'));
   assert.equal(new RecordIndex({ ...top, version: 1 }, fetchJson).count, 0);
   assert.equal(new RecordIndex({ ...top, format: 'mercury-static/record-index', version: 1 }, fetchJson).count, 0);
-  assert.throws(() => new RecordIndex({ ...top, format: 'mercury-static/record-index', version: 2 }, fetchJson),
-    /^Error: data\/index.json: field 'version': unsupported version 2 of mercury-static\/record-index \(this page reads version 1\)$/);
+  const v2 = new RecordIndex({ ...top, format: 'mercury-static/record-index', version: 2, split: ['co'] }, fetchJson);
+  assert.equal(v2.keyOf('council'), 'cou');
+  assert.equal(new RecordIndex({ ...top, version: 1 }, fetchJson).keyOf('council'), 'co'); // version 1: no split
+  assert.throws(() => new RecordIndex({ ...top, format: 'mercury-static/record-index', version: 3 }, fetchJson),
+    /^Error: data\/index.json: field 'version': unsupported version 3 of mercury-static\/record-index \(this page reads versions 1 and 2\)$/);
   assert.throws(() => new RecordIndex({ ...top, version: 2 }, fetchJson), /unsupported version 2/);
   assert.throws(() => new RecordIndex({ ...top, format: 'mercury-static/queues', version: 1 }, fetchJson),
     /data\/index.json: field 'format': "mercury-static\/queues" is not 'mercury-static\/record-index'/);

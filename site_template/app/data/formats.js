@@ -8,7 +8,8 @@
 export const BUNDLE = { name: 'mercury-static/bundle', version: 1, reads: [1] };
 /** The export: import reads 1 (spans only) and 2 (+ responses and suggestions); the page writes 2. */
 export const EXPORT = { name: 'mercury-static/annotations', version: 2, reads: [1, 2] };
-export const RECORD_INDEX = { name: 'mercury-static/record-index', version: 1, reads: [1], unnamed: 1 };
+/** The record index: version 2 adds split prefixes and bitmap postings; version 1 is read as one without them. */
+export const RECORD_INDEX = { name: 'mercury-static/record-index', version: 2, reads: [1, 2], unnamed: 1 };
 export const QUEUES = { name: 'mercury-static/queues', version: 2, reads: [1, 2], unnamed: 1 };
 export const WEIGHTS = { name: 'mercury-static/weights', version: 1, reads: [1] };
 /** Review mode (docs/review.md): the review bundle's data it reads, the reviewer's export it writes. */

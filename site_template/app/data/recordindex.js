@@ -24,8 +24,16 @@ export function words(text) {
   return String(text).toLowerCase().match(/[\p{L}\p{N}]+/gu) || [];
 }
 
-/** Positions from delta-encoded postings. */
-function undelta(postings) {
+/** Positions from a posting list: its deltas (an array) or the base64 of its bitmap (record_index.encode_postings). */
+export function decodePostings(postings) {
+  if (typeof postings === 'string') {
+    const bytes = atob(postings);
+    const out = [];
+    for (let i = 0; i < bytes.length; i++) {
+      for (let byte = bytes.charCodeAt(i); byte; byte &= byte - 1) out.push(i * 8 + 31 - Math.clz32(byte & -byte));
+    }
+    return out;
+  }
   const out = new Array(postings.length);
   let p = 0;
   for (let k = 0; k < postings.length; k++) {
@@ -52,9 +60,15 @@ export function intersect(lists) {
   return out;
 }
 
-/** The ascending union of ascending arrays. */
-function union(lists) {
-  return [...new Set(lists.flat())].sort((a, b) => a - b);
+/** The ascending union of ascending arrays of positions below `count` (marked in a byte a record when large). */
+function union(lists, count) {
+  if (lists.length < 2) return lists[0] || [];
+  if (lists.reduce((n, l) => n + l.length, 0) < count / 16) return [...new Set(lists.flat())].sort((a, b) => a - b);
+  const marks = new Uint8Array(count);
+  for (const list of lists) for (const p of list) marks[p] = 1;
+  const out = [];
+  for (let p = 0; p < count; p++) if (marks[p]) out.push(p);
+  return out;
 }
 
 /** A Map keeping the `limit` most recently used entries (a promise per shard). */
@@ -88,6 +102,7 @@ export class RecordIndex {
     this.count = top.count;
     this.size = top.index_size;
     this.prefix = top.prefix;
+    this.split = new Set(top.split || []); // version 1: none
     this.idShards = top.id_shards;
     this.termShards = top.term_shards;
     this.metaNames = top.meta || [];
@@ -186,13 +201,26 @@ export class RecordIndex {
     return -1;
   }
 
-  /** Positions of the records having a word that `word` (one word, lower-case) prefixes. */
-  async wordPositions(word) {
+  /** What a word is sharded by (record_index.word_key): its first `prefix` code points, one more a split prefix. */
+  keyOf(word) {
     const cps = [...word];
-    const key = cps.slice(0, this.prefix).join('');
-    const shard = await this._once('terms', fnv1a(key) % this.termShards);
-    if (cps.length < this.prefix) return Object.hasOwn(shard.words, word) ? undelta(shard.words[word]) : [];
-    return union(Object.entries(shard.words).filter(([w]) => w.startsWith(word)).map(([, p]) => undelta(p)));
+    let n = this.prefix;
+    while (n < cps.length && this.split.has(cps.slice(0, n).join(''))) n++;
+    return cps.slice(0, n).join('');
+  }
+
+  /**
+   * Positions of the records having a word that `word` (one word, lower-case) prefixes: one term shard, that
+   * of its key (a split prefix: the union of its words, stored whole); shorter than the prefix, only itself.
+   */
+  async wordPositions(word) {
+    const shard = await this._once('terms', fnv1a(this.keyOf(word)) % this.termShards);
+    if ([...word].length < this.prefix) {
+      return Object.hasOwn(shard.words, word) ? decodePostings(shard.words[word]) : [];
+    }
+    if (this.split.has(word)) return decodePostings(shard.prefixes[word]);
+    const lists = Object.entries(shard.words).filter(([w]) => w.startsWith(word)).map(([, p]) => decodePostings(p));
+    return union(lists, this.count);
   }
 
   /** Positions matching every word of the filter text (as today's filter's words: AND); null: no words. */
@@ -207,8 +235,8 @@ export class RecordIndex {
     const lists = await Promise.all([...values].map(async (v) => {
       const key = name + META_SEP + v;
       const shard = await this._once('terms', fnv1a(key) % this.termShards);
-      return Object.hasOwn(shard.meta, key) ? undelta(shard.meta[key]) : [];
+      return Object.hasOwn(shard.meta, key) ? decodePostings(shard.meta[key]) : [];
     }));
-    return union(lists);
+    return union(lists, this.count);
   }
 }
