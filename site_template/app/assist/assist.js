@@ -8,7 +8,7 @@
  * A selection of exactly one stored sentence is answered at once with its stored vector: that is the
  * model's vector of the same text (computed at build time, float16), so the worker is not asked.
  */
-import { rankSentences, DEFAULT_OPTIONS, gradeProbability } from './rank.js';
+import { rankSentences, prepareQuery, DEFAULT_OPTIONS, gradeProbability } from './rank.js';
 import { other, emptyAssist } from '../state/store.js';
 import { citedSplit } from './citecheck.js';
 
@@ -180,11 +180,20 @@ export class Assistant {
    * The model's answer is on its way: the pane says the model is ranking, and the instant answer is
    * ranked and shown only if that answer has not come within HOLD_MS. Ranking it now as well cost the
    * main thread 2-3 ms while the worker embedded, and the model's answer then often waited for the
-   * frame that followed (issue 29).
+   * frame that followed (issue 29). What the model's ranking needs apart from the span's vector (its
+   * lexical terms, the context's cosines) is computed meanwhile (rank.js prepareQuery).
    */
   _hold(query, rec, t0, seq) {
     if (!this._current(query, rec)) return;
     this.store.actions.setAssist({ ...emptyAssist(), side: other(query.side), query, pending: true });
+    setTimeout(() => { // in a task of its own, after the selection's handler: while the worker embeds
+      if (seq !== this.seq || this.modelAnswered || !this._current(query, rec)) return;
+      const ctx = this._context(query, rec);
+      prepareQuery({
+        queryText: query.text, contextVec: ctx.vec, contextText: ctx.text, sentences: rec[other(query.side)].rankInput(),
+        options: this.options,
+      });
+    }, 0);
     setTimeout(() => {
       if (seq === this.seq && !this.modelAnswered) this._precomputed(query, rec, t0);
     }, HOLD_MS);

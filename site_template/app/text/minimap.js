@@ -35,15 +35,15 @@ export class Minimap {
     this.el.replaceChildren();
   }
 
-  /** Show `results` ([{index, score}], best first); `elOf(i)` gives sentence i's element. */
-  show(results, levelOf, elOf) {
+  /** Show `results` ([{index, score}], best first); `topOf(i)` gives sentence i's viewport top. */
+  show(results, levelOf, topOf) {
     const prev = this.results;
     const same = levelOf === this.levelOf && prev.length === results.length
       && results.every((r, j) => r.index === prev[j].index
         && levelOf(r.p ?? r.score) === levelOf(prev[j].p ?? prev[j].score));
     this.results = results;
     this.levelOf = levelOf;
-    if (!same) this._drawSoon(elOf);
+    if (!same) this._drawSoon(topOf);
     else {
       byText(results).forEach((r, pos) => {
         const m = this.el.children[pos];
@@ -54,24 +54,24 @@ export class Minimap {
   }
 
   /** Place the marks again (the layout changed: measured blocks, another width). */
-  redraw(elOf) {
-    if (this.levelOf && this.results.length) this._drawSoon(elOf);
+  redraw(topOf) {
+    if (this.levelOf && this.results.length) this._drawSoon(topOf);
   }
 
   /** Rebuild the marks at the next frame (once, however many calls come before it). */
-  _drawSoon(elOf) {
+  _drawSoon(topOf) {
     if (this._frame) return;
     this._frame = requestAnimationFrame(() => {
       this._frame = 0;
-      this._draw(elOf);
+      this._draw(topOf);
     });
   }
 
-  _draw(elOf) {
+  _draw(topOf) {
     const total = Math.max(1, this.scroller.scrollHeight);
     const origin = this.scroller.getBoundingClientRect().top - this.scroller.scrollTop;
     const marks = byText(this.results).map((r, pos) => {
-      const top = elOf(r.index).getBoundingClientRect().top - origin;
+      const top = topOf(r.index) - origin;
       const m = document.createElement('button');
       m.type = 'button';
       m.className = 'mm-mark';
