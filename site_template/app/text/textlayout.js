@@ -68,7 +68,7 @@ export class TextLayout {
     const open = (section = null, titled = false) => {
       block = {
         el: this._blockEl(section, titled, blocks.length), items: [], start: pos, sentences: 0, first: 0, done: false,
-        tops: null, // its sentences' tops below its own, once measured (sentenceTop)
+        boxes: null, // its sentences' [top, bottom] below its own top, once measured (sentenceBox)
       };
       if (section) this.docBlocks.push(block);
       blocks.push(block);
@@ -209,15 +209,25 @@ export class TextLayout {
   }
 
   /**
-   * The viewport top of sentence i. Once its block is measured, from the block's box and the sentence's
-   * offset measured in it: reading an element inside a block content-visibility skips would lay that block
-   * out for this one read (the minimap and the scroll memory read dozens of far sentences: a forced layout
-   * each, 2-5 ms, in the frames that compete with the model's worker, issue 29).
+   * The viewport [top, bottom] of sentence i. Once its block is measured, from the block's box and the
+   * sentence's offsets measured in it: reading an element inside a block content-visibility skips would lay
+   * that block out for this one read (the minimap and the scroll memory read dozens of far sentences: a
+   * forced layout each, 2-5 ms, in the frames that compete with the model's worker, issue 29).
    */
-  sentenceTop(i) {
+  sentenceBox(i) {
     const b = this.blocks[this.sentBlock[i]];
-    if (b && b.tops) return b.el.getBoundingClientRect().top + b.tops[i - b.first];
-    return this.sentenceEl(i).getBoundingClientRect().top;
+    if (b && b.boxes) {
+      const top = b.el.getBoundingClientRect().top;
+      const j = 2 * (i - b.first);
+      return [top + b.boxes[j], top + b.boxes[j + 1]];
+    }
+    const r = this.sentenceEl(i).getBoundingClientRect();
+    return [r.top, r.bottom];
+  }
+
+  /** The viewport top of sentence i (sentenceBox). */
+  sentenceTop(i) {
+    return this.sentenceBox(i)[0];
   }
 
   /**
@@ -244,9 +254,13 @@ export class TextLayout {
         const rect = el.getBoundingClientRect();
         const h = rect.height - box; // the intrinsic size is the content box's
         el.style.containIntrinsicSize = `auto ${Math.round(h)}px`;
-        const tops = new Float64Array(b.sentences);
-        for (let j = 0; j < b.sentences; j++) tops[j] = this.sentenceEls[b.first + j].getBoundingClientRect().top - rect.top;
-        b.tops = tops;
+        const boxes = new Float64Array(2 * b.sentences);
+        for (let j = 0; j < b.sentences; j++) {
+          const r = this.sentenceEls[b.first + j].getBoundingClientRect();
+          boxes[2 * j] = r.top - rect.top;
+          boxes[2 * j + 1] = r.bottom - rect.top;
+        }
+        b.boxes = boxes;
         el.style.contentVisibility = '';
         next += 1;
       }

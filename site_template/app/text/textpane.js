@@ -120,13 +120,12 @@ export class TextPane {
 
   /** Scroll so sentence `i` is visible (placed at a third of the pane when it was out of view). */
   scrollToSentence(i, force = false) {
-    const el = this.sentenceEl(i);
-    if (!el) return;
+    if (!this.sentenceEl(i)) return;
     this._pin = null; // the page scrolls elsewhere: a restored position is not held any longer
     const box = this.scroller.getBoundingClientRect();
-    const r = el.getBoundingClientRect();
-    if (!force && r.top >= box.top && r.bottom <= box.bottom) return;
-    this.scroller.scrollTop += r.top - box.top - this.scroller.clientHeight / 3;
+    const [top, bottom] = this.layout.sentenceBox(i); // measured: no layout of a far block just to read it
+    if (!force && top >= box.top && bottom <= box.bottom) return;
+    this.scroller.scrollTop += top - box.top - this.scroller.clientHeight / 3;
   }
 
   /** 1-based number of the document (section) holding sentence i, or null (no sections). */
