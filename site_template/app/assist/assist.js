@@ -202,8 +202,8 @@ export class Assistant {
       if (seq !== this.seq || this.modelAnswered || !this._current(query, rec)) return;
       const ctx = this._context(query, rec);
       prepareQuery({
-        queryText: query.text, contextVec: ctx.vec, contextText: ctx.text, sentences: rec[other(query.side)].rankInput(),
-        options: this.options,
+        queryText: query.text, contextVec: ctx.vec, contextText: ctx.text,
+        sentences: rec[other(query.side)].rankInput(), options: this.options,
       });
     }, 0);
     setTimeout(() => {

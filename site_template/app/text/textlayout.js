@@ -232,7 +232,8 @@ export class TextLayout {
 
   /**
    * Measure every block's real height in idle time (each one laid out alone: no long task) and make it
-   * the block's intrinsic size, and its sentences' offsets in it (sentenceTop). `hold()` is called before each idle slice and returns what to call after
+   * the block's intrinsic size, and its sentences' offsets in it (sentenceBox). `hold()` is called before
+   * each idle slice and returns what to call after
    * it (blocks above the view change height: the view must not move); `done()` once all are measured.
    * A later call cancels an unfinished one.
    */
