@@ -14,7 +14,7 @@ the model's answer, `trace-frame-N` after the next frame) and the trace is cut a
 A second pass with the V8 CPU profiler (sampling every 100 µs; wall times are slower with it on) splits the
 main thread's JavaScript by function: ranking (rank.js), marking (rankmarks.js, the minimap), the store.
 
-Usage:  python benchmarks/trace_select.py [--n 20] [--rounds 2] [--base COMMIT] [--trace-out t.json]
+Usage:  python benchmarks/trace_select.py [--n 20] [--rounds 2] [--base COMMIT] [--gap MS] [--trace-out t.json]
 Needs the bundle bench_page.py builds (.cache/bench/summhay1); with --base, the pages of that commit and of
 the working tree are traced in alternated rounds on the same bundle (page_ab.py prepares them).
 """
@@ -77,11 +77,12 @@ def prepare_page(page, bundle_dir: Path):
     return jobs
 
 
-def run_selections(page, jobs, n0: int, count: int, warmup: int) -> list[dict]:
+def run_selections(page, jobs, n0: int, count: int, warmup: int, gap: int = 150) -> list[dict]:
     out = []
     for i, (_, side, s, e) in enumerate(jobs[:warmup + count]):
         page.evaluate("() => mercuryStatic.store.actions.clear()")
-        page.wait_for_timeout(150)  # let the previous frame and any idle work settle
+        if gap:
+            page.wait_for_timeout(gap)  # let the previous frame and any idle work settle (0: as bench_page.py)
         r = page.evaluate(MARKED_SELECT_JS, [side, s, e, n0 + i])
         if i >= warmup:
             r["n"] = n0 + i
@@ -202,7 +203,7 @@ def profile_split(profile: dict) -> dict[str, float]:
     return dict(out)
 
 
-def trace_variant(browser, url: str, bundle: Path, n: int, profile: bool, tag: int):
+def trace_variant(browser, url: str, bundle: Path, n: int, profile: bool, tag: int, gap: int = 150):
     """Trace (then profile) n warm selections on one page: (rows of split(), profile split per selection, trace)."""
     from mercury_static.bundle.contents import load_bundle
 
@@ -211,7 +212,7 @@ def trace_variant(browser, url: str, bundle: Path, n: int, profile: bool, tag: i
     jobs = prepare_page(page, bundle)
     run_selections(page, jobs, tag, 0, 3)  # warm-up outside the trace
     browser.start_tracing(page=page, categories=CATEGORIES)
-    marks = run_selections(page, jobs[3:], tag + 1000, n, 0)
+    marks = run_selections(page, jobs[3:], tag + 1000, n, 0, gap)
     trace = browser.stop_tracing()
     rows = split(trace, marks)
     for r, m in zip(rows, marks):
@@ -222,7 +223,7 @@ def trace_variant(browser, url: str, bundle: Path, n: int, profile: bool, tag: i
         cdp.send("Profiler.enable")
         cdp.send("Profiler.setSamplingInterval", {"interval": 100})
         cdp.send("Profiler.start")
-        pmarks = run_selections(page, jobs[3:], tag + 2000, n, 0)
+        pmarks = run_selections(page, jobs[3:], tag + 2000, n, 0, gap)
         raw = cdp.send("Profiler.stop")["profile"]
         prof = {k: v / len(pmarks) for k, v in profile_split(raw).items()}
     ctx.close()
@@ -237,6 +238,8 @@ def main() -> None:
     ap.add_argument("--bundle", type=Path, default=CACHE / "summhay1")
     ap.add_argument("--trace-out", type=Path, help="also write the last Chromium trace here")
     ap.add_argument("--no-profile", action="store_true", help="skip the CPU-profiler pass")
+    ap.add_argument("--gap", type=int, default=150,
+                    help="ms between a clear() and the next selection (0: back to back, as bench_page.py selects)")
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
@@ -258,7 +261,8 @@ def main() -> None:
         for i in range(args.rounds):
             order = list(dirs) if i % 2 == 0 else list(dirs)[::-1]
             for v in order:
-                r, prof, trace = trace_variant(browser, servers[v][1], dirs[v], args.n, not args.no_profile, 10_000 * i)
+                r, prof, trace = trace_variant(browser, servers[v][1], dirs[v], args.n, not args.no_profile, 10_000 * i,
+                                               args.gap)
                 rows[v] += r
                 if prof:
                     profs[v].append(prof)

@@ -37,6 +37,16 @@ test('a bullet whose markers close its line cites for each of its sentences', ()
   assert.equal(text, 'cited doc 1: 0.50 (p 0.50) · cited doc 2: 0.45 (p 0.45) — best elsewhere: doc 3, 0.90 (p 0.90) (above every cited match: check the citation)');
 });
 
+test('a split says whether the ranking it got held every match it needed (issue 29: the top first)', () => {
+  const r = rec('- Gamma happened. It was big [1][2].\n- Other [3].');
+  const q = { side: 'summary', start: 2, end: 16 };
+  const c = citedSplit(r, q, 'Gamma happened.', undefined);
+  assert.equal(c.split(ranked, graded).complete, true);
+  assert.equal(c.split(ranked.slice(0, 5), graded).complete, true); // 2 per cited document and one elsewhere
+  assert.equal(c.split(ranked.slice(0, 4), graded).complete, false); // document 2's second match is further down
+  assert.deepEqual(c.split(ranked.slice(0, 5), graded), c.split(ranked, graded));
+});
+
 test('the settings\' patterns replace the defaults; no citation, no split', () => {
   const r = rec('Gamma grew #3 [1].');
   const q = { side: 'summary', start: 0, end: 10 };

@@ -5,7 +5,9 @@ import { test } from 'node:test';
 
 import { runFixture } from './fixture.mjs';
 
-import { DEFAULT_OPTIONS, rankSentences, tokenize, gradeProbability } from '../../site_template/app/assist/rank.js';
+import {
+  DEFAULT_OPTIONS, rankSentences, prepareQuery, tokenize, gradeProbability,
+} from '../../site_template/app/assist/rank.js';
 import { makeLevelOf } from '../../site_template/app/assist/assist.js';
 
 const fixture = JSON.parse(runFixture('rank_fixture.py'));
@@ -52,6 +54,25 @@ test('a case ranked right after the same words with another vector and options s
     rankSentences({ queryVec: f32(o.queryVec), queryText: c.queryText, contextVec: f32(o.contextVec),
       contextText: c.contextText, sentences: lists[c.text], options: o.options, k: 2 });
     const got = rankSentences({ queryVec: f32(c.queryVec), queryText: c.queryText, contextVec: f32(c.contextVec),
+      contextText: c.contextText, queryPosition: c.queryPosition, sentences: lists[c.text], options: c.options,
+      k: c.k });
+    assert.deepEqual(got.map((r) => r.index), c.want.map(([i]) => i), `case ${n}`);
+    got.forEach((r, j) => assert.ok(Math.abs(r.score - c.want[j][1]) <= 1e-9, `case ${n}: ${r.score} vs ${c.want[j][1]}`));
+  });
+});
+
+test('every case prepared ahead (prepareQuery, as while the model embeds) still ranks as rank.py', () => {
+  // issue 29: the lexical terms and the context's cosines are computed before the query's vector exists;
+  // the ranking then reuses them (same vector object, same texts) and must give rank.py's numbers; a
+  // preparation of other words or another context vector in between must not leak into it
+  fixture.cases.forEach((c, n) => {
+    const o = fixture.cases[(n + 1) % fixture.cases.length];
+    const contextVec = f32(c.contextVec);
+    prepareQuery({ queryText: c.queryText, contextVec, contextText: c.contextText, sentences: lists[c.text],
+      options: c.options });
+    prepareQuery({ queryText: o.queryText, contextVec: f32(o.contextVec), contextText: o.contextText,
+      sentences: lists[o.text], options: o.options });
+    const got = rankSentences({ queryVec: f32(c.queryVec), queryText: c.queryText, contextVec,
       contextText: c.contextText, queryPosition: c.queryPosition, sentences: lists[c.text], options: c.options,
       k: c.k });
     assert.deepEqual(got.map((r) => r.index), c.want.map(([i]) => i), `case ${n}`);

@@ -8,7 +8,7 @@
  * A selection of exactly one stored sentence is answered at once with its stored vector: that is the
  * model's vector of the same text (computed at build time, float16), so the worker is not asked.
  */
-import { rankSentences, DEFAULT_OPTIONS, gradeProbability } from './rank.js';
+import { rankSentences, prepareQuery, DEFAULT_OPTIONS, gradeProbability } from './rank.js';
 import { other, emptyAssist } from '../state/store.js';
 import { citedSplit } from './citecheck.js';
 
@@ -48,6 +48,13 @@ export const LIT_GAP = 0.15;
  * frames that ran while the worker embedded, and delayed its answer (issue 29).
  */
 export const HOLD_MS = 150;
+
+/**
+ * The top of the ranking a cited split is first tried on: sorting all of a 3,931-sentence source took
+ * 2-3 ms of the model's answer (issue 29); the whole ranking is sorted only when the cited documents'
+ * matches are not all in it.
+ */
+export const CITED_TOP = 64;
 
 export class Assistant {
   /**
@@ -93,14 +100,19 @@ export class Assistant {
     const sentences = rec[target].rankInput();
     // a selection whose summary sentence cites documents of the source: the whole ranking, split (citecheck.js)
     const cites = target === 'source' ? citedSplit(rec, query, ctx.text, this.citationPatterns) : null;
-    const ranked = rankSentences({
+    const rank = (k) => rankSentences({
       queryVec: vec, queryText: query.text, contextVec: ctx.vec, contextText: ctx.text, queryPosition,
-      sentences, options: this.options, k: cites ? null : view.k,
+      sentences, options: this.options, k,
     });
+    let ranked = rank(cites ? CITED_TOP : view.k);
     const near = ranked.length ? ranked[0].score - LIT_GAP : 0;
     const best = ranked.length ? ranked[0].score : null;
     const graded = (r) => ({ ...r, p: gradeProbability(r.score, best, sentences.length, this.options) });
-    const citation = cites && cites.split(ranked, graded);
+    let citation = cites && cites.split(ranked, graded);
+    if (citation && !citation.complete && ranked.length < sentences.length) {
+      ranked = rank(null); // the cited documents' matches are further down: the whole ranking
+      citation = cites.split(ranked, graded);
+    }
     const results = citation ? citation.results
       : ranked.filter((r, i) => r.score >= view.minScore && (i < 2 || r.score >= near)).slice(0, view.k).map(graded);
     this.last = { query, vec, kind };
@@ -180,11 +192,20 @@ export class Assistant {
    * The model's answer is on its way: the pane says the model is ranking, and the instant answer is
    * ranked and shown only if that answer has not come within HOLD_MS. Ranking it now as well cost the
    * main thread 2-3 ms while the worker embedded, and the model's answer then often waited for the
-   * frame that followed (issue 29).
+   * frame that followed (issue 29). What the model's ranking needs apart from the span's vector (its
+   * lexical terms, the context's cosines) is computed meanwhile (rank.js prepareQuery).
    */
   _hold(query, rec, t0, seq) {
     if (!this._current(query, rec)) return;
     this.store.actions.setAssist({ ...emptyAssist(), side: other(query.side), query, pending: true });
+    setTimeout(() => { // in a task of its own, after the selection's handler: while the worker embeds
+      if (seq !== this.seq || this.modelAnswered || !this._current(query, rec)) return;
+      const ctx = this._context(query, rec);
+      prepareQuery({
+        queryText: query.text, contextVec: ctx.vec, contextText: ctx.text,
+        sentences: rec[other(query.side)].rankInput(), options: this.options,
+      });
+    }, 0);
     setTimeout(() => {
       if (seq === this.seq && !this.modelAnswered) this._precomputed(query, rec, t0);
     }, HOLD_MS);

@@ -40,10 +40,11 @@ function citingText(view, query, contextText) {
 const fmt = (r) => `${r.score.toFixed(2)} (p ${r.p.toFixed(2)})`;
 
 /**
- * null, or {split(ranked, graded)}: `ranked` is the whole ranking of the source ([{index, score}] best first),
- * `graded(r)` the result with its grade probability `p`; split returns {results, text}: the results to light
- * (cited matches with `cited` = the document's number, then the best match elsewhere with `elsewhere` = its
- * number) and the line that says it.
+ * null, or {split(ranked, graded)}: `ranked` is the ranking of the source ([{index, score}] best first),
+ * `graded(r)` the result with its grade probability `p`; split returns {results, text, complete}: the results
+ * to light (cited matches with `cited` = the document's number, then the best match elsewhere with
+ * `elsewhere` = its number), the line that says it, and whether `ranked` held all it needed (PER_DOC
+ * matches in each cited document and one elsewhere: then the top of the ranking splits as the whole would).
  */
 export function citedSplit(rec, query, contextText, patterns) {
   const source = rec.source;
@@ -56,6 +57,7 @@ export function citedSplit(rec, query, contextText, patterns) {
   return {
     split(ranked, graded) {
       const s = split(ranked, docs, cited, PER_DOC);
+      const complete = s.elsewhere !== null && s.cited.every((c) => c.results.length >= PER_DOC);
       const results = s.cited.flatMap((c) => c.results.map((r) => ({ ...graded(r), cited: c.doc + 1 })))
         .sort((a, b) => b.score - a.score || a.index - b.index);
       const parts = s.cited.map((c) => `cited doc ${c.doc + 1}: ${c.results.length ? fmt(graded(c.results[0])) : 'no sentence'}`);
@@ -67,7 +69,7 @@ export function citedSplit(rec, query, contextText, patterns) {
         const where = s.elsewhere.doc >= 0 ? `doc ${s.elsewhere.doc + 1}` : 'outside every document';
         text += ` — best elsewhere: ${where}, ${fmt(results[results.length - 1])}${s.outscored ? ' (above every cited match: check the citation)' : ''}`;
       }
-      return { results, text };
+      return { results, text, complete };
     },
   };
 }

@@ -298,6 +298,32 @@ function termWeights(opt, p, mass, hasVec, hasCtxVec, hasCtxText, hasKeys) {
   return w;
 }
 
+/** [term, its weight per set] of the terms a ranking uses, in rank.py's TERMS order. */
+function usedTerms(opt, normalised, mass, hasVec, hasCtxVec, hasCtxText, hasKeys) {
+  const sets = (normalised ? ['w_', 'c_'] : ['w_']).map((p) => termWeights(opt, p, mass, hasVec, hasCtxVec,
+    hasCtxText, hasKeys));
+  return TERMS.map((name) => [name, sets.map((w) => w[name] || 0)]).filter(([, ws]) => ws.some((x) => x > 0));
+}
+
+/**
+ * Compute ahead what rankSentences of this selection will need that does not depend on its vector: the
+ * lexical terms and the context vector's cosines (both kept for the next ranking of the same query text,
+ * context and sentences). The page calls it while the model embeds the span, so that the model's answer
+ * is ranked with one cosine pass and the fusion (issue 29); the numbers are the same.
+ */
+export function prepareQuery({ queryText, contextVec = null, contextText = null, sentences, options }) {
+  const opt = { ...DEFAULT_OPTIONS, ...(options || {}) };
+  const prep = prepareSentences(sentences, opt);
+  const hasCtxText = !!contextText;
+  const lex = lexicalTerms(prep, queryText || '', hasCtxText ? contextText : '', Number(opt.bm25_k1), Number(opt.bm25_b));
+  const used = usedTerms(opt, opt.norm !== 'none' && prep.n > 0, lex.span.mass, true, contextVec != null, hasCtxText,
+    lex.keys.length > 0);
+  for (const [name] of used) {
+    if (name === 'context') maxCos(sentences, contextVec);
+    else if (name !== 'dense' && name !== 'lexical') lex.get(name);
+  }
+}
+
 /** Weighted mean of the terms under weight set `which` (each normalised per query if `norm`). */
 function weighted(terms, which, n, norm) {
   let weight = 0;
@@ -342,13 +368,8 @@ export function rankSentences({
     context_bm25: () => lex.get('context_bm25'), entity: () => lex.get('entity'),
   };
   const normalised = opt.norm !== 'none' && n > 0;
-  const sets = (normalised ? ['w_', 'c_'] : ['w_']).map((p) => termWeights(opt, p, span.mass, !!queryVec, hasCtxVec,
-    hasCtxText, keys.length > 0));
-  const terms = []; // [weights per set, values] in rank.py's TERMS order
-  for (const name of TERMS) {
-    const ws = sets.map((w) => w[name] || 0);
-    if (ws.some((x) => x > 0)) terms.push([ws, compute[name]()]);
-  }
+  const terms = usedTerms(opt, normalised, span.mass, !!queryVec, hasCtxVec, hasCtxText, keys.length > 0)
+    .map(([name, ws]) => [ws, compute[name]()]); // [weights per set, values] in rank.py's TERMS order
   let base;
   if (!normalised) base = finish(weighted(terms, 0, n, null), prep, opt, queryPosition);
   else {

@@ -1,7 +1,9 @@
 /**
  * The marker strip beside a pane: one mark per highlighted sentence, placed where the sentence is in the
  * scrolled content (so it is placed from the real layout: redrawn once the blocks are measured and on a
- * width change). Marks are rebuilt only when they move; a refined answer that keeps the same sentences and
+ * width change; a far sentence's place is its measured block's box plus its offset measured in it,
+ * textlayout.js sentenceBox, so drawing lays out no block content-visibility skips). Marks are rebuilt only
+ * when they move; a refined answer that keeps the same sentences and
  * levels only retitles them. A rebuild reads the layout, so it waits for the next frame, which lays the
  * page out anyway: in the selection's handler it forced a layout of its own (3.4 of 6.5 ms on a
  * 3,931-sentence source).
@@ -35,15 +37,15 @@ export class Minimap {
     this.el.replaceChildren();
   }
 
-  /** Show `results` ([{index, score}], best first); `elOf(i)` gives sentence i's element. */
-  show(results, levelOf, elOf) {
+  /** Show `results` ([{index, score}], best first); `topOf(i)` gives sentence i's viewport top. */
+  show(results, levelOf, topOf) {
     const prev = this.results;
     const same = levelOf === this.levelOf && prev.length === results.length
       && results.every((r, j) => r.index === prev[j].index
         && levelOf(r.p ?? r.score) === levelOf(prev[j].p ?? prev[j].score));
     this.results = results;
     this.levelOf = levelOf;
-    if (!same) this._drawSoon(elOf);
+    if (!same) this._drawSoon(topOf);
     else {
       byText(results).forEach((r, pos) => {
         const m = this.el.children[pos];
@@ -54,24 +56,24 @@ export class Minimap {
   }
 
   /** Place the marks again (the layout changed: measured blocks, another width). */
-  redraw(elOf) {
-    if (this.levelOf && this.results.length) this._drawSoon(elOf);
+  redraw(topOf) {
+    if (this.levelOf && this.results.length) this._drawSoon(topOf);
   }
 
   /** Rebuild the marks at the next frame (once, however many calls come before it). */
-  _drawSoon(elOf) {
+  _drawSoon(topOf) {
     if (this._frame) return;
     this._frame = requestAnimationFrame(() => {
       this._frame = 0;
-      this._draw(elOf);
+      this._draw(topOf);
     });
   }
 
-  _draw(elOf) {
+  _draw(topOf) {
     const total = Math.max(1, this.scroller.scrollHeight);
     const origin = this.scroller.getBoundingClientRect().top - this.scroller.scrollTop;
     const marks = byText(this.results).map((r, pos) => {
-      const top = elOf(r.index).getBoundingClientRect().top - origin;
+      const top = topOf(r.index) - origin;
       const m = document.createElement('button');
       m.type = 'button';
       m.className = 'mm-mark';

@@ -66,7 +66,10 @@ export class TextLayout {
     let sinceBreak = 0;
     this.docBlocks = []; // the block opening each section, in order (citations link to them)
     const open = (section = null, titled = false) => {
-      block = { el: this._blockEl(section, titled, blocks.length), items: [], start: pos, sentences: 0, done: false };
+      block = {
+        el: this._blockEl(section, titled, blocks.length), items: [], start: pos, sentences: 0, first: 0, done: false,
+        boxes: null, // its sentences' [top, bottom] below its own top, once measured (sentenceBox)
+      };
       if (section) this.docBlocks.push(block);
       blocks.push(block);
       sinceBreak = 0;
@@ -109,6 +112,7 @@ export class TextLayout {
       if (s > pos) push([0, pos, s]);
       push([1, Math.max(s, pos), e, i, headStarts.has(s)]);
       this.sentBlock[i] = blocks.length - 1;
+      if (!block.sentences) block.first = i;
       block.sentences += 1;
       pos = Math.max(pos, e);
       sinceBreak += 1;
@@ -205,8 +209,31 @@ export class TextLayout {
   }
 
   /**
+   * The viewport [top, bottom] of sentence i. Once its block is measured, from the block's box and the
+   * sentence's offsets measured in it: reading an element inside a block content-visibility skips would lay
+   * that block out for this one read (the minimap and the scroll memory read dozens of far sentences: a
+   * forced layout each, 2-5 ms, in the frames that compete with the model's worker, issue 29).
+   */
+  sentenceBox(i) {
+    const b = this.blocks[this.sentBlock[i]];
+    if (b && b.boxes) {
+      const top = b.el.getBoundingClientRect().top;
+      const j = 2 * (i - b.first);
+      return [top + b.boxes[j], top + b.boxes[j + 1]];
+    }
+    const r = this.sentenceEl(i).getBoundingClientRect();
+    return [r.top, r.bottom];
+  }
+
+  /** The viewport top of sentence i (sentenceBox). */
+  sentenceTop(i) {
+    return this.sentenceBox(i)[0];
+  }
+
+  /**
    * Measure every block's real height in idle time (each one laid out alone: no long task) and make it
-   * the block's intrinsic size. `hold()` is called before each idle slice and returns what to call after
+   * the block's intrinsic size, and its sentences' offsets in it (sentenceBox). `hold()` is called before
+   * each idle slice and returns what to call after
    * it (blocks above the view change height: the view must not move); `done()` once all are measured.
    * A later call cancels an unfinished one.
    */
@@ -219,13 +246,22 @@ export class TextLayout {
       if (!live() || this._measuring !== token) return;
       const restore = hold();
       while (next < this.index.length && deadline.timeRemaining() > 2) {
-        const el = this.index[next].el;
+        const b = this.index[next];
+        const el = b.el;
         el.style.contentVisibility = 'visible';
         const cs = getComputedStyle(el);
         const box = parseFloat(cs.paddingTop) + parseFloat(cs.paddingBottom)
           + parseFloat(cs.borderTopWidth) + parseFloat(cs.borderBottomWidth);
-        const h = el.getBoundingClientRect().height - box; // the intrinsic size is the content box's
+        const rect = el.getBoundingClientRect();
+        const h = rect.height - box; // the intrinsic size is the content box's
         el.style.containIntrinsicSize = `auto ${Math.round(h)}px`;
+        const boxes = new Float64Array(2 * b.sentences);
+        for (let j = 0; j < b.sentences; j++) {
+          const r = this.sentenceEls[b.first + j].getBoundingClientRect();
+          boxes[2 * j] = r.top - rect.top;
+          boxes[2 * j + 1] = r.bottom - rect.top;
+        }
+        b.boxes = boxes;
         el.style.contentVisibility = '';
         next += 1;
       }

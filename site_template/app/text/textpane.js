@@ -32,12 +32,13 @@ export class TextPane {
     this.onMaterialize = null; // callback(block) after a block got its sentence elements
     this._width = 0;
     this._elOf = (i) => this.sentenceEl(i);
+    this._topOf = (i) => this.layout.sentenceTop(i);
     new ResizeObserver(() => {
       const w = this.scroller.clientWidth;
       if (w === this._width) return;
       this._width = w;
       if (this.root && this.root.dataset.complete) this._measure();
-      else this.marks.redraw(this._elOf);
+      else this.marks.redraw(this._topOf);
     }).observe(this.scroller);
     const unpin = () => {
       this._pin = null; // the reader scrolls: a restored position is not held any longer
@@ -90,7 +91,7 @@ export class TextPane {
         if (this._pin) this._placeTop(this._pin.i, this._pin.above);
         else if (keep) this._placeTop(keep[0], keep[1]);
       };
-    }, () => this.marks.redraw(this._elOf));
+    }, () => this.marks.redraw(this._topOf));
   }
 
   /** The element of sentence i (materializing its block if needed). */
@@ -114,18 +115,17 @@ export class TextPane {
    */
   setHighlights(results, levelOf) {
     this.lit = markRanked(this.lit, results, levelOf, this._elOf);
-    this.marks.show(results, levelOf, this._elOf);
+    this.marks.show(results, levelOf, this._topOf);
   }
 
   /** Scroll so sentence `i` is visible (placed at a third of the pane when it was out of view). */
   scrollToSentence(i, force = false) {
-    const el = this.sentenceEl(i);
-    if (!el) return;
+    if (!this.sentenceEl(i)) return;
     this._pin = null; // the page scrolls elsewhere: a restored position is not held any longer
     const box = this.scroller.getBoundingClientRect();
-    const r = el.getBoundingClientRect();
-    if (!force && r.top >= box.top && r.bottom <= box.bottom) return;
-    this.scroller.scrollTop += r.top - box.top - this.scroller.clientHeight / 3;
+    const [top, bottom] = this.layout.sentenceBox(i); // measured: no layout of a far block just to read it
+    if (!force && top >= box.top && bottom <= box.bottom) return;
+    this.scroller.scrollTop += top - box.top - this.scroller.clientHeight / 3;
   }
 
   /** 1-based number of the document (section) holding sentence i, or null (no sections). */
@@ -155,7 +155,10 @@ export class TextPane {
     return true;
   }
 
-  /** [sentence index, pixels above the pane's top] of the first sentence in view (scroll memory). */
+  /**
+   * [sentence index, pixels above the pane's top] of the first sentence in view (scroll memory); from the
+   * measured offsets once the text is measured (no layout of the far blocks it probes).
+   */
   topSentence() {
     const n = this.view ? this.view.sentences.length : 0;
     if (!n) return null;
@@ -164,10 +167,10 @@ export class TextPane {
     let hi = n - 1;
     while (lo < hi) { // the last sentence starting above the pane's top
       const mid = (lo + hi + 1) >> 1;
-      if (this.sentenceEl(mid).getBoundingClientRect().top <= top) lo = mid;
+      if (this.layout.sentenceTop(mid) <= top) lo = mid;
       else hi = mid - 1;
     }
-    return [lo, Math.round(top - 1 - this.sentenceEl(lo).getBoundingClientRect().top)];
+    return [lo, Math.round(top - 1 - this.layout.sentenceTop(lo))];
   }
 
   /**
