@@ -2,7 +2,7 @@
  * The marker strip beside a pane: one mark per highlighted sentence, placed where the sentence is in the
  * scrolled content (so it is placed from the real layout: redrawn once the blocks are measured and on a
  * width change; a far sentence's place is its measured block's box plus its offset measured in it,
- * textlayout.js sentenceBox, so drawing lays out no block content-visibility skips). Marks are rebuilt only
+ * textlayout.js sentenceTop, so drawing lays out no block content-visibility skips). Marks are rebuilt only
  * when they move; a refined answer that keeps the same sentences and
  * levels only retitles them. A rebuild reads the layout, so it waits for the next frame, which lays the
  * page out anyway: in the selection's handler it forced a layout of its own (3.4 of 6.5 ms on a

@@ -68,7 +68,7 @@ export class TextLayout {
     const open = (section = null, titled = false) => {
       block = {
         el: this._blockEl(section, titled, blocks.length), items: [], start: pos, sentences: 0, first: 0, done: false,
-        boxes: null, // its sentences' [top, bottom] below its own top, once measured (sentenceBox)
+        tops: null, // its sentences' tops below its own top, once measured (sentenceTop)
       };
       if (section) this.docBlocks.push(block);
       blocks.push(block);
@@ -209,30 +209,20 @@ export class TextLayout {
   }
 
   /**
-   * The viewport [top, bottom] of sentence i. Once its block is measured, from the block's box and the
-   * sentence's offsets measured in it: reading an element inside a block content-visibility skips would lay
-   * that block out for this one read (the minimap and the scroll memory read dozens of far sentences: a
-   * forced layout each, 2-5 ms, in the frames that compete with the model's worker, issue 29).
+   * The viewport top of sentence i, for the minimap. Once its block is measured, from the block's box and
+   * the sentence's offset measured in it: reading an element inside a block content-visibility skips would
+   * lay that block out for this one read (the minimap reads dozens of far sentences: a forced layout each,
+   * 2-5 ms, in the frames that compete with the model's worker, issue 29). Scrolling reads the elements.
    */
-  sentenceBox(i) {
-    const b = this.blocks[this.sentBlock[i]];
-    if (b && b.boxes) {
-      const top = b.el.getBoundingClientRect().top;
-      const j = 2 * (i - b.first);
-      return [top + b.boxes[j], top + b.boxes[j + 1]];
-    }
-    const r = this.sentenceEl(i).getBoundingClientRect();
-    return [r.top, r.bottom];
-  }
-
-  /** The viewport top of sentence i (sentenceBox). */
   sentenceTop(i) {
-    return this.sentenceBox(i)[0];
+    const b = this.blocks[this.sentBlock[i]];
+    if (b && b.tops) return b.el.getBoundingClientRect().top + b.tops[i - b.first];
+    return this.sentenceEl(i).getBoundingClientRect().top;
   }
 
   /**
    * Measure every block's real height in idle time (each one laid out alone: no long task) and make it
-   * the block's intrinsic size, and its sentences' offsets in it (sentenceBox). `hold()` is called before
+   * the block's intrinsic size, and its sentences' offsets in it (sentenceTop). `hold()` is called before
    * each idle slice and returns what to call after
    * it (blocks above the view change height: the view must not move); `done()` once all are measured.
    * A later call cancels an unfinished one.
@@ -255,13 +245,11 @@ export class TextLayout {
         const rect = el.getBoundingClientRect();
         const h = rect.height - box; // the intrinsic size is the content box's
         el.style.containIntrinsicSize = `auto ${Math.round(h)}px`;
-        const boxes = new Float64Array(2 * b.sentences);
+        const tops = new Float64Array(b.sentences);
         for (let j = 0; j < b.sentences; j++) {
-          const r = this.sentenceEls[b.first + j].getBoundingClientRect();
-          boxes[2 * j] = r.top - rect.top;
-          boxes[2 * j + 1] = r.bottom - rect.top;
+          tops[j] = this.sentenceEls[b.first + j].getBoundingClientRect().top - rect.top;
         }
-        b.boxes = boxes;
+        b.tops = tops;
         el.style.contentVisibility = '';
         next += 1;
       }

@@ -120,12 +120,13 @@ export class TextPane {
 
   /** Scroll so sentence `i` is visible (placed at a third of the pane when it was out of view). */
   scrollToSentence(i, force = false) {
-    if (!this.sentenceEl(i)) return;
+    const el = this.sentenceEl(i);
+    if (!el) return;
     this._pin = null; // the page scrolls elsewhere: a restored position is not held any longer
     const box = this.scroller.getBoundingClientRect();
-    const [top, bottom] = this.layout.sentenceBox(i); // measured: no layout of a far block just to read it
-    if (!force && top >= box.top && bottom <= box.bottom) return;
-    this.scroller.scrollTop += top - box.top - this.scroller.clientHeight / 3;
+    const r = el.getBoundingClientRect(); // the element itself: where the page scrolls to must be exact
+    if (!force && r.top >= box.top && r.bottom <= box.bottom) return;
+    this.scroller.scrollTop += r.top - box.top - this.scroller.clientHeight / 3;
   }
 
   /** 1-based number of the document (section) holding sentence i, or null (no sections). */
@@ -156,8 +157,8 @@ export class TextPane {
   }
 
   /**
-   * [sentence index, pixels above the pane's top] of the first sentence in view (scroll memory); from the
-   * measured offsets once the text is measured (no layout of the far blocks it probes).
+   * [sentence index, pixels above the pane's top] of the first sentence in view (scroll memory); read from
+   * the elements, exactly: the view is restored from it while blocks above it are measured.
    */
   topSentence() {
     const n = this.view ? this.view.sentences.length : 0;
@@ -167,10 +168,10 @@ export class TextPane {
     let hi = n - 1;
     while (lo < hi) { // the last sentence starting above the pane's top
       const mid = (lo + hi + 1) >> 1;
-      if (this.layout.sentenceTop(mid) <= top) lo = mid;
+      if (this.sentenceEl(mid).getBoundingClientRect().top <= top) lo = mid;
       else hi = mid - 1;
     }
-    return [lo, Math.round(top - 1 - this.layout.sentenceTop(lo))];
+    return [lo, Math.round(top - 1 - this.sentenceEl(lo).getBoundingClientRect().top)];
   }
 
   /**
