@@ -214,7 +214,7 @@ def reference_index(data: Path, rows: list[IndexRow], index_records: int, term_p
     (data / "index.json").write_text(dumps(top), encoding="utf-8")
 
 
-@pytest.mark.parametrize("n, k, t, meta", [(3_000, 7, 13, ["topic", "score", "many"]), (1_000, 1, 1, []),
+@pytest.mark.parametrize("n, k, t, meta", [(3_000, 7, 13, ["topic", "score", "many"]), (200, 1, 1, []),
                                            (500, 1_000, 100_000, ["many"]), (64 * 5, 64, 250, ["topic"]), (0, 3, 3, [])])
 def test_streaming_writer_gives_the_bytes_of_the_in_memory_one(tmp_path, n, k, t, meta):
     """Spooled ids and postings, read back one shard at a time, write what holding them all wrote: with
