@@ -54,13 +54,18 @@ docs: install
 	$(VENV)/bin/cog --check docs/cli.md
 	$(VENV)/bin/mkdocs build --strict
 
-# JavaScript unit tests of the page's pure modules (Node's own runner); rank.js is checked against rank.py.
-test-js: install
-	PYTHON=$(abspath $(PY)) node --test tests/js/
+NPROC := $(shell nproc 2>/dev/null || echo 2)
 
-# The quick loop (about 2 min): the JS unit tests, then every Python test marked neither `browser` nor `slow`.
+# JavaScript unit tests of the page's pure modules (Node's own runner, a file per core); rank.js is checked
+# against rank.py.
+test-js: install
+	PYTHON=$(abspath $(PY)) node --test --test-concurrency=$(NPROC) tests/js/
+
+# The quick loop (about 2 min on 2 cores): the JS unit tests, then every Python test marked neither `browser`
+# nor `slow`, a test file per worker (pytest-xdist, a worker per core; JOBS=0 runs them in this process).
+JOBS ?= $(NPROC)
 test-fast: install test-js
-	HF_HUB_OFFLINE=1 $(PY) -m pytest -q -m "not browser and not slow"
+	HF_HUB_OFFLINE=1 $(PY) -m pytest -q -m "not browser and not slow" -n $(JOBS) --dist loadfile
 
 # The tests marked `slow` (memory and scale, Ray, the wheel, model exports, the docs' shell blocks, the
 # shared-data builds): minutes of CPU each; not browser ones (`make test` runs those last).

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import threading
@@ -34,7 +35,11 @@ def exported_model():
     with the page form, whether shipped or exported)."""
     from mercury_static.assist.model_export import default_model_path, ensure_model
 
-    return ensure_model(default_model_path(), cache_dir=TEST_CACHE)
+    TEST_CACHE.mkdir(parents=True, exist_ok=True)
+    # pytest-xdist's workers share the cache: the first exports while the others wait, then load its copy
+    with open(TEST_CACHE / ".export.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return ensure_model(default_model_path(), cache_dir=TEST_CACHE)
 
 
 @pytest.fixture(scope="session")

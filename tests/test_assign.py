@@ -152,6 +152,7 @@ def test_build_distribution_gives_the_queues_assign_gives(run, build_bundle, tmp
     assert manifest["queues"]["annotators"] == ["alice", "bob", "carol"]
 
 
+@pytest.mark.slow  # eight assigns killed at 0 … 1.75 s: 7 s of sleeping
 def test_a_killed_assign_leaves_whole_files(run, bundle, exported_model):
     """SIGKILL at different moments of `assign`: the manifest is always whole (the old one or a new one) and
     so is the queues file it names; running it again completes it."""

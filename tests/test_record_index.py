@@ -302,7 +302,7 @@ def reference_index(data: Path, rows: list[IndexRow], index_records: int, term_p
 
 
 @pytest.mark.parametrize("n, k, t, meta, split", [(3_000, 7, 13, ["topic", "score", "many"], 500),
-                                                  (1_000, 1, 1, [], 1), (500, 1_000, 100_000, ["many"], 10**6),
+                                                  (200, 1, 1, [], 1), (500, 1_000, 100_000, ["many"], 10**6),
                                                   (64 * 5, 64, 250, ["topic"], 300), (0, 3, 3, [], 1)])
 def test_streaming_writer_gives_the_bytes_of_the_in_memory_one(tmp_path, n, k, t, meta, split):
     """Spooled ids and postings, read back one shard at a time, write what holding them all wrote: with

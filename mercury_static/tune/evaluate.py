@@ -25,7 +25,9 @@ documents hold gold evidence at all (is the citation right).
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -176,9 +178,15 @@ class CachedEmbedder:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
         keys = list(self.vectors)
-        tmp = self.path.with_suffix(".tmp.npz")
-        np.savez(tmp, keys=np.array(keys, dtype="S16"), vectors=np.stack([self.vectors[k] for k in keys]))
-        tmp.replace(self.path)
+        # a temp file of its own: two evals (or test workers) saving at once each replace the file whole
+        fd, tmp = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".npz", dir=self.path.parent)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                np.savez(f, keys=np.array(keys, dtype="S16"), vectors=np.stack([self.vectors[k] for k in keys]))
+            os.replace(tmp, self.path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
         self.dirty = False
 
 

@@ -42,3 +42,69 @@ test('pushStep: a text answer typed is one step; a new step drops the redo', () 
   h = pushStep({ past: h.past, future: [{ id: 'r' }] }, { id: 'q', before: 4, after: 5 });
   assert.deepEqual(h.future, []);
 });
+
+const copy = (e) => structuredClone(e);
+const dict = (o) => Object.assign(Object.create(null), o); // responses.js's maps (restoreAnswer writes them)
+
+test('applyStep: a span suggestion accepted (no answer) is undone to no agent and redone as it was', () => {
+  const acc = { agent: 'gpt', updated_at: 't2', annotations: ['s1'] };
+  const before = { status: 'in_progress', annotations: {}, responses: {} };
+  const after = { status: 'in_progress', annotations: { s1: ann('s1', '', 't2') }, responses: {}, accepted: { spans: acc } };
+  const now = copy(after);
+  const shared = now.accepted;
+  const undone = applyStep(now, after, before, 't9');
+  assert.deepEqual(undone.accepted, { spans: { agent: null, updated_at: 't9' } });
+  assert.deepEqual(shared, { spans: acc }); // a new object: the entry's old one is not changed
+  assert.deepEqual(undone.annotations.s1, { id: 's1', deleted: true, updated_at: 't9' });
+  assert.deepEqual(undone.responses, {});
+  assert.equal(undone.status_at, undefined);
+  const redone = applyStep(copy(undone), before, after, 't10');
+  assert.deepEqual(redone.accepted, { spans: { ...acc, updated_at: 't10' } });
+  assert.deepEqual(redone.annotations.s1, { ...ann('s1', '', 't2'), updated_at: 't10' });
+});
+
+test('applyStep: an answer accepted from a suggestion goes back with its acceptance, once (as restoreAnswer writes it)', () => {
+  const before = { annotations: {}, responses: { other: { value: 'kept', updated_at: 't0' } } };
+  const after = {
+    annotations: {}, responses: { other: { value: 'kept', updated_at: 't0' }, verdict: { value: 'x', updated_at: 't2' } },
+    accepted: { verdict: { agent: 'gpt', updated_at: 't2', extra: 1 } },
+  };
+  const undone = applyStep(copy(after), after, before, 't9');
+  assert.deepEqual(undone.responses.verdict, { value: null, updated_at: 't9' });
+  assert.deepEqual(undone.responses.other, { value: 'kept', updated_at: 't0' }); // not part of the step
+  assert.deepEqual(undone.accepted, dict({ verdict: { agent: null, updated_at: 't9' } }));
+  const redone = applyStep(copy(undone), before, after, 't10');
+  assert.deepEqual(redone.responses.verdict, { value: 'x', updated_at: 't10' });
+  assert.deepEqual(redone.accepted, dict({ verdict: { agent: 'gpt', updated_at: 't10' } })); // restoreAnswer's, no `extra`
+});
+
+test('applyStep: the same answer, accepted on one side only, is written back with the acceptance', () => {
+  const before = { annotations: {}, responses: { verdict: { value: 'x', updated_at: 't1' } } };
+  const after = { annotations: {}, responses: { verdict: { value: 'x', updated_at: 't2' } },
+    accepted: { verdict: { agent: 'gpt', updated_at: 't2' } } };
+  const undone = applyStep(copy(after), after, before, 't9');
+  assert.deepEqual(undone.responses.verdict, { value: 'x', updated_at: 't9' });
+  assert.deepEqual(undone.accepted.verdict, { agent: null, updated_at: 't9' });
+  const redone = applyStep(copy(undone), before, after, 't10');
+  assert.deepEqual(redone.accepted.verdict, { agent: 'gpt', updated_at: 't10' });
+});
+
+test('applyStep: nothing changed is nothing written; tombstones and missing parts count as absent', () => {
+  const a = { status: 'submitted', status_at: 't1', annotations: { a: ann('a', 'x') }, responses: { q: { value: 1, updated_at: 't1' } } };
+  const entry = copy(a);
+  assert.deepEqual(applyStep(entry, a, copy(a), 't9'), a);
+  const gone = { annotations: { a: { id: 'a', deleted: true, updated_at: 't3' } } };
+  assert.deepEqual(applyStep({ annotations: {} }, gone, {}, 't9'), { annotations: {} }); // deleted = absent
+  assert.deepEqual(applyStep({ annotations: {} }, {}, { status: 'in_progress' }, 't9'), { annotations: {} });
+  // a step of a record that had no entry before: undone, its annotation is a tombstone and its status the default
+  const undone = applyStep(copy(a), a, undefined, 't9');
+  assert.deepEqual(undone.annotations.a, { id: 'a', deleted: true, updated_at: 't9' });
+  assert.deepEqual([undone.status, undone.status_at], ['in_progress', 't9']);
+  assert.deepEqual(undone.responses.q, { value: null, updated_at: 't9' });
+  // a deletion undone brings the annotation back as it was, stamped now; the tombstone's own stamp is not used
+  const back = applyStep({ annotations: { a: gone.annotations.a } }, gone, { annotations: { a: ann('a', 'x') } }, 't9');
+  assert.deepEqual(back.annotations.a, { ...ann('a', 'x'), updated_at: 't9' });
+  // redone: the live annotation becomes a new tombstone
+  assert.deepEqual(applyStep(copy(back), { annotations: { a: ann('a', 'x') } }, gone, 't10').annotations.a,
+    { id: 'a', deleted: true, updated_at: 't10' });
+});

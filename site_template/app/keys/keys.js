@@ -65,8 +65,6 @@ export function numberKeys(keys, pick) {
   };
 }
 
-const ARROWS = { ArrowRight: ['word', 1], ArrowLeft: ['word', -1], ArrowDown: ['sentence', 1], ArrowUp: ['sentence', -1] };
-
 const FOCUSABLE = 'button, [href], input:not([type=hidden]), select, textarea, [tabindex]:not([tabindex="-1"])';
 
 /**
@@ -96,6 +94,87 @@ export function trapFocus(container) {
   };
 }
 
+const DIGIT = /^[0-9]$/;
+const FIELD = 'input:not([type=checkbox]):not([type=radio]):not([type=range]), textarea, select, [contenteditable]';
+const PANE = '.scroller[id^="pane-"]';
+const ARROWS = { ArrowRight: ['word', 1], ArrowLeft: ['word', -1], ArrowDown: ['sentence', 1], ArrowUp: ['sentence', -1] };
+/** Where the arrows are the element's own (they scroll or move in it), unless in a pane. */
+const OWN_ARROWS = '#record-list, .guidelines, .overlay, [role=listbox]';
+/** The keys that act while a dialog (help, guidelines) is open, besides Esc: the ones that close it. */
+const DIALOG_KEYS = ['?', 'g'];
+/** Ctrl (Cmd) + key: undo and redo. */
+const HISTORY_KEYS = new Map([['z', 'undo'], ['Shift+z', 'redo'], ['y', 'redo']]);
+/** Each action of keymap.js and the handler it calls; `find` and `other_pane` are given the focused pane. */
+const ACTION_HANDLERS = new Map(Object.entries({
+  next: 'next', prev: 'prev', submit: 'submit', discard: 'discard', next_match: 'nextMatch', prev_match: 'prevMatch',
+  guidelines: 'guidelines', help: 'help', pair: 'pairMatch', no_source: 'noSource', note: 'note',
+  other_pane: 'otherPane', next_todo: 'nextTodo', toggle_list: 'toggleList', toggle_side: 'toggleSide',
+  export: 'exportNow', filter: 'filter', find: 'find', next_saved: 'nextSaved', prev_saved: 'prevSaved',
+  delete_saved: 'deleteSaved', suggestions: 'suggestions',
+  // the questions form (questions.js)
+  next_question: 'nextQuestion', prev_question: 'prevQuestion', accept: 'accept',
+}));
+const WITH_SIDE = new Set(['otherPane', 'find']);
+
+/**
+ * Enter in a field ends the typing in the note (it saves) and in a one-line field of the page (the record
+ * filter, k): the focus leaves even when nothing was saved, so the keys typed next are shortcuts, not text.
+ */
+function enterInField(ev, handlers) {
+  const note = ev.target.id === 'draft-note';
+  if (!note && !(ev.target instanceof HTMLInputElement && !ev.target.closest('form, .overlay'))) return;
+  if (note && !ev.defaultPrevented) {
+    ev.preventDefault();
+    handlers.save();
+  }
+  handlers.leaveField();
+}
+
+/** A key in a field: only Enter (enterInField) and Esc (leaves the field) act; letters and digits are text. */
+function fieldKey(ev, handlers) {
+  if (ev.key === 'Enter' && !ev.shiftKey && !ev.isComposing) enterInField(ev, handlers);
+  else if (ev.key === 'Escape' && !ev.defaultPrevented) ev.target.blur();
+}
+
+/**
+ * Arrows: the selection by a word or a sentence, Alt+Shift+← / →: its start by a word, in the pane `pane`
+ * (else the summary); whether the key was one of them (lists and panels keep their arrows).
+ */
+function selectionKey(ev, handlers, pane) {
+  const side = pane ? pane.id.slice(5) : null;
+  const noCtrl = !ev.ctrlKey && !ev.metaKey;
+  if (ev.altKey && ev.shiftKey && noCtrl && (ev.key === 'ArrowLeft' || ev.key === 'ArrowRight')) {
+    ev.preventDefault();
+    handlers.stepStart(side, ev.key === 'ArrowLeft' ? -1 : 1);
+    return true;
+  }
+  if (!ARROWS[ev.key] || !noCtrl || ev.altKey) return false;
+  if (pane || !(ev.target instanceof Element) || !ev.target.closest(OWN_ARROWS)) {
+    ev.preventDefault();
+    handlers.step(side, ...ARROWS[ev.key], ev.shiftKey);
+  }
+  return true;
+}
+
+/** Ctrl+Z, Ctrl+Shift+Z, Ctrl+Y (or Cmd): whether the key was one of them; taken only when there was a step. */
+function historyKey(ev, handlers) {
+  if (!(ev.ctrlKey || ev.metaKey) || ev.altKey) return false;
+  const name = HISTORY_KEYS.get(`${ev.shiftKey ? 'Shift+' : ''}${ev.key.toLowerCase()}`);
+  if (!name) return false;
+  if (handlers[name]()) ev.preventDefault();
+  return true;
+}
+
+/**
+ * The command of a key without modifiers: its action's handler (Enter: save, unless the settings give it an
+ * action), else a digit's label; null when neither.
+ */
+function commandOf(key, handlers, byKey, side) {
+  const name = Object.hasOwn(byKey, key) ? ACTION_HANDLERS.get(byKey[key]) : key === 'Enter' && 'save';
+  if (name && handlers[name]) return WITH_SIDE.has(name) ? () => handlers[name](side) : () => handlers[name]();
+  return DIGIT.test(key) ? () => handlers.labelDigit(key) : null;
+}
+
 /**
  * @param handlers {next, prev, labelDigit(d), flushNumber, save, submit, discard, escape, undo, nextMatch, prevMatch,
  *   pairMatch, noSource, note, leaveField, otherPane, step(side | null, unit, dir, extend), modal() -> bool,
@@ -105,72 +184,21 @@ export function trapFocus(container) {
  * @param byKey {key: action} (keymap.js: the defaults and the settings' changes)
  */
 export function mountKeys(handlers, byKey) {
-  // eslint-disable-next-line complexity -- dispatches every key context; a handler per context would split it
   document.addEventListener('keydown', (ev) => {
-    if (!/^[0-9]$/.test(ev.key)) handlers.flushNumber(); // any other key first takes a label number being typed
-    const field = ev.target instanceof Element
-      && ev.target.closest('input:not([type=checkbox]):not([type=radio]):not([type=range]), textarea, select, [contenteditable]');
-    // Enter ends the typing in the note (it saves) and in a one-line field of the page (the record filter,
-    // k): the focus leaves even when nothing was saved, so the keys typed next are shortcuts, not text
-    if (field && ev.key === 'Enter' && !ev.shiftKey && !ev.isComposing) {
-      const note = ev.target.id === 'draft-note';
-      if (note || (ev.target instanceof HTMLInputElement && !ev.target.closest('form, .overlay'))) {
-        if (note && !ev.defaultPrevented) {
-          ev.preventDefault();
-          handlers.save();
-        }
-        handlers.leaveField();
-      }
+    if (!DIGIT.test(ev.key)) handlers.flushNumber(); // any other key first takes a label number being typed
+    if (ev.target instanceof Element && ev.target.closest(FIELD)) {
+      fieldKey(ev, handlers);
       return;
     }
     if (ev.defaultPrevented) return;
     if (ev.key === 'Escape') {
-      if (field) ev.target.blur(); // leaving a field is all Esc does there
-      else handlers.escape();
+      handlers.escape();
       return;
     }
-    if (field) return;
-    if (handlers.modal() && ev.key !== '?' && ev.key !== 'g') return; // a dialog is open: Tab and its buttons only
-    const pane = ev.target instanceof Element ? ev.target.closest('.scroller[id^="pane-"]') : null;
-    if (ev.altKey && ev.shiftKey && !ev.ctrlKey && !ev.metaKey && (ev.key === 'ArrowLeft' || ev.key === 'ArrowRight')) {
-      ev.preventDefault(); // Alt+Shift+←/→: the start of the selection a word back / forward
-      handlers.stepStart(pane ? pane.id.slice(5) : null, ev.key === 'ArrowLeft' ? -1 : 1);
-      return;
-    }
-    if (ARROWS[ev.key] && !ev.ctrlKey && !ev.metaKey && !ev.altKey) {
-      // in a pane: that pane; elsewhere (the page, a button) the summary; lists and panels keep their arrows
-      if (pane || !(ev.target instanceof Element) || !ev.target.closest('#record-list, .guidelines, .overlay, [role=listbox]')) {
-        ev.preventDefault();
-        handlers.step(pane ? pane.id.slice(5) : null, ...ARROWS[ev.key], ev.shiftKey);
-      }
-      return;
-    }
-    if ((ev.ctrlKey || ev.metaKey) && !ev.altKey && !ev.shiftKey && ev.key.toLowerCase() === 'z') {
-      if (handlers.undo()) ev.preventDefault();
-      return;
-    }
-    if ((ev.ctrlKey || ev.metaKey) && !ev.altKey && ((ev.shiftKey && ev.key.toLowerCase() === 'z') || (!ev.shiftKey && ev.key.toLowerCase() === 'y'))) {
-      if (handlers.redo()) ev.preventDefault();
-      return;
-    }
-    if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
-    const side = pane ? pane.id.slice(5) : null;
-    const byAction = {
-      next: handlers.next, prev: handlers.prev, submit: handlers.submit, discard: handlers.discard,
-      next_match: handlers.nextMatch, prev_match: handlers.prevMatch, guidelines: handlers.guidelines,
-      help: handlers.help, pair: handlers.pairMatch, no_source: handlers.noSource, note: handlers.note,
-      other_pane: () => handlers.otherPane(side),
-      next_todo: handlers.nextTodo, toggle_list: handlers.toggleList, toggle_side: handlers.toggleSide,
-      export: handlers.exportNow, filter: handlers.filter, find: () => handlers.find(side),
-      next_saved: handlers.nextSaved, prev_saved: handlers.prevSaved, delete_saved: handlers.deleteSaved,
-      suggestions: handlers.suggestions,
-      // the questions form (questions.js)
-      next_question: handlers.nextQuestion, prev_question: handlers.prevQuestion, accept: handlers.accept,
-    };
-    const map = { Enter: handlers.save };
-    for (const [k, action] of Object.entries(byKey)) map[k] = byAction[action];
-    let fn = map[ev.key];
-    if (!fn && /^[0-9]$/.test(ev.key)) fn = () => handlers.labelDigit(ev.key);
+    if (handlers.modal() && !DIALOG_KEYS.includes(ev.key)) return; // a dialog is open: Tab and its buttons only
+    const pane = ev.target instanceof Element ? ev.target.closest(PANE) : null;
+    if (selectionKey(ev, handlers, pane) || historyKey(ev, handlers) || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    const fn = commandOf(ev.key, handlers, byKey, pane ? pane.id.slice(5) : null);
     if (!fn) return;
     if (ev.key === 'Enter' && ev.target instanceof HTMLButtonElement) return; // let Enter press buttons
     ev.preventDefault();

@@ -10,33 +10,58 @@ import { REVIEW_EXPORT_FORMAT, REVIEW_EXPORT_VERSION } from './work.js';
 const isObj = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 const isSpan = (s) => isObj(s) && Number.isInteger(s.start) && Number.isInteger(s.end) && s.start < s.end && typeof s.text === 'string';
 
-/** One record entry of the file as a work entry, or a reason it is left out. */
-// eslint-disable-next-line complexity -- checks each part of an entry; one reader per part would split it
-function entryOf(r) {
-  if (!isObj(r) || typeof r.record_id !== 'string' || typeof r.updated_at !== 'string') return 'not a record entry';
-  const review = dict();
-  for (const [key, d] of Object.entries(isObj(r.decisions) ? r.decisions : {})) {
+const objectOr = (v) => (isObj(v) ? v : {});
+const listOr = (v) => (Array.isArray(v) ? v : []);
+
+/** The entry's decisions into `review` (d:KEY), or the reason one is bad. */
+function readDecisions(r, review) {
+  for (const [key, d] of Object.entries(objectOr(r.decisions))) {
     if (!isObj(d) || !['accept', 'reject', 'edit'].includes(d.action)) return `decision ${JSON.stringify(key)}: unknown action`;
     const { action, updated_at: at, ...fields } = d;
     if (action === 'edit' && !(isSpan(fields.summary) && Array.isArray(fields.label))) return `decision ${JSON.stringify(key)}: an edit needs a summary span and a label`;
     review[`d:${key}`] = { value: action === 'edit' ? { action, ...fields } : { action }, updated_at: at || r.updated_at };
   }
-  for (const [q, a] of Object.entries(isObj(r.answers) ? r.answers : {})) {
+  return null;
+}
+
+/** The entry's gold answers into `review` (q:QUESTION), or the reason one is bad. */
+function readAnswers(r, review) {
+  for (const [q, a] of Object.entries(objectOr(r.answers))) {
     if (!isObj(a) || !('from' in a || 'value' in a)) return `answer ${JSON.stringify(q)}: neither from nor value`;
     review[`q:${q}`] = { value: 'from' in a ? { from: a.from } : { value: a.value }, updated_at: r.updated_at };
   }
-  for (const c of Array.isArray(r.comments) ? r.comments : []) {
+  return null;
+}
+
+/** The entry's comments into `review` (c:ID), or the reason one is bad. */
+function readComments(r, review) {
+  for (const c of listOr(r.comments)) {
     if (!isObj(c) || typeof c.id !== 'string' || typeof c.text !== 'string' || typeof c.time !== 'string') return 'a comment without id, text or time';
     review[`c:${c.id}`] = { value: { on: c.on, author: c.author, time: c.time, text: c.text }, updated_at: c.time };
   }
-  const annotations = dict();
-  for (const a of Array.isArray(r.added) ? r.added : []) {
+  return null;
+}
+
+/** The reviewer's own annotations (the entry's `added`) into `annotations`, or the reason one is bad. */
+function readAdded(r, annotations) {
+  for (const a of listOr(r.added)) {
     if (!isObj(a) || typeof a.id !== 'string' || !isSpan(a.summary) || !Array.isArray(a.label)) return 'an added annotation without id, summary span or label';
     annotations[a.id] = {
       id: a.id, label: [...a.label], note: a.note || '', summary: a.summary, source: isSpan(a.source) ? a.source : null,
       created_at: a.created_at || a.updated_at || r.updated_at, updated_at: a.updated_at || r.updated_at,
     };
   }
+  return null;
+}
+
+/** One record entry of the file as a work entry, or the reason it is left out (its first bad part). */
+function entryOf(r) {
+  if (!isObj(r) || typeof r.record_id !== 'string' || typeof r.updated_at !== 'string') return 'not a record entry';
+  const review = dict();
+  const annotations = dict();
+  const reason = readDecisions(r, review) || readAnswers(r, review) || readComments(r, review)
+    || readAdded(r, annotations);
+  if (reason) return reason;
   return {
     status: r.adjudicated === true ? 'submitted' : 'in_progress', status_at: r.updated_at, updated_at: r.updated_at, annotations, review,
   };

@@ -24,36 +24,53 @@ export function changed(before, after) {
   return anns || answers || (before?.status || 'in_progress') !== (after?.status || 'in_progress');
 }
 
+const part = (e, name, key) => e?.[name]?.[key];
+
+/** The annotations the step changed, as they are in `to` (a tombstone where `to` has none live). */
+function applyAnnotations(entry, from, to, at) {
+  for (const id of keysOf(from?.annotations, to?.annotations)) {
+    const want = live(part(to, 'annotations', id));
+    if (same(live(part(from, 'annotations', id)), want)) continue;
+    entry.annotations[id] = want ? { ...want, updated_at: at } : { id, deleted: true, updated_at: at };
+  }
+}
+
+/** The answers the step changed (their value or their acceptance), as in `to`; returns their questions. */
+function applyAnswers(entry, from, to, at) {
+  const answered = new Set();
+  for (const q of keysOf(from?.responses, to?.responses)) {
+    if (same(part(from, 'responses', q)?.value, part(to, 'responses', q)?.value)
+      && same(part(from, 'accepted', q), part(to, 'accepted', q))) continue;
+    restoreAnswer(entry, to, q, at);
+    answered.add(q);
+  }
+  return answered;
+}
+
+/** The acceptances of span suggestions (no answer) the step changed, but of the questions `answered`. */
+function applyAcceptances(entry, from, to, at, answered) {
+  for (const q of keysOf(from?.accepted, to?.accepted)) {
+    const want = part(to, 'accepted', q);
+    if (answered.has(q) || same(part(from, 'accepted', q), want)) continue;
+    entry.accepted = { ...entry.accepted, [q]: want ? { ...want, updated_at: at } : { agent: null, updated_at: at } };
+  }
+}
+
+function applyStatus(entry, from, to, at) {
+  const status = to?.status || 'in_progress';
+  if ((from?.status || 'in_progress') === status) return;
+  entry.status = status;
+  entry.status_at = at;
+}
+
 /**
  * `entry` (a copy, changed in place and returned) with every part that differs between `from` and `to`
  * set as it is in `to`, stamped `at`: the step undone (from = after, to = before) or redone.
  */
-// eslint-disable-next-line complexity -- each ?. counts; one applier per part of an entry would split it
 export function applyStep(entry, from, to, at) {
-  for (const id of keysOf(from?.annotations, to?.annotations)) {
-    const want = live(to?.annotations?.[id]);
-    if (same(live(from?.annotations?.[id]), want)) continue;
-    entry.annotations[id] = want ? { ...want, updated_at: at } : { id, deleted: true, updated_at: at };
-  }
-  const answered = new Set();
-  for (const q of keysOf(from?.responses, to?.responses)) {
-    if (same(from?.responses?.[q]?.value, to?.responses?.[q]?.value)
-      && same(from?.accepted?.[q], to?.accepted?.[q])) continue;
-    restoreAnswer(entry, to, q, at);
-    answered.add(q);
-  }
-  for (const q of keysOf(from?.accepted, to?.accepted)) { // a span suggestion's acceptance (no answer)
-    if (answered.has(q) || same(from?.accepted?.[q], to?.accepted?.[q])) continue;
-    entry.accepted = {
-      ...entry.accepted,
-      [q]: to?.accepted?.[q] ? { ...to.accepted[q], updated_at: at } : { agent: null, updated_at: at },
-    };
-  }
-  const status = to?.status || 'in_progress';
-  if ((from?.status || 'in_progress') !== status) {
-    entry.status = status;
-    entry.status_at = at;
-  }
+  applyAnnotations(entry, from, to, at);
+  applyAcceptances(entry, from, to, at, applyAnswers(entry, from, to, at));
+  applyStatus(entry, from, to, at);
   return entry;
 }
 
