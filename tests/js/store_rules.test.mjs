@@ -176,3 +176,10 @@ test('storage that refused to open shows from the start; layout and upload are s
   store.actions.setUpload({ state: 'sent' });
   assert.deepEqual([store.state.layout, store.state.ui.upload], [{ list: false, side: null }, { state: 'sent' }]);
 });
+
+test("the review mode's view is a slice of the store, each change merged into it", async () => {
+  const store = await openStore();
+  store.actions.setReview({ pos: -1, focus: null, filter: { unreviewed: false } });
+  store.actions.setReview({ pos: 3 });
+  assert.deepEqual(store.state.review, { pos: 3, focus: null, filter: { unreviewed: false } });
+});

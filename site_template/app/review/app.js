@@ -51,22 +51,18 @@ export async function startReview({ bundle, reviewer, version }) {
   if (!wanted) firstRows.then((rows) => rows.length && bundle.prefetch(rows[0].id), () => {});
   const opened = await opening;
   const store = createAppStore({
-    bundle, annotator: reviewer, clientId: clientId(), storage, work: opened.work, aside: opened.aside, view: {},
+    bundle, annotator: reviewer, clientId: clientId(), storage, work: opened.work, aside: opened.aside,
+    openError: opened.error, view: {},
   });
   const { actions } = store;
-  if (opened.error) {
-    store.update({ ui: { ...store.state.ui, storageError: `This browser refuses to save (${opened.error.message || opened.error}): nothing you do here is saved. Export to keep your work.` } });
-  }
   const lanes = data.annotators.map((_, i) => i % GOLD_LANE);
-  store.update({
-    review: {
-      data, reviewer, pos: -1, row: null, rec: null, texts: null, error: null, focus: null, question: 0,
-      hidden: [], filter: { unreviewed: false, question: '', annotator: '', pair: '', ids: null }, order: null,
-      editor: null, comment: null, byAnnotator: null, rowsLoaded: 0,
-    },
+  actions.setReview({
+    data, reviewer, pos: -1, row: null, rec: null, texts: null, error: null, focus: null, question: 0,
+    hidden: [], filter: { unreviewed: false, question: '', annotator: '', pair: '', ids: null }, order: null,
+    editor: null, comment: null, byAnnotator: null, rowsLoaded: 0,
   });
   const get = () => store.state.review;
-  const setReview = (part) => store.update({ review: { ...get(), ...part } });
+  const setReview = actions.setReview;
   const entryOf = (id) => store.state.work.records[id] || null;
 
   /** The open record's items in focus order: annotators' annotations in text order, then the reviewer's own. */

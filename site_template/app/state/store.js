@@ -704,6 +704,10 @@ export function createAppStore({
     setLayout(layout) {
       store.update({ layout });
     },
+    /** The review mode's view of the review (review/app.js: record, filters, focus, editors); not work. */
+    setReview(part) {
+      store.update({ review: { ...get().review, ...part } });
+    },
     /** The upload to the team's storage (upload.js), shown in the top bar. */
     setUpload(upload) {
       setUi({ upload });
