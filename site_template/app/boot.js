@@ -1,7 +1,7 @@
 /**
- * Loaded by index.html ahead of the page's other modules (async: it runs as soon as it and data.js
- * have arrived): opens the bundle and requests the first record's data — the deep-linked record, else
- * the first one — while the rest of the page loads. main.js takes the opened bundle over.
+ * main.js's first import, so the first module body to run once the page's modules have loaded (index.html
+ * preloads the bundle's first files meanwhile): opens the bundle and requests the first record's data — the
+ * deep-linked record, else the first one — while main.js sets the page up, then takes the opened bundle over.
  */
 import { openBundle } from './data/data.js';
 

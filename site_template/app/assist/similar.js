@@ -154,7 +154,7 @@ function bytesOf(bundle) {
 
 /**
  * The "Similar records" card in the side panel (closed: nothing fetched until it is opened); each row
- * opens its record through `onPick(id)` (main.js: the draft rules of any navigation apply).
+ * opens its record through `onPick(id)` (views/mount.js: the draft rules of any navigation apply).
  */
 export function mountSimilar(store, bundle, box, onPick) {
   const similar = new SimilarIndex(bundle.manifest.record_vectors, bytesOf(bundle));

@@ -306,7 +306,7 @@ export class TextLayout {
       link.className = 'cite';
       link.dataset.doc = String(n);
       link.setAttribute('role', 'link');
-      link.tabIndex = 0; // reachable with Tab; Enter follows it (main.js)
+      link.tabIndex = 0; // reachable with Tab; Enter follows it (controllers/selection.js)
       link.title = `go to document ${n} of the source`;
       add(link, start + m.index, start + m.index + m[0].length);
       parent.append(link);
