@@ -21,6 +21,28 @@ def test_a_bundle_of_another_version_is_refused(page, demo_bundle, fresh_copy, s
     assert page.evaluate("() => document.body.dataset.ready") is None
 
 
+def index_v1(bundle):
+    """Rewrite a bundle's record index as version 1 was written: no format name, no split prefixes, every
+    posting list as deltas (version 2 writes a dense list as a base64 bitmap)."""
+    import base64
+
+    index = json.loads((bundle / "data/index.json").read_text(encoding="utf-8"))
+    assert not index.pop("split", []), "the demo bundle has a split prefix: version 1 cannot express it"
+    del index["format"]
+    index["version"] = 1
+    (bundle / "data/index.json").write_text(json.dumps(index), encoding="utf-8")
+    for shard in (bundle / "data").glob("terms-*.json"):
+        terms = json.loads(shard.read_text(encoding="utf-8"))
+        assert not terms.pop("prefixes", {})
+        for kind in ("words", "meta"):
+            for term, posting in terms.get(kind, {}).items():
+                if isinstance(posting, str):  # a bitmap: bit p % 8 of byte p // 8 for each position p
+                    bits = base64.b64decode(posting)
+                    positions = [8 * i + b for i, byte in enumerate(bits) for b in range(8) if byte >> b & 1]
+                    terms[kind][term] = [q - p for p, q in zip([0, *positions], positions)]
+        shard.write_text(json.dumps(terms), encoding="utf-8")
+
+
 def unnamed_copy(demo_bundle, fresh_copy, queues_version=None):
     """A copy of the demo bundle with queues for alice and bob, as the tool wrote it before the record
     index and the queues had a format name: index.json with `version: 1` only, the bare {annotator: ids}
@@ -29,9 +51,7 @@ def unnamed_copy(demo_bundle, fresh_copy, queues_version=None):
 
     copy = fresh_copy(demo_bundle)
     manifest = assign_bundle(copy, ["alice", "bob"], 1)
-    index = json.loads((copy / "data/index.json").read_text(encoding="utf-8"))
-    del index["format"]
-    (copy / "data/index.json").write_text(json.dumps(index), encoding="utf-8")
+    index_v1(copy)
     path = copy / manifest["queues"]["path"]
     doc = json.loads(path.read_text(encoding="utf-8"))
     path.write_text(json.dumps(doc["queues"] if queues_version is None else {**doc, "version": queues_version}),
