@@ -193,16 +193,17 @@ def selection_jobs(bundle, max_records: int, long_side: str | None = None, half:
     return jobs
 
 
-def selection_latencies(page, bundle_dir: Path, max_records: int, long_side: str | None = None, half: bool = False,
-                        part: tuple[int, int] = (0, 1), warmup: int = 3):
-    """Select prior-annotation summary spans (or sentences of a long source); return (pre, model) ms lists.
-    `part` (i, n): only every n-th selection from the i-th (page_ab.py alternates two pages by parts);
-    the first `warmup` selections are not counted."""
+def selection_runs(page, bundle_dir: Path, max_records: int, long_side: str | None = None, half: bool = False,
+                   part: tuple[int, int] = (0, 1), warmup: int = 3) -> list[tuple[str, float, float | None]]:
+    """Select prior-annotation summary spans (or sentences of a long source); per counted selection, (the
+    span's text, precomputed ms, model ms or None). `part` (i, n): only every n-th selection from the i-th
+    (page_ab.py alternates two pages by parts); the first `warmup` selections are not counted."""
     from mercury_static.bundle.contents import load_bundle
 
-    jobs = selection_jobs(load_bundle(bundle_dir), max_records, long_side, half)[part[0]::part[1]]
+    bundle = load_bundle(bundle_dir)
+    jobs = selection_jobs(bundle, max_records, long_side, half)[part[0]::part[1]]
     page.wait_for_function("() => ['ready', 'failed'].includes(mercuryStatic.store.state.model.status)", timeout=60_000)
-    pre, model = [], []
+    runs = []
     current = None
     for i, (rid, side, s, e) in enumerate(jobs):
         if rid != current:
@@ -214,12 +215,27 @@ def selection_latencies(page, bundle_dir: Path, max_records: int, long_side: str
                              " return v.slice ? [s, e] : [v.offsets.to16(s), v.offsets.to16(e)]; }", [side, s, e])
         page.evaluate("() => mercuryStatic.store.actions.clear()")
         r = page.evaluate(SELECT_JS, [side, s, e])
-        if i < warmup:
-            continue  # warm-up (JIT, first worker calls)
-        pre.append(r["pre"])
-        if r["model"] is not None:
-            model.append(r["model"])
-    return pre, model
+        if i >= warmup:  # else a warm-up (JIT, first worker calls)
+            runs.append((span_text(bundle, rid, side, *jobs[i][2:]), r["pre"], r["model"]))
+    return runs
+
+
+def selection_latencies(page, bundle_dir: Path, max_records: int, long_side: str | None = None, half: bool = False,
+                        part: tuple[int, int] = (0, 1), warmup: int = 3) -> tuple[list[float], list[float]]:
+    """`selection_runs` as (precomputed, model) ms lists (model: the selections the model answered)."""
+    runs = selection_runs(page, bundle_dir, max_records, long_side, half, part, warmup)
+    return [r[1] for r in runs], [r[2] for r in runs if r[2] is not None]
+
+
+def span_text(bundle, rid: str, side: str, start: int, end: int) -> str:
+    rec = bundle.record(rid)
+    return (rec.summary if side == "summary" else rec.source)[start:end]
+
+
+def words(runs: list[tuple], several: bool) -> list[float]:
+    """The last figure of the runs whose span has two or more words (`several`), or a single one (a half
+    of a sentence with no space before its middle, such as a citation marker: its first character)."""
+    return [r[-1] for r in runs if r[-1] is not None and (len(r[0].split()) > 1) == several]
 
 
 MERCURY_JS = """async ([text, against]) => {
@@ -234,9 +250,16 @@ MERCURY_JS = """async ([text, against]) => {
 
 def mercury_latencies(page, bundle_dir: Path, model, max_records: int, long_side: str | None = None,
                       half: bool = False) -> list[float]:
+    """`mercury_runs`' ms."""
+    return [t for _, t in mercury_runs(page, bundle_dir, model, max_records, long_side, half)]
+
+
+def mercury_runs(page, bundle_dir: Path, model, max_records: int, long_side: str | None = None,
+                 half: bool = False) -> list[tuple[str, float]]:
     """The same selections answered the original Mercury's way (benchmarks/mercury_server.py): a page of
     the loopback server (in the same browser) POSTs the span (sentence-transformers embeds it, kNN over
-    the other text's rows) and parses the JSON. ms from the request to the parsed answer; 3 warm-ups."""
+    the other text's rows) and parses the JSON. (span text, ms from the request to the parsed answer)
+    per selection; 3 warm-ups."""
     from mercury_server import MercuryServer, bundle_index
 
     from mercury_static.bundle.contents import load_bundle
@@ -252,7 +275,7 @@ def mercury_latencies(page, bundle_dir: Path, model, max_records: int, long_side
             text, other = (rec.summary, rec.source_text) if side == "summary" else (rec.source, rec.summary_text)
             t = mercury_page.evaluate(MERCURY_JS, [text[s:e], other.id])
             if i >= 3:
-                times.append(t)
+                times.append((text[s:e], t))
         return times
     finally:
         mercury_page.close()
@@ -360,10 +383,12 @@ def main() -> None:
             first, cpu, ready = cold_loads(browser, url, args.runs, record=longest.id)
             ctx, page = open_page(browser, url + f"?annotator=bench#record={longest.id}")
             pre, model = selection_latencies(page, sh, 0, long_side="source")
-            _, model_half = selection_latencies(page, sh, 0, long_side="source", half=True)
+            half_runs = selection_runs(page, sh, 0, long_side="source", half=True)
+            model_half = [r[2] for r in half_runs if r[2] is not None]
             mercury = [] if args.no_mercury else mercury_latencies(page, sh, mercury_model, 0, long_side="source")
-            mercury_half = [] if args.no_mercury else mercury_latencies(page, sh, mercury_model, 0, long_side="source",
+            mercury_half_runs = [] if args.no_mercury else mercury_runs(page, sh, mercury_model, 0, long_side="source",
                                                                          half=True)
+            mercury_half = [t for _, t in mercury_half_runs]
             ctx.close()
             server.shutdown()
             label = f"SummHay ({len(longest.source):,} chars, {n_sent:,} sentences)"
@@ -371,13 +396,22 @@ def main() -> None:
                       row(f"{label}: … of which main-thread CPU", cpu, "–"),
                       row(f"{label}: selection → highlight, precomputed", pre, "≤ 50"),
                       row(f"{label}: selection → highlight, model (warm)", model, "≤ 30"),
-                      row(f"{label}: … half-sentence selections, model (warm)", model_half, "–")]
+                      row(f"{label}: … half-sentence selections, model (warm)", model_half, "–"),
+                      # the half of a citation-only sentence ("[7][36][85]") is its first character: the two
+                      # kinds of half are told apart, since the p50 of all of them falls between the two
+                      row(f"{label}: … of which spans of two or more words", words(half_runs, True), "–"),
+                      row(f"{label}: … of which one-word spans (a citation marker's first character)",
+                          words(half_runs, False), "–")]
             if mercury:
                 lines += [row(MERCURY_ROW.format(label), mercury, "–"), ratio_row(label, model, mercury),
                           row(MERCURY_ROW.format(f"{label}, half-sentence selections"), mercury_half, "–"),
                           ratio_row(f"{label}, half sentences (the same spans)", model_half, mercury_half),
                           ratio_row(f"{label}, half sentences against the whole-sentence Mercury row (issue 29)",
-                                    model_half, mercury)]
+                                    model_half, mercury),
+                          ratio_row(f"{label}, half sentences of two or more words (the same spans)",
+                                    words(half_runs, True), words(mercury_half_runs, True)),
+                          ratio_row(f"{label}, half sentences of two or more words against the whole-sentence Mercury row",
+                                    words(half_runs, True), mercury)]
         browser.close()
     print("\n".join(lines))
 
