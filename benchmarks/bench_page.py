@@ -10,7 +10,9 @@ Measures, on a bundle built from ../shared/data/faithbench (built once, cached i
   spans of FaithBench's human annotations as selections;
 - the same on the longest source of a SummHay topic bundle (first paint of a ~3,500-sentence source);
 - beside each model path, the original Mercury's path for the same selections (benchmarks/mercury_server.py:
-  a page of a loopback server POSTs the span, sentence-transformers embeds it, kNN, JSON), and the ratio.
+  a page of a loopback server POSTs the span, sentence-transformers embeds it, kNN, JSON), and the ratio;
+  on the long source also from the annotator page itself (the server serves the bundle: the same page,
+  clear, selection, draft and highlights as the page's model path, only the engine differs).
 
 Usage:  python benchmarks/bench_page.py [--records 60] [--runs 5] [--no-long] [--no-mercury]
         python benchmarks/bench_page.py --screenshot docs/screenshot.png   (demo bundle, README picture)
@@ -248,6 +250,54 @@ MERCURY_JS = """async ([text, against]) => {
 }"""
 
 
+MERCURY_PAGE_JS = """async ([side, start, end, against]) => {
+  const ms = window.mercuryStatic, other = side === 'summary' ? 'source' : 'summary';
+  const sel = getSelection(); sel.removeAllRanges(); sel.addRange(ms.panes[side].rangeFor(start, end));
+  const t0 = performance.now();
+  ms.store.actions.select(side, start, end); // the draft takes the span, as the page's own handler does
+  const r = await fetch('search', {method: 'POST', headers: {'Content-Type': 'application/json'},
+                                   body: JSON.stringify({text: ms.store.state.current.record[side].slice(start, end),
+                                                         against, k: ms.store.state.view.k})});
+  const answer = await r.json();
+  if (!r.ok || !answer.matches.length) throw new Error('mercury server: ' + JSON.stringify(answer));
+  ms.store.actions.setAssist({side: other, query: {side, start, end}, kind: 'model', pending: false, citation: null,
+    results: answer.matches.map((m) => ({index: m.sentence, score: m.score})), best: answer.matches[0].score});
+  return performance.now() - t0;
+}"""
+
+
+def mercury_page_runs(browser, bundle_dir: Path, model, record: str, half: bool = False) -> list[tuple[str, float]]:
+    """Mercury's path from the annotator page itself: the loopback server also serves the bundle, and the
+    page (no mouse-up, so its own worker is not asked) takes the span into the draft, POSTs it, and
+    lights the server's matches through the store, as a Mercury-style client of this page would. The
+    same clear, selection, draft and highlights as the page's model path; only the engine differs.
+    (span text, ms from the draft to the answer in the store) per selection of the long source's
+    summary; 3 warm-ups."""
+    from mercury_server import MercuryServer, bundle_index
+
+    from mercury_static.bundle.contents import load_bundle
+
+    bundle = load_bundle(bundle_dir)
+    server = MercuryServer(model, bundle_index(bundle_dir), directory=bundle_dir).start()
+    ctx, page = open_page(browser, server.url + f"?annotator=bench-mercury#record={record}")
+    try:
+        page.wait_for_function("() => ['ready', 'failed'].includes(mercuryStatic.store.state.model.status)", timeout=60_000)
+        page.evaluate("""async () => { const r = mercuryStatic.store.state.current.record;
+            await r.source.vectorsReady; await r.summary.vectorsReady; }""")
+        times = []
+        for i, (rid, side, s, e) in enumerate(selection_jobs(bundle, 0, "source", half)):
+            rec = bundle.record(rid)
+            page.evaluate("() => mercuryStatic.store.actions.clear()")
+            t = page.evaluate(MERCURY_PAGE_JS, [side, s, e, rec.source_text.id])
+            if i >= 3:
+                times.append((span_text(bundle, rid, side, s, e), t))
+        return times
+    finally:
+        ctx.close()
+        server.shutdown()
+        server.server_close()
+
+
 def mercury_latencies(page, bundle_dir: Path, model, max_records: int, long_side: str | None = None,
                       half: bool = False) -> list[float]:
     """`mercury_runs`' ms."""
@@ -290,6 +340,7 @@ def row(name: str, values: list[float], target: str) -> str:
 
 
 MERCURY_ROW = "{}: Mercury-style server path (POST → sentence-transformers → kNN → JSON)"
+MERCURY_PAGE_ROW = "{}: Mercury-style path from the annotator page (draft → POST → kNN → highlights in the store)"
 
 
 def ratio_row(name: str, page: list[float], mercury: list[float]) -> str:
@@ -391,6 +442,10 @@ def main() -> None:
             mercury_half = [t for _, t in mercury_half_runs]
             ctx.close()
             server.shutdown()
+            in_page = [] if args.no_mercury else [t for _, t in mercury_page_runs(browser, sh, mercury_model, longest.id)]
+            in_page_half_runs = [] if args.no_mercury else mercury_page_runs(browser, sh, mercury_model, longest.id,
+                                                                               half=True)
+            in_page_half = [t for _, t in in_page_half_runs]
             label = f"SummHay ({len(longest.source):,} chars, {n_sent:,} sentences)"
             lines += [row(f"{label}: first record painted (cold)", first, "≤ 300 (paint)"),
                       row(f"{label}: … of which main-thread CPU", cpu, "–"),
@@ -411,7 +466,17 @@ def main() -> None:
                           ratio_row(f"{label}, half sentences of two or more words (the same spans)",
                                     words(half_runs, True), words(mercury_half_runs, True)),
                           ratio_row(f"{label}, half sentences of two or more words against the whole-sentence Mercury row",
-                                    words(half_runs, True), mercury)]
+                                    words(half_runs, True), mercury),
+                          row(MERCURY_PAGE_ROW.format(label), in_page, "–"),
+                          row(MERCURY_PAGE_ROW.format(f"{label}, half-sentence selections"), in_page_half, "–"),
+                          row(MERCURY_PAGE_ROW.format(f"{label}, half sentences of two or more words"),
+                              words(in_page_half_runs, True), "–"),
+                          ratio_row(f"{label}, half sentences against Mercury's path in the same page (the same spans)",
+                                    model_half, in_page_half),
+                          ratio_row(f"{label}, half sentences against the whole-sentence Mercury path in the same page",
+                                    model_half, in_page),
+                          ratio_row(f"{label}, half sentences of two or more words against Mercury's path in the same "
+                                    "page (the same spans)", words(half_runs, True), words(in_page_half_runs, True))]
         browser.close()
     print("\n".join(lines))
 

@@ -14,7 +14,9 @@ not part of a selection and is not emulated.
     -> {"matches": [{"sentence": 12, "score": 0.61}, ...]}      (best first, one entry per sentence)
 
 ``GET /`` is an empty page: the benchmark POSTs from it, same-origin as Mercury's own page does (the
-bundle's page forbids requests to other origins by its Content-Security-Policy).
+bundle's page forbids requests to other origins by its Content-Security-Policy). Given the bundle's folder
+(``directory``), the server serves the bundle's files instead, so that the annotator page itself can POST
+(bench_page.py's "from the annotator page" rows: the same page, its frames and highlights, another engine).
 
     python benchmarks/mercury_server.py BUNDLE_DIR [--port 8001] [--threads 1]   (serves until Ctrl-C)
 """
@@ -22,6 +24,7 @@ bundle's page forbids requests to other origins by its Content-Security-Policy).
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import threading
@@ -34,6 +37,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import numpy as np
 
 from mercury_static.bundle.contents import load_bundle, load_vectors
+from mercury_static.bundle.serve import BundleHandler
 
 
 @dataclass(frozen=True)
@@ -91,9 +95,11 @@ class MercuryServer(ThreadingHTTPServer):
 
     daemon_threads = True
 
-    def __init__(self, model, index: dict[str, TextIndex], host: str = "127.0.0.1", port: int = 0):
+    def __init__(self, model, index: dict[str, TextIndex], host: str = "127.0.0.1", port: int = 0,
+                 directory: Path | None = None):
         self.model, self.index = model, index
-        super().__init__((host, port), _Handler)
+        handler = functools.partial(_BundleHandler, directory=str(directory)) if directory else _Handler
+        super().__init__((host, port), handler)
 
     @property
     def url(self) -> str:
@@ -106,7 +112,9 @@ class MercuryServer(ThreadingHTTPServer):
         return self
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Search:
+    """POST /search, for either handler."""
+
     server: MercuryServer
 
     def log_message(self, *args) -> None:  # a benchmark: no line per request
@@ -121,11 +129,6 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def do_GET(self) -> None:
-        if self.path != "/":
-            return self._reply(404, {"error": f"no such page {self.path}"})
-        self._reply(200, "<!doctype html><title>Mercury-style search</title>")
-
     def do_POST(self) -> None:
         if self.path != "/search":
             return self._reply(404, {"error": f"no such endpoint {self.path}"})
@@ -138,6 +141,19 @@ class _Handler(BaseHTTPRequestHandler):
         if index is None:
             return self._reply(404, {"error": f"unknown text id {against!r}"})
         self._reply(200, {"matches": search(self.server.model, index, text, k)})
+
+
+class _Handler(_Search, BaseHTTPRequestHandler):
+    """The search and an empty page to POST from."""
+
+    def do_GET(self) -> None:
+        if self.path != "/":
+            return self._reply(404, {"error": f"no such page {self.path}"})
+        self._reply(200, "<!doctype html><title>Mercury-style search</title>")
+
+
+class _BundleHandler(_Search, BundleHandler):
+    """The search and the bundle's files (the annotator page)."""
 
 
 def main() -> None:
