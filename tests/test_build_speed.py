@@ -100,3 +100,16 @@ def test_mercury_server_embeds_the_span_and_ranks_the_other_texts_rows(demo_bund
     finally:
         server.shutdown()
         server.server_close()
+    # given the bundle's folder, it serves the annotator page as well (bench_page's "from the annotator page")
+    server = MercuryServer(model, bundle_index(demo_bundle), directory=demo_bundle).start()
+    try:
+        with urllib.request.urlopen(server.url, timeout=60) as r:
+            assert r.status == 200 and r.read() == (demo_bundle / "index.html").read_bytes()
+        with urllib.request.urlopen(server.url + "manifest.json", timeout=60) as r:
+            assert json.loads(r.read())["bundle_id"] == bundle.manifest["bundle_id"]
+        status, answer = post(server.url + "search", json.dumps({"text": span, "against": src.id}).encode())
+        assert status == 200 and [m["sentence"] for m in answer["matches"]] == expected
+        assert post(server.url + "search", json.dumps({"text": span, "against": "nope"}).encode())[0] == 404
+    finally:
+        server.shutdown()
+        server.server_close()
