@@ -217,7 +217,7 @@ def selection_runs(page, bundle_dir: Path, max_records: int, long_side: str | No
                              " return v.slice ? [s, e] : [v.offsets.to16(s), v.offsets.to16(e)]; }", [side, s, e])
         page.evaluate("() => mercuryStatic.store.actions.clear()")
         r = page.evaluate(SELECT_JS, [side, s, e])
-        if i >= warmup:  # else a warm-up (JIT, first worker calls)
+        if i >= warmup:  # else a warm-up (JIT, first worker calls); the text from the job's code points
             runs.append((span_text(bundle, rid, side, *jobs[i][2:]), r["pre"], r["model"]))
     return runs
 
