@@ -6,6 +6,7 @@ import contextlib
 import functools
 import logging
 import os
+import re
 from pathlib import Path
 from typing import List, Optional
 
@@ -47,12 +48,30 @@ def _setup() -> None:
     handler.seen.clear()
 
 
+_FOLDED_URL = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]+):/(?!/)")
+
+
 def _absolute(value):
     if isinstance(value, Path):
+        _not_a_url(value)
         return Path(os.path.abspath(value))
     if isinstance(value, list) and all(isinstance(v, Path) for v in value):
+        for v in value:
+            _not_a_url(v)
         return [Path(os.path.abspath(v)) for v in value]
     return value
+
+
+def _not_a_url(path: Path) -> None:
+    """A URL given where a local path is expected is one line, its secrets removed: pathlib folded its `//`,
+    so it would otherwise be printed as a missing file with its password in it."""
+    from mercury_static.merge.collect import redact
+
+    text = str(path)
+    if _FOLDED_URL.match(text):
+        url = _FOLDED_URL.sub(r"\1://", text, count=1)
+        fail(f"{redact(url)}: a URL where a local file or folder is "
+             "expected (merge, progress and review read s3:// and WebDAV addresses as inputs)")
 
 
 def command(name: str | None = None):

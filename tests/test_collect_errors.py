@@ -269,3 +269,17 @@ def test_review_reads_storage_like_merge(run, s3, dav, demo_bundle, tmp_path, ki
     header = json.loads((tmp_path / "review" / "data" / "review.json").read_text(encoding="utf-8"))
     assert header["counts"]["annotations"] == 2 and header["annotators"] == ["alice", "bob"], header
     assert review_id.search(disk.output).group(1) == review_id.search(r.output).group(1)  # the same review
+
+
+def test_a_missing_or_unsupported_storage_is_one_line(run, s3, dav, links_bundle, tmp_path):
+    """A bucket or WebDAV folder that does not exist, a scheme that is not storage, credentials in an s3://
+    address, a URL where a local path is expected: one line each, no secret, exit 2."""
+    for source, endpoint, words in (
+            ("s3://nobucket/round1/", s3.url, ("s3://nobucket/round1/: not found",)),
+            (dav_url(dav, folder="nofolder/"), None, (f"http://***@127.0.0.1:{dav.port}/nofolder/: not found",)),
+            (f"ftp://team:{SECRET}@host/x/", None, ("ftp://***@host/x/: expected s3://",)),
+            (f"s3://KEY:{SECRET}@bucket/x/", None, ("s3://***@bucket/x/", "never from the address"))):
+        for args in commands(links_bundle, source, tmp_path, endpoint).values():
+            one_error(run(*args), *words)
+    r = run("merge", f"{S3_TARGET}/", "--bundle", f"http://team:{SECRET}@host/bundle", "-o", tmp_path / "m.json")
+    one_error(r, "http://***@host/bundle: a URL where a local file or folder is expected")

@@ -382,6 +382,10 @@ class Storage:
 
     def list(self) -> list[tuple[str, dict]]:
         """Every .json file under the source, sorted by path: (path relative to the source, fsspec info)."""
+        if self.target.kind == "webdav":  # webdav4 lists a missing folder as an empty one
+            info = self._call(self.fs.info, "")
+            if info.get("type") != "directory":
+                raise StorageError(self.source, "is a file, not a folder: give the folder that holds the exports")
         found = self._call(self.fs.find, self.root, None, False, True)
         out = []
         for path, info in sorted(found.items()):
