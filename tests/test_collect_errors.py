@@ -171,7 +171,9 @@ def run_without(tmp_path: Path, modules: str, *args) -> subprocess.CompletedProc
     site = tmp_path / "block"
     site.mkdir(exist_ok=True)
     (site / "sitecustomize.py").write_text(BLOCK, encoding="utf-8")
-    repo = Path(__file__).resolve().parent.parent
+    import mercury_static
+
+    repo = Path(mercury_static.__file__).resolve().parent.parent  # the code under test, wherever it is
     env = {**os.environ, "BLOCK_MODULES": modules, "PYTHONPATH": f"{site}{os.pathsep}{repo}",
            "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"}
     return subprocess.run([sys.executable, "-c", "from mercury_static.cli import app; app()", *map(str, args)],
