@@ -6,6 +6,7 @@ import contextlib
 import functools
 import logging
 import os
+import re
 from pathlib import Path
 from typing import List, Optional
 
@@ -47,12 +48,30 @@ def _setup() -> None:
     handler.seen.clear()
 
 
+_FOLDED_URL = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]+):/(?!/)")
+
+
 def _absolute(value):
     if isinstance(value, Path):
+        _not_a_url(value)
         return Path(os.path.abspath(value))
     if isinstance(value, list) and all(isinstance(v, Path) for v in value):
+        for v in value:
+            _not_a_url(v)
         return [Path(os.path.abspath(v)) for v in value]
     return value
+
+
+def _not_a_url(path: Path) -> None:
+    """A URL given where a local path is expected is one line, its secrets removed: pathlib folded its `//`,
+    so it would otherwise be printed as a missing file with its password in it."""
+    from mercury_static.merge.collect import redact
+
+    text = str(path)
+    if _FOLDED_URL.match(text):
+        url = _FOLDED_URL.sub(r"\1://", text, count=1)
+        fail(f"{redact(url)}: a URL where a local file or folder is "
+             "expected (merge, progress and review read s3:// and WebDAV addresses as inputs)")
 
 
 def command(name: str | None = None):
@@ -230,7 +249,10 @@ def merge(
         check_dataset_output(out, fmt, report, protected)
         loaded = load_bundle(bundle)
         with contextlib.ExitStack() as stack:
-            result = merge_files(local_inputs(exports, stack), loaded, fmt, strict)
+            local = local_inputs(exports, stack, strict)
+            result = merge_files(local.paths, loaded, fmt, strict)
+            result.problems[:0] = local.problems
+            local.rename(result.problems)
         write_dataset(result, out, fmt, report, protected, "merge")
     print_merge(result, make_console(), console)
     say(f"wrote {out}" + (f" and {report}" if report else ""))
@@ -239,8 +261,9 @@ def merge(
 
 @command()
 def review(
-    sources: List[Path] = typer.Argument(..., metavar="INPUTS...", help="Export files of the page, Mercury dumps "
-                                         "and/or merged files (what merge reads)."),
+    sources: List[str] = typer.Argument(..., metavar="INPUTS...", help="Export files of the page, Mercury dumps "
+                                        "and/or merged files; or s3://BUCKET/PREFIX/ or a WebDAV folder URL (what "
+                                        "merge reads)."),
     bundle: Path = typer.Option(..., "--bundle", help="The bundle the annotations were made on."),
     out: Path = typer.Option(..., "-o", "--out", help="The review bundle folder (new, empty, or one build or "
                              "review wrote)."),
@@ -248,10 +271,15 @@ def review(
 ):
     """Make a review bundle: the bundle plus every annotator's work, most contested records first (exit 1:
     something skipped)."""
+    from mercury_static.merge.collect import is_remote, local_inputs
     from mercury_static.review.build import review_bundle
 
-    with input_errors():
-        result = review_bundle(sources, bundle, out, strict)
+    inputs = [s if is_remote(s) else Path(os.path.abspath(s)) for s in sources]
+    with input_errors(), contextlib.ExitStack() as stack:
+        local = local_inputs(inputs, stack, strict)
+        result = review_bundle(local.paths, bundle, out, strict)
+        result.problems[:0] = local.problems
+        local.rename(result.problems)
     for problem in result.problems:
         say(f"skipped: {problem}")
     for note in result.notes:
@@ -312,7 +340,8 @@ def links(
     """Print each annotator's personal upload link; the page then uploads its export to that storage."""
     import time
 
-    from mercury_static.merge.collect import links as make_links, parse_duration, parse_target
+    from mercury_static.merge.collect import (check_page_url, check_target, links as make_links, parse_duration,
+                                              parse_target, redact)
     from mercury_static.core.names import normalize_name
 
     names = [normalize_name(n) for n in annotators.split(",")]
@@ -320,10 +349,13 @@ def links(
         fail(f"--annotators {annotators!r}: expected distinct non-empty names without '/', comma-separated")
     with input_errors():
         target = parse_target(collect, endpoint)
-        made = make_links(bundle, names, target, parse_duration(expires), url, time.time())
+        seconds = parse_duration(expires)
+        check_page_url(url)
+        check_target(target, collect)
+        made = make_links(bundle, names, target, seconds, url, time.time())
     for name, link in made.items():
         typer.echo(f"{name}\t{link}")
-    say(f"{bundle}/index.html now allows uploads to {collect} only; send each annotator their own link")
+    say(f"{bundle}/index.html now allows uploads to {redact(collect)} only; send each annotator their own link")
 
 
 @command()
@@ -333,7 +365,7 @@ def progress(
 ):
     """Print each annotator's counts (to do / in progress / submitted / discarded) and last upload."""
     from mercury_static.bundle.contents import load_bundle
-    from mercury_static.merge.collect import is_remote, progress as read_progress
+    from mercury_static.merge.collect import is_remote, progress as read_progress, redact
 
     with input_errors():
         manifest = load_bundle(bundle).manifest
@@ -347,7 +379,7 @@ def progress(
                    f"{p.count('in_progress')} in progress  {p.count('submitted')} submitted  "
                    f"{p.count('discarded')} discarded  last upload {last}")
     if not rows:
-        say(f"no export of this bundle in {source} yet")
+        say(f"no export of this bundle in {redact(source)} yet")
 
 
 @command("eval")

@@ -7,7 +7,6 @@ import threading
 from pathlib import Path
 
 
-
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -40,10 +39,12 @@ class S3Server:
 
 
 class DavServer:
-    """wsgidav serving a folder on loopback, with one user (`team`/`secret`) and CORS for the page."""
+    """wsgidav serving a folder on loopback, with one user (`team`/`secret`) and CORS for the page; a GET of a
+    path in `refused` is answered 403 (a file the user may not read, as a server's permissions do)."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, refused: set[str] | None = None):
         self.root = root
+        self.refused = refused or set()
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/"
         self.server = None
@@ -75,6 +76,9 @@ class DavServer:
         def app(environ, start_response):
             # wsgidav reads a body to its end, as cheroot (its usual server) delimits it; wsgiref does not
             environ["wsgi.input"] = LimitedStream(environ["wsgi.input"], int(environ.get("CONTENT_LENGTH") or 0))
+            if environ["REQUEST_METHOD"] == "GET" and environ.get("PATH_INFO") in self.refused:
+                start_response("403 Forbidden", [("Content-Length", "0")])
+                return [b""]
             return dav(environ, start_response)
 
         self.server = make_server("127.0.0.1", self.port, app, server_class=Threaded,
@@ -84,3 +88,52 @@ class DavServer:
     def stop(self):
         self.server.shutdown()
         self.server.server_close()
+
+
+class BrokenServer:
+    """A TCP server on loopback that fails the way a broken network does: `silent` accepts connections and
+    never answers, `close` reads the request and closes the connection, `partial` sends the start of an
+    answer (headers promising more) and closes."""
+
+    def __init__(self, mode: str):
+        self.mode = mode
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(64)
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        self.held: list[socket.socket] = []
+        self.running = True
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        while self.running:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            if self.mode == "silent":
+                self.held.append(conn)  # open, never answered
+                continue
+            threading.Thread(target=self._answer, args=(conn,), daemon=True).start()
+
+    def _answer(self, conn: socket.socket):
+        with conn:
+            conn.settimeout(5)
+            data = b""
+            try:
+                while b"\r\n\r\n" not in data:
+                    chunk = conn.recv(65536)
+                    if not chunk:
+                        return
+                    data += chunk
+                if self.mode == "partial":
+                    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/xml\r\nContent-Length: 5000\r\n\r\n"
+                                 b"<?xml version=\"1.0\"?><ListBucketResult><Contents><Key>round1/a")
+            except OSError:
+                pass
+
+    def stop(self):
+        self.running = False
+        self.sock.close()
+        for conn in self.held:
+            conn.close()

@@ -177,3 +177,40 @@ def run(exported_model, monkeypatch):
         assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
         return result
     return invoke
+
+
+@pytest.fixture
+def s3(monkeypatch):
+    """A moto S3 server with a bucket `collect` open to browser uploads from any origin (CORS)."""
+    for k, v in {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1",
+                 "AWS_SESSION_TOKEN": "testing"}.items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.delenv("AWS_PROFILE", raising=False)
+    import urllib.request
+
+    from collect_servers import S3Server
+
+    server = S3Server()
+    server.start()
+    urllib.request.urlopen(urllib.request.Request(f"{server.url}/moto-api/reset", method="POST"))  # no bucket left
+    monkeypatch.setenv("AWS_ENDPOINT_URL", server.url)
+    client = server.client()
+    client.create_bucket(Bucket="collect")
+    client.put_bucket_cors(Bucket="collect", CORSConfiguration={"CORSRules": [
+        {"AllowedOrigins": ["*"], "AllowedMethods": ["POST"], "AllowedHeaders": ["*"]}]})
+    yield server
+    if server.server is not None:
+        server.stop()
+
+
+@pytest.fixture
+def dav(tmp_path):
+    """wsgidav serving a fresh folder holding `drop/` (user `team`, password `secret`)."""
+    from collect_servers import DavServer
+
+    root = tmp_path / "dav"
+    (root / "drop").mkdir(parents=True)
+    server = DavServer(root)
+    server.start()
+    yield server
+    server.stop()

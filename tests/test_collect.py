@@ -6,12 +6,10 @@ from __future__ import annotations
 import json
 import re
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-from collect_servers import DavServer, S3Server
 from mercury_static.merge.collect import links, parse_target
 from test_page import annotate
 
@@ -84,34 +82,6 @@ def same_but_time(uploaded: bytes, exported: bytes) -> bool:
 
 
 @pytest.fixture
-def s3(monkeypatch):
-    """A moto S3 server with a bucket `collect` open to browser uploads from any origin (CORS)."""
-    for k, v in {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1",
-                 "AWS_SESSION_TOKEN": "testing"}.items():
-        monkeypatch.setenv(k, v)
-    monkeypatch.delenv("AWS_PROFILE", raising=False)
-    server = S3Server()
-    server.start()
-    urllib.request.urlopen(urllib.request.Request(f"{server.url}/moto-api/reset", method="POST"))  # no bucket left
-    monkeypatch.setenv("AWS_ENDPOINT_URL", server.url)
-    client = server.client()
-    client.create_bucket(Bucket="collect")
-    client.put_bucket_cors(Bucket="collect", CORSConfiguration={"CORSRules": [
-        {"AllowedOrigins": ["*"], "AllowedMethods": ["POST"], "AllowedHeaders": ["*"]}]})
-    yield server
-    if server.server is not None:
-        server.stop()
-
-
-@pytest.fixture
-def dav(tmp_path):
-    root = tmp_path / "dav"
-    (root / "drop").mkdir(parents=True)
-    server = DavServer(root)
-    server.start()
-    yield server
-    server.stop()
-@pytest.fixture
 def collect_bundle(demo_bundle, fresh_copy, serve_dir):
     bundle = fresh_copy(demo_bundle)
     return bundle, serve_dir(bundle)
@@ -119,7 +89,7 @@ def collect_bundle(demo_bundle, fresh_copy, serve_dir):
 
 # ------------------------------------------------------------------------------------------------ links
 
-def test_links_allow_exactly_the_storage_origin_and_carry_the_secret_in_the_fragment(run, s3, collect_bundle):
+def test_links_allow_exactly_the_storage_origin_and_carry_the_secret_in_the_fragment(run, s3, dav, collect_bundle):
     bundle, base = collect_bundle
     result = run("links", bundle, "--annotators", "alice,bob", "--collect", S3_TARGET, "--endpoint", s3.url,
                  "--expires", "7d", "--url", base)
@@ -130,9 +100,10 @@ def test_links_allow_exactly_the_storage_origin_and_carry_the_secret_in_the_frag
     html = (bundle / "index.html").read_text(encoding="utf-8")
     assert f"connect-src 'self' {s3.url};" in html
     # a second run for another storage replaces the origin: one storage origin, never two
-    run("links", bundle, "--annotators", "alice", "--collect", S3_TARGET, "--endpoint", "http://127.0.0.1:9")
+    r = run("links", bundle, "--annotators", "alice", "--collect", dav.url.replace("http://", "http://team:secret@"))
+    assert r.exit_code == 0, r.output
     html = (bundle / "index.html").read_text(encoding="utf-8")
-    assert "connect-src 'self' http://127.0.0.1:9;" in html and s3.url not in html
+    assert f"connect-src 'self' {dav.url.rstrip('/')};" in html and s3.url not in html
     for bad in (["--expires", "soon"], ["--collect", "ftp://x/y"], ["--annotators", "alice,,bob"]):
         args = {"--annotators": "alice", "--collect": S3_TARGET, "--expires": "1d"}
         args[bad[0]] = bad[1]

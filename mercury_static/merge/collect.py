@@ -8,18 +8,22 @@ URL (a Nextcloud file drop, or any WebDAV folder) with optional Basic credential
 `ANNOTATOR--CLIENT_ID.json` there. The secret part of a link travels in its URL fragment, never sent to the
 static host; the page keeps it per bundle and annotator. Reading back goes through fsspec (s3fs, webdav4:
 the `collect` extra).
+
+Every network call here is bounded (TIMEOUT per connect or read, ATTEMPTS tries) and every failure becomes a
+StorageError: one line naming the storage with its secrets removed (`redact`), never a traceback or a hang.
 """
 
 from __future__ import annotations
 
 import base64
 import json
+import os
 import re
 import tempfile
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
 
 from mercury_static.core.records import InputError
 from mercury_static.formats import EXPORT
@@ -29,6 +33,83 @@ MAX_UPLOAD = 256 * 1024 * 1024
 DURATION = re.compile(r"^(\d+)([smhd])$")
 UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 CSP_CONNECT = "connect-src 'self'"
+ATTEMPTS = 2
+"""Tries of each storage request (one retry): a storage that is down fails fast instead of backing off for
+minutes."""
+HIDDEN = "***"
+
+
+def timeout() -> float:
+    """Seconds a storage connect or read may take (MERCURY_STATIC_STORAGE_TIMEOUT, default 10): long enough
+    for a slow link, short enough that a server that never answers is reported while the user waits."""
+    try:
+        value = float(os.environ.get("MERCURY_STATIC_STORAGE_TIMEOUT") or 10)
+    except ValueError:
+        value = 10.0
+    return value if 0 < value < 3600 else 10.0
+
+
+class StorageError(InputError):
+    """The storage could not be used: the message says what happened and what to do; `file` is the storage
+    address with its secrets removed."""
+
+    def __init__(self, source: str, message: str):
+        super().__init__(redact(source), None, None, scrub(message))
+
+
+def redact(url: str) -> str:
+    """A storage or page URL fit to print: no user name or password, no query or fragment (a presigned
+    signature, a link's secret), the rest exactly as given (never through pathlib, which folds `//`)."""
+    text = str(url)
+    try:
+        parts = urlsplit(text)
+    except ValueError:
+        return scrub(text)
+    if not parts.scheme or not parts.netloc:
+        return scrub(text)
+    host = parts.netloc.rsplit("@", 1)[-1]
+    netloc = f"{HIDDEN}@{host}" if "@" in parts.netloc else host
+    return urlunsplit((parts.scheme, netloc, parts.path, HIDDEN if parts.query else "",
+                       HIDDEN if parts.fragment else ""))
+
+
+_USERINFO = re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.-]*://)[^/\s]*@")
+_SECRET_ENV = ("AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN")
+
+
+def scrub(text: str, secrets: tuple[str, ...] = ()) -> str:
+    """`text` with the userinfo of any URL in it, the given secrets and the AWS secret key and token of the
+    environment replaced by ***: library messages (botocore's, httpx's) may quote a request."""
+    out = _USERINFO.sub(rf"\1{HIDDEN}@", str(text))
+    for secret in (*secrets, *(os.environ.get(k) or "" for k in _SECRET_ENV)):
+        if len(secret) >= 3:
+            out = out.replace(secret, HIDDEN)
+    return out
+
+
+def page_link(page_url: str, annotator: str, secret: str) -> str:
+    """`page_url` with `annotator=NAME` added to its query (replacing one there) and `collect=SECRET` to its
+    fragment (the page reads `collect=` among other fragment parts)."""
+    parts = urlsplit(page_url)
+    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "annotator"]
+    query.append(("annotator", annotator))
+    fragment = "&".join(p for p in (parts.fragment, f"collect={secret}") if p)
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(query, quote_via=quote), fragment))
+
+
+def check_page_url(page_url: str) -> str:
+    """The `--url` of `links`: an http(s) address or a path relative to where the links are opened; any other
+    scheme (javascript:, data:, file:) would put something else than the page behind each link."""
+    try:
+        parts = urlsplit(page_url)
+    except ValueError as e:
+        raise InputError("--url", None, None, f"{redact(page_url)!r} is not a URL ({e})") from None
+    if parts.scheme not in ("", "http", "https") or (parts.scheme and not parts.hostname) \
+            or (not parts.scheme and (parts.netloc or ":" in parts.path.split("/", 1)[0])) \
+            or any(ord(c) < 33 for c in page_url):
+        raise InputError("--url", None, None, f"{redact(page_url)!r} is not an http(s) address of the page "
+                         "(e.g. https://team.example/bundle/) nor a relative path")
+    return page_url
 
 
 @dataclass(frozen=True)
@@ -54,20 +135,28 @@ def parse_duration(text: str) -> int:
 
 def parse_target(text: str, endpoint: str | None = None) -> Target:
     """s3://bucket/prefix or http(s)://[user:password@]host/dav/folder."""
-    parts = urlsplit(text)
+    try:
+        parts = urlsplit(text)
+        if parts.port == 0:  # reading the port raises ValueError for a bad one, here rather than later
+            raise ValueError("port 0")
+    except ValueError as e:
+        raise InputError(redact(text), None, None, f"not a storage address ({e})") from None
     if parts.scheme == "s3":
-        if not parts.netloc:
-            raise InputError(text, None, None, "expected s3://BUCKET/PREFIX")
+        if not parts.hostname or "@" in parts.netloc:
+            raise InputError(redact(text), None, None, "expected s3://BUCKET/PREFIX (credentials come from the "
+                             "AWS environment, never from the address)")
         if endpoint is not None and urlsplit(endpoint).scheme not in ("http", "https"):
-            raise InputError("--endpoint", None, None, f"{endpoint!r} is not an http(s) URL")
+            raise InputError("--endpoint", None, None, f"{redact(endpoint)!r} is not an http(s) URL")
         return Target("s3", text, bucket=parts.netloc, prefix=parts.path.strip("/"), endpoint=endpoint)
     if parts.scheme in ("http", "https") and parts.hostname:
         if endpoint is not None:
             raise InputError("--endpoint", None, None, "only with an s3:// target")
-        bare = urlunsplit((parts.scheme, parts.hostname + (f":{parts.port}" if parts.port else ""),
-                           parts.path.rstrip("/") + "/", "", ""))
-        return Target("webdav", bare, user=parts.username, password=parts.password)
-    raise InputError(text, None, None, "expected s3://BUCKET/PREFIX or an http(s):// WebDAV folder")
+        host = parts.netloc.rsplit("@", 1)[-1]
+        bare = urlunsplit((parts.scheme, host, parts.path.rstrip("/") + "/", "", ""))
+        user = None if parts.username is None else unquote(parts.username)
+        password = None if parts.password is None else unquote(parts.password)
+        return Target("webdav", bare, user=user, password=password)
+    raise InputError(redact(text), None, None, "expected s3://BUCKET/PREFIX or an http(s):// WebDAV folder")
 
 
 def origin(url: str) -> str:
@@ -76,12 +165,24 @@ def origin(url: str) -> str:
 
 
 def _s3_client(target: Target):
-    import botocore.session  # the collect extra (s3fs) brings botocore
-    from botocore.config import Config
-
+    """A botocore S3 client with bounded timeouts and tries; a StorageError without botocore or credentials."""
+    try:
+        import botocore.session  # the collect extra (s3fs) brings botocore
+        from botocore.config import Config
+    except ImportError:
+        raise StorageError(target.url, "S3 links need the collect extra (botocore): "
+                           "pip install 'mercury-static[collect]'") from None
     session = botocore.session.get_session()
+    try:
+        credentials = session.get_credentials()
+    except Exception as e:  # a broken profile or config file
+        raise StorageError(target.url, f"cannot read the AWS credentials: {explain(e)[0]}") from None
+    if credentials is None:
+        raise StorageError(target.url, NO_CREDENTIALS)
     region = session.get_config_variable("region") or "us-east-1"
-    config = Config(signature_version="s3v4", s3={"addressing_style": "path" if target.endpoint else "virtual"})
+    config = Config(signature_version="s3v4", s3={"addressing_style": "path" if target.endpoint else "virtual"},
+                    connect_timeout=timeout(), read_timeout=timeout(),
+                    retries={"total_max_attempts": ATTEMPTS, "mode": "standard"})
     return session.create_client("s3", region_name=region, endpoint_url=target.endpoint, config=config)
 
 
@@ -113,11 +214,12 @@ def links(bundle: Path, annotators: list[str], target: Target, seconds: int, pag
           now: float) -> dict[str, str]:
     """Each annotator's personal link (`page_url?annotator=NAME#collect=SECRET`), after allowing the storage
     origin in the bundle's CSP."""
+    check_page_url(page_url)
     out = {}
     for name in annotators:
         payload = s3_link(target, name, seconds, now) if target.kind == "s3" else webdav_link(target, seconds, now)
         payload["annotator"] = name
-        out[name] = f"{page_url}?annotator={quote(name)}#collect={encode_link(payload)}"
+        out[name] = page_link(page_url, name, encode_link(payload))
         allowed = origin(payload["url"])
     allow_origin(bundle, allowed)
     return out
@@ -133,72 +235,288 @@ def allow_origin(bundle: Path, allowed: str) -> None:
     index.write_text(new, encoding="utf-8")
 
 
-def _filesystem(source: str):
-    """fsspec filesystem and root path of an s3:// or WebDAV source."""
-    try:
-        import fsspec
-    except ImportError:
-        raise InputError(source, None, None, "reading from storage needs the collect extra "
-                         "(pip install 'mercury-static[collect]')") from None
-    target = parse_target(source)
-    if target.kind == "s3":
-        import os
+# ------------------------------------------------------------------------------------ storage failures
 
-        endpoint = os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")
-        fs = fsspec.filesystem("s3", client_kwargs={"endpoint_url": endpoint} if endpoint else {})
-        return fs, f"{target.bucket}/{target.prefix}".rstrip("/")
-    auth = (target.user, target.password or "") if target.user is not None else None
-    fs = fsspec.filesystem("webdav", base_url=target.url, auth=auth)
-    return fs, ""
+NO_CREDENTIALS = ("no S3 credentials on this machine: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or "
+                  "AWS_PROFILE), then run again")
+_NEEDS_EXTRA = "pip install 'mercury-static[collect]'"
+_TIMEOUTS = {"ReadTimeoutError", "ConnectTimeoutError", "TimeoutException", "TimeoutError", "FSTimeoutError",
+             "ServerTimeoutError", "timeout"}
+_CLOSED = {"ConnectionClosedError", "RemoteProtocolError", "ReadError", "WriteError", "ServerDisconnectedError",
+           "ClientPayloadError", "IncompleteRead", "ConnectionResetError", "ResponseStreamingError",
+           "ProtocolError", "BrokenPipeError", "ConnectionAbortedError", "ResponseParserError",
+           "RemoteDisconnected", "BadStatusLine"}
+_UNREACHABLE = {"EndpointConnectionError", "ConnectError", "ConnectionRefusedError", "ClientConnectorError",
+                "gaierror", "ProxyConnectionError", "SSLError", "URLError"}
+_BAD_S3_KEYS = {"InvalidAccessKeyId", "SignatureDoesNotMatch", "ExpiredToken", "InvalidToken",
+                "AuthorizationHeaderMalformed"}
+
+
+class _HTTPStatus(Exception):
+    """An HTTP answer other than success, from a request made here (WebDAV reads)."""
+
+    def __init__(self, status_code: int):
+        super().__init__(f"HTTP {status_code}")
+        self.status_code = status_code
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    out: list[BaseException] = []
+    todo: list[BaseException | None] = [exc]
+    while todo:
+        e = todo.pop(0)
+        if e is not None and all(e is not seen for seen in out):
+            out.append(e)
+            todo += [e.__cause__, e.__context__]
+    return out
+
+
+def _status(chain: list[BaseException]) -> tuple[int | None, str]:
+    """The HTTP status and S3 error code found in an exception chain."""
+    for e in chain:
+        response = getattr(e, "response", None)
+        if isinstance(response, dict):  # botocore's ClientError
+            code = str(response.get("Error", {}).get("Code", ""))
+            status = response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+            return (int(status) if status else (int(code) if code.isdigit() else None)), code
+        for attr in ("status_code", "code", "status"):
+            value = getattr(e, attr, None)
+            if isinstance(value, int) and 100 <= value < 600:
+                return value, ""
+        value = getattr(response, "status_code", None)
+        if isinstance(value, int):
+            return value, ""
+    return None, ""
+
+
+def explain(exc: BaseException) -> tuple[str, bool]:
+    """What a storage failure means for the user and what to do, and whether it is about the whole storage
+    (unreachable, refused, a missing package) rather than one file. Matched by class names along the
+    exception chain: s3fs, aiobotocore, httpx and urllib each wrap the same few causes differently."""
+    chain = _chain(exc)
+    names = {c.__name__ for e in chain for c in type(e).__mro__}
+    if names & {"ImportError", "ModuleNotFoundError"}:
+        return f"reading this storage needs the collect extra (fsspec, s3fs, webdav4): {_NEEDS_EXTRA}", True
+    if names & {"NoCredentialsError", "PartialCredentialsError"}:
+        return NO_CREDENTIALS, True
+    text = " ".join(str(e) for e in chain).lower()
+    if "ConnectionRefusedError" in names or "connection refused" in text:  # urllib3 calls it a connect timeout
+        return "connection refused: check that the server is up and the address right", True
+    if names & _TIMEOUTS:
+        return (f"no answer within {timeout():g} s ({ATTEMPTS} tries): check that the server is up and the "
+                "address right, then try again"), True
+    if names & _CLOSED:
+        return (f"the connection was closed before the answer was complete ({ATTEMPTS} tries): try again; if "
+                "it keeps failing, check the server"), True
+    status, code = _status(chain)
+    if status is None and names & _UNREACHABLE:
+        why = "host not found" if "gaierror" in names else "cannot connect"
+        return f"{why}: check that the server is up and the address right", True
+    if code in _BAD_S3_KEYS:
+        return (f"the storage refused the S3 credentials ({code}): check AWS_ACCESS_KEY_ID and "
+                "AWS_SECRET_ACCESS_KEY (or AWS_PROFILE)"), True
+    if status == 401:
+        return ("the storage refused the user name or password (HTTP 401): check the user name and password "
+                "in the address"), True
+    if status == 403 or "PermissionError" in names:
+        return "access denied (HTTP 403): check the credentials' rights on this bucket or folder", False
+    if status in (404, 409) or code in ("NoSuchBucket", "NoSuchKey") or "FileNotFoundError" in names:
+        return "not found: check the bucket and folder in the address", False
+    if status is not None:
+        return f"the storage answered HTTP {status}{f' ({code})' if code else ''}: try again later", False
+    return f"cannot read ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else '-'})", False
+
+
+class Storage:
+    """An s3:// or WebDAV source opened for reading: every call bounded, every failure a StorageError."""
+
+    def __init__(self, source: str):
+        self.source = source
+        self.target = parse_target(source)
+        self.secrets = tuple(s for s in (self.target.user, self.target.password) if s)
+        self.fs, self.root = self._call(self._open)
+
+    def _open(self):
+        import fsspec  # ImportError: explained as the collect extra
+
+        if self.target.kind == "s3":
+            endpoint = os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")
+            fs = fsspec.filesystem(
+                "s3", skip_instance_cache=True, client_kwargs={"endpoint_url": endpoint} if endpoint else {},
+                config_kwargs={"connect_timeout": timeout(), "read_timeout": timeout(),
+                               "retries": {"total_max_attempts": ATTEMPTS, "mode": "standard"}})
+            fs.retries = 1  # botocore's tries above are the only ones
+            return fs, f"{self.target.bucket}/{self.target.prefix}".rstrip("/")
+        import httpx
+
+        auth = (self.target.user, self.target.password or "") if self.target.user is not None else None
+        fs = fsspec.filesystem("webdav", skip_instance_cache=True, base_url=self.target.url, auth=auth,
+                               timeout=httpx.Timeout(timeout()), retry=False)
+        return fs, ""
+
+    def _attempts(self, function, *args):
+        """`function(*args)`, tried ATTEMPTS times while the failure is the connection's (s3fs tries through
+        botocore already); the last failure is raised as it is."""
+        tries = 1 if self.target.kind == "s3" else ATTEMPTS
+        for attempt in range(tries):
+            try:
+                return function(*args)
+            except Exception as e:
+                message, whole = explain(e)
+                if not (whole and "tries" in message) or attempt == tries - 1:
+                    raise
+        raise AssertionError("unreachable")
+
+    def _call(self, function, *args):
+        """`function(*args)` as `_attempts` runs it; any failure a StorageError naming the storage."""
+        try:
+            return self._attempts(function, *args)
+        except InputError:
+            raise
+        except Exception as e:
+            raise StorageError(self.source, scrub(explain(e)[0], self.secrets)) from None
+
+    def name(self, rel: str) -> str:
+        """The printable address of one file of this storage (secrets removed, the file name as it is)."""
+        return redact(self.source.split("?", 1)[0].split("#", 1)[0]).rstrip("/") + "/" + rel
+
+    def list(self) -> list[tuple[str, dict]]:
+        """Every .json file under the source, sorted by path: (path relative to the source, fsspec info)."""
+        if self.target.kind == "webdav":  # webdav4 lists a missing folder as an empty one
+            info = self._call(self.fs.info, "")
+            if info.get("type") != "directory":
+                raise StorageError(self.source, "is a file, not a folder: give the folder that holds the exports")
+        found = self._call(self.fs.find, self.root, None, False, True)
+        out = []
+        for path, info in sorted(found.items()):
+            rel = path[len(self.root):].lstrip("/") if self.root else path.lstrip("/")
+            if rel.endswith(".json") and info.get("type", "file") == "file":
+                out.append((rel, info))
+        return out
+
+    def read(self, rel: str) -> bytes:
+        """One file's bytes; a StorageError for a failure of the whole storage, an InputError naming the
+        file for a failure of this file only (the caller skips it)."""
+        try:
+            return self._read(rel)
+        except InputError:
+            raise
+        except Exception as e:
+            message, whole = explain(e)
+            if whole:
+                raise StorageError(self.source, scrub(message, self.secrets)) from None
+            raise InputError(self.name(rel), None, None, f"cannot read ({scrub(message, self.secrets)})") from None
+
+    def _read(self, rel: str) -> bytes:
+        if self.target.kind == "s3":
+            return self._attempts(self.fs.cat_file, f"{self.root}/{rel}")
+        # webdav4 puts a path into its URL unquoted (a '#' or '%' in a name breaks it): GET it quoted here
+        url = self.target.url + quote(rel, safe="/")
+
+        def get() -> bytes:
+            response = self.fs.client.http.get(url)
+            if response.status_code >= 400:
+                raise _HTTPStatus(response.status_code)
+            return response.content
+        return self._attempts(get)
+
+
+def check_target(target: Target, source: str) -> None:
+    """Before links are handed out: the storage `source` (as given, for the message) answers and accepts the
+    credentials (a StorageError otherwise). An S3 403 or a WebDAV folder that refuses listing is accepted:
+    upload-only rights are enough."""
+    if target.kind == "s3":
+        client = _s3_client(target)
+        try:
+            client.head_bucket(Bucket=target.bucket)
+        except Exception as e:
+            message, whole = explain(e)
+            status, _ = _status(_chain(e))
+            if whole or status in (404, None):
+                raise StorageError(source, message) from None
+        return
+    import urllib.request
+
+    request = urllib.request.Request(target.url, method="PROPFIND", headers={"Depth": "0"})
+    if target.user is not None:
+        request.add_header("Authorization", "Basic " + base64.b64encode(
+            f"{target.user}:{target.password or ''}".encode()).decode("ascii"))
+    secrets = tuple(s for s in (target.user, target.password) if s)
+    for attempt in range(ATTEMPTS):
+        try:
+            with urllib.request.urlopen(request, timeout=timeout()):
+                return
+        except Exception as e:
+            message, whole = explain(e)
+            status, _ = _status(_chain(e))
+            if status is not None and status not in (401, 404, 409):
+                return
+            if not (whole and "tries" in message) or attempt == ATTEMPTS - 1:
+                raise StorageError(source, scrub(message, secrets)) from None
 
 
 def is_remote(text: str) -> bool:
-    return bool(re.match(r"^(s3|https?)://", str(text)))
+    """A URL (any scheme://), never a path: an unsupported scheme is then refused by parse_target with one
+    line instead of being looked up as a file."""
+    return bool(re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]+://", str(text)))
 
 
-def list_exports(source: str) -> list[tuple[str, dict]]:
-    """Every .json file under `source`, sorted by path: (path relative to the source, fsspec info)."""
-    fs, root = _filesystem(source)
-    try:
-        found = fs.find(root, detail=True)
-    except (OSError, ValueError) as e:
-        raise InputError(source, None, None, f"cannot list: {e}") from None
-    out = []
-    for path, info in sorted(found.items()):
-        rel = path[len(root):].lstrip("/") if root else path.lstrip("/")
-        if rel.endswith(".json") and info.get("type", "file") == "file":
-            out.append((rel, info))
-    return out
-
-
-def fetch_exports(source: str, dest: Path) -> list[Path]:
-    """Copy every export under `source` into `dest` (same relative paths); the local paths, sorted."""
-    fs, root = _filesystem(source)
-    paths = []
-    for rel, _info in list_exports(source):
+def fetch_exports(source: str, dest: Path) -> tuple[list[Path], list[InputError], dict[str, str]]:
+    """Copy every export under `source` into `dest` (same relative paths): the local paths (sorted), the
+    files that could not be read (each an InputError naming it), and local path → printable address."""
+    storage = Storage(source)
+    paths, problems, names = [], [], {}
+    for rel, _info in storage.list():
+        try:
+            data = storage.read(rel)
+        except StorageError:
+            raise
+        except InputError as e:
+            problems.append(e)
+            continue
         local = dest / rel
         local.parent.mkdir(parents=True, exist_ok=True)
-        with fs.open(f"{root}/{rel}" if root else rel, "rb") as f:
-            local.write_bytes(f.read())
+        local.write_bytes(data)
         paths.append(local)
-    return paths
+        names[str(local)] = storage.name(rel)
+    return paths, problems, names
 
 
-def local_inputs(inputs: list, stack) -> list[Path]:
+@dataclass
+class Inputs:
+    """Merge or review inputs made local: the paths, the storage files that could not be read, and each
+    fetched file's printable storage address (for the lines that name it)."""
+
+    paths: list[Path] = field(default_factory=list)
+    problems: list[InputError] = field(default_factory=list)
+    names: dict[str, str] = field(default_factory=dict)
+
+    def rename(self, problems: list) -> None:
+        """Name fetched files by their storage address, not their temporary copy, in `problems`."""
+        for p in problems:
+            if isinstance(p, InputError) and p.file in self.names:
+                p.file = self.names[p.file]
+
+
+def local_inputs(inputs: list, stack, strict: bool = False) -> Inputs:
     """The merge inputs as local files: each remote source fetched into a temporary folder kept open by the
-    ExitStack `stack`, in sorted order."""
-    out: list[Path] = []
+    ExitStack `stack`, in sorted order. A file of a storage that cannot be read is skipped (stops under
+    `strict`); a storage that cannot be used is a StorageError."""
+    out = Inputs()
     for item in inputs:
         if is_remote(str(item)):
             dest = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mercury-collect-")))
-            found = fetch_exports(str(item), dest)
-            if not found:
-                raise InputError(item, None, None, "holds no .json export")
-            out.extend(found)
+            found, problems, names = fetch_exports(str(item), dest)
+            if problems and strict:
+                raise problems[0]
+            if not found and not problems:
+                raise StorageError(str(item), "holds no .json export")
+            out.paths.extend(found)
+            out.problems.extend(problems)
+            out.names.update(names)
         else:
-            out.append(Path(item))
+            out.paths.append(Path(item))
     return out
-
 
 @dataclass
 class Progress:
@@ -227,9 +545,11 @@ def progress(source: str, bundle_id: str) -> list[Progress]:
     from mercury_static.core.names import normalize_name
 
     if is_remote(source):
-        fs, root = _filesystem(source)
-        found = [(f"{root}/{rel}" if root else rel, info) for rel, info in list_exports(source)]
-        read = lambda p: fs.cat_file(p)  # noqa: E731
+        storage = Storage(source)
+        listed = storage.list()
+        rels = {storage.name(rel): rel for rel, _info in listed}
+        found = [(storage.name(rel), info) for rel, info in listed]
+        read = lambda p: storage.read(rels[p])  # noqa: E731
     else:
         base = Path(source)
         files = sorted(base.rglob("*.json")) if base.is_dir() else [base]
