@@ -248,3 +248,20 @@ def test_cls_pooling_model_end_to_end(build_bundle, serve_dir, browser, tmp_path
     got = np.array(page.evaluate("(t) => window.embedTexts(t)", texts), dtype=np.float32)
     ctx.close()
     assert (got * ours).sum(axis=1).min() >= 0.9999
+
+
+def test_worker_tokens_match_python(parity_page, embedder):
+    """The worker's token vectors and word spans (tokens.js) are Python's (tokens.py) for every text."""
+    page, *_ = parity_page
+    got = page.evaluate("""async (texts) => (await window.embedder.tokens(texts)).map((r) => r && {
+        spans: Array.from(r.spans), vectors: Array.from(r.vectors)})""", TEXTS)
+    worst = 1.0
+    for text, row in zip(TEXTS, got):
+        [ref] = embedder.token_rows(text, [(0, 0, len(text))])
+        assert row is not None, text
+        assert row["spans"] == ref.spans.ravel().tolist(), text
+        vectors = np.array(row["vectors"], dtype=np.float32).reshape(ref.vectors.shape)
+        cosine = (vectors * ref.vectors).sum(axis=1) / np.linalg.norm(vectors, axis=1) / np.linalg.norm(ref.vectors, axis=1)
+        worst = min(worst, float(cosine.min()))
+    print(f"worker vs Python token vectors: min cosine {worst:.7f}")
+    assert worst >= 0.9999

@@ -170,3 +170,21 @@ class Embedder:
         """The local engine: (batch, its vectors) as each finishes, on this process's threads."""
         with ThreadPoolExecutor(self.workers) as pool:
             yield from zip(batches, pool.map(lambda batch: self._run([ids[i] for i in batch]), batches))
+
+    def token_rows(self, text: str, rows: Sequence[tuple[int, int, int]]) -> list:
+        """The `tokens.TokenRow` of each embedding row ``(sentence, start, end)`` of ``text``: every row run
+        alone (no padding), as the page's worker runs them."""
+        from mercury_static.assist.tokens import TokenRow, word_spans
+
+        out = []
+        encodings = self._tokenizer.encode_batch([text[s:e] for _, s, e in rows]) if rows else []
+        for (_, s, e), enc in zip(rows, encodings):
+            ids = np.array(enc.ids, dtype=np.int64)[None, :]
+            feed = {"input_ids": ids, "attention_mask": np.ones_like(ids)}
+            if "token_type_ids" in self._inputs:
+                feed["token_type_ids"] = np.zeros_like(ids)
+            hidden = self._session.run([self._output], feed)[0][0]
+            keep = np.array([w is not None for w in enc.word_ids], dtype=bool)
+            out.append(TokenRow(s, e, word_spans(text[s:e], enc.offsets, enc.word_ids, s),
+                                hidden[keep].astype(np.float32)))
+        return out

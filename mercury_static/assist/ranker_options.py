@@ -71,6 +71,8 @@ SPEC: tuple[Option, ...] = (
     Option("neighbor", "number", 0.4, 0.0, 1.0),
     Option("position", "number", 0.2, 0.0, 1.0),
     Option("prefix", "integer", 5, 0, 64),
+    # the selection's vector (tokens.py): its text embedded alone, its tokens in context, or their mean
+    Option("selection", "choice", "tokens", choices=("span", "tokens", "blend")),
     Option("min_score", "number", 0.2, 0.0, 1.0),
     Option("grades", "thresholds", [0.25, 0.5], 0.0, 1.0, length=2),
     # P(evidence) of a lit sentence per source length band (rank.py grade_probability; fitted by

@@ -76,7 +76,8 @@ def subset(data: EvalSet, keep: np.ndarray) -> EvalSet:
     """The queries of ``data`` where ``keep`` is true (indexed texts and preparations shared)."""
     idx = np.flatnonzero(keep)
     return EvalSet(data.index, [data.queries[i] for i in idx], data.vectors[idx],
-                   [data.contexts[i] for i in idx], data.prepared)
+                   [data.contexts[i] for i in idx], data.prepared,
+                   None if data.token_vectors is None else data.token_vectors[idx])
 
 
 METRICS = {"span": ("rr", "r1"), "bullet": ("p", "rr", "r1"), "insight": ("p",)}
@@ -140,7 +141,7 @@ def query_features(data: EvalSet, i: int, options: dict) -> tuple[np.ndarray, np
     pos = query_position(q, r)
     n = len(prep.indices)
     x = np.zeros((n, len(TERMS)))
-    for name, (w,), values in term_values(data.vectors[i], q.text, prep, opts, ctx_vec, ctx_text):
+    for name, (w,), values in term_values(data.query_vector(i, opts), q.text, prep, opts, ctx_vec, ctx_text):
         v = values if opts["norm"] == "none" else normalise(values, opts["norm"])
         x[:, TERMS.index(name)] = w * finish(v, prep, opts, pos)
     relevant = np.zeros(n, dtype=bool)

@@ -64,6 +64,7 @@ class IndexedText:
     text: str
     spans: list[tuple[int, int]]
     vectors: list[np.ndarray]  # per sentence, (rows, dim) float32
+    rows: list[tuple[int, int, int]] = field(default_factory=list)  # embedding rows (sentence, start, end)
 
     def sentences(self) -> list[Sentence]:
         return [Sentence(i, self.text[s:e], v) for i, ((s, e), v) in enumerate(zip(self.spans, self.vectors))]
@@ -210,7 +211,53 @@ def index_texts(texts: Sequence[str], embedder, cached: CachedEmbedder,
             per[i].append(vectors[pos])
             pos += 1
         dim = vectors.shape[1]
-        out[text_id(t)] = IndexedText(t, spans, [np.array(v, np.float32).reshape(-1, dim) for v in per])
+        out[text_id(t)] = IndexedText(t, spans, [np.array(v, np.float32).reshape(-1, dim) for v in per], rows)
+    return out
+
+
+class SelectionEmbedder:
+    """`CachedEmbedder`'s embedder of selections: a key ``"start:end:text"`` gets the selection's vector from
+    its tokens in context (tokens.py), NaN where it overlaps no token; each text's touched rows run once."""
+
+    def __init__(self, embedder, index: dict[str, IndexedText]):
+        self.embedder, self.index, self.dim = embedder, index, embedder.dim
+
+    @staticmethod
+    def key(text: str, selection: tuple[int, int]) -> str:
+        return f"{selection[0]}:{selection[1]}:{text}"
+
+    def embed(self, keys: Sequence[str], progress: Callable[[int], None] | None = None) -> np.ndarray:
+        from mercury_static.assist.tokens import selection_vector
+
+        out = np.full((len(keys), self.dim), np.nan, dtype=np.float32)
+        wanted: dict[str, list[tuple[int, int, int]]] = {}
+        for j, key in enumerate(keys):
+            start, end, text = key.split(":", 2)
+            wanted.setdefault(text, []).append((j, int(start), int(end)))
+        for text, selections in wanted.items():
+            indexed = self.index[text_id(text)]
+            rows = [r for r in indexed.rows if any(r[1] < max(e, s + 1) and s < r[2] for _, s, e in selections)]
+            token_rows = self.embedder.token_rows(text, rows)
+            for j, s, e in selections:
+                vec = selection_vector(token_rows, s, e)
+                if vec is not None:
+                    out[j] = vec
+            if progress is not None:
+                progress(len(selections))
+        return out
+
+
+def selection_vectors(queries: Sequence[tuple[Query, Record]], index: dict[str, IndexedText], embedder,
+                      cache: Path | None, progress: Callable[[int], None] | None = None) -> np.ndarray:
+    """Each query's vector from its tokens in context, NaN for a query without a selection or a token."""
+    selected = [(i, SelectionEmbedder.key(r.summary, q.selection)) for i, (q, r) in enumerate(queries) if q.selection]
+    out = np.full((len(queries), embedder.dim), np.nan, dtype=np.float32)
+    if selected:
+        cached = CachedEmbedder(SelectionEmbedder(embedder, index), cache)
+        try:
+            out[[i for i, _ in selected]] = cached.embed([k for _, k in selected], progress)
+        finally:
+            cached.save()
     return out
 
 
@@ -246,9 +293,20 @@ class EvalSet:
 
     index: dict[str, IndexedText]
     queries: list[tuple[Query, Record]]
-    vectors: np.ndarray
+    vectors: np.ndarray  # each query's text embedded alone
     contexts: list[tuple[np.ndarray | None, str]]
     prepared: dict = field(default_factory=dict)  # (text id, prefix) -> (sentences, PreparedText)
+    token_vectors: np.ndarray | None = None  # each query's vector from its tokens in context (NaN: none)
+
+    def query_vector(self, i: int, options: dict) -> np.ndarray:
+        """Query i's vector as the page computes it under the ranker option ``selection``."""
+        from mercury_static.assist.tokens import blend
+
+        span = self.vectors[i]
+        if options["selection"] == "span" or self.token_vectors is None or np.isnan(self.token_vectors[i, 0]):
+            return span
+        tokens = self.token_vectors[i]
+        return tokens if options["selection"] == "tokens" else blend(tokens, span)  # type: ignore[return-value]
 
 
 def load_eval_set(paths: Sequence[Path], fmt: str = "auto", *, model_path: Path | None = None,
@@ -287,9 +345,11 @@ def load_eval_set(paths: Sequence[Path], fmt: str = "auto", *, model_path: Path 
         qvecs = cached.embed(qtexts, step("Embedding queries", len(set(qtexts))))
     finally:
         cached.save()
+    tvecs = selection_vectors(queries, index, embedder, Path(folder) / f"{model.sha256[:16]}-selections.npz",
+                              step("Embedding selections in context", sum(1 for q, _ in queries if q.selection)))
     contexts = [context_vector(index[text_id(r.summary)], q.selection) if q.selection else (None, "")
                 for q, r in queries]
-    return EvalSet(index, queries, qvecs, contexts)
+    return EvalSet(index, queries, qvecs, contexts, token_vectors=tvecs)
 
 
 def evaluate(paths: Sequence[Path], fmt: str = "auto", k: int = 5, options: dict | None = None, *,
@@ -306,7 +366,7 @@ def query_rows(data: EvalSet, k: int = 5, options: dict | None = None, *, contro
     (``controls``: also rank it against an unrelated source, for the "nothing related" figures)."""
     opts = ranker_options.validate(options or {}, "--ranker-option")
     step = step or (lambda description, total: lambda n: None)
-    index, queries, qvecs = data.index, data.queries, data.vectors
+    index, queries = data.index, data.queries
 
     def ranker_input(sid: str):
         key = (sid, opts["prefix"])
@@ -330,7 +390,8 @@ def query_rows(data: EvalSet, k: int = 5, options: dict | None = None, *, contro
     sources = list(dict.fromkeys(text_id(r.source) for _, r in queries))
     rows: list[dict] = []
     advance = step("Ranking", len(queries))
-    for (q, r), qvec, (ctx_vec, ctx_text) in zip(queries, qvecs, data.contexts):
+    for j, ((q, r), (ctx_vec, ctx_text)) in enumerate(zip(queries, data.contexts)):
+        qvec = data.query_vector(j, opts)
         sid = text_id(r.source)
         sents, prep = ranker_input(sid)
         pos = query_position(q, r)

@@ -30,7 +30,7 @@ import numpy as np
 from mercury_static.assist import ranker_options
 from mercury_static.tune import crossval
 from mercury_static.bundle.contents import Bundle, load_bundle, load_vectors, text_id
-from mercury_static.tune.evaluate import EvalSet, IndexedText, Query, context_vector, overlapping
+from mercury_static.tune.evaluate import EvalSet, IndexedText, Query, context_vector, overlapping, selection_vectors
 from mercury_static.core.records import InputError, Record, Section
 
 MIN_PAIRS = 20
@@ -65,7 +65,7 @@ def _indexed(bundle: Bundle, stored, shards: dict[int, np.ndarray]) -> IndexedTe
                          ) from None
     dim = rows.shape[1]
     return IndexedText(stored.text, list(stored.sentences),
-                       [np.array(v, np.float32).reshape(-1, dim) for v in per])
+                       [np.array(v, np.float32).reshape(-1, dim) for v in per], [tuple(r) for r in stored.rows])
 
 
 def load_pairs(paths: Sequence[Path], bundle_dir: Path) -> Pairs:
@@ -101,6 +101,7 @@ def load_pairs(paths: Sequence[Path], bundle_dir: Path) -> Pairs:
                 index[stored.id] = _indexed(bundle, stored, shards)
     model = bundle.manifest["model"]
     vectors = np.zeros((0, int(model["dim"])), np.float32)
+    tokens = None
     if queries:
         try:
             embedder = Embedder(bundle.dir / model["path"], meta=model)
@@ -108,10 +109,12 @@ def load_pairs(paths: Sequence[Path], bundle_dir: Path) -> Pairs:
             raise InputError(bundle.dir / model["path"], None, None,
                              f"cannot load the bundle's model ({type(e).__name__}: {str(e)[:120]})") from None
         vectors = embedder.embed([q.text for q, _ in queries])
+        tokens = selection_vectors(queries, index, embedder, None)
     contexts = [context_vector(index[text_id(r.summary)], q.selection) if q.selection else (None, "")
                 for q, r in queries]
-    return Pairs(EvalSet(index, queries, vectors, contexts), len({q.record_id for q, _ in queries}),
-                 [str(p) for p in paths], bundle.manifest["ranker"], merged.problems)
+    return Pairs(EvalSet(index, queries, vectors, contexts, token_vectors=tokens),
+                 len({q.record_id for q, _ in queries}), [str(p) for p in paths], bundle.manifest["ranker"],
+                 merged.problems)
 
 
 # ---------------------------------------------------------------- the shrunk listwise fit

@@ -1,10 +1,12 @@
 // Module Web Worker: runs the bundled sentence-embedding model with transformers.js (onnxruntime-web).
 // Messages in:  {type: 'init', modelsPath, modelName, pooling, weights}  then  {type: 'embed', id, texts}
+//   or {type: 'tokens', id, texts}
 //   weights: the URL of the model's weights file (page_model.py), or null for a model folder without one
 // Messages out: {type: 'ready'} | {type: 'failed', error} | {type: 'result', id, data, dim}
-//   | {type: 'error', id, error}
+//   | {type: 'tokens', id, rows: [{spans, vectors} | null per text]} | {type: 'error', id, error}
 import { env, pipeline } from '../vendor/transformers.min.js';
 import { EXTERNAL_NAME, dequantize } from './assist/weights.js';
+import { tokenSpans } from './assist/tokens.js';
 
 let extractor = null;
 let pooling = 'mean';
@@ -73,6 +75,31 @@ async function embed(msg) {
   self.postMessage({ type: 'result', id: msg.id, data, dim }, [data.buffer]);
 }
 
+/**
+ * The contextual vector of every token of each text (its last hidden state, [CLS] and [SEP] left out) and
+ * the span of its word (tokens.js): each text run alone, as tokens.py runs a row. Null for a text whose
+ * word spans cannot be told or that the model truncates.
+ */
+async function tokens(msg) {
+  const rows = [];
+  const transfer = [];
+  const tokenize = (text) => extractor.tokenizer.tokenize(text);
+  for (const text of msg.texts) {
+    const spans = tokenSpans(text, tokenize(text), tokenize);
+    const out = spans && await extractor(text, { pooling: 'none', normalize: false });
+    const [, length, dim] = out ? out.dims : [0, 0, 0];
+    if (!spans || length !== spans.length / 2 + 2) {
+      rows.push(null);
+      continue;
+    }
+    const all = out.data instanceof Float32Array ? out.data : Float32Array.from(out.data);
+    const vectors = all.slice(dim, (length - 1) * dim);
+    rows.push({ spans, vectors });
+    transfer.push(spans.buffer, vectors.buffer);
+  }
+  self.postMessage({ type: 'tokens', id: msg.id, rows }, transfer);
+}
+
 function message(err) {
   return String(err && err.message ? err.message : err);
 }
@@ -89,9 +116,9 @@ self.onmessage = (event) => {
       } catch (err) {
         self.postMessage({ type: 'failed', error: message(err) });
       }
-    } else if (msg.type === 'embed') {
+    } else if (msg.type === 'embed' || msg.type === 'tokens') {
       try {
-        await embed(msg);
+        await (msg.type === 'embed' ? embed(msg) : tokens(msg));
       } catch (err) {
         self.postMessage({ type: 'error', id: msg.id, error: message(err) });
       }

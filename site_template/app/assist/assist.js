@@ -1,16 +1,22 @@
 /**
  * Semantic assistance: a selection in one pane ranks the sentences of the other pane.
- * First answer from the precomputed vectors of the sentences the selection overlaps (synchronous,
- * instant); replaced by the ranking of the in-browser model's vector of the exact span when it arrives.
- * When a ready model with nothing else to do is asked, its answer is a few tens of milliseconds away:
- * the instant answer is then held back (the pane says the model is ranking) and shown only if the model
- * has not answered within HOLD_MS.
- * A selection of exactly one stored sentence is answered at once with its stored vector: that is the
- * model's vector of the same text (computed at build time, float16), so the worker is not asked.
+ * The selection's vector comes from its tokens in context (tokens.js): the worker runs each embedding row of
+ * a record's texts once, in idle time (the summary when the record opens, a short source too, a long
+ * source's rows when a selection touches them), and any selection in them is then answered at once, with no
+ * model call. Where the ranker options say `selection: 'blend'`, the model's vector of the exact span is
+ * asked for meanwhile and the answer refined with their mean; a refinement never scrolls the pane.
+ * Before a row's tokens are known: the first answer comes from the precomputed vectors of the sentences the
+ * selection overlaps (synchronous, instant), replaced by the ranking of the model's vector of the exact span
+ * when it arrives, then refined when the tokens arrive. When a ready model with nothing else to do is asked,
+ * its answer is a few tens of milliseconds away: the instant answer is then held back (the pane says the
+ * model is ranking) and shown only if the model has not answered within HOLD_MS.
+ * A selection of exactly one stored sentence has its stored vector as the span's: the model's vector of the
+ * same text (computed at build time, float16), so the worker is not asked for it.
  */
 import { rankSentences, prepareQuery, DEFAULT_OPTIONS, gradeProbability } from './rank.js';
 import { other, emptyAssist } from '../state/store.js';
 import { citedSplit } from './citecheck.js';
+import { blend, selectionVector } from './tokens.js';
 
 /** Mean of vectors, L2-normalised (null when empty). */
 export function meanVector(vectors) {
@@ -56,6 +62,12 @@ export const HOLD_MS = 150;
  */
 export const CITED_TOP = 64;
 
+/**
+ * A source of at most this many embedding rows has its tokens run when the record opens (a FaithBench
+ * article: tens); a longer one only where a selection touches it, so idle work stays bounded.
+ */
+export const WARM_SOURCE_ROWS = 300;
+
 export class Assistant {
   /**
    * @param store the app store
@@ -72,6 +84,9 @@ export class Assistant {
     this.early = null; // prefetch(): {rec, side, start, end, vector: promise}
     this.modelAnswered = false;
     this.timings = { precomputedMs: null, modelMs: null };
+    this.selection = this.options.selection || DEFAULT_OPTIONS.selection;
+    this.span = null; // {seq, vec}: the model's (or the stored) vector of the current query's span
+    this.warming = null; // the record whose rows warm() is running
   }
 
   /**
@@ -85,8 +100,8 @@ export class Assistant {
       && span[0] === query.start && span[1] === query.end;
   }
 
-  /** Rank and show. */
-  _rank(vec, query, kind) {
+  /** Rank and show; a `refined` answer replaces one of the same query without scrolling to it. */
+  _rank(vec, query, kind, refined = false) {
     const { current, view } = this.store.state;
     const rec = current.record;
     if (!rec || !vec || !this._current(query, rec)) return;
@@ -117,7 +132,7 @@ export class Assistant {
       : ranked.filter((r, i) => r.score >= view.minScore && (i < 2 || r.score >= near)).slice(0, view.k).map(graded);
     this.last = { query, vec, kind };
     this.store.actions.setAssist({
-      side: target, results, kind, query, best, pending: false, citation: citation && citation.text,
+      side: target, results, kind, query, best, pending: false, citation: citation && citation.text, refined,
     });
   }
 
@@ -138,7 +153,8 @@ export class Assistant {
     this.early = null;
     if (!rec || !emb || emb.status === 'failed') return;
     const query = { side, start, end, text: rec[side].slice(start, end) };
-    if (!this._atOnce(query, rec, emb)) {
+    const fromTokens = this._tokenVector(query, rec) && !this._blends;
+    if (!fromTokens && !this._atOnce(query, rec, emb)) {
       this.early = { rec, side, start, end, free: emb.free, vector: emb.embedLatest(query.text) };
     }
   }
@@ -152,20 +168,107 @@ export class Assistant {
     const query = { side, start, end, text: rec[side].slice(start, end) };
     this.timings = { precomputedMs: null, modelMs: null };
     this.modelAnswered = false;
+    this.span = null;
     const loaded = () => rec.source.hasVectors && rec.summary.hasVectors;
-    if (this._atOnce(query, rec, this.getEmbedder())) {
-      this._stored(query, rec, t0);
+    const tokenVec = loaded() ? this._tokenVector(query, rec) : null;
+    if (tokenVec) {
+      this._fromTokens(query, rec, t0, seq, tokenVec);
       return;
     }
-    const soon = this._model(query, seq, t0, rec); // first: the worker embeds meanwhile
-    if (loaded() && soon) this._hold(query, rec, t0, seq);
-    else if (loaded()) this._precomputed(query, rec, t0);
+    if (this._atOnce(query, rec, this.getEmbedder())) this._stored(query, rec, t0, seq);
     else {
-      // Vectors still loading: answer when they arrive, unless the model answered first.
-      Promise.all([rec.source.vectorsReady, rec.summary.vectorsReady]).then(() => {
-        if (seq === this.seq && !this.modelAnswered && loaded()) this._precomputed(query, rec, t0);
-      });
+      const soon = this._model(query, seq, t0, rec); // first: the worker embeds meanwhile
+      if (loaded() && soon) this._hold(query, rec, t0, seq);
+      else if (loaded()) this._precomputed(query, rec, t0);
+      else {
+        // Vectors still loading: answer when they arrive, unless the model answered first.
+        Promise.all([rec.source.vectorsReady, rec.summary.vectorsReady]).then(() => {
+          if (seq === this.seq && !this.modelAnswered && loaded()) this._precomputed(query, rec, t0);
+        });
+      }
     }
+    this._whenTokens(query, rec, seq);
+  }
+
+  /** Whether the selection's vector is the token vector alone, or refined with the span's own. */
+  get _blends() {
+    return this.selection === 'blend';
+  }
+
+  /** The vector of `query` from its tokens in context, or null while a row it touches is not run. */
+  _tokenVector(query, rec) {
+    if (this.selection === 'span') return null;
+    const view = rec[query.side];
+    const rows = view.rowsOf(view.sentencesIn(query.start, query.end));
+    return rows.length ? selectionVector(rows.map((r) => view.tokenRows[r]), query.start, query.end) : null;
+  }
+
+  /** The answer from the token vector, at once; with `blend`, refined by the span's vector when it comes. */
+  _fromTokens(query, rec, t0, seq, tokenVec) {
+    this.modelAnswered = true;
+    const stored = this._storedVector(query, rec);
+    this._rank(this._blends && stored ? blend(tokenVec, stored) : tokenVec, query, 'model');
+    this.timings.precomputedMs = performance.now() - t0;
+    this.timings.modelMs = this.timings.precomputedMs;
+    if (this._blends && !stored) this._model(query, seq, t0, rec);
+  }
+
+  /** When the rows the selection touches are run (asked now if they are not), refine its answer with them. */
+  _whenTokens(query, rec, seq) {
+    if (this.selection === 'span') return;
+    const view = rec[query.side];
+    const rows = view.rowsOf(view.sentencesIn(query.start, query.end));
+    if (!rows.length) return;
+    this.loadTokens(view, rows).then((ok) => {
+      if (!ok || seq !== this.seq || !this._current(query, rec) || !rec.source.hasVectors || !rec.summary.hasVectors) return;
+      const tokenVec = this._tokenVector(query, rec);
+      if (!tokenVec) return;
+      this.modelAnswered = true;
+      const span = this.span && this.span.seq === seq ? this.span.vec : null;
+      this._rank(this._blends ? blend(tokenVec, span) : tokenVec, query, 'model', true);
+    });
+  }
+
+  /**
+   * Ask the worker for the tokens of the embedding rows `rows` of `view` not yet run (a job per row, after
+   * any selection's own call); resolves to whether every one is known.
+   */
+  loadTokens(view, rows) {
+    const emb = this.getEmbedder();
+    if (!emb || emb.status === 'failed') return Promise.resolve(false);
+    if (!view.tokenJobs) view.tokenJobs = new Map();
+    return Promise.all(rows.map((r) => {
+      if (view.tokenRows[r]) return true;
+      if (!view.tokenJobs.has(r)) {
+        const [, s, e] = view.rows[r];
+        view.tokenJobs.set(r, emb.tokens([view.slice(s, e)]).then(([row]) => {
+          if (!row) return false;
+          for (let i = 0; i < row.spans.length; i++) row.spans[i] += s;
+          view.tokenRows[r] = { start: s, end: e, spans: row.spans, vectors: row.vectors };
+          return true;
+        }, () => false));
+      }
+      return view.tokenJobs.get(r);
+    })).then((ok) => ok.every(Boolean));
+  }
+
+  /**
+   * Run the rows of the open record's summary (and of a short source) in idle time, one at a time, while
+   * the record stays open: its selections are then answered from their tokens.
+   */
+  async warm() {
+    const rec = this.store.state.current.record;
+    const emb = this.getEmbedder();
+    if (!rec || this.selection === 'span' || !emb || emb.status !== 'ready' || this.warming === rec) return;
+    this.warming = rec;
+    const views = rec.source.rows.length <= WARM_SOURCE_ROWS ? [rec.summary, rec.source] : [rec.summary];
+    for (const view of views) {
+      for (let r = 0; r < view.rows.length; r++) {
+        if (this.store.state.current.record !== rec) break;
+        if (!view.tokenRows[r]) await this.loadTokens(view, [r]); // eslint-disable-line no-await-in-loop
+      }
+    }
+    if (this.warming === rec) this.warming = null;
   }
 
   /** The sentences around the selection: their mean stored vector (null until loaded) and text. */
@@ -229,8 +332,9 @@ export class Assistant {
    * The model's answer from the stored vector of the selected sentence (no worker round trip); only
    * while the model is wanted and has not failed, so the header never says "model" without one.
    */
-  _stored(query, rec, t0) {
+  _stored(query, rec, t0, seq) {
     this.modelAnswered = true;
+    this.span = { seq, vec: this._context(query, rec).vec };
     // the selection is its own context (one sentence, one row): the same vector object for both, so
     // the second cosine pass over the other text is answered from rank.js's cache
     this._rank(this._context(query, rec).vec, query, 'model');
@@ -253,19 +357,24 @@ export class Assistant {
     const free = asked ? early.free : emb.free;
     (asked ? early.vector : emb.embedLatest(query.text)).then((v) => {
       if (!v || seq !== this.seq || !this._current(query, rec)) return;
+      this.span = { seq, vec: v };
+      const tokenVec = rec.source.hasVectors && rec.summary.hasVectors ? this._tokenVector(query, rec) : null;
+      if (tokenVec && !this._blends) return; // answered from the tokens already
+      const refined = this.modelAnswered;
       this.modelAnswered = true;
-      this._rank(v, query, 'model');
-      this.timings.modelMs = performance.now() - t0;
+      this._rank(tokenVec ? blend(tokenVec, v) : v, query, 'model', Boolean(tokenVec) && refined);
+      if (this.timings.modelMs === null) this.timings.modelMs = performance.now() - t0;
     }).catch(() => {});
     return free;
   }
 
-  /** The model became ready: refine the shown precomputed answer. */
+  /** The model became ready: refine the shown precomputed answer, and run the open record's rows. */
   refine() {
     const { assist, current } = this.store.state;
     if (assist.kind === 'precomputed' && assist.query && this.last) {
       this._model(assist.query, this.seq, performance.now(), current.record);
     }
+    this.warm();
   }
 
   /** Re-rank the last query (k or min score changed). */
@@ -280,5 +389,6 @@ export class Assistant {
     this.seq += 1;
     this.last = null;
     this.early = null;
+    this.span = null;
   }
 }

@@ -6,6 +6,7 @@
 //   await emb.ready       resolves when the model answered a first call; rejects if it failed
 //   await emb.embed([..]) Float32Array[] (L2-normalised, manifest.model.dim long), in order
 //   await emb.embedLatest(text)  Float32Array, or null when a newer embedLatest call superseded it
+//   await emb.tokens([..]) per text {spans, vectors} (tokens.js) or null; behind every embed call queued
 //   emb.free              ready, with no call running or queued (a new call is answered without waiting)
 
 /** Split `models/<name>` into the models folder as a same-origin *path* and the model name. */
@@ -19,7 +20,7 @@ export function modelLocation(manifest, baseUrl = './') {
 export function createEmbedder(manifest, baseUrl = './') {
   const listeners = new Set();
   const pending = new Map(); // id -> {resolve, reject, latest}
-  const queue = []; // jobs not yet sent: {id, texts, resolve, reject, latest}
+  const queue = []; // jobs not yet sent: {id, type, texts, resolve, reject, latest}
   let nextId = 1;
   let latestSeq = 0;
   let busy = false;
@@ -54,6 +55,10 @@ export function createEmbedder(manifest, baseUrl = './') {
       }
       return enqueue([String(text)], latestSeq).then((r) => (r ? r[0] : null));
     },
+    tokens(texts) {
+      const list = Array.from(texts, String);
+      return list.length ? enqueue(list, 0, 'tokens') : Promise.resolve([]);
+    },
   };
   emb.ready.catch(() => {}); // observed through status / callers
 
@@ -80,10 +85,14 @@ export function createEmbedder(manifest, baseUrl = './') {
     pending.clear();
   }
 
-  function enqueue(texts, latest) {
+  /** Queue a job; an embed job goes before the token jobs queued (they are idle-time work). */
+  function enqueue(texts, latest, type = 'embed') {
     if (emb.status === 'failed') return Promise.reject(emb.error);
     return new Promise((resolve, reject) => {
-      queue.push({ id: nextId++, texts, resolve, reject, latest });
+      const job = { id: nextId++, type, texts, resolve, reject, latest };
+      const at = type === 'embed' ? queue.findIndex((j) => j.type === 'tokens') : -1;
+      if (at < 0) queue.push(job);
+      else queue.splice(at, 0, job);
       pump();
     });
   }
@@ -93,7 +102,7 @@ export function createEmbedder(manifest, baseUrl = './') {
     const job = queue.shift();
     busy = true;
     pending.set(job.id, job);
-    worker.postMessage({ type: 'embed', id: job.id, texts: job.texts });
+    worker.postMessage({ type: job.type, id: job.id, texts: job.texts });
   }
 
   function onMessage(event) {
@@ -104,13 +113,14 @@ export function createEmbedder(manifest, baseUrl = './') {
       pump();
     } else if (msg.type === 'failed') {
       fail(new Error(`model failed to load: ${msg.error}`));
-    } else if (msg.type === 'result' || msg.type === 'error') {
+    } else if (msg.type === 'result' || msg.type === 'tokens' || msg.type === 'error') {
       const job = pending.get(msg.id);
       pending.delete(msg.id);
       busy = false;
       if (job) {
         if (msg.type === 'error') job.reject(new Error(msg.error));
         else if (job.latest && job.latest !== latestSeq) job.resolve(null); // superseded while running
+        else if (msg.type === 'tokens') job.resolve(msg.rows);
         else {
           const rows = [];
           for (let i = 0; i < job.texts.length; i++) rows.push(msg.data.subarray(i * msg.dim, (i + 1) * msg.dim));

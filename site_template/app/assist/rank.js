@@ -26,6 +26,7 @@ export const DEFAULT_OPTIONS = Object.freeze({
   neighbor: 0.4,
   position: 0.2,
   prefix: 5,
+  selection: 'tokens',
   min_score: 0.2,
   grades: Object.freeze([0.25, 0.5]),
   // P(evidence) of a lit sentence per source length band (rank.py grade_probability)

@@ -57,6 +57,7 @@ export function mountHighlights(store, panes, { manifest, assistant, labelNumber
       idle(() => {
         if (shownRecord !== rec) return;
         for (const side of SIDES) ranker.prepareSentences(rec[side].rankInput(), manifest.ranker);
+        assistant.warm(); // the selections' vectors from their tokens, once the model is ready
       });
     }
   }
@@ -79,8 +80,10 @@ export function mountHighlights(store, panes, { manifest, assistant, labelNumber
       const best = shown.results[0];
       panes[target].setHighlights(shown.results, levelOf);
       // The pane scrolls to the best match at the next frame, with the minimap (both read the layout,
-      // which the frame computes anyway), once per query and best match.
-      if (best && (scrolledTo.query !== shown.query || scrolledTo.index !== best.index)) {
+      // which the frame computes anyway), once per query and best match; a refined answer (assist.js)
+      // never moves what the annotator is looking at.
+      const moved = scrolledTo.query !== shown.query || (!shown.refined && scrolledTo.index !== best?.index);
+      if (best && moved) {
         scrolledTo = { query: shown.query, index: best.index };
         requestAnimationFrame(() => { if (shownAssist === shown) panes[target].scrollToSentence(best.index); });
       }

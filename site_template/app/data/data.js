@@ -48,6 +48,9 @@ export class TextView {
     this.sections = raw.sections
       ? raw.sections.map(([start, end, title, docId]) => ({ start, end, title, docId })) : null;
     this.sentenceVectors = this.sentences.map(() => []);
+    this.rows = raw.rows || []; // embedding rows [sentence, start, end]
+    this.tokenRows = this.rows.map(() => null); // per row, its tokens in context (assist/tokens.js), once run
+    this._rowsOf = null;
     this.hasVectors = false;
     this.vectorsReady = Promise.resolve(false);
     this._rankInput = null;
@@ -92,6 +95,15 @@ export class TextView {
     const out = [];
     for (let i = lo; i < sents.length && sents[i][0] < Math.max(end, start + 1); i++) out.push(i);
     return out;
+  }
+
+  /** Indices of the embedding rows of the sentences `idx`. */
+  rowsOf(idx) {
+    if (!this._rowsOf) {
+      this._rowsOf = this.sentences.map(() => []);
+      this.rows.forEach(([i], r) => { if (this._rowsOf[i]) this._rowsOf[i].push(r); });
+    }
+    return idx.flatMap((i) => this._rowsOf[i] || []);
   }
 
   /** The `sentences` argument of rank.js, built once per text. */

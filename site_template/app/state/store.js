@@ -68,7 +68,9 @@ export const draftComplete = (d) => Boolean(d.summary && d.labels.length);
  * Related-sentence highlights of the `side` pane for `query`; `pending`: none yet, the model is ranking
  * (assist.js).
  */
-export const emptyAssist = () => ({ side: null, results: [], kind: null, query: null, best: null, pending: false });
+export const emptyAssist = () => ({
+  side: null, results: [], kind: null, query: null, best: null, pending: false, refined: false,
+});
 
 /** Every label path prefix of the chosen labels, in manifest order: ["Unwanted", "Unwanted.Intrinsic"]. */
 export function labelPrefixes(chosen, order) {
