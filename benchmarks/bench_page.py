@@ -40,25 +40,72 @@ MODEL_CACHE = REPO / ".cache" / "test-models"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--no-first-run"]
 
-SELECT_JS = """async ([side, start, end]) => {
+SELECT_JS = """async ([side, start, end, tag]) => {
   const ms = window.mercuryStatic, pane = ms.panes[side];
   const range = pane.rangeFor(start, end);
   // pressed in the text first, as a drag is (a mouse-up alone does not take a span taken already)
   range.startContainer.parentElement.dispatchEvent(new MouseEvent('mousedown', {bubbles: true}));
   const sel = getSelection(); sel.removeAllRanges(); sel.addRange(range);
+  let answered = null;
   const model = new Promise((resolve) => {
     const un = ms.store.subscribe((s) => {
-      if (s.assist.kind === 'model' && s.assist.query && s.assist.query.start === start) { un(); resolve(performance.now()); }
+      if (s.assist.kind === 'model' && s.assist.query && s.assist.query.start === start) {
+        un(); answered = performance.now(); if (tag !== undefined) performance.mark('bench-answer:' + tag); resolve(answered);
+      }
     });
     setTimeout(() => { un(); resolve(null); }, 5000);
   });
+  if (tag !== undefined) performance.mark('bench-select:' + tag); // the trace's thread time at both: main-thread CPU
   const t0 = performance.now();
   pane.scroller.dispatchEvent(new MouseEvent('mouseup', {bubbles: true}));
   const t1 = performance.now();
+  const atOnce = answered !== null; // the model's answer within the mouse-up: no worker call
   const lit = document.querySelectorAll('.s[data-rank]').length;
   const t2 = await model;
-  return {pre: t1 - t0, model: t2 === null ? null : t2 - t0, lit};
+  return {pre: t1 - t0, model: t2 === null ? null : t2 - t0, lit, atOnce};
 }"""
+
+# Resolves when the open record's texts have every embedding row's tokens run (the summary, and the source
+# where the page runs a short one's when the record opens: assist.js WARM_SOURCE_ROWS), false after `ms`.
+TOKENS_WARM_JS = """async (ms) => {
+  const rec = mercuryStatic.store.state.current.record, t = performance.now();
+  const views = rec.source.rows.length <= 300 ? [rec.summary, rec.source] : [rec.summary];
+  while (performance.now() - t < ms) {
+    if (views.every((v) => v.tokenRows && v.tokenRows.every(Boolean))) return true;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return false;
+}"""
+
+# A selection of [start, end) in the `side` pane of the open record, followed until the answer from its
+# tokens (`tokens`; else the model's answer): performance.now() of the mouse-up (t0), of the first answer
+# with highlights drawn (first), of the first model answer (model) and of the first answer from the
+# selection's tokens (refined, or at once with its rows run). `onFirst(t)` at the first highlight.
+WATCH_SELECT_JS = """(side, start, end, tokens, onFirst) => new Promise((resolve) => {
+  const ms = window.mercuryStatic, pane = ms.panes[side], view = ms.store.state.current.record[side];
+  const out = {t0: null, first: null, firstKind: null, model: null, tokens: null};
+  const rowsRun = () => { const rows = view.rowsOf(view.sentencesIn(start, end));
+    return rows.length > 0 && rows.every((r) => view.tokenRows[r]); };
+  let timer = null;
+  const un = ms.store.subscribe((s) => {
+    const a = s.assist, q = a.query;
+    if (!q || q.side !== side || q.start !== start || q.end !== end) return;
+    const t = performance.now();
+    if (out.first === null && a.results.length && document.querySelector('.s[data-rank]')) {
+      out.first = t; out.firstKind = a.kind; if (onFirst) onFirst(t);
+    }
+    if (a.kind === 'model' && out.model === null) out.model = t;
+    if (a.kind === 'model' && out.tokens === null && (a.refined || rowsRun())) out.tokens = t;
+    if (out.first !== null && (tokens ? out.tokens : out.model) !== null) finish();
+  });
+  const finish = () => { un(); clearTimeout(timer); resolve(out); };
+  timer = setTimeout(finish, 20000);
+  const range = pane.rangeFor(start, end);
+  range.startContainer.parentElement.dispatchEvent(new MouseEvent('mousedown', {bubbles: true}));
+  const sel = getSelection(); sel.removeAllRanges(); sel.addRange(range);
+  out.t0 = performance.now();
+  pane.scroller.dispatchEvent(new MouseEvent('mouseup', {bubbles: true}));
+})"""
 
 
 def refresh_page(out: Path) -> None:

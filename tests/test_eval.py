@@ -223,7 +223,7 @@ def test_learned_weights_rank_like_the_options_they_become(tmp_path, exported_mo
     weight vector ranks through ``rank_sentences`` exactly as the linear model it was fitted as."""
     from mercury_static.tune import crossval
     from mercury_static.tune.evaluate import load_eval_set, query_rows
-    from mercury_static.assist.rank import TERMS, rank_sentences
+    from mercury_static.assist.rank import DEFAULT_OPTIONS, TERMS, rank_sentences
 
     data = load_eval_set([mercury_dump(tmp_path / "dump.json"), summhay_topic(tmp_path / "topic.json")],
                          cache_dir=TEST_CACHE, embed_cache=tmp_path / "emb")
@@ -238,7 +238,8 @@ def test_learned_weights_rank_like_the_options_they_become(tmp_path, exported_mo
     options = {"norm": "minmax", "neighbor": 0.3, "position": 0.2}
     weights = crossval.learned_options([data], [np.full(len(folds), -1)], options)(0)
     assert set(weights) >= {f"w_{t}" for t in TERMS} and sum(weights[f"w_{t}"] for t in TERMS) > 0
-    for i, ((q, r), qvec, (cvec, ctext)) in enumerate(zip(data.queries, data.vectors, data.contexts)):
+    for i, ((q, r), (cvec, ctext)) in enumerate(zip(data.queries, data.contexts)):
+        qvec = data.query_vector(i, {**DEFAULT_OPTIONS, **options})
         x, relevant = crossval.query_features(data, i, options)
         assert relevant.sum() == len(q.relevant)
         linear = x @ np.array([weights[f"w_{t}"] for t in TERMS])

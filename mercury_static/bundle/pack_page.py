@@ -31,7 +31,8 @@ ESBUILD = ROOT / "build" / "node_modules" / ".bin" / "esbuild"
 PACKED = Path(__file__).resolve().parents[1] / "page"
 """The packed page inside a wheel (`make wheel`): app/ and page.json."""
 ENTRY = "main.js"
-COPIED = ("embed-worker.js", "assist/weights.js", "assist/tokens.js", "data/formats.js", "style.css", "review/review.css")
+COPIED = ("embed-worker.js", "assist/weights.js", "assist/tokens.js", "data/formats.js", "style.css",
+          "review/review.css")
 """Loaded by URL, not imported by the page: the worker script with its modules of ours (the weights reader, the
 formats it checks and the token spans; its other import is the vendored runtime) and the styles."""
 

@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import { makeLevelOf, Assistant, HOLD_MS, LIT_GAP, meanVector } from '../../site_template/app/assist/assist.js';
 import { DEFAULT_OPTIONS, rankSentences } from '../../site_template/app/assist/rank.js';
 import { TextView } from '../../site_template/app/data/data.js';
+import { blend, selectionVector } from '../../site_template/app/assist/tokens.js';
 
 test('makeLevelOf: a manifest without grades grades with the default thresholds', () => {
   const [medium, strong] = DEFAULT_OPTIONS.grades;
@@ -158,4 +159,79 @@ test('a held instant answer is dropped with its selection', async () => {
   model.calls[0].answer(MODEL_VEC);
   await later(0);
   assert.deepEqual(shown.map((s) => s.kind), [null]);
+});
+
+// --- the selection's vector from its tokens in context -------------------------------------------------
+
+/** The record with embedding rows (one per sentence) and a model that also runs rows (`tokenCalls`). */
+function tokenSetup(options = {}) {
+  const rec = record();
+  for (const side of ['summary', 'source']) {
+    const v = rec[side];
+    v.rows = v.sentences.map(([s, e], i) => [i, s, e]);
+    v.tokenRows = v.rows.map(() => null);
+  }
+  const { store, shown } = fakeStore(rec, SPAN);
+  const model = fakeModel();
+  model.tokenCalls = [];
+  model.tokens = (texts) => new Promise((resolve) => model.tokenCalls.push({ texts, answer: resolve }));
+  const a = new Assistant(store, { ranker: options }, () => model);
+  return { rec, store, shown, model, a };
+}
+
+/** A row's answer from the worker: one token per word, each word's vector from its position. */
+function runRow(text) {
+  const spans = [];
+  const re = /\S+/g;
+  let m;
+  while ((m = re.exec(text))) spans.push(m.index, m.index + m[0].length);
+  const vectors = new Float32Array((spans.length / 2) * 4).map((_, j) => ((j * 7) % 5) - 1.5);
+  return { spans: Int32Array.from(spans), vectors };
+}
+
+test('rows run: a selection is answered at once from its tokens, the worker not asked', async () => {
+  const { rec, shown, model, a } = tokenSetup();
+  const rows = a.loadTokens(rec.summary, [0, 1]);
+  for (const c of model.tokenCalls) c.answer([runRow(c.texts[0])]);
+  await rows;
+  assert.ok(rec.summary.tokenRows.every(Boolean));
+  a.prefetch('summary', ...SPAN);
+  a.run('summary', ...SPAN);
+  assert.equal(model.calls.length, 0);
+  assert.deepEqual(shown.map((s) => [s.kind, s.pending, s.refined]), [['model', false, false]]);
+  const want = selectionVector(rec.summary.rowsOf([0]).map((r) => rec.summary.tokenRows[r]), ...SPAN);
+  assert.deepEqual(Array.from(a.last.vec), Array.from(want));
+});
+
+test('rows not run yet: the usual answers first, then the answer from the tokens, refined', async () => {
+  const { rec, shown, model, a } = tokenSetup();
+  a.run('summary', ...SPAN);
+  assert.equal(model.tokenCalls.length, 1); // the touched row asked, behind the span's own call
+  model.calls[0].answer(MODEL_VEC);
+  await later(0);
+  assert.deepEqual(shown.map((s) => [s.kind, s.refined]), [[null, false], ['model', false]]);
+  model.tokenCalls[0].answer([runRow(model.tokenCalls[0].texts[0])]);
+  await later(0);
+  assert.deepEqual(shown.map((s) => [s.kind, s.refined]), [[null, false], ['model', false], ['model', true]]);
+  assert.equal(rec.summary.tokenRows[0].start, 0);
+});
+
+test('blend: the tokens answer at once, the span\'s vector refines it when it comes', async () => {
+  const { rec, shown, model, a } = tokenSetup({ selection: 'blend' });
+  const row = a.loadTokens(rec.summary, [0]);
+  model.tokenCalls[0].answer([runRow(model.tokenCalls[0].texts[0])]);
+  await row;
+  a.run('summary', ...SPAN);
+  assert.deepEqual(shown.map((s) => [s.kind, s.refined]), [['model', false]]);
+  model.calls[0].answer(MODEL_VEC);
+  await later(0);
+  assert.deepEqual(shown.map((s) => [s.kind, s.refined]), [['model', false], ['model', true]]);
+  const tokens = selectionVector([rec.summary.tokenRows[0]], ...SPAN);
+  assert.deepEqual(Array.from(a.last.vec), Array.from(blend(tokens, MODEL_VEC)));
+});
+
+test('span: the option that turns the tokens off asks no row', () => {
+  const { model, a } = tokenSetup({ selection: 'span' });
+  a.run('summary', ...SPAN);
+  assert.equal(model.tokenCalls.length, 0);
 });

@@ -30,7 +30,9 @@ test('pieces the words do not give are refused, not misplaced', () => {
 });
 
 test('a selection sums the tokens of the words it overlaps, as tokens.py', () => {
-  const rows = fixture.rows.map((r) => ({ ...r, spans: Int32Array.from(r.spans), vectors: Float32Array.from(r.vectors) }));
+  const rows = fixture.rows.map((r) => ({
+    ...r, spans: Int32Array.from(r.spans), vectors: Float32Array.from(r.vectors),
+  }));
   assert.ok(fixture.cases.some((c) => c.want === null) && fixture.cases.filter((c) => c.want).length >= 6);
   for (const c of fixture.cases) {
     const got = selectionVector(rows, c.start, c.end);

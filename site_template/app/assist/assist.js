@@ -220,7 +220,8 @@ export class Assistant {
     const rows = view.rowsOf(view.sentencesIn(query.start, query.end));
     if (!rows.length) return;
     this.loadTokens(view, rows).then((ok) => {
-      if (!ok || seq !== this.seq || !this._current(query, rec) || !rec.source.hasVectors || !rec.summary.hasVectors) return;
+      const ready = rec.source.hasVectors && rec.summary.hasVectors;
+      if (!ok || !ready || seq !== this.seq || !this._current(query, rec)) return;
       const tokenVec = this._tokenVector(query, rec);
       if (!tokenVec) return;
       this.modelAnswered = true;
@@ -265,7 +266,7 @@ export class Assistant {
     for (const view of views) {
       for (let r = 0; r < view.rows.length; r++) {
         if (this.store.state.current.record !== rec) break;
-        if (!view.tokenRows[r]) await this.loadTokens(view, [r]); // eslint-disable-line no-await-in-loop
+        if (!view.tokenRows[r]) await this.loadTokens(view, [r]);
       }
     }
     if (this.warming === rec) this.warming = null;
