@@ -49,7 +49,8 @@ SELECT_JS = """async ([side, start, end, tag]) => {
   let answered = null;
   const model = new Promise((resolve) => {
     const un = ms.store.subscribe((s) => {
-      if (s.assist.kind === 'model' && s.assist.query && s.assist.query.start === start) {
+      const q = s.assist.query; // the span as the page took it (a selection may snap to words)
+      if (s.assist.kind === 'model' && q && q.side === side && q.start < end && q.end > start) {
         un(); answered = performance.now(); if (tag !== undefined) performance.mark('bench-answer:' + tag); resolve(answered);
       }
     });
@@ -78,24 +79,28 @@ TOKENS_WARM_JS = """async (ms) => {
 }"""
 
 # A selection of [start, end) in the `side` pane of the open record, followed until the answer from its
-# tokens (`tokens`; else the model's answer): performance.now() of the mouse-up (t0), of the first answer
-# with highlights drawn (first), of the first model answer (model) and of the first answer from the
-# selection's tokens (refined, or at once with its rows run). `onFirst(t)` at the first highlight.
+# tokens (`tokens`, given up 3 s after the model's first answer; else the model's answer): performance.now()
+# of the mouse-up (t0), of the first answer with highlights drawn (first), of the first model answer (model)
+# and of the first answer from the selection's tokens (refined, or at once with its rows run). `onFirst(t)`
+# at the first highlight. The span as the page took it: a selection may snap to words.
 WATCH_SELECT_JS = """(side, start, end, tokens, onFirst) => new Promise((resolve) => {
   const ms = window.mercuryStatic, pane = ms.panes[side], view = ms.store.state.current.record[side];
   const out = {t0: null, first: null, firstKind: null, model: null, tokens: null};
-  const rowsRun = () => { const rows = view.rowsOf(view.sentencesIn(start, end));
+  const rowsRun = (q) => { const rows = view.rowsOf(view.sentencesIn(q.start, q.end));
     return rows.length > 0 && rows.every((r) => view.tokenRows[r]); };
   let timer = null;
   const un = ms.store.subscribe((s) => {
     const a = s.assist, q = a.query;
-    if (!q || q.side !== side || q.start !== start || q.end !== end) return;
+    if (!q || q.side !== side || q.start >= end || q.end <= start) return; // as taken (snapped to words)
     const t = performance.now();
     if (out.first === null && a.results.length && document.querySelector('.s[data-rank]')) {
       out.first = t; out.firstKind = a.kind; if (onFirst) onFirst(t);
     }
-    if (a.kind === 'model' && out.model === null) out.model = t;
-    if (a.kind === 'model' && out.tokens === null && (a.refined || rowsRun())) out.tokens = t;
+    if (a.kind === 'model' && out.model === null) {
+      out.model = t;
+      if (tokens) { clearTimeout(timer); timer = setTimeout(finish, 3000); } // the tokens follow within ms, or never
+    }
+    if (a.kind === 'model' && out.tokens === null && (a.refined || rowsRun(q))) out.tokens = t;
     if (out.first !== null && (tokens ? out.tokens : out.model) !== null) finish();
   });
   const finish = () => { un(); clearTimeout(timer); resolve(out); };
@@ -243,30 +248,52 @@ def selection_jobs(bundle, max_records: int, long_side: str | None = None, half:
 
 
 def selection_runs(page, bundle_dir: Path, max_records: int, long_side: str | None = None, half: bool = False,
-                   part: tuple[int, int] = (0, 1), warmup: int = 3) -> list[tuple[str, float, float | None]]:
+                   part: tuple[int, int] = (0, 1), warmup: int = 3, tokens: bool = False,
+                   cpu: bool = False) -> list[tuple]:
     """Select prior-annotation summary spans (or sentences of a long source); per counted selection, (the
-    span's text, precomputed ms, model ms or None). `part` (i, n): only every n-th selection from the i-th
-    (page_ab.py alternates two pages by parts); the first `warmup` selections are not counted."""
+    span's text, precomputed ms, model ms or None, main-thread CPU ms or None, answered at once). `part`
+    (i, n): only every n-th selection from the i-th (page_ab.py alternates two pages by parts); the first
+    `warmup` selections are not counted. `tokens`: each record's rows run first (TOKENS_WARM_JS), so its
+    selections are answered from their tokens. `cpu`: the batch is traced (user timing marks only, cheap),
+    and a selection's main-thread CPU is the thread time between its marks (mouse-up → model answer)."""
     from mercury_static.bundle.contents import load_bundle
 
     bundle = load_bundle(bundle_dir)
     jobs = selection_jobs(bundle, max_records, long_side, half)[part[0]::part[1]]
     page.wait_for_function("() => ['ready', 'failed'].includes(mercuryStatic.store.state.model.status)", timeout=60_000)
-    runs = []
+    runs, marks = [], None
     current = None
-    for i, (rid, side, s, e) in enumerate(jobs):
-        if rid != current:
-            page.evaluate("""async (id) => { const ms = mercuryStatic; await ms.store.actions.goToId(id);
-                const r = ms.store.state.current.record; await r.source.vectorsReady; await r.summary.vectorsReady; }""", rid)
-            current = rid
-        # the page's unit: code points (a page whose TextView has slice()), else UTF-16 (earlier pages, for A/B)
-        s, e = page.evaluate("([side, s, e]) => { const v = mercuryStatic.panes[side].view;"
-                             " return v.slice ? [s, e] : [v.offsets.to16(s), v.offsets.to16(e)]; }", [side, s, e])
-        page.evaluate("() => mercuryStatic.store.actions.clear()")
-        r = page.evaluate(SELECT_JS, [side, s, e])
-        if i >= warmup:  # else a warm-up (JIT, first worker calls); the text from the job's code points
-            runs.append((span_text(bundle, rid, side, *jobs[i][2:]), r["pre"], r["model"]))
-    return runs
+    if cpu:
+        page.context.browser.start_tracing(page=page, categories=["blink.user_timing"])
+    try:
+        for i, (rid, side, s, e) in enumerate(jobs):
+            if rid != current:
+                page.evaluate("""async (id) => { const ms = mercuryStatic; await ms.store.actions.goToId(id);
+                    const r = ms.store.state.current.record; await r.source.vectorsReady; await r.summary.vectorsReady; }""", rid)
+                current = rid
+                if tokens and not page.evaluate(TOKENS_WARM_JS, 60_000):
+                    print(f"{bundle_dir.name}: record {rid}: its rows' tokens did not all arrive in 60 s", file=sys.stderr)
+            # the page's unit: code points (a page whose TextView has slice()), else UTF-16 (earlier pages, for A/B)
+            s, e = page.evaluate("([side, s, e]) => { const v = mercuryStatic.panes[side].view;"
+                                 " return v.slice ? [s, e] : [v.offsets.to16(s), v.offsets.to16(e)]; }", [side, s, e])
+            page.evaluate("() => mercuryStatic.store.actions.clear()")
+            r = page.evaluate(SELECT_JS, [side, s, e, i] if cpu else [side, s, e])
+            if i >= warmup:  # else a warm-up (JIT, first worker calls); the text from the job's code points
+                runs.append([span_text(bundle, rid, side, *jobs[i][2:]), r["pre"], r["model"], i, r.get("atOnce")])
+    finally:
+        if cpu:
+            marks = thread_times(page.context.browser.stop_tracing())
+    for r in runs:
+        t = marks and marks.get(f"bench-select:{r[3]}"), marks and marks.get(f"bench-answer:{r[3]}")
+        r[3] = t[1] - t[0] if t[0] is not None and t[1] is not None else None
+    return [tuple(r) for r in runs]
+
+
+def thread_times(trace: bytes) -> dict[str, float]:
+    """Thread time (ms) of the main thread at each user timing mark of a trace, by name."""
+    data = json.loads(trace)
+    events = data["traceEvents"] if isinstance(data, dict) else data
+    return {e["name"]: e["tts"] / 1000 for e in events if "user_timing" in e.get("cat", "") and "tts" in e}
 
 
 def selection_latencies(page, bundle_dir: Path, max_records: int, long_side: str | None = None, half: bool = False,
@@ -276,15 +303,127 @@ def selection_latencies(page, bundle_dir: Path, max_records: int, long_side: str
     return [r[1] for r in runs], [r[2] for r in runs if r[2] is not None]
 
 
+def column(runs: list[tuple], at: int) -> list[float]:
+    return [r[at] for r in runs if r[at] is not None]
+
+
+def at_once(runs: list[tuple]) -> str:
+    """"k/n at once": the selections the model answered within the mouse-up (from their tokens)."""
+    return f"{sum(1 for r in runs if r[4])}/{len(runs)} at once"
+
+
+def opening_jobs(bundle, max_records: int, skip: str | None = None) -> list[tuple[str, str, int, int]]:
+    """The first prior-annotation summary span of each of the first records (but `skip`, the open one)."""
+    jobs, seen = [], set()
+    for rid, side, s, e in selection_jobs(bundle, max_records + 1):
+        if rid not in seen and rid != skip:
+            seen.add(rid)
+            jobs.append((rid, side, s, e))
+    return jobs[:max_records]
+
+
+OPENING_JS = """async ([id, side, start, end, delay, tokens]) => {
+  const shown = new Promise((resolve) => {
+    const check = () => { if (document.body.dataset.record === id) { obs.disconnect(); resolve(performance.now()); } };
+    const obs = new MutationObserver(check);
+    obs.observe(document.body, {attributes: true, attributeFilter: ['data-record']});
+  });
+  location.hash = '#record=' + encodeURIComponent(id); // as a link or the browser's history opens a record
+  const t = await shown;
+  await new Promise((r) => setTimeout(r, delay));
+  const r = await (WATCH_SELECT)(side, start, end, tokens);
+  const since = (x) => (x === null ? null : x - r.t0);
+  return {first: since(r.first), firstKind: r.firstKind, model: since(r.model), tokens: since(r.tokens), shown: r.t0 - t};
+}""".replace("WATCH_SELECT", WATCH_SELECT_JS)
+
+
+def opening_runs(page, bundle_dir: Path, max_records: int, tokens: bool, delay: int = 300) -> list[dict]:
+    """A selection made `delay` ms after a record's texts are shown (the record opened by a hash change,
+    the model ready, the previous record's idle work cut short as an annotator's next record does): per
+    record, ms from the selection to its first highlight, to the model's first answer and to the answer
+    from its tokens. The record's first prior-annotation summary span; the first record a warm-up."""
+    from mercury_static.bundle.contents import load_bundle
+
+    bundle = load_bundle(bundle_dir)
+    page.wait_for_function("() => ['ready', 'failed'].includes(mercuryStatic.store.state.model.status)", timeout=60_000)
+    page.evaluate("() => mercuryStatic.store.actions.clear()")
+    skip = page.evaluate("() => mercuryStatic.store.state.current.record?.id")
+    out = []
+    for i, (rid, side, s, e) in enumerate(opening_jobs(bundle, max_records + 1, skip)):
+        r = page.evaluate(OPENING_JS, [rid, side, s, e, delay, tokens])
+        if i:
+            out.append(r)
+        page.evaluate("() => mercuryStatic.store.actions.clear()")
+    return out
+
+
+COLD_SELECT_INIT = """(() => {
+  if (window.top !== window) return;
+  const [side, start, end, tokens] = SPAN_ARGS;
+  // at the first paint (cold_load's mark), as an annotator who starts reading at once
+  new PerformanceObserver((list, obs) => {
+    if (!list.getEntriesByName('mercury-first-paint').length) return;
+    obs.disconnect();
+    // timed at the event itself, made after the task that drew: `name`-end's trace time bounds the CPU sum
+    const later = (name, t) => setTimeout(() => { performance.mark(name, {startTime: t}); performance.mark(name + '-end'); }, 0);
+    (WATCH_SELECT)(side, start, end, tokens, (t) => later('bench-first-highlight', t)).then((r) => {
+      if (r.model !== null) later('bench-model', r.model);
+      if (r.tokens !== null) later('bench-tokens', r.tokens);
+      setTimeout(() => performance.mark('bench-done'), 0);
+    });
+  }).observe({type: 'mark'});
+})();"""
+
+
+def cold_highlight_runs(browser, url: str, bundle_dir: Path, runs: int, tokens: bool) -> dict[str, list[float]]:
+    """The cold first highlight: in a fresh context (cold cache), a summary span selected at the first
+    paint; ms from navigation start to its first highlight ("first"), to the model's first answer
+    ("model") and to the answer from its tokens ("tokens"), and the first highlight's main-thread CPU
+    ("cpu"). Wall times from untraced loads, CPU from traced ones (as cold_loads); the selection is made
+    by an init script, so Playwright stays out of the load."""
+    from mercury_static.bundle.contents import load_bundle
+
+    jobs = opening_jobs(load_bundle(bundle_dir), runs)
+    out: dict[str, list[float]] = {"first": [], "model": [], "tokens": [], "cpu": []}
+    for i in range(runs):
+        rid, side, s, e = jobs[i % len(jobs)]
+        target = url + f"?annotator=bench#record={rid}"
+        for traced in (False, True):
+            ctx = browser.new_context(viewport={"width": 1500, "height": 900})
+            ctx.add_init_script(COLD_SELECT_INIT.replace("SPAN_ARGS", json.dumps([side, s, e, tokens]))
+                                .replace("WATCH_SELECT", WATCH_SELECT_JS))
+            page = ctx.new_page()
+            if traced:
+                browser.start_tracing(page=page, categories=["devtools.timeline", "disabled-by-default-devtools.timeline",
+                                                               "blink.user_timing"])
+            page.goto(target, wait_until="commit")
+            time.sleep(QUIET_S)
+            lit = mark(page, "bench-first-highlight", 30.0)
+            if traced:
+                trace = browser.stop_tracing()
+                if lit is not None:
+                    out["cpu"].append(main_thread_cpu(trace, "bench-first-highlight-end"))
+            else:
+                mark(page, "bench-done", 40.0)
+                for name in ("model", "tokens"):
+                    t = page.evaluate("(n) => performance.getEntriesByName(n)[0]?.startTime ?? null", f"bench-{name}")
+                    if t is not None:
+                        out[name].append(t)
+                if lit is not None:
+                    out["first"].append(lit)
+            ctx.close()
+    return out
+
+
 def span_text(bundle, rid: str, side: str, start: int, end: int) -> str:
     rec = bundle.record(rid)
     return (rec.summary if side == "summary" else rec.source)[start:end]
 
 
-def words(runs: list[tuple], several: bool) -> list[float]:
-    """The last figure of the runs whose span has two or more words (`several`), or a single one (a half
-    of a sentence with no space before its middle, such as a citation marker: its first character)."""
-    return [r[-1] for r in runs if r[-1] is not None and (len(r[0].split()) > 1) == several]
+def words(runs: list[tuple], several: bool, at: int = -1) -> list[float]:
+    """Figure `at` of the runs whose span has two or more words (`several`), or a single one (a half of a
+    sentence with no space before its middle, such as a citation marker: its first character)."""
+    return [r[at] for r in runs if r[at] is not None and (len(r[0].split()) > 1) == several]
 
 
 MERCURY_JS = """async ([text, against]) => {
@@ -313,13 +452,15 @@ MERCURY_PAGE_JS = """async ([side, start, end, against]) => {
 }"""
 
 
-def mercury_page_runs(browser, bundle_dir: Path, model, record: str, half: bool = False) -> list[tuple[str, float]]:
+def mercury_page_runs(browser, bundle_dir: Path, model, record: str, half: bool = False,
+                      tokens: bool = False) -> list[tuple[str, float]]:
     """Mercury's path from the annotator page itself: the loopback server also serves the bundle, and the
     page (no mouse-up, so its own worker is not asked) takes the span into the draft, POSTs it, and
     lights the server's matches through the store, as a Mercury-style client of this page would. The
     same clear, selection, draft and highlights as the page's model path; only the engine differs.
     (span text, ms from the draft to the answer in the store) per selection of the long source's
-    summary; 3 warm-ups."""
+    summary; 3 warm-ups. `tokens`: the page's idle work on the record's rows (TOKENS_WARM_JS) is let finish
+    first, as the page's own token rows are."""
     from mercury_server import MercuryServer, bundle_index
 
     from mercury_static.bundle.contents import load_bundle
@@ -331,6 +472,8 @@ def mercury_page_runs(browser, bundle_dir: Path, model, record: str, half: bool 
         page.wait_for_function("() => ['ready', 'failed'].includes(mercuryStatic.store.state.model.status)", timeout=60_000)
         page.evaluate("""async () => { const r = mercuryStatic.store.state.current.record;
             await r.source.vectorsReady; await r.summary.vectorsReady; }""")
+        if tokens:
+            page.evaluate(TOKENS_WARM_JS, 60_000)
         times = []
         for i, (rid, side, s, e) in enumerate(selection_jobs(bundle, 0, "source", half)):
             rec = bundle.record(rid)
@@ -378,6 +521,14 @@ def mercury_runs(page, bundle_dir: Path, model, max_records: int, long_side: str
         mercury_page.close()
         server.shutdown()
         server.server_close()
+
+
+T0 = time.time()
+
+
+def stage(what: str) -> None:
+    """Progress on stderr, with the seconds since the start (the run's parts can be skipped: --help)."""
+    print(f"[{time.time() - T0:5.0f} s] {what}", file=sys.stderr, flush=True)
 
 
 def row(name: str, values: list[float], target: str) -> str:
@@ -431,7 +582,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--records", type=int, default=60, help="FaithBench records to select spans in")
     ap.add_argument("--runs", type=int, default=5, help="cold page loads")
+    ap.add_argument("--opening-records", type=int, default=20,
+                    help="records opened for the selection made 300 ms after a record opens")
     ap.add_argument("--no-long", action="store_true", help="skip the SummHay long-source measurements")
+    ap.add_argument("--no-span", action="store_true", help="skip the rows of the selection=span bundles (before)")
+    ap.add_argument("--no-opening", action="store_true", help="skip the selections made as a record opens")
+    ap.add_argument("--no-cold-highlight", action="store_true", help="skip the cold first highlight")
     ap.add_argument("--rebuild", action="store_true", help="rebuild the cached bundles in .cache/bench")
     ap.add_argument("--screenshot", type=Path, help="only write a screenshot of the demo bundle to this path")
     ap.add_argument("--no-mercury", action="store_true", help="skip the Mercury-style server rows")
@@ -443,6 +599,7 @@ def main() -> None:
 
     from playwright.sync_api import sync_playwright
 
+    span = {"ranker": {"selection": "span"}}  # the selection's vector before its tokens: the span embedded alone
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"),
                                     headless=True, args=ARGS)
@@ -453,78 +610,150 @@ def main() -> None:
             sys.exit("../shared/data/faithbench is absent: nothing to measure")
         lines = ["| measure (ms) | p50 | p95 | n | target |", "|---|---|---|---|---|"]
 
-        fb = build_cached("faithbench", sorted(Path(x) for x in glob.glob(str(SHARED / "faithbench" / "batch_*.json"))),
-                          rebuild=args.rebuild, title="FaithBench")
+        fb_inputs = sorted(Path(x) for x in glob.glob(str(SHARED / "faithbench" / "batch_*.json")))
+        fb = build_cached("faithbench", fb_inputs, rebuild=args.rebuild, title="FaithBench")
         server, url = serve(fb)
+        stage("FaithBench: cold loads")
         first, cpu, ready = cold_loads(browser, url, args.runs)
+        stage("FaithBench: selections from the tokens, Mercury's path, selections as a record opens")
         ctx, page = open_page(browser, url + "?annotator=bench")
-        pre, model = selection_latencies(page, fb, args.records)
+        tok = selection_runs(page, fb, args.records, tokens=True, cpu=True)
         mercury = [] if args.no_mercury else mercury_latencies(page, fb, mercury_model, args.records)
+        opening = [] if args.no_opening else opening_runs(page, fb, args.opening_records, tokens=True)
         ctx.close()
+        stage("FaithBench: cold first highlights")
+        cold = None if args.no_cold_highlight else cold_highlight_runs(browser, url, fb, args.runs, tokens=True)
         server.shutdown()
+        old = old_opening = None
+        old_cold = None
+        if not args.no_span:
+            fb_span = build_cached("faithbench-span", fb_inputs, rebuild=args.rebuild, title="FaithBench", **span)
+            stage("FaithBench, selection=span: selections, selections as a record opens, cold first highlights")
+            server, url = serve(fb_span)
+            ctx, page = open_page(browser, url + "?annotator=bench")
+            old = selection_runs(page, fb_span, args.records, cpu=True)
+            old_opening = [] if args.no_opening else opening_runs(page, fb_span, args.opening_records, tokens=False)
+            ctx.close()
+            if not args.no_cold_highlight:
+                old_cold = cold_highlight_runs(browser, url, fb_span, args.runs, tokens=False)
+            server.shutdown()
         lines += [row("FaithBench: first readable record (cold)", first, "≤ 500"),
                   row("FaithBench: … of which main-thread CPU", cpu, "–"),
-                  row("FaithBench: model ready (cold)", ready, "–"),
-                  row("FaithBench: selection → highlight, precomputed", pre, "≤ 5"),
-                  row("FaithBench: selection → highlight, model (warm)", model, "≤ 30")]
+                  row("FaithBench: model ready (cold)", ready, "–")]
+        if old is not None:
+            lines += [row("FaithBench: selection → highlight, precomputed (selection=span)", column(old, 1), "≤ 5"),
+                      row("FaithBench: selection → highlight, model (warm; selection=span: the span embedded)",
+                          column(old, 2), "≤ 30"),
+                      row("FaithBench: … of which main-thread CPU", column(old, 3), "–")]
+        lines += [row(f"FaithBench: selection → highlight, model from the tokens (rows run; {at_once(tok)})",
+                      column(tok, 2), "≤ 0.5× Mercury"),
+                  row("FaithBench: … of which main-thread CPU", column(tok, 3), "–")]
         if mercury:
-            lines += [row(MERCURY_ROW.format("FaithBench"), mercury, "–"), ratio_row("FaithBench", model, mercury)]
+            lines += [row(MERCURY_ROW.format("FaithBench"), mercury, "–"),
+                      ratio_row("FaithBench, from the tokens", column(tok, 2), mercury)]
+            if old is not None:
+                lines.append(ratio_row("FaithBench, selection=span", column(old, 2), mercury))
+        if not args.no_opening:
+            label = "FaithBench: selection 300 ms after a record's texts show"
+            lines += [row(f"{label} → first highlight", [r["first"] for r in opening if r["first"] is not None], "–"),
+                      row(f"{label} → answer from the tokens (at once or refined)",
+                          [r["tokens"] for r in opening if r["tokens"] is not None], "–")]
+            if old_opening is not None:
+                lines += [row(f"{label} → first highlight (selection=span)",
+                              [r["first"] for r in old_opening if r["first"] is not None], "–"),
+                          row(f"{label} → model answer (selection=span)",
+                              [r["model"] for r in old_opening if r["model"] is not None], "–")]
+        if not args.no_cold_highlight:
+            label = "FaithBench: cold, navigation start → first highlight of a selection made at first paint"
+            for c, how, target in ((cold, "", "≤ 1000"), (old_cold, " (selection=span)", "–")):
+                if c is None:
+                    continue
+                lines += [row(f"{label}{how}", c["first"], target),
+                          row(f"FaithBench: … of which main-thread CPU{how}", c["cpu"], "–"),
+                          row(f"FaithBench: cold, navigation start → that selection's first model answer{how}",
+                              c["model"], "–")]
+            lines.append(row("FaithBench: cold, navigation start → that selection's answer from the tokens",
+                             cold["tokens"], "–"))
 
         if not args.no_long and (SHARED / "summhay" / "topic_news1.json").is_file():
             from mercury_static.bundle.contents import load_bundle
 
-            sh = build_cached("summhay1", [SHARED / "summhay" / "topic_news1.json"], rebuild=args.rebuild,
-                              title="SummHay news1")
+            sh_inputs = [SHARED / "summhay" / "topic_news1.json"]
+            sh = build_cached("summhay1", sh_inputs, rebuild=args.rebuild, title="SummHay news1")
             longest = max(load_bundle(sh).records, key=lambda r: len(r.source))
             n_sent = len(longest.source_text.sentences)
             server, url = serve(sh)
+            stage("SummHay: cold loads")
             first, cpu, ready = cold_loads(browser, url, args.runs, record=longest.id)
+            stage("SummHay: selections from the tokens, Mercury's paths")
             ctx, page = open_page(browser, url + f"?annotator=bench#record={longest.id}")
-            pre, model = selection_latencies(page, sh, 0, long_side="source")
-            half_runs = selection_runs(page, sh, 0, long_side="source", half=True)
-            model_half = [r[2] for r in half_runs if r[2] is not None]
+            whole = selection_runs(page, sh, 0, long_side="source", tokens=True, cpu=True)
+            half_runs = selection_runs(page, sh, 0, long_side="source", half=True, tokens=True, cpu=True)
             mercury = [] if args.no_mercury else mercury_latencies(page, sh, mercury_model, 0, long_side="source")
             mercury_half_runs = [] if args.no_mercury else mercury_runs(page, sh, mercury_model, 0, long_side="source",
                                                                          half=True)
-            mercury_half = [t for _, t in mercury_half_runs]
             ctx.close()
             server.shutdown()
-            in_page = [] if args.no_mercury else [t for _, t in mercury_page_runs(browser, sh, mercury_model, longest.id)]
+            in_page = [] if args.no_mercury else [t for _, t in mercury_page_runs(browser, sh, mercury_model, longest.id,
+                                                                                  tokens=True)]
             in_page_half_runs = [] if args.no_mercury else mercury_page_runs(browser, sh, mercury_model, longest.id,
-                                                                               half=True)
-            in_page_half = [t for _, t in in_page_half_runs]
+                                                                               half=True, tokens=True)
+            old_whole = old_half = None
+            if not args.no_span:
+                sh_span = build_cached("summhay1-span", sh_inputs, rebuild=args.rebuild, title="SummHay news1", **span)
+                stage("SummHay, selection=span: selections")
+                server, url = serve(sh_span)
+                ctx, page = open_page(browser, url + f"?annotator=bench#record={longest.id}")
+                old_whole = selection_runs(page, sh_span, 0, long_side="source", cpu=True)
+                old_half = selection_runs(page, sh_span, 0, long_side="source", half=True, cpu=True)
+                ctx.close()
+                server.shutdown()
             label = f"SummHay ({len(longest.source):,} chars, {n_sent:,} sentences)"
             lines += [row(f"{label}: first record painted (cold)", first, "≤ 300 (paint)"),
-                      row(f"{label}: … of which main-thread CPU", cpu, "–"),
-                      row(f"{label}: selection → highlight, precomputed", pre, "≤ 50"),
-                      row(f"{label}: selection → highlight, model (warm)", model, "≤ 30"),
-                      row(f"{label}: … half-sentence selections, model (warm)", model_half, "–"),
-                      # the half of a citation-only sentence ("[7][36][85]") is its first character: the two
-                      # kinds of half are told apart, since the p50 of all of them falls between the two
-                      row(f"{label}: … of which spans of two or more words", words(half_runs, True), "–"),
-                      row(f"{label}: … of which one-word spans (a citation marker's first character)",
-                          words(half_runs, False), "–")]
+                      row(f"{label}: … of which main-thread CPU", cpu, "–")]
+            if old_whole is not None:
+                # the half of a citation-only sentence ("[7][36][85]") is its first character: the two kinds of
+                # half are told apart, since the p50 of all of them falls between the two
+                lines += [row(f"{label}: selection → highlight, precomputed (selection=span)", column(old_whole, 1), "≤ 50"),
+                          row(f"{label}: selection → highlight, model (warm; selection=span)", column(old_whole, 2), "≤ 30"),
+                          row(f"{label}: … half-sentence selections, model (warm; selection=span)",
+                              column(old_half, 2), "–"),
+                          row(f"{label}: … of which spans of two or more words (selection=span)",
+                              words(old_half, True, 2), "–"),
+                          row(f"{label}: … … of which main-thread CPU", words(old_half, True, 3), "–"),
+                          row(f"{label}: … of which one-word spans (selection=span)", words(old_half, False, 2), "–")]
+            lines += [row(f"{label}: selection → highlight, model from the tokens (summary rows run; {at_once(whole)})",
+                          column(whole, 2), "≤ 30"),
+                      row(f"{label}: … half-sentence selections, from the tokens ({at_once(half_runs)})",
+                          column(half_runs, 2), "–"),
+                      row(f"{label}: … of which spans of two or more words, from the tokens", words(half_runs, True, 2),
+                          "≤ 0.5× Mercury"),
+                      row(f"{label}: … … of which main-thread CPU", words(half_runs, True, 3), "–"),
+                      row(f"{label}: … of which one-word spans (a citation marker's first character), from the tokens",
+                          words(half_runs, False, 2), "–")]
             if mercury:
-                lines += [row(MERCURY_ROW.format(label), mercury, "–"), ratio_row(label, model, mercury),
-                          row(MERCURY_ROW.format(f"{label}, half-sentence selections"), mercury_half, "–"),
-                          ratio_row(f"{label}, half sentences (the same spans)", model_half, mercury_half),
-                          ratio_row(f"{label}, half sentences against the whole-sentence Mercury row (issue 29)",
-                                    model_half, mercury),
-                          ratio_row(f"{label}, half sentences of two or more words (the same spans)",
-                                    words(half_runs, True), words(mercury_half_runs, True)),
-                          ratio_row(f"{label}, half sentences of two or more words against the whole-sentence Mercury row",
-                                    words(half_runs, True), mercury),
+                two = words(half_runs, True, 2)
+                lines += [row(MERCURY_ROW.format(label), mercury, "–"),
+                          row(MERCURY_ROW.format(f"{label}, half-sentence selections"), [t for _, t in mercury_half_runs], "–"),
                           row(MERCURY_PAGE_ROW.format(label), in_page, "–"),
-                          row(MERCURY_PAGE_ROW.format(f"{label}, half-sentence selections"), in_page_half, "–"),
+                          row(MERCURY_PAGE_ROW.format(f"{label}, half-sentence selections"),
+                              [t for _, t in in_page_half_runs], "–"),
                           row(MERCURY_PAGE_ROW.format(f"{label}, half sentences of two or more words"),
                               words(in_page_half_runs, True), "–"),
-                          ratio_row(f"{label}, half sentences against Mercury's path in the same page (the same spans)",
-                                    model_half, in_page_half),
-                          ratio_row(f"{label}, half sentences against the whole-sentence Mercury path in the same page",
-                                    model_half, in_page),
-                          ratio_row(f"{label}, half sentences of two or more words against Mercury's path in the same "
-                                    "page (the same spans)", words(half_runs, True), words(in_page_half_runs, True))]
+                          ratio_row(f"{label}, whole sentences from the tokens against the server path", column(whole, 2),
+                                    mercury),
+                          ratio_row(f"{label}, half sentences of two or more words from the tokens against the server "
+                                    "path (the same spans)", two, words(mercury_half_runs, True)),
+                          ratio_row(f"{label}, half sentences of two or more words from the tokens against Mercury's "
+                                    "path in the same page (the same spans)", two, words(in_page_half_runs, True))]
+                if old_half is not None:
+                    lines += [ratio_row(f"{label}, whole sentences, selection=span, against the server path",
+                                        column(old_whole, 2), mercury),
+                              ratio_row(f"{label}, half sentences of two or more words, selection=span, against Mercury's "
+                                        "path in the same page (the same spans)", words(old_half, True, 2),
+                                        words(in_page_half_runs, True))]
         browser.close()
+    stage("done")
     print("\n".join(lines))
 
 

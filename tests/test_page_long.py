@@ -130,11 +130,13 @@ def test_minimap_marks_are_numbered_as_the_counter_and_a_click_is_the_match_l_pa
     assert page.locator("#match-source").inner_text().startswith(f"match {other['n'] % n + 1} of {n}")
 
 
-# The worker's messages watched (and, with window.__embedDelay ms, held back: a slow machine's embedding)
+# The worker's messages watched (and, with window.__embedDelay ms, held back: a slow machine's embedding); its
+# rows never run (each `tokens` job sent empty), so a selection takes the path of one made before its rows are
 WATCH_WORKER = """
 window.__asked = [];
 const post = Worker.prototype.postMessage;
 Worker.prototype.postMessage = function (msg, ...rest) {
+  if (msg && msg.type === 'tokens') return post.call(this, { ...msg, texts: [] }, ...rest);
   if (!msg || msg.type !== 'embed') return post.call(this, msg, ...rest);
   const span = window.mercuryStatic.store.state.draft.summary;
   window.__asked.push({ texts: msg.texts, draft: span ? [...span] : null });
