@@ -50,7 +50,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 ROOT = Path(__file__).resolve().parent.parent
 NO_DAMPING = {"span_idf_mass": 0.0, "dense_idf_mass": 0.0}
-V3 = {"algorithm": "fused-v3", "norm": "none", "w_dense": 0.25, "w_context": 0.1, "w_lexical": 0.25,
+V3 = {"algorithm": "fused-v3", "selection": "span", "norm": "none", "w_dense": 0.25, "w_context": 0.1, "w_lexical": 0.25,
       "w_context_lexical": 0.4, "w_bm25": 0.0, "w_context_bm25": 0.0, "w_entity": 0.0, "span_idf_mass": 20.0,
       "dense_idf_mass": 4.0, "neighbor": 0.4, "position": 0.2, "prefix": 5}
 COSINE = {**V3, "w_dense": 1.0, "w_context": 0.0, "w_lexical": 0.0, "w_context_lexical": 0.0, "neighbor": 0.0, "prefix": 0,
@@ -93,7 +93,10 @@ CONFIGS: list[tuple[str, dict]] = [
     ("fused-v2 + both span terms damped, 10 / 4", {**V3, "span_idf_mass": 10.0}),
     ("fused-v2 + both span terms damped, 20 / 8", {**V3, "dense_idf_mass": 8.0}),
     ("fused-v3 (fused-v2 + both span terms damped, 20 / 4)", V3),
-    ("**default** fused-v4 (see the cv table)", {}),
+    ("fused-v4 (the default before the selection's tokens)", {**V3, "norm": "minmax", "w_dense": 0.25,
+                                                           "w_context": 0.25, "w_lexical": 0.0, "w_context_lexical": 0.0,
+                                                           "w_bm25": 0.25, "w_context_bm25": 0.25, "w_entity": 1.0}),
+    ("**default** fused-v5 (see the cv table)", {}),
 ]
 
 
@@ -119,6 +122,12 @@ CV_CONFIGS: list[tuple[str, dict]] = [
     ("same + numbers 0.5", {**BLEND, "w_entity": 0.5}),
     ("**same + numbers 1.0** (fused-v4)", {**BLEND, "w_entity": 1.0}),
     ("same + numbers 1.0, no damping (numbers at full weight)", {**BLEND, "w_entity": 1.0, **NO_DAMPING}),
+    ("fused-v4, the selection's tokens in context", {**BLEND, "w_entity": 1.0, "selection": "tokens"}),
+    ("same, context cosine 0.1", {**BLEND, "w_entity": 1.0, "selection": "tokens", "w_context": 0.1}),
+    ("same, context cosine 0", {**BLEND, "w_entity": 1.0, "selection": "tokens", "w_context": 0.0}),
+    ("fused-v4, the mean of the tokens' and the span's vectors", {**BLEND, "w_entity": 1.0, "selection": "blend"}),
+    ("same, context cosine 0", {**BLEND, "w_entity": 1.0, "selection": "blend", "w_context": 0.0}),
+    ("**same, context cosine 0.1** (fused-v5)", {**BLEND, "w_entity": 1.0, "selection": "blend", "w_context": 0.1}),
     ("learned (logistic, 7 terms), min-max", {**V3, LEARN: True, "norm": "minmax"}),
     ("learned (logistic, 7 terms), z-score", {**V3, LEARN: True, "norm": "zscore"}),
     ("learned (logistic, 7 terms), raw", {**V3, LEARN: True}),

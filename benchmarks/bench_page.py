@@ -101,7 +101,7 @@ WATCH_SELECT_JS = """(side, start, end, tokens, onFirst) => new Promise((resolve
       if (tokens) { clearTimeout(timer); timer = setTimeout(finish, 3000); } // the tokens follow within ms, or never
     }
     if (a.kind === 'model' && out.tokens === null && (a.refined || rowsRun(q))) out.tokens = t;
-    if (out.first !== null && (tokens ? out.tokens : out.model) !== null) finish();
+    if ((tokens ? out.tokens : out.model) !== null) finish(); // drawn by now, if it draws at all
   });
   const finish = () => { un(); clearTimeout(timer); resolve(out); };
   timer = setTimeout(finish, 20000);

@@ -142,7 +142,7 @@ def test_evaluate_end_to_end(tmp_path, exported_model):
         assert 0 < g.mrr <= 1 and 0 <= g.ndcg <= 1 and g.latency_ms_p50 >= 0
         assert g.unrelated_shown is not None  # two distinct sources: the control ran
     data = report.to_dict()
-    assert data["options"]["algorithm"] == "fused-v4" and set(data["groups"][0]["recall"]) == {"1", "3", "5"}
+    assert data["options"]["algorithm"] == "fused-v5" and set(data["groups"][0]["recall"]) == {"1", "3", "5"}
 
 
 def test_eval_cli(tmp_path, exported_model, monkeypatch):

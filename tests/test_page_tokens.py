@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mercury_static.assist.tokens import selection_vector
+from mercury_static.assist.tokens import blend, selection_vector
 from mercury_static.bundle.contents import load_bundle
 from test_page import open_page, select, state
 
@@ -35,8 +35,11 @@ def test_a_selection_is_answered_from_its_tokens_as_python_computes_it(page, bun
         needle = " ".join(text.split()[2:5])
     span = select(page, side, needle)
     assert state(page, "s.assist.kind") == "model" and not state(page, "s.assist.pending")
-    got = np.array(page.evaluate("() => mercuryStatic.queryVector()"), dtype=np.float32)
-    want = python_vector(load_bundle(demo_bundle), record, side, span, embedder)
-    assert float(got @ want) >= 0.9999
-    # answered at once: the ranking did not wait for the worker
+    # answered at once from the tokens (the ranking did not wait for the worker), then refined by the mean
+    # with the span's own vector (the default `selection`: blend), which the worker computes meanwhile
     assert page.evaluate("() => mercuryStatic.timings().modelMs") < 1000
+    page.wait_for_function("() => mercuryStatic.store.state.assist.refined === true", timeout=30_000)
+    got = np.array(page.evaluate("() => mercuryStatic.queryVector()"), dtype=np.float32)
+    tokens = python_vector(load_bundle(demo_bundle), record, side, span, embedder)
+    want = blend(tokens, embedder.embed([text[span[0]:span[1]]])[0])
+    assert float(got @ want) >= 0.9999

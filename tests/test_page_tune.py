@@ -28,7 +28,7 @@ def test_applied_options_reach_the_page_and_keep_the_work(page, demo_bundle, fre
     base = serve_dir(bundle)
     block_model(page)
     open_page(page, base, "harbor-lighthouse")
-    assert ranker_line(page) == "ranker: fused-v4 (default)"
+    assert ranker_line(page) == "ranker: fused-v5 (default)"
     annotate(page, "3.2 million euros", "3", note="source says 2.3", source="2.3 million euros")
     page.wait_for_function("() => document.getElementById('save-status').dataset.state === 'saved'",
                            timeout=30_000)

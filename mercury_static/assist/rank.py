@@ -1,7 +1,9 @@
 """The related-sentence ranker: Python twin of ``site_template/app/assist/rank.js`` (same options, same numbers).
 
-``fused-v4`` (the default; chosen by cross-validation, benchmarks/RESULTS.md). Raw terms of sentence i of
-the ranked text for a selection, each in [0, 1]:
+``fused-v5`` (the default; chosen by cross-validation, benchmarks/RESULTS.md): ``fused-v4``'s terms with the
+context cosine at 0.1 and, as the selection's vector, the mean of its tokens in context and its text embedded
+alone (option ``selection``: "span", "tokens" or "blend"; tokens.py). Raw terms of sentence i of the ranked
+text for a selection, each in [0, 1]:
 
     dense_i        = max over the sentence's embedding rows of cos(query_vec, row)
     context_i      = max over rows of cos(context_vec, row)     context = the sentence(s) around the
@@ -37,7 +39,7 @@ term gets w_entity * (1 - d): a short span ("Widnes") leans on its sentence, unl
 So the order is the per-query normalised fusion's and the best score is an absolute confidence that
 something in the text is related: by default (c_*) fused-v3's score of its best sentence, so the grades
 and "nothing related" keep the meaning they were calibrated for (an unrelated text stays low, however it
-is normalised). Half of fused-v4's own weight is on cosines, and a 4,000-sentence haystack on a
+is normalised). About half of the fusion's own weight is on cosines, and a 4,000-sentence haystack on a
 neighbouring topic always has a sentence at cosine 0.45: as a confidence it showed 20% of SummHay
 queries something "related" in another topic's haystack (benchmarks/RESULTS.md).
 

@@ -47,10 +47,10 @@ def _num(x: float | None) -> str:
 
 SPEC: tuple[Option, ...] = (
     # the name of the option set (rank.py's docstring): the options below decide the ranking
-    Option("algorithm", "choice", "fused-v4", choices=("fused-v3", "fused-v4")),
+    Option("algorithm", "choice", "fused-v5", choices=("fused-v3", "fused-v4", "fused-v5")),
     Option("norm", "choice", "minmax", choices=("none", "minmax", "zscore")),
     Option("w_dense", "number", 0.25, 0.0, 10.0),
-    Option("w_context", "number", 0.25, 0.0, 10.0),
+    Option("w_context", "number", 0.1, 0.0, 10.0),
     Option("w_lexical", "number", 0.0, 0.0, 10.0),
     Option("w_context_lexical", "number", 0.0, 0.0, 10.0),
     Option("w_bm25", "number", 0.25, 0.0, 10.0),
@@ -72,7 +72,7 @@ SPEC: tuple[Option, ...] = (
     Option("position", "number", 0.2, 0.0, 1.0),
     Option("prefix", "integer", 5, 0, 64),
     # the selection's vector (tokens.py): its text embedded alone, its tokens in context, or their mean
-    Option("selection", "choice", "tokens", choices=("span", "tokens", "blend")),
+    Option("selection", "choice", "blend", choices=("span", "tokens", "blend")),
     Option("min_score", "number", 0.2, 0.0, 1.0),
     Option("grades", "thresholds", [0.25, 0.5], 0.0, 1.0, length=2),
     # P(evidence) of a lit sentence per source length band (rank.py grade_probability; fitted by

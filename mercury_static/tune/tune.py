@@ -3,10 +3,11 @@
 Pairs: every merged annotation whose summary span is paired with a source span is one query (the span);
 its gold is the source sentences overlapping the source span, as ``eval`` reads a Mercury dump, and the
 same selection with the same evidence from two annotators is one pair. The queries are ranked as the page
-ranks them: the bundle's own sentences and stored vectors, the span embedded with the bundle's model, the
-context = the summary sentence(s) the span overlaps.
+ranks them: the bundle's own sentences and stored vectors, the span's vector as the ``selection`` option says
+(its tokens in context, its text embedded with the bundle's model, or their mean), the context = the summary
+sentence(s) the span overlaps.
 
-Only the weights the current options use are fitted (fused-v4: span and context cosine, span and context
+Only the weights the current options use are fitted (fused-v5: span and context cosine, span and context
 BM25, numbers), shrunk toward the current ones: a listwise softmax loss (the log of the softmax mass on
 the gold sentences: what MRR rewards) plus ``strength * |w - w0|^2`` on the weights scaled to sum 1, the
 strength picked from STRENGTHS by cross-validation inside the training pairs. The halves experiment in

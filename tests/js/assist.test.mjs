@@ -189,8 +189,8 @@ function runRow(text) {
   return { spans: Int32Array.from(spans), vectors };
 }
 
-test('rows run: a selection is answered at once from its tokens, the worker not asked', async () => {
-  const { rec, shown, model, a } = tokenSetup();
+test('rows run, selection "tokens": a selection is answered at once from its tokens, the worker not asked', async () => {
+  const { rec, shown, model, a } = tokenSetup({ selection: 'tokens' });
   const rows = a.loadTokens(rec.summary, [0, 1]);
   for (const c of model.tokenCalls) c.answer([runRow(c.texts[0])]);
   await rows;
@@ -204,7 +204,7 @@ test('rows run: a selection is answered at once from its tokens, the worker not 
 });
 
 test('rows not run yet: the usual answers first, then the answer from the tokens, refined', async () => {
-  const { rec, shown, model, a } = tokenSetup();
+  const { rec, shown, model, a } = tokenSetup({ selection: 'tokens' });
   a.run('summary', ...SPAN);
   assert.equal(model.tokenCalls.length, 1); // the touched row asked, behind the span's own call
   model.calls[0].answer(MODEL_VEC);
@@ -216,8 +216,8 @@ test('rows not run yet: the usual answers first, then the answer from the tokens
   assert.equal(rec.summary.tokenRows[0].start, 0);
 });
 
-test('blend: the tokens answer at once, the span\'s vector refines it when it comes', async () => {
-  const { rec, shown, model, a } = tokenSetup({ selection: 'blend' });
+test('blend (the default): the tokens answer at once, the span\'s vector refines it when it comes', async () => {
+  const { rec, shown, model, a } = tokenSetup();
   const row = a.loadTokens(rec.summary, [0]);
   model.tokenCalls[0].answer([runRow(model.tokenCalls[0].texts[0])]);
   await row;

@@ -2,10 +2,10 @@
 // the formula is documented there). Scores are absolute: compare them with options.min_score.
 
 export const DEFAULT_OPTIONS = Object.freeze({
-  algorithm: 'fused-v4',
+  algorithm: 'fused-v5',
   norm: 'minmax',
   w_dense: 0.25,
-  w_context: 0.25,
+  w_context: 0.1,
   w_lexical: 0,
   w_context_lexical: 0,
   w_bm25: 0.25,
@@ -26,7 +26,7 @@ export const DEFAULT_OPTIONS = Object.freeze({
   neighbor: 0.4,
   position: 0.2,
   prefix: 5,
-  selection: 'tokens',
+  selection: 'blend',
   min_score: 0.2,
   grades: Object.freeze([0.25, 0.5]),
   // P(evidence) of a lit sentence per source length band (rank.py grade_probability)
