@@ -431,12 +431,12 @@ def tune(
     """Fit the ranker's weights to the bundle's own pairs; report the held-out gain (exit 1: something skipped)."""
     from mercury_static.bundle.options import apply_options, options_file
     from mercury_static.printing import print_tune
-    from mercury_static.core.safeio import check_writable, dumps, write_file
+    from mercury_static.core.safeio import check_writable, dumps, resolved, write_file
     from mercury_static.tune.tune import load_pairs, tune as run_tune
 
     protected = [*inputs, bundle]
     with input_errors():
-        if out is not None and report is not None and Path(report).resolve() == Path(out).resolve():
+        if out is not None and report is not None and resolved(report) == resolved(out):
             raise InputError(report, None, None, "--report and -o are the same file")
         for path in (out, report):
             if path is not None:
