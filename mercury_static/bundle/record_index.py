@@ -75,21 +75,28 @@ def fold(text: str) -> str:
 
 @lru_cache(maxsize=1)
 def _word_pattern() -> re.Pattern:
-    """Maximal runs of letters, digits and combining marks, as the page's /[\\p{L}\\p{N}\\p{M}]+/gu: the
-    marks keep "हिन्दी" and "สวัสดี" one word each (re has no \\p{…}: the class is built from unicodedata)."""
-    ranges: list[tuple[int, int]] = []
+    """Maximal runs of letters, digits and combining marks, as the page's /[\\p{L}\\p{N}\\p{M}]+/gu (on a text
+    without "_"): the marks keep "हिन्दी" and "สวัสดี" one word each. re has no \\p{M}: \\w (letters, digits, "_")
+    plus the marks, a class built once from unicodedata."""
+    marks: list[tuple[int, int]] = []
     for code in range(sys.maxunicode + 1):
-        if unicodedata.category(chr(code))[0] in "LNM":
-            if ranges and ranges[-1][1] == code - 1:
-                ranges[-1] = (ranges[-1][0], code)
+        if unicodedata.category(chr(code))[0] == "M":
+            if marks and marks[-1][1] == code - 1:
+                marks[-1] = (marks[-1][0], code)
             else:
-                ranges.append((code, code))
-    return re.compile("[" + "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in ranges) + "]+")
+                marks.append((code, code))
+    return re.compile("[\\w" + "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in marks) + "]+")
+
+
+_ASCII_WORD = re.compile(r"[a-z0-9]+")
 
 
 def words(text: str) -> list[str]:
-    """The words of a text, folded (`fold`), in order (repeats kept)."""
-    return _word_pattern().findall(fold(text))
+    """The words of a text, folded (`fold`), in order (repeats kept); an ASCII text, the common case of a
+    build, by a plain class (the one with every combining mark is much slower)."""
+    if text.isascii():
+        return _ASCII_WORD.findall(text.lower())
+    return _word_pattern().findall(fold(text).replace("_", " "))
 
 
 @lru_cache(maxsize=16)
