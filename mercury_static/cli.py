@@ -363,19 +363,25 @@ def progress(
     source: str = typer.Argument(..., help="s3://BUCKET/PREFIX/, a WebDAV folder URL, or a local folder of exports."),
     bundle: Path = typer.Option(..., "--bundle", help="The bundle the annotations are made on."),
 ):
-    """Print each annotator's counts (to do / in progress / submitted / discarded) and last upload."""
+    """Print each annotator's counts (to do / in progress / submitted / discarded) and last upload; "to do"
+    counts the annotator's queue when the bundle has queues (what their page works through), else every record."""
+    from mercury_static.bundle.assign import read_queues
     from mercury_static.bundle.contents import load_bundle
     from mercury_static.merge.collect import is_remote, progress as read_progress, redact
 
     with input_errors():
         manifest = load_bundle(bundle).manifest
+        queues = read_queues(bundle, manifest)
         rows = read_progress(source if is_remote(source) else os.path.abspath(source), manifest["bundle_id"])
     total = manifest["counts"]["records"]
-    typer.echo(f"annotator  browsers  to do  in progress  submitted  discarded  last upload  ({total} records)")
+    typer.echo(f"annotator  browsers  to do  in progress  submitted  discarded  last upload  ({total} records"
+               + (", to do in each one's queue)" if queues is not None else ")"))
     for p in rows:
         n = len(p.browsers)
         last = p.last_upload.strftime("%Y-%m-%d %H:%M UTC") if p.last_upload else "-"
-        typer.echo(f"{p.annotator}  {n} browser{'s' if n != 1 else ''}  {total - len(p.records)} to do  "
+        queue = None if queues is None else queues.get(p.annotator)
+        todo = total - len(p.records) if queue is None else sum(1 for i in queue if i not in p.records)
+        typer.echo(f"{p.annotator}  {n} browser{'s' if n != 1 else ''}  {todo} to do  "
                    f"{p.count('in_progress')} in progress  {p.count('submitted')} submitted  "
                    f"{p.count('discarded')} discarded  last upload {last}")
     if not rows:
@@ -431,12 +437,12 @@ def tune(
     """Fit the ranker's weights to the bundle's own pairs; report the held-out gain (exit 1: something skipped)."""
     from mercury_static.bundle.options import apply_options, options_file
     from mercury_static.printing import print_tune
-    from mercury_static.core.safeio import check_writable, dumps, write_file
+    from mercury_static.core.safeio import check_writable, dumps, resolved, write_file
     from mercury_static.tune.tune import load_pairs, tune as run_tune
 
     protected = [*inputs, bundle]
     with input_errors():
-        if out is not None and report is not None and Path(report).resolve() == Path(out).resolve():
+        if out is not None and report is not None and resolved(report) == resolved(out):
             raise InputError(report, None, None, "--report and -o are the same file")
         for path in (out, report):
             if path is not None:

@@ -20,10 +20,18 @@ def _cell(value) -> Text:
     return line(f"{value:.3f}" if isinstance(value, float) else str(value))
 
 
+def _show(console: Console, table: Table) -> None:
+    """Print `table` at least as wide as its narrowest layout (headers wrapped between words): in a narrow
+    terminal its lines wrap rather than its headers and cells being cut with "…"."""
+    needed = console.measure(table, options=console.options.update(max_width=10_000)).minimum
+    console.print(table, width=max(console.width, needed), crop=False)
+
+
 def _table(title: str, columns: list[str], rows: Iterable[Iterable]) -> Table:
     table = Table(title=title, title_justify="left")
     for i, column in enumerate(columns):
-        table.add_column(column, justify="left" if i == 0 else "right")
+        table.add_column(column, justify="left" if i == 0 else "right", overflow="fold",
+                         min_width=max(len(word) for word in column.split() or [""]))
     for row in rows:
         table.add_row(*(_cell(v) for v in row))
     return table
@@ -45,32 +53,32 @@ def print_merge(result: MergeResult, out: Console, err: Console) -> None:
     verdict = "span verdict" if a.get("questions") else "verdict"
     out.print(Text(f"{r['total']} records: {r['annotated']} with annotations, {r['judged']} judged, "
                    f"{r['judged_by_2_or_more']} judged by 2+ annotators ({verdict}: {a['verdict']})"))
-    out.print(_table("Annotators", ["annotator", "annotations", "records annotated", "submitted", "discarded",
+    _show(out, _table("Annotators", ["annotator", "annotations", "records annotated", "submitted", "discarded",
                                     "in progress", "judged"],
                      ([x["annotator"], x["annotations"], x["records_annotated"], x["submitted"], x["discarded"],
                        x["in_progress"], x["judged"]] for x in a["annotators"])))
-    out.print(_table("Labels", ["label", "annotations"], ([x["label"], x["annotations"]] for x in a["labels"])))
+    _show(out, _table("Labels", ["label", "annotations"], ([x["label"], x["annotations"]] for x in a["labels"])))
     o = a["overall"]
     rows = [[f"{p['a']} × {p['b']}", p["records"], p["char_f1"], p["exact_f1"], p["observed_agreement"],
              p["kappa"]] for p in a["pairwise"]]
     rows.append(["overall", o["records"], o["char_f1"], o["exact_f1"], None, None])
-    out.print(_table(f"Agreement (summary spans; {'span' if a.get('questions') else 'record'} verdicts)",
+    _show(out, _table(f"Agreement (summary spans; {'span' if a.get('questions') else 'record'} verdicts)",
                      ["pair", "records", "char F1", "exact F1", f"{verdict} agree", "Cohen κ"], rows))
     out.print(Text(f"Krippendorff's alpha ({verdict}s, nominal, {o['records']} records): "
                    f"{_cell(o['alpha'])}"))
     if a.get("questions"):
-        out.print(_table("Agreement per question (Krippendorff's alpha, submitted answers)",
+        _show(out, _table("Agreement per question (Krippendorff's alpha, submitted answers)",
                          ["question", "type", "answers", "records 2+", "alpha", "metric"],
                          ([q["question"], q["type"], q["answers"], q["records"],
                            *(_alphas(q["alpha"]) if q["alpha"] else ["–", "count only"])] for q in a["questions"])))
     if a.get("agents"):
-        out.print(_table("Suggestion agents against the annotators (blind: suggestions hidden)",
+        _show(out, _table("Suggestion agents against the annotators (blind: suggestions hidden)",
                          ["question", "agent", "split", "records", "answers", "agree", "maj. acc", "alpha", "AUC",
                           "accepted"],
                          ([x["question"], x["agent"], x["split"], x["records"], x["answers"], x["agree"],
                            x["accuracy"], x["alpha"], x["auc"], x["accepted"]] for x in a["agents"])))
     if a["adjudication"]:
-        out.print(_table("Most disagreement (adjudicate first)", ["record", f"{verdict}s", f"{verdict} split",
+        _show(out, _table("Most disagreement (adjudicate first)", ["record", f"{verdict}s", f"{verdict} split",
                                                                   "mean char F1"],
                          ([x["record_id"], ", ".join(f"{k}={v}" for k, v in x["verdicts"].items()),
                            x["verdict_disagreement"], x["char_f1_mean"]] for x in a["adjudication"][:10])))
@@ -102,7 +110,7 @@ def print_eval(report: EvalReport, console: Console) -> None:
     if cited:
         def share(x):
             return "-" if x is None else f"{x:.1%}"
-        console.print(_table("queries whose text cites documents (issue 26)",
+        _show(console, _table("queries whose text cites documents (issue 26)",
                              ["dataset", "queries", f"P@{report.k}", f"P@{report.k} cited first", "MRR",
                               "MRR cited first", "evidence in cited", "best elsewhere", "citation right",
                               "check → wrong", "wrong → check"],
@@ -122,11 +130,11 @@ def print_eval(report: EvalReport, console: Console) -> None:
 
 def print_tune(result: TuneResult, console: Console) -> None:
     """`tune`'s held-out figures and the fitted weights."""
-    console.print(_table(f"held out ({result.folds}-fold cross-validation over {result.records} records, "
+    _show(console, _table(f"held out ({result.folds}-fold cross-validation over {result.records} records, "
                          f"{result.pairs} pairs; mean [95% interval])", ["", "current", "tuned", "gain"],
                          [[name, *(str(by[k]) for k in ("current", "tuned", "gain"))]
                           for name, by in (("MRR", result.scores["mrr"]), ("R@1", result.scores["r1"]))]))
-    console.print(_table(f"weights fitted on every pair (shrinkage {result.strength:g})",
+    _show(console, _table(f"weights fitted on every pair (shrinkage {result.strength:g})",
                          ["option", "current", "tuned"], result.weights()))
 
 
@@ -141,19 +149,19 @@ def print_gold(result, out: Console, err: Console) -> None:
                       if result.undecided else "")), soft_wrap=True)
     pairs = result.reviewers["pairs"]
     if pairs:
-        out.print(_table("Reviewer agreement (records both adjudicated)", ["pair", "records", "span F1",
+        _show(out, _table("Reviewer agreement (records both adjudicated)", ["pair", "records", "span F1",
                                                                            "answers agree", "differ"],
                          ([f"{p['a']} × {p['b']}", p["records"], p["span_f1"], p["answers_agree"], len(p["differ"])]
                           for p in pairs)))
     q = result.quality
     questions = sorted({name for a in q["annotators"] for name in a["accuracy"]})
-    out.print(_table("Annotators against the gold", ["annotator", "records", "span P", "span R", "span F1",
+    _show(out, _table("Annotators against the gold", ["annotator", "records", "span P", "span R", "span F1",
                                                      *(f"{n} acc." for n in questions)],
                      ([a["annotator"], a["records"], a["span_precision"], a["span_recall"], a["span_f1"],
                        *(a["accuracy"].get(n) for n in questions)] for a in q["annotators"])))
     if q["agents"]:
-        out.print(_table("Suggestion agents against the gold", ["question", "agent", "records", "accuracy", "AUC"],
+        _show(out, _table("Suggestion agents against the gold", ["question", "agent", "records", "accuracy", "AUC"],
                          ([a["question"], a["agent"], a["records"], a["accuracy"], a["auc"]] for a in q["agents"])))
     if q["changed"]:
-        out.print(_table("Records the review changed most", ["record", "change", "spans", "answers changed"],
+        _show(out, _table("Records the review changed most", ["record", "change", "spans", "answers changed"],
                          ([c["record_id"], c["change"], c["spans"], c["answers_changed"]] for c in q["changed"][:10])))

@@ -58,6 +58,21 @@ def parse_annotators(text: str) -> list[str]:
     return text.split(",")
 
 
+def read_queues(directory: Path, manifest: dict) -> dict[str, list[str]] | None:
+    """The bundle's queues by annotator name as compared (names.normalize_name), as the page reads them
+    (state/queue.js); None for a bundle without queues. An InputError names a queues file that cannot be read."""
+    info = manifest.get("queues")
+    if not isinstance(info, dict) or not isinstance(info.get("annotators"), list):
+        return None
+    path = Path(directory) / str(info.get("path") or f"{QUEUES_DIR}/queues.json")
+    doc = safeio.read_json(path, safeio.SMALL_LIMIT)
+    queues = doc if QUEUES.check(doc, str(path)) == 1 else doc.get("queues")
+    if not isinstance(queues, dict):
+        raise InputError(path, None, "queues", "expected an object {annotator: [record ids]}")
+    return {normalize_name(name): [i for i in ids if isinstance(i, str)] for name, ids in queues.items()
+            if name in info["annotators"] and isinstance(ids, list)}
+
+
 def assign_bundle(directory: Path, annotators: list[str], overlap: int) -> dict:
     """Write queues into a bundle, then switch its manifest to them (beside, then rename; the marker stays);
     the queues files no manifest names any more are removed after. Under the bundle's lock."""

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from mercury_static.bundle.contents import FORMAT
+from mercury_static.core import safeio
 from mercury_static.core.records import InputError
 
 try:
@@ -63,9 +64,9 @@ def check_output(out: Path, protected: list[Path], ours: Callable[[Path], bool] 
 
     `out` must be new, empty or ours (`ours`), and may not hold any file the command reads (`protected`:
     inputs, labels, guidelines, model), since the old folder is removed after the switch."""
-    target = out.resolve()
+    target = safeio.resolved(out)
     for path in protected:
-        p = Path(path).resolve()
+        p = safeio.resolved(path)
         if p == target or target in p.parents:
             raise InputError(str(out), None, None,
                              f"output folder contains the input {path}; choose another folder for -o")

@@ -11,7 +11,9 @@ import base64
 import math
 import re
 import sqlite3
+import sys
 import tempfile
+import unicodedata
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -28,7 +30,6 @@ from mercury_static.formats import RECORD_INDEX
 PREFIX = 2  # a word's term shard is the hash of its first PREFIX code points (more under a split prefix: `word_key`)
 META_SEP = "\x1f"  # between a property name and a value in a meta term: never in a name ([a-z0-9_]+)
 UNION_MARK = "\x1e"  # after a split prefix in the spool: the union of its words' postings (never in a word)
-_WORD = re.compile(r"[^\W_]+")  # maximal runs of letters and digits, as the page's /[\p{L}\p{N}]+/gu
 SPOOL_CACHE_KB = 32 * 1024  # the spool database's page cache: its memory whatever the record count
 _IN = 500  # keys per `IN (…)` query
 
@@ -65,9 +66,37 @@ def fnv1a(key: str) -> int:
     return h
 
 
+def fold(text: str) -> str:
+    """A text as the filter compares it, the page's `fold` (recordindex.js): NFKC (composed and decomposed
+    "café" alike, full-width letters as ASCII), lower case, the dot of a lower-cased "İ" dropped (so
+    "İstanbul" and "istanbul" are one word) and the final sigma as σ."""
+    return unicodedata.normalize("NFKC", text).lower().replace("i\u0307", "i").replace("ς", "σ")
+
+
+@lru_cache(maxsize=1)
+def _word_pattern() -> re.Pattern:
+    """Maximal runs of letters, digits and combining marks, as the page's /[\\p{L}\\p{N}\\p{M}]+/gu (on a text
+    without "_"): the marks keep "हिन्दी" and "สวัสดี" one word each. re has no \\p{M}: \\w (letters, digits, "_")
+    plus the marks, a class built once from unicodedata."""
+    marks: list[tuple[int, int]] = []
+    for code in range(sys.maxunicode + 1):
+        if unicodedata.category(chr(code))[0] == "M":
+            if marks and marks[-1][1] == code - 1:
+                marks[-1] = (marks[-1][0], code)
+            else:
+                marks.append((code, code))
+    return re.compile("[\\w" + "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in marks) + "]+")
+
+
+_ASCII_WORD = re.compile(r"[a-z0-9]+")
+
+
 def words(text: str) -> list[str]:
-    """The words of a text, lower-cased, in order (repeats kept)."""
-    return _WORD.findall(text.lower())
+    """The words of a text, folded (`fold`), in order (repeats kept); an ASCII text, the common case of a
+    build, by a plain class (the one with every combining mark is much slower)."""
+    if text.isascii():
+        return _ASCII_WORD.findall(text.lower())
+    return _word_pattern().findall(fold(text).replace("_", " "))
 
 
 @lru_cache(maxsize=16)

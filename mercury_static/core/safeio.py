@@ -12,6 +12,8 @@ and field.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import math
 import os
@@ -251,14 +253,36 @@ def json_kind(value) -> str:
     return "array" if isinstance(value, list) else "object"
 
 
+def resolved(path: str | Path) -> Path:
+    """`path` absolute with its symlinks followed; a symlink loop is an InputError naming it (pathlib
+    raises RuntimeError for one, which would end the command in a traceback)."""
+    try:
+        return Path(path).resolve()
+    except RuntimeError:
+        raise InputError(path, None, None, "is a symlink loop (a link that leads back to itself); give the "
+                         "file or folder itself") from None
+    except OSError as e:
+        raise InputError(path, None, None, f"cannot follow this path ({e.strerror or e})") from None
+
+
+def special(path: Path) -> bool:
+    """True for an existing path that is neither a regular file nor a folder (a device such as /dev/null,
+    a FIFO): written in place, never replaced by a regular file."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
 def check_writable(path: str | Path, protected: Sequence[str | Path] = ()) -> None:
     """InputError unless `path` can be written as a file without replacing one of `protected` (the
     command's inputs, or a file inside an input folder). Called before the work, so a bad output path
     costs nothing."""
     path = Path(path)
-    target = path.resolve()
+    target = resolved(path)
     for p in protected:
-        p = Path(p).resolve()
+        p = resolved(p)
         if p == target or p in target.parents:
             raise InputError(path, None, None, f"is an input of this command ({p}); choose another output")
     if path.is_dir():
@@ -266,13 +290,49 @@ def check_writable(path: str | Path, protected: Sequence[str | Path] = ()) -> No
     parent = next((p for p in target.parents if p.exists()), None)
     if parent is not None and not parent.is_dir():
         raise InputError(path, None, None, f"{parent} is a file, not a folder")
+    if target.exists() and not os.access(target, os.W_OK):
+        raise InputError(path, None, None, "is read-only; make it writable or choose another output")
+    if not target.exists() and parent is not None and not os.access(parent, os.W_OK | os.X_OK):
+        raise InputError(path, None, None, f"cannot be created: {parent} is read-only")
 
 
 def write_file(path: str | Path, data: bytes, protected: Sequence[str | Path] = ()) -> None:
-    """Write `data` to `path` whole or not at all (a temp file beside it, synced, then a rename), after
-    `check_writable`; InputError naming the path otherwise."""
-    check_writable(path, protected)
-    path = Path(path)
+    """Write `data` to `path` whole or not at all (`write_files`)."""
+    with write_files([(path, data)], protected):
+        pass
+
+
+@contextlib.contextmanager
+def write_files(files: Sequence[tuple[str | Path, bytes]], protected: Sequence[str | Path] = ()):
+    """Write several outputs all or none: each to a temp file beside it (synced) before the body runs, and
+    renamed into place only once the body and every temp file succeeded; an InputError naming the path
+    otherwise. A path that is a device or FIFO (`-o /dev/null`) is written in place at the end instead:
+    replacing it with a regular file would break it for everyone."""
+    for path, _data in files:
+        check_writable(path, protected)
+    temps: list[tuple[Path, str]] = []
+    try:
+        for path, data in files:
+            path = Path(path)
+            if not special(path):
+                temps.append((path, _temp_file(path, data)))
+        yield
+        for path, data in files:
+            if special(Path(path)):
+                _write_in_place(Path(path), data)
+        for path, tmp in temps:
+            try:
+                os.replace(tmp, path)
+            except OSError as e:
+                raise InputError(path, None, None, f"cannot write ({e.strerror or e})") from None
+        temps = []
+    finally:
+        for _path, tmp in temps:
+            Path(tmp).unlink(missing_ok=True)
+
+
+def _temp_file(path: Path, data: bytes) -> str:
+    """A temp file beside `path` holding `data`, synced, with the mode a plain open() would give."""
     tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -283,11 +343,28 @@ def write_file(path: str | Path, data: bytes, protected: Sequence[str | Path] = 
             os.fsync(f.fileno())  # on disk before the rename makes it the file
         umask = os.umask(0o22)
         os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # as a plain open() would have made it (mkstemp makes it private)
-        os.replace(tmp, path)
-        tmp = None
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private
+        return tmp
+    except OSError as e:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
+        raise InputError(path, None, None, f"cannot write ({e.strerror or e})") from None
+
+
+def _write_in_place(path: Path, data: bytes) -> None:
+    """Write to a device or FIFO as it is (opened without blocking: a FIFO nobody reads is an error, not a
+    hang)."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as e:
+        why = "no process reads this FIFO" if e.errno == errno.ENXIO else e.strerror or e
+        raise InputError(path, None, None, f"cannot write ({why})") from None
+    try:
+        os.set_blocking(fd, True)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
     except OSError as e:
         raise InputError(path, None, None, f"cannot write ({e.strerror or e})") from None
     finally:
-        if tmp is not None:
-            Path(tmp).unlink(missing_ok=True)
+        os.close(fd)

@@ -26,6 +26,18 @@ def short(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
+def differ(a: str, b: str, before: int = 12, limit: int = 40) -> tuple[str, str]:
+    """Two texts that differ, each cut to the same window around their first difference (… where cut), so
+    that a line quoting both shows what differs rather than their common start."""
+    at = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    start = max(0, at - before)
+
+    def window(text: str) -> str:
+        part = text[start:start + limit]
+        return ("…" if start else "") + part + ("…" if start + limit < len(text) else "")
+    return window(a), window(b)
+
+
 TIME = re.compile(r"(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?"
                   r"(?:([Zz])|([+-])(\d{2}):?(\d{2}))?)?", re.ASCII)
 """The ISO-8601 times merge reads, and the page too (site_template/app/state/times.js, the same cases in
@@ -86,8 +98,8 @@ def span(value, text: str, name: str) -> dict:
     if not isinstance(quoted, str):
         raise Reject(name, "quoted text missing")
     if text[start:end] != quoted:
-        raise Reject(name, f"quoted text {short(quoted)!r} != text[{start}:{end}] "
-                           f"{short(text[start:end])!r}")
+        mine, theirs = differ(quoted, text[start:end])
+        raise Reject(name, f"quoted text {mine!r} != text[{start}:{end}] {theirs!r}")
     return {"text": quoted, "start": start, "end": end}
 
 

@@ -22,6 +22,21 @@ from mercury_static.core.names import normalize_name
 from mercury_static.core.records import InputError
 
 
+CLASH = ("two different annotations here have this id; this entry is skipped whole, so that neither "
+         "replaces the other unseen (give one of them another id in the file, then run again)")
+
+
+def _clash(kept: list[tuple[float | None, dict]]) -> str | None:
+    """The first id two different annotations of one record entry share (identical copies are one)."""
+    seen: dict[str, tuple[float | None, dict]] = {}
+    for copy in kept:
+        ident = copy[1]["id"]
+        if ident in seen and seen[ident] != copy:
+            return ident
+        seen[ident] = copy
+    return None
+
+
 class InputReader:
     """Reads export files and Mercury dumps into versions checked against the bundle, collecting problems
     (or raising the first one when `strict`)."""
@@ -173,6 +188,9 @@ class InputReader:
                     ann_where = f"{where}, annotation {a['id']}" if isinstance(a, dict) and isinstance(
                         a.get("id"), str) else f"{where}, annotations[{j}]"
                     self.problem(path, ann_where, e.field, e.message, 1)
+            clash = _clash(kept)
+            if clash is not None:
+                return self.problem(path, f"{where}, annotation {clash}", "id", CLASH, len(kept))
             if len(self.problems) == problems:
                 self.clean_entries[key] = (entry, kept)
         self.versions.append(Version(annotator, record_id, status, entry["updated_at"], time, kept, client,
@@ -252,7 +270,13 @@ class InputReader:
                 self.problem(path, ann_where, e.field, e.message, 1)
                 continue
             by_annotator[ann[1]["annotator"]].append(ann)
-        responded = set()
+        clashed = set()
+        for annotator, kept in by_annotator.items():
+            clash = _clash(kept)
+            if clash is not None:
+                self.problem(path, f"{where}, annotation {clash}", "id", CLASH, len(kept))
+                clashed.add(annotator)
+        responded = set(clashed)  # their whole work on this sample is skipped, their response too
         responses = sample.get("responses")
         if responses is not None and not isinstance(responses, list):  # the annotations stay, undated
             self.problem(path, where, "responses", f"expected a list of {{annotator, status, updated_at}}, got "
@@ -268,9 +292,11 @@ class InputReader:
             except Reject as e:  # the annotations stay, as an undated version
                 self.problem(path, f"{where}, responses[{j}]", e.field, e.message)
                 continue
+            name = self.name(r["annotator"])
+            if name in clashed:
+                continue
             values, use = self.answers(path, f"{where}, responses[{j}]", r["values"], r.get("suggestions"), record,
                                        r["status"]) if "values" in r else (None, None)
-            name = self.name(r["annotator"])
             responded.add(name)
             self.versions.append(Version(name, record.id, r["status"], r.get("updated_at"), time,
                                          by_annotator.get(name, []), values=values, suggestion_use=use))

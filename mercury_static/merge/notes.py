@@ -52,9 +52,9 @@ def blind_notes(records: list[dict], blind: bool | tuple[str, ...]) -> list[str]
             f"were shown on {n} record(s): those answers count as shown" for name, n in sorted(shown.items())]
 
 
-def future_notes(future: list[str]) -> list[str]:
-    """Times after the merge's start: a browser with a wrong clock; each counted as the merge's start."""
+def future_notes(future: list[str], command: str = "merge") -> list[str]:
+    """Times after the command's start: a browser with a wrong clock; each counted as that start."""
     if not future:
         return []
     return [f"{len(future)} time(s) are in the future (a computer with a wrong clock?), e.g. {future[0]}: "
-            "each counted as the time of this merge"]
+            f"each counted as the time of this {command}"]

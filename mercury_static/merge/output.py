@@ -8,7 +8,7 @@ from typing import Any, Protocol
 
 from mercury_static.bundle.folder import check_folder_output, write_folder
 from mercury_static.core.records import InputError
-from mercury_static.core.safeio import check_writable, dumps, write_file
+from mercury_static.core.safeio import check_writable, dumps, resolved, special, write_files
 from mercury_static.merge.write_argilla import FILES, MARKER
 
 
@@ -22,12 +22,13 @@ class Dataset(Protocol):
 
 
 def check_dataset_output(out: Path, fmt: str, report: Path | None, protected: list[Path]) -> None:
-    """Refuse an -o or --report that would overwrite an input, a user's folder or each other."""
+    """Refuse an -o or --report that would overwrite an input, a user's folder or each other (a device such
+    as /dev/null may be both)."""
     argilla = fmt == "argilla"
     if argilla and out.exists() and not out.is_dir():
         raise InputError(out, None, None, "is a file; --format argilla writes a folder")
     targets = [out / name for name in FILES] if argilla else [out]
-    if report is not None and Path(report).resolve() in {t.resolve() for t in targets}:
+    if report is not None and not special(report) and resolved(report) in {resolved(t) for t in targets}:
         raise InputError(report, None, None, "--report is one of the files -o writes" if argilla
                          else "--report and -o are the same file")
     for path in (*targets, report):
@@ -39,10 +40,11 @@ def check_dataset_output(out: Path, fmt: str, report: Path | None, protected: li
 
 def write_dataset(result: Dataset, out: Path, fmt: str, report: Path | None, protected: list[Path],
                   command: str) -> None:
-    """Write the dataset (a folder in one switch for Argilla), then the report."""
-    if fmt == "argilla":
-        write_folder(out, result.directory, MARKER, f"{command} --format argilla", protected)
-    else:
-        write_file(out, result.output, protected)
+    """Write the dataset (a folder in one switch for Argilla) and the report, all or none: a report that
+    cannot be written leaves no dataset behind, and the other way round."""
+    files = [] if fmt == "argilla" else [(out, result.output)]
     if report:
-        write_file(report, (dumps(result.report(), indent=1) + "\n").encode("utf-8"), protected)
+        files.append((report, (dumps(result.report(), indent=1) + "\n").encode("utf-8")))
+    with write_files(files, protected):
+        if fmt == "argilla":
+            write_folder(out, result.directory, MARKER, f"{command} --format argilla", protected)

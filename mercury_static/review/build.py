@@ -79,10 +79,17 @@ def read_work(paths: list[Path], bundle: Bundle, strict: bool) -> tuple[list[dic
     return records, {r["id"]: sorted(set(submitted_judges(r)) | dump_team[r["id"]]) for r in records}, reader
 
 
+def annotation_key(a: dict) -> str:
+    """The key a review decision names an annotation by: `ANNOTATOR:ID`, one per annotation of a record. A
+    `%` or `:` in the name is escaped (%25, %3A), so that "a:b" with id "c" and "a" with id "b:c" keep two
+    keys; any other name reads as itself."""
+    return a["annotator"].replace("%", "%25").replace(":", "%3A") + ":" + a["id"]
+
+
 def review_record(record: dict, judges: list[str], questions) -> dict:
     """A record of a records shard: every annotator's work with its status, the suggestions, the disagreement."""
     status = {r["annotator"]: r["status"] for r in record["responses"]}
-    annotations = [{"key": f"{a['annotator']}:{a['id']}", **a, "status": status.get(a["annotator"])}
+    annotations = [{"key": annotation_key(a), **a, "status": status.get(a["annotator"])}
                    for a in record["annotations"]]
     return {"id": record["id"], "disagreement": disagreement(record, judges, questions), "judges": judges,
             "annotators": sorted({*judges, *status, *(a["annotator"] for a in annotations)}),
@@ -135,6 +142,9 @@ def review_bundle(paths: list[Path], bundle_dir: Path, out: Path, strict: bool =
     bundle_dir, out = Path(bundle_dir), Path(out)
     protected = [*map(Path, paths), bundle_dir]
     check_output(out, protected)  # before the work: a bad -o costs nothing
+    if safeio.resolved(bundle_dir) in safeio.resolved(out).parents:
+        raise InputError(out, None, None, f"is inside the input bundle {bundle_dir} (the review would change it "
+                         "and copy itself); choose a folder outside it for -o")
     bundle = load_bundle(bundle_dir)
     with _without_cyclic_gc():  # as merge: many small objects kept alive, no cycles
         records, judges, reader = read_work(paths, bundle, strict)

@@ -9,6 +9,7 @@ may no longer be the ones in the review bundle).
 
 from __future__ import annotations
 
+import time as clock
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -53,6 +54,17 @@ class ReviewReader:
         self.questions = {q.name: q for q in bundle.settings.questions if q.type != "span"}
         self.problems: list[InputError] = []
         self.entries: dict[tuple[str, str], ReviewEntry] = {}
+        self.now = clock.time()
+        self.future: list[str] = []
+        """Times after gold's start (a wrong clock), each counted as that start: where, as text."""
+
+    def clamp(self, time: float | None, place: str, value) -> float | None:
+        """`time`, or gold's start when it is later (noted), as merge does: a reviewer's wrong clock must not
+        make their adjudication win over every later one unseen."""
+        if time is None or time <= self.now:
+            return time
+        self.future.append(f"{place} {value!r}")
+        return self.now
 
     def problem(self, file, where, field_name, message) -> None:
         self.problems.append(InputError(file, where, field_name, message))
@@ -96,7 +108,8 @@ class ReviewReader:
             raise Reject("record_id", "unknown record id (not in the review bundle)")
         if not isinstance(entry.get("adjudicated"), bool):
             raise Reject("adjudicated", "expected true or false")
-        time = parse_time(entry.get("updated_at"), "updated_at")
+        place = f"{path.name}, record {record['id']}"
+        time = self.clamp(parse_time(entry.get("updated_at"), "updated_at"), place, entry.get("updated_at"))
         if time is None:
             raise Reject("updated_at", "missing")
         text = self.texts[record["id"]]
@@ -110,11 +123,12 @@ class ReviewReader:
             d = _object(d, name)
             if d.get("action") not in ACTIONS:
                 raise Reject(f"{name}.action", f"{short(str(d.get('action')))!r} is not one of {', '.join(ACTIONS)}")
-            parse_time(d.get("updated_at"), f"{name}.updated_at")
+            decided = d.get("updated_at")
+            self.clamp(parse_time(decided, f"{name}.updated_at"), f"{place}, {name}", decided)
             out = {"action": d["action"], "updated_at": d.get("updated_at")}
             if d["action"] == "edit":
                 a = {**keys[key], **{k: d[k] for k in EDITABLE if k in d}}
-                out["annotation"] = self.annotation(a, text, name, a["annotator"])
+                out["annotation"] = self.annotation(a, text, name, a["annotator"], place)
                 out["edited"] = sorted(k for k in EDITABLE if k in d and d[k] != keys[key][k])
             checked[key] = out
         added = []
@@ -122,7 +136,7 @@ class ReviewReader:
             a = _object(a, f"added[{j}]")
             if not isinstance(a.get("id"), str) or not a["id"]:
                 raise Reject(f"added[{j}].id", "missing or not a string")
-            added.append(self.annotation(a, text, f"added[{j}]", reviewer))
+            added.append(self.annotation(a, text, f"added[{j}]", reviewer, place))
         answers = {}
         for q_name, answer in _object(entry.get("answers"), "answers").items():
             name = f"answers.{q_name}"
@@ -153,7 +167,7 @@ class ReviewReader:
             if c["on"] not in targets:
                 raise Reject(f"comments[{j}].on", f"{short(c['on'])!r} is neither the record, an annotation key nor "
                              "an added annotation's id")
-            parse_time(c["time"], f"comments[{j}].time")
+            self.clamp(parse_time(c["time"], f"comments[{j}].time"), f"{place}, comments[{j}]", c["time"])
             comments.append({k: c[k] for k in ("id", "on", "author", "time", "text")})
         new = ReviewEntry(reviewer, record["id"], entry["updated_at"], time, entry["adjudicated"], checked, added,
                           answers, comments, str(path))
@@ -161,16 +175,17 @@ class ReviewReader:
         if old is None or (new.time, new.file) >= (old.time, old.file):
             self.entries[reviewer, record["id"]] = new
 
-    def annotation(self, a: dict, record, name: str, annotator: str) -> dict:
+    def annotation(self, a: dict, record, name: str, annotator: str, place: str) -> dict:
         """An annotation as edited or added, checked as merge checks an annotator's (offsets, label, note)."""
         try:
             summary = span(a.get("summary"), record.summary, "summary")
             source = None if a.get("source") is None else span(a["source"], record.source, "source")
-            _, out = annotation(self.labels, set(self.labels), id=a["id"], annotator=annotator, label=a.get("label"),
+            time, out = annotation(self.labels, set(self.labels), id=a["id"], annotator=annotator, label=a.get("label"),
                                 note=a.get("note"), summary=summary, source=source, created_at=a.get("created_at"),
                                 updated_at=a.get("updated_at"))
         except Reject as e:
             raise Reject(f"{name}.{e.field}" if e.field else name, str(e)) from None
+        self.clamp(time, f"{place}, {name}", out["updated_at"])
         return out
 
 

@@ -14,6 +14,7 @@ from itertools import combinations
 from pathlib import Path
 
 from mercury_static.formats import GOLD_FORMAT, GOLD_VERSION
+from mercury_static.merge.notes import future_notes
 from mercury_static.merge.pipeline import FORMATS, _annotation_order, serialize
 from mercury_static.core.records import InputError
 from mercury_static.merge.write_argilla import argilla_files
@@ -150,7 +151,7 @@ def make_gold(paths: list[Path], review_dir: Path, fmt: str = "mercury-static", 
             adjudicated[record_id].append(e)
         else:
             touched[record_id].append(reviewer)
-    golds, undecided, notes = {}, [], []
+    golds, undecided, notes = {}, [], future_notes(reader.future, "gold")
     texts = {r.id: r for r in bundle.records}
     for record_id, entries in adjudicated.items():
         winner = max(entries, key=lambda e: (e.time, e.reviewer))

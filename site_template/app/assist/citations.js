@@ -1,4 +1,4 @@
-// Citation markers of a summary sentence and what they cite: JavaScript twin of mercury_static/assist/citations.py
+// Citation markers of a summary sentence and what they cite: JavaScript twin of mercury_static/core/citations.py
 // (the rules are documented there; both are tested on tests/citations_cases.json).
 
 const NUM = '[0-9]+';
@@ -14,14 +14,17 @@ export const MAX_RANGE = 100;
 const PART = /[0-9]+|[-\u2013]/g;
 const compiled = new Map();
 
-/** The patterns as global case-insensitive expressions; one the page cannot compile is left out. */
+/**
+ * The patterns as global case-insensitive expressions with Unicode case folding (flag u: as Python matches
+ * them, e.g. "K" (Kelvin) as "k"); one the page cannot compile is left out.
+ */
 function expressions(patterns) {
   const key = JSON.stringify(patterns);
   if (!compiled.has(key)) {
     const out = [];
     for (const p of patterns) {
       try {
-        out.push(new RegExp(p, 'gi'));
+        out.push(new RegExp(p, 'giu'));
       } catch {
         // checked at build time (citations.pattern_problem); a bundle edited by hand loses only this one
       }

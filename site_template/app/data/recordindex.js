@@ -19,9 +19,17 @@ export function fnv1a(key) {
   return h;
 }
 
-/** The words of a text, lower-cased (record_index.words). */
+/**
+ * A text as the filter compares it (record_index.fold): NFKC (composed and decomposed "café" alike, full-width
+ * letters as ASCII), lower case, the dot of a lower-cased "İ" dropped and the final sigma as σ.
+ */
+export function fold(text) {
+  return String(text).normalize('NFKC').toLowerCase().replaceAll('i\u0307', 'i').replaceAll('ς', 'σ');
+}
+
+/** The words of a text, folded: runs of letters, digits and combining marks (record_index.words). */
 export function words(text) {
-  return String(text).toLowerCase().match(/[\p{L}\p{N}]+/gu) || [];
+  return fold(text).match(/[\p{L}\p{N}\p{M}]+/gu) || [];
 }
 
 /** Positions from a posting list: its deltas (an array) or the base64 of its bitmap (record_index.encode_postings). */

@@ -7,6 +7,7 @@
 import { createAppStore, labelPrefixes, liveAnnotations, unexportedCount } from '../state/store.js';
 import { clientId, WorkStorage } from '../state/storage.js';
 import { trapFocus } from '../keys/keys.js';
+import { fold } from '../data/recordindex.js';
 import { selectPositions } from '../state/listquery.js';
 import { downloadJson, exportFileName } from '../state/transfer.js';
 import { h, nowIso, uuid } from '../util.js';
@@ -284,7 +285,7 @@ export async function startReview({ bundle, reviewer, version }) {
      * metadata value; the matching bundle records narrow the review order.
      */
     async filterText(text) {
-      const words = text.toLowerCase().split(/\s+/).filter(Boolean);
+      const words = fold(text).split(/\s+/).filter(Boolean);
       const index = bundle.recordIndex;
       const positions = words.length
         ? await selectPositions(index, { words, status: null, queue: null, statusOf: new Map() }) : null;

@@ -9,7 +9,7 @@
  * - ranges and sorts: the `meta` column of the index shards of the records still in (all shards, read in
  *   order, when no other filter narrowed them: ~N/K shard reads, the cost of a range over everything).
  */
-import { intersect, words as wordsOf } from '../data/recordindex.js';
+import { fold, intersect, words as wordsOf } from '../data/recordindex.js';
 
 export const STATUS_TEXT = { todo: 'to do', in_progress: 'in progress', submitted: 'submitted', discarded: 'discarded' };
 const STATUS_ORDER = { todo: 0, in_progress: 1, submitted: 2, discarded: 3 };
@@ -88,7 +88,7 @@ async function textMatches(index, words, statusOf) {
       Promise.all(words.map(async (w) => new Set(oneWord(w) ? await index.textPositions(w) : [])))]);
     const out = [];
     for (let p = 0; p < index.count; p++) {
-      const hay = `${shard.ids[p]} ${shard.titles[p] || ''} ${(shard.tags[p] || []).join(' ')}`.toLowerCase();
+      const hay = fold(`${shard.ids[p]} ${shard.titles[p] || ''} ${(shard.tags[p] || []).join(' ')}`);
       const st = STATUS_TEXT[statusOf.get(p) || 'todo'];
       if (words.every((w, k) => hay.includes(w) || st.includes(w) || inTexts[k].has(p))) out.push(p);
     }

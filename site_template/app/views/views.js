@@ -7,6 +7,7 @@ import { renderGuidelines } from './markdown.js';
 import { LABEL_COLOURS, labelColour } from '../text/pairing.js';
 import { statusCounts } from '../state/nav.js';
 import { acceptedPriors } from '../state/suggestions.js';
+import { fold } from '../data/recordindex.js';
 import { selectPositions, STATUS_TEXT } from '../state/listquery.js';
 import { liveAnnotations, recordStatus, unexportedCount, watch } from '../state/store.js';
 import { ago } from '../state/upload.js';
@@ -124,7 +125,7 @@ export function mountRecordList(store, bundle, onPick, { metadata = [], queue = 
   const statusBox = document.getElementById('status-filter');
   const index = bundle.recordIndex;
   const n = index.count;
-  let words = []; // the filter's words, lower-cased
+  let words = []; // the filter's words, folded (recordindex.fold)
   let onlyStatus = null; // a STATUS_TEXT key, or null: any status
   let current = -1;
   const inQueue = queue ? new Set(queue.positions) : null;
@@ -219,7 +220,7 @@ export function mountRecordList(store, bundle, onPick, { metadata = [], queue = 
   });
   list.tabIndex = 0;
   filter.addEventListener('input', () => {
-    words = filter.value.toLowerCase().split(/\s+/).filter(Boolean);
+    words = fold(filter.value).split(/\s+/).filter(Boolean);
     refilter(false);
   });
   filter.addEventListener('keydown', (ev) => {
