@@ -340,8 +340,8 @@ def links(
     """Print each annotator's personal upload link; the page then uploads its export to that storage."""
     import time
 
-    from mercury_static.merge.collect import (check_page_url, check_target, links as make_links, parse_duration,
-                                              parse_target, redact)
+    from mercury_static.merge.collect import (check_annotator_bundle, check_page_url, check_target,
+                                              links as make_links, parse_duration, parse_target, redact)
     from mercury_static.core.names import normalize_name
 
     names = [normalize_name(n) for n in annotators.split(",")]
@@ -351,6 +351,7 @@ def links(
         target = parse_target(collect, endpoint)
         seconds = parse_duration(expires)
         check_page_url(url)
+        check_annotator_bundle(bundle)
         check_target(target, collect)
         made = make_links(bundle, names, target, seconds, url, time.time())
     for name, link in made.items():

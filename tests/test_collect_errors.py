@@ -285,3 +285,14 @@ def test_a_missing_or_unsupported_storage_is_one_line(run, s3, dav, links_bundle
             one_error(run(*args), *words)
     r = run("merge", f"{S3_TARGET}/", "--bundle", f"http://team:{SECRET}@host/bundle", "-o", tmp_path / "m.json")
     one_error(r, "http://***@host/bundle: a URL where a local file or folder is expected")
+
+
+def test_links_refuse_a_review_bundle(run, dav, links_bundle):
+    """A review bundle's page never uploads: links for it would spend their secret on nothing."""
+    index = (links_bundle / "index.html").read_text(encoding="utf-8")
+    manifest = json.loads((links_bundle / "manifest.json").read_text(encoding="utf-8"))
+    (links_bundle / "manifest.json").write_text(json.dumps({**manifest, "review": {"path": "data/review.json"}}),
+                                                encoding="utf-8")
+    line = one_error(run("links", links_bundle, "--annotators", "alice", "--collect", dav_url(dav)), "review bundle")
+    assert "secret" not in line
+    assert (links_bundle / "index.html").read_text(encoding="utf-8") == index  # its CSP untouched

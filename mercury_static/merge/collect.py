@@ -210,11 +210,26 @@ def encode_link(payload: dict) -> str:
     return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
 
 
+def check_annotator_bundle(bundle: Path) -> None:
+    """Refuse a review bundle: its page never uploads (the reviewer's export goes to `gold`), so a link would
+    spend its secret on a page that keeps the work in the browser."""
+    try:
+        manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise InputError(bundle / "manifest.json", None, None,
+                         f"cannot read the bundle: {getattr(e, 'strerror', None) or e}") from None
+    if isinstance(manifest, dict) and "review" in manifest:
+        raise InputError(bundle, None, None, "a review bundle: its page does not upload; give the reviewer the "
+                         "bundle's address and ask for the review export (for `gold`); links are for annotators' "
+                         "bundles")
+
+
 def links(bundle: Path, annotators: list[str], target: Target, seconds: int, page_url: str,
           now: float) -> dict[str, str]:
     """Each annotator's personal link (`page_url?annotator=NAME#collect=SECRET`), after allowing the storage
     origin in the bundle's CSP."""
     check_page_url(page_url)
+    check_annotator_bundle(bundle)
     out = {}
     for name in annotators:
         payload = s3_link(target, name, seconds, now) if target.kind == "s3" else webdav_link(target, seconds, now)
