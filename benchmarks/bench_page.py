@@ -1,20 +1,32 @@
 """Annotator-page latencies in headless Chromium (issue 3, and the long-text figures of issue 5).
 
-Measures, on a bundle built from ../shared/data/faithbench (built once, cached in .cache/bench/):
+Measures, on a bundle built from ../shared/data/faithbench (built once, cached in .cache/bench/), and on a
+second one built with ``--ranker-option selection=span`` (the selection's vector before its tokens: the span
+embedded alone; its rows say "selection=span", so before and after show in the same run):
 - time to the first readable record (navigation start -> first record painted), cold, several runs,
   with the main thread's CPU time over that interval (from a Chromium trace: on a shared machine the
   wall time includes waiting for a core, the CPU time does not);
 - model ready time (navigation start -> in-browser model answered a first call);
-- selection -> highlight latency, p50/p95, for the precomputed path (synchronous, DOM updated) and the
-  model path (warm: the exact span embedded in the worker, re-ranked, DOM updated), using the summary
-  spans of FaithBench's human annotations as selections;
-- the same on the longest source of a SummHay topic bundle (first paint of a ~3,500-sentence source);
+- selection -> highlight latency, p50/p95, using the summary spans of FaithBench's human annotations as
+  selections: the precomputed path (synchronous, DOM updated) and the model path with the span embedded
+  in the worker (selection=span), and the model path from the selection's tokens once the record's rows
+  are run (the page runs them in idle time; the bench waits for them, as a reading annotator does), each
+  with its main-thread CPU (the thread time of the trace's marks at the mouse-up and at the answer);
+- a selection made 300 ms after a record's texts show (opened by a hash change, the model ready): time
+  to its first highlight and to its answer from the tokens (at once, or a refinement);
+- the cold first highlight: a fresh context, a summary span selected at the first paint; navigation
+  start -> its first highlight (with main-thread CPU), -> the model's first answer, -> the answer from
+  its tokens;
+- the same selections on the longest source of a SummHay topic bundle (first paint of a ~3,500-sentence
+  source), whole summary bullets and their halves (the halves of two or more words, what annotators
+  select, apart from the one-character halves of citation markers);
 - beside each model path, the original Mercury's path for the same selections (benchmarks/mercury_server.py:
   a page of a loopback server POSTs the span, sentence-transformers embeds it, kNN, JSON), and the ratio;
   on the long source also from the annotator page itself (the server serves the bundle: the same page,
   clear, selection, draft and highlights as the page's model path, only the engine differs).
 
-Usage:  python benchmarks/bench_page.py [--records 60] [--runs 5] [--no-long] [--no-mercury]
+Usage:  python benchmarks/bench_page.py [--records 60] [--runs 5] [--opening-records 20] [--no-long]
+            [--no-mercury] [--no-span] [--no-opening] [--no-cold-highlight]
         python benchmarks/bench_page.py --screenshot docs/screenshot.png   (demo bundle, README picture)
 """
 
@@ -312,14 +324,17 @@ def at_once(runs: list[tuple]) -> str:
     return f"{sum(1 for r in runs if r[4])}/{len(runs)} at once"
 
 
-def opening_jobs(bundle, max_records: int, skip: str | None = None) -> list[tuple[str, str, int, int]]:
-    """The first prior-annotation summary span of each of the first records (but `skip`, the open one)."""
+def opening_jobs(bundle, n: int, after: int = 0, skip: str | None = None) -> list[tuple[str, str, int, int]]:
+    """The first prior-annotation summary span of `n` records with one, from the (after+1)-th (the page
+    restores the draft a record was left with, so the records of earlier selection runs are passed over),
+    but `skip` (the open one)."""
     jobs, seen = [], set()
-    for rid, side, s, e in selection_jobs(bundle, max_records + 1):
-        if rid not in seen and rid != skip:
+    for rid, side, s, e in selection_jobs(bundle, after + n + 1):
+        if rid not in seen:
             seen.add(rid)
-            jobs.append((rid, side, s, e))
-    return jobs[:max_records]
+            if len(seen) > after and rid != skip:
+                jobs.append((rid, side, s, e))
+    return jobs[:n]
 
 
 OPENING_JS = """async ([id, side, start, end, delay, tokens]) => {
@@ -327,9 +342,11 @@ OPENING_JS = """async ([id, side, start, end, delay, tokens]) => {
     const check = () => { if (document.body.dataset.record === id) { obs.disconnect(); resolve(performance.now()); } };
     const obs = new MutationObserver(check);
     obs.observe(document.body, {attributes: true, attributeFilter: ['data-record']});
+    setTimeout(() => { obs.disconnect(); resolve(null); }, 20000);
   });
   location.hash = '#record=' + encodeURIComponent(id); // as a link or the browser's history opens a record
   const t = await shown;
+  if (t === null) return null;
   await new Promise((r) => setTimeout(r, delay));
   const r = await (WATCH_SELECT)(side, start, end, tokens);
   const since = (x) => (x === null ? null : x - r.t0);
@@ -337,11 +354,13 @@ OPENING_JS = """async ([id, side, start, end, delay, tokens]) => {
 }""".replace("WATCH_SELECT", WATCH_SELECT_JS)
 
 
-def opening_runs(page, bundle_dir: Path, max_records: int, tokens: bool, delay: int = 300) -> list[dict]:
+def opening_runs(page, bundle_dir: Path, max_records: int, tokens: bool, after: int = 0,
+                 delay: int = 300) -> list[dict]:
     """A selection made `delay` ms after a record's texts are shown (the record opened by a hash change,
     the model ready, the previous record's idle work cut short as an annotator's next record does): per
     record, ms from the selection to its first highlight, to the model's first answer and to the answer
-    from its tokens. The record's first prior-annotation summary span; the first record a warm-up."""
+    from its tokens. The record's first prior-annotation summary span, in records from the (after+1)-th
+    (opening_jobs); the first record a warm-up."""
     from mercury_static.bundle.contents import load_bundle
 
     bundle = load_bundle(bundle_dir)
@@ -349,9 +368,11 @@ def opening_runs(page, bundle_dir: Path, max_records: int, tokens: bool, delay: 
     page.evaluate("() => mercuryStatic.store.actions.clear()")
     skip = page.evaluate("() => mercuryStatic.store.state.current.record?.id")
     out = []
-    for i, (rid, side, s, e) in enumerate(opening_jobs(bundle, max_records + 1, skip)):
+    for i, (rid, side, s, e) in enumerate(opening_jobs(bundle, max_records + 1, after, skip)):
         r = page.evaluate(OPENING_JS, [rid, side, s, e, delay, tokens])
-        if i:
+        if r is None:
+            print(f"{bundle_dir.name}: record {rid} was not shown in 20 s", file=sys.stderr)
+        elif i:
             out.append(r)
         page.evaluate("() => mercuryStatic.store.actions.clear()")
     return out
@@ -619,7 +640,8 @@ def main() -> None:
         ctx, page = open_page(browser, url + "?annotator=bench")
         tok = selection_runs(page, fb, args.records, tokens=True, cpu=True)
         mercury = [] if args.no_mercury else mercury_latencies(page, fb, mercury_model, args.records)
-        opening = [] if args.no_opening else opening_runs(page, fb, args.opening_records, tokens=True)
+        opening = [] if args.no_opening else opening_runs(page, fb, args.opening_records, tokens=True,
+                                                                      after=args.records)
         ctx.close()
         stage("FaithBench: cold first highlights")
         cold = None if args.no_cold_highlight else cold_highlight_runs(browser, url, fb, args.runs, tokens=True)
@@ -632,7 +654,8 @@ def main() -> None:
             server, url = serve(fb_span)
             ctx, page = open_page(browser, url + "?annotator=bench")
             old = selection_runs(page, fb_span, args.records, cpu=True)
-            old_opening = [] if args.no_opening else opening_runs(page, fb_span, args.opening_records, tokens=False)
+            old_opening = [] if args.no_opening else opening_runs(page, fb_span, args.opening_records,
+                                                                               tokens=False, after=args.records)
             ctx.close()
             if not args.no_cold_highlight:
                 old_cold = cold_highlight_runs(browser, url, fb_span, args.runs, tokens=False)
@@ -655,8 +678,9 @@ def main() -> None:
                 lines.append(ratio_row("FaithBench, selection=span", column(old, 2), mercury))
         if not args.no_opening:
             label = "FaithBench: selection 300 ms after a record's texts show"
+            now = sum(1 for r in opening if r["tokens"] is not None and r["tokens"] == r["first"])
             lines += [row(f"{label} → first highlight", [r["first"] for r in opening if r["first"] is not None], "–"),
-                      row(f"{label} → answer from the tokens (at once or refined)",
+                      row(f"{label} → answer from the tokens ({now}/{len(opening)} at once, the others refined)",
                           [r["tokens"] for r in opening if r["tokens"] is not None], "–")]
             if old_opening is not None:
                 lines += [row(f"{label} → first highlight (selection=span)",
@@ -672,8 +696,9 @@ def main() -> None:
                           row(f"FaithBench: … of which main-thread CPU{how}", c["cpu"], "–"),
                           row(f"FaithBench: cold, navigation start → that selection's first model answer{how}",
                               c["model"], "–")]
-            lines.append(row("FaithBench: cold, navigation start → that selection's answer from the tokens",
-                             cold["tokens"], "–"))
+            if cold is not None:
+                lines.append(row(f"FaithBench: cold, navigation start → that selection's answer from the tokens "
+                                 f"(came in {len(cold['tokens'])}/{args.runs} runs)", cold["tokens"], "–"))
 
         if not args.no_long and (SHARED / "summhay" / "topic_news1.json").is_file():
             from mercury_static.bundle.contents import load_bundle
