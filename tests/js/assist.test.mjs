@@ -235,3 +235,21 @@ test('span: the option that turns the tokens off asks no row', () => {
   a.run('summary', ...SPAN);
   assert.equal(model.tokenCalls.length, 0);
 });
+
+test('a selection made before the model existed is refined from its tokens once the model is ready', async () => {
+  const { rec, shown, model, a } = tokenSetup();
+  let ready = null;
+  a.getEmbedder = () => ready; // no worker yet: the first paint comes before it
+  a.run('summary', ...SPAN);
+  assert.deepEqual(shown.map((s) => s.kind), ['precomputed']);
+  ready = model;
+  a.refine();
+  model.calls[0].answer(MODEL_VEC);
+  const row = model.tokenCalls.find((c) => c.texts[0] === rec.summary.slice(...rec.summary.sentences[0]));
+  row.answer([runRow(row.texts[0])]);
+  await later(0);
+  assert.equal(shown.at(-1).kind, 'model');
+  assert.equal(shown.at(-1).refined, true);
+  const tokens = selectionVector([rec.summary.tokenRows[0]], ...SPAN);
+  assert.deepEqual(Array.from(a.last.vec), Array.from(blend(tokens, MODEL_VEC)));
+});

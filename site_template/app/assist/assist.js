@@ -369,11 +369,15 @@ export class Assistant {
     return free;
   }
 
-  /** The model became ready: refine the shown precomputed answer, and run the open record's rows. */
+  /**
+   * The model became ready: refine the shown answer (a selection made before the worker existed asked it for
+   * nothing) with the span's vector and its tokens, and run the open record's rows.
+   */
   refine() {
     const { assist, current } = this.store.state;
-    if (assist.kind === 'precomputed' && assist.query && this.last) {
-      this._model(assist.query, this.seq, performance.now(), current.record);
+    if (assist.query && this.last) {
+      if (assist.kind === 'precomputed') this._model(assist.query, this.seq, performance.now(), current.record);
+      this._whenTokens(assist.query, current.record, this.seq);
     }
     this.warm();
   }
