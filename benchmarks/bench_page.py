@@ -207,15 +207,24 @@ def main_thread_cpu(trace: bytes, until_mark: str) -> float:
 QUIET_S = 2.0
 
 
-def cold_load(browser, target: str, trace: bool):
-    """One load in a fresh context, untouched until QUIET_S: (ctx, page, first-paint ms, main-thread CPU ms)."""
+def open_cold(browser, target: str, trace: bool, init: str | None = None):
+    """A fresh context (with the init script `init`) loading `target`, traced if asked, untouched until
+    QUIET_S: (ctx, page)."""
     ctx = browser.new_context(viewport={"width": 1500, "height": 900})
+    if init:
+        ctx.add_init_script(init)
     page = ctx.new_page()
     if trace:
         browser.start_tracing(page=page, categories=["devtools.timeline", "disabled-by-default-devtools.timeline",
                                                        "blink.user_timing"])
     page.goto(target, wait_until="commit")
     time.sleep(QUIET_S)
+    return ctx, page
+
+
+def cold_load(browser, target: str, trace: bool):
+    """One load in a fresh context, untouched until QUIET_S: (ctx, page, first-paint ms, main-thread CPU ms)."""
+    ctx, page = open_cold(browser, target, trace)
     first = mark(page, "mercury-first-paint")
     cpu = main_thread_cpu(browser.stop_tracing(), "mercury-first-paint") if trace else None
     return ctx, page, first, cpu
@@ -410,15 +419,8 @@ def cold_highlight_runs(browser, url: str, bundle_dir: Path, runs: int, tokens: 
         rid, side, s, e = jobs[i % len(jobs)]
         target = url + f"?annotator=bench#record={rid}"
         for traced in (False, True):
-            ctx = browser.new_context(viewport={"width": 1500, "height": 900})
-            ctx.add_init_script(COLD_SELECT_INIT.replace("SPAN_ARGS", json.dumps([side, s, e, tokens]))
-                                .replace("WATCH_SELECT", WATCH_SELECT_JS))
-            page = ctx.new_page()
-            if traced:
-                browser.start_tracing(page=page, categories=["devtools.timeline", "disabled-by-default-devtools.timeline",
-                                                               "blink.user_timing"])
-            page.goto(target, wait_until="commit")
-            time.sleep(QUIET_S)
+            ctx, page = open_cold(browser, target, traced, COLD_SELECT_INIT.replace(
+                "SPAN_ARGS", json.dumps([side, s, e, tokens])).replace("WATCH_SELECT", WATCH_SELECT_JS))
             lit = mark(page, "bench-first-highlight", 30.0)
             if traced:
                 trace = browser.stop_tracing()
