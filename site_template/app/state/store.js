@@ -62,6 +62,18 @@ export function watch(store, pick, draw) {
 export const emptyDraft = () => ({ anchor: null, summary: null, source: null, labels: [], note: '', editingId: null });
 /** A draft holds work once it has a span, a label or a note. */
 export const draftHasWork = (d) => Boolean(d.summary || d.source || d.labels.length || d.note);
+/**
+ * Whether another tab's newer draft of the open record may take the place of the one shown: only when it is
+ * the same draft (one annotation-to-be, shared by the tabs that opened it) or the shown one was saved
+ * meanwhile. A tab never takes up a draft another tab started while it shows the record: both would then
+ * save one annotation, each over the other's. (Opening the record shows the stored draft, as before.)
+ */
+export function replacesShown(shown, theirs, entry) {
+  if (shown.editingId) return shown.editingId === theirs.editingId;
+  if (!shown.id) return false;
+  return shown.id === theirs.id || hasOwn(entry?.annotations, shown.id);
+}
+
 /** A draft can be saved as an annotation: a summary span and a label. */
 export const draftComplete = (d) => Boolean(d.summary && d.labels.length);
 /**
@@ -748,12 +760,15 @@ export function createAppStore({
      * of the open record replaces the one shown (another tab changed it, saved it or threw it away).
      */
     mergeExternal(theirs) {
-      const { work, drafts, current } = get();
+      const { work, drafts, current, draft: shown } = get();
       const merged = mergeWork(work, { records: theirs.records, last_export_at: theirs.last_export_at });
       let nextDrafts = drafts;
       for (const id of Object.keys(theirs.drafts || {})) {
         const mine = hasOwn(drafts, id) ? drafts[id] : null;
-        if (mergeDraft(mine, theirs.drafts[id]) !== mine) nextDrafts = withKey(nextDrafts, id, theirs.drafts[id]);
+        if (mergeDraft(mine, theirs.drafts[id]) === mine) continue;
+        const open = id === current.id && current.record;
+        if (open && !replacesShown(shown, theirs.drafts[id], entryOf(merged, id))) continue;
+        nextDrafts = withKey(nextDrafts, id, theirs.drafts[id]);
       }
       if (merged !== work || nextDrafts !== drafts) {
         store.update({ work: { records: merged.records, last_export_at: merged.last_export_at }, drafts: nextDrafts });
