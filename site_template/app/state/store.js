@@ -164,10 +164,16 @@ export function notSavedText(error) {
 const OVERLAP_TEXT = 'This span overlaps one of your annotations, and this task does not allow overlapping spans: select other text, or edit that annotation.';
 
 /** The banner of a browser that refused to open its storage. */
+/** The banner of records whose changes an earlier page could not keep as it went away (storage.js `lost`). */
+export function lostText(ids) {
+  const which = `${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', …' : ''}`;
+  return `Your last changes before this page was closed or reloaded were NOT saved (${ids.length > 1 ? 'records' : 'record'} ${which}): they were still being saved and too large to keep while the page closed. Redo them, or import them again from their file, and wait for "saved" before closing. Export your work to a file now so that nothing else is lost.`;
+}
+
 export const refusedText = (error) => `This browser refuses to save (${error.message || error}): nothing you do here is saved. Export to keep your work.`;
 
 export function createAppStore({
-  bundle, annotator, clientId, storage, work, aside = [], openError = null, view, questions = [],
+  bundle, annotator, clientId, storage, work, aside = [], lost = [], openError = null, view, questions = [],
 }) {
   const m = bundle.manifest;
   const labelOrder = m.labels || [];
@@ -182,6 +188,8 @@ export function createAppStore({
   const overlapsMine = (id, start, end, except) => oneLabel && liveAnnotations(entryOf(get().work, id))
     .some((a) => a.id !== except && a.summary && a.summary.start < end && start < a.summary.end);
   const loaded = work || emptyWork();
+  // lost as an earlier page closed: said until the page is loaded again, whatever is saved meanwhile
+  const lostNote = lost.length ? lostText(lost) : null;
   const store = createStore({
     annotator,
     clientId,
@@ -198,9 +206,9 @@ export function createAppStore({
     model: { status: 'idle', message: '' },
     history: emptyHistory(),
     ui: {
-      help: false, guidelines: false, storageError: openError ? refusedText(openError) : null, message: null,
+      help: false, guidelines: false, storageError: openError ? refusedText(openError) : lostNote, message: null,
       hover: null,
-      save: { state: 'idle', seq: 0 }, choice: null, confirmClear: false, draftMessage: null, toast: null, aside,
+      save: { state: lostNote ? 'failed' : 'idle', seq: 0 }, choice: null, confirmClear: false, draftMessage: null, toast: null, aside,
       earlier: [], allDone: false,
     },
   });
@@ -225,8 +233,8 @@ export function createAppStore({
   /** The save indicator from the oldest change not yet on disk: a failure, else "saving", else "saved". */
   function showSave() {
     const failed = [...unsaved.values()].find((u) => u.error);
-    const state = failed ? 'failed' : unsaved.size ? 'saving' : 'saved';
-    const storageError = failed ? notSavedText(failed.error) : null;
+    const state = failed || lostNote ? 'failed' : unsaved.size ? 'saving' : 'saved';
+    const storageError = failed ? notSavedText(failed.error) : lostNote;
     const { save, storageError: shown } = get().ui;
     if (save.state === state && shown === storageError && (state !== 'saved' || save.at === savedAt)) return;
     setUi({ save: { state, seq: saveSeq, at: savedAt }, storageError });
