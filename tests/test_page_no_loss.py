@@ -8,9 +8,16 @@ from __future__ import annotations
 import json
 
 import pytest
+from test_collect import annotate_and_submit, link_of, open_link
 from test_page import READY, annotate, block_model, export_file, open_page, own_annotations, select, stored_records
 
 pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def collect_bundle(demo_bundle, fresh_copy, serve_dir):
+    bundle = fresh_copy(demo_bundle)
+    return bundle, serve_dir(bundle)
 
 ROUNDS = {
     "harbor-lighthouse": ["Brenmouth", "lighthouse", "reopens", "14 June", "two-year", "restoration", "costing",
@@ -142,3 +149,78 @@ def test_a_change_neither_store_kept_never_looks_saved(browser, bundle_server, t
         assert not p.locator("#storage-error").count()
     finally:
         ctx.close()
+
+
+# ------------------------------------------------------------------------------- the upload tells the truth
+
+def dav_link(run, bundle, dav, base) -> str:
+    url = dav.url.replace("http://", "http://team:secret@") + "drop/"
+    return link_of(run("links", bundle, "--annotators", "alice", "--collect", url, "--url", base), "alice")
+
+
+def puts(page) -> list[str]:
+    seen: list[str] = []
+    page.on("request", lambda r: seen.append(r.url) if r.method == "PUT" else None)
+    return seen
+
+
+def not_cut(page, selector: str) -> bool:
+    return page.evaluate("(s) => { const el = document.querySelector(s); return el.scrollWidth <= el.clientWidth; }",
+                         selector)
+
+
+@pytest.mark.parametrize("case", ["folder missing", "blocked by the page's policy"])
+def test_an_upload_that_cannot_succeed_says_why_and_stops(run, dav, collect_bundle, page, case):
+    bundle, base = collect_bundle
+    link = dav_link(run, bundle, dav, base)
+    if case == "folder missing":  # removed after `links` checked it: WebDAV answers 409
+        (dav.root / "drop").rmdir()
+    else:  # the bundle rebuilt or copied after `links`: its policy lacks the storage
+        html = bundle / "index.html"
+        html.write_text(html.read_text(encoding="utf-8").replace(f" {dav.url.rstrip('/')};", ";"), encoding="utf-8")
+    sent = puts(page)
+    open_link(page, link)
+    annotate_and_submit(page)
+    page.wait_for_function("() => document.querySelector('#upload-status').dataset.state === 'failed'", timeout=30_000)
+    el = page.locator("#upload-status")
+    expected = "NOT uploaded: storage folder missing" if case == "folder missing" \
+        else "NOT uploaded: page not allowed to reach the storage"
+    assert el.inner_text() == expected and not_cut(page, "#upload-status")
+    title = el.get_attribute("title")
+    assert "coordinator" in title and "Export still works" in title
+    if case != "folder missing":
+        assert "mercury-static links" in title
+    assert page.evaluate("() => getComputedStyle(document.querySelector('#upload-status')).fontWeight") == "600"
+    tried = len(sent)
+    page.wait_for_timeout(7_000)  # past two backoff steps: no retry of what cannot succeed
+    assert len(sent) == tried
+    assert el.get_attribute("data-state") == "failed"
+
+
+def test_with_a_storage_link_the_page_counts_what_is_not_uploaded_and_keeps_statuses_apart(run, dav, collect_bundle,
+                                                                                               page):
+    bundle, base = collect_bundle
+    open_link(page, dav_link(run, bundle, dav, base))
+    annotate_and_submit(page)
+    page.wait_for_function("() => document.querySelector('#upload-status').dataset.state === 'uploaded'",
+                           timeout=30_000)
+    page.wait_for_function("() => document.querySelector('#save-status').dataset.state === 'saved'")
+    assert page.locator("#upload-status").inner_text() == "uploaded just now"
+    assert page.locator("#unexported").inner_text() == "all uploaded"  # nothing exported, yet all delivered
+    page.evaluate("() => mercuryStatic.store.actions.showAllDone(true)")
+    assert page.locator("#all-done-export").inner_text() == "Everything is uploaded: your coordinator has all your work."
+    page.evaluate("() => mercuryStatic.store.actions.showAllDone(false)")
+    # the two statuses never read as one phrase: apart, with a rule between them
+    gap = page.evaluate("""() => {
+        const a = document.querySelector('#save-status').getBoundingClientRect();
+        const b = document.querySelector('#upload-status');
+        const st = getComputedStyle(b);
+        return {gap: b.getBoundingClientRect().left + parseFloat(st.paddingLeft) - a.right,
+                rule: st.borderLeftStyle !== 'none' && parseFloat(st.borderLeftWidth) >= 1};
+    }""")
+    assert gap["gap"] >= 8 and gap["rule"], gap
+    # a change after the upload: counted as not uploaded until the next upload has it
+    annotate_and_submit(page)
+    assert page.locator("#unexported").inner_text().endswith("not uploaded")
+    page.wait_for_function("() => document.querySelector('#unexported').textContent === 'all uploaded'",
+                           timeout=30_000)

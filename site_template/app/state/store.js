@@ -112,9 +112,8 @@ export function liveAnnotations(entry) {
     .sort((a, b) => compareTimes(a.created_at, b.created_at));
 }
 
-/** Count of changes newer than the last export. */
-export function unexportedCount(work) {
-  const since = work.last_export_at || '';
+/** Count of changes newer than the last export (or than `since`). */
+export function unexportedCount(work, since = work.last_export_at || '') {
   let n = 0;
   for (const rec of Object.values(work.records)) {
     if (!rec) continue;
@@ -123,6 +122,16 @@ export function unexportedCount(work) {
     n += changesSince(rec, since);
   }
   return n;
+}
+
+/**
+ * What the coordinator does not have yet: with an upload link (`upload`, ui.upload), the changes made since
+ * the last upload's export (the storage has the rest); without, those since the last export file.
+ * {n, uploads: whether it counts uploads}.
+ */
+export function undelivered(work, upload) {
+  if (!upload) return { n: unexportedCount(work), uploads: false };
+  return { n: unexportedCount(work, upload.at || ''), uploads: true };
 }
 
 /** Status of a record for lists and progress: 'todo' when untouched. */
