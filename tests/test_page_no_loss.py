@@ -9,6 +9,7 @@ import json
 
 import pytest
 from test_collect import annotate_and_submit, link_of, open_link
+from test_page_review import open_review, review_server, team  # noqa: F401 - fixtures
 from test_page import READY, annotate, block_model, export_file, open_page, own_annotations, select, stored_records
 
 pytestmark = pytest.mark.browser
@@ -224,3 +225,32 @@ def test_with_a_storage_link_the_page_counts_what_is_not_uploaded_and_keeps_stat
     assert page.locator("#unexported").inner_text().endswith("not uploaded")
     page.wait_for_function("() => document.querySelector('#unexported').textContent === 'all uploaded'",
                            timeout=30_000)
+
+
+# ------------------------------------------------------------------------------- a review comment half typed
+
+def test_a_half_typed_review_comment_survives_a_reload(page, review_server):  # noqa: F811 - the fixture
+    open_review(page, review_server)
+    record = page.evaluate("() => document.body.dataset.record")
+    page.keyboard.press("Shift+C")
+    page.wait_for_selector("#rv-comment:focus")
+    page.keyboard.type("the source says 2.3, not")
+    page.reload()
+    page.wait_for_selector("body[data-ready]")
+    page.wait_for_function("(id) => document.body.dataset.record === id", arg=record)
+    page.wait_for_selector("#rv-comment")
+    assert page.locator("#rv-comment").input_value() == "the source says 2.3, not"
+    page.locator("#rv-comment").focus()
+    page.keyboard.press("End")
+    page.keyboard.type(" 3.2")
+    page.keyboard.press("Enter")
+    page.wait_for_function("(id) => Object.keys(mercuryStatic.store.state.work.records[id]?.review || {})"
+                           ".some((k) => k.startsWith('c:'))", arg=record)
+    [text] = page.evaluate("""(id) => Object.entries(mercuryStatic.store.state.work.records[id].review)
+        .filter(([k]) => k.startsWith('c:')).map(([, v]) => v.value.text)""", record)
+    assert text == "the source says 2.3, not 3.2"
+    page.reload()  # posted: no box comes back
+    page.wait_for_selector("body[data-ready]")
+    page.wait_for_function("(id) => document.body.dataset.record === id", arg=record)
+    page.wait_for_timeout(300)
+    assert not page.locator("#rv-comment").count()
