@@ -52,7 +52,7 @@ export async function startReview({ bundle, reviewer, version }) {
   const opened = await opening;
   const store = createAppStore({
     bundle, annotator: reviewer, clientId: clientId(), storage, work: opened.work, aside: opened.aside,
-    openError: opened.error, view: {},
+    lost: opened.lost || [], openError: opened.error, view: {},
   });
   const { actions } = store;
   const lanes = data.annotators.map((_, i) => i % GOLD_LANE);
