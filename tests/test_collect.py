@@ -150,7 +150,7 @@ def test_storage_down_then_back_the_upload_catches_up(run, s3, collect_bundle, p
     page.wait_for_function("() => document.querySelector('#upload-status').dataset.state === 'retrying'",
                            timeout=30_000)
     state, text = upload_state(page)
-    assert text.startswith("not uploaded:") and text.endswith("retrying"), text
+    assert text.startswith("NOT uploaded: server unreachable") and text.endswith("retrying"), text
     second = annotate_and_submit(page)  # annotating goes on while the storage is away
     s3.start()
     page.wait_for_function("() => document.querySelector('#upload-status').dataset.state === 'uploaded'",

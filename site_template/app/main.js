@@ -67,10 +67,14 @@ async function main() {
   const parts = settingsParts(settings, manifest);
   const storage = new WorkStorage(manifest.bundle_id, annotator);
   window.addEventListener('pagehide', () => storage.saveJournal()); // changes still in flight survive a reload
-  const opened = await storage.open().catch((error) => ({ work: null, aside: [], error }));
+  window.addEventListener('beforeunload', (ev) => { // ask first when they would not
+    if (!storage.saveJournal()) ev.preventDefault();
+  });
+  const opened = await storage.open().catch((error) => ({ work: null, aside: [], lost: [], error }));
   const viewKey = `view:${manifest.bundle_id}`;
   const store = createAppStore({
-    bundle, annotator, clientId: clientId(), storage, work: opened.work, aside: opened.aside, openError: opened.error,
+    bundle, annotator, clientId: clientId(), storage, work: opened.work, aside: opened.aside, lost: opened.lost,
+    openError: opened.error,
     view: prefs.get(viewKey, { minScore: manifest.ranker?.min_score ?? 0.2 }), questions: settings.all,
   });
   const mods = await parts;

@@ -5,7 +5,7 @@
  * the keys (review/keys.js) and clicks call the actions here.
  */
 import { createAppStore, labelPrefixes, liveAnnotations, unexportedCount } from '../state/store.js';
-import { clientId, WorkStorage } from '../state/storage.js';
+import { clientId, prefs, WorkStorage } from '../state/storage.js';
 import { trapFocus } from '../keys/keys.js';
 import { fold } from '../data/recordindex.js';
 import { selectPositions } from '../state/listquery.js';
@@ -53,7 +53,7 @@ export async function startReview({ bundle, reviewer, version }) {
   const opened = await opening;
   const store = createAppStore({
     bundle, annotator: reviewer, clientId: clientId(), storage, work: opened.work, aside: opened.aside,
-    openError: opened.error, view: {},
+    lost: opened.lost || [], openError: opened.error, view: {},
   });
   const { actions } = store;
   const lanes = data.annotators.map((_, i) => i % GOLD_LANE);
@@ -102,7 +102,9 @@ export async function startReview({ bundle, reviewer, version }) {
       const row = await data.rowAt(pos);
       const [rec, texts] = await Promise.all([data.record(row), bundle.record(row.id)]);
       if (seq !== loadSeq) return;
-      setReview({ row, rec, texts, focus: null, question: 0 });
+      const kept = prefs.get(commentKey, null); // a comment typed on this record before a reload
+      const comment = kept && kept.record === row.id && typeof kept.on === 'string' ? { on: kept.on } : null;
+      setReview({ row, rec, texts, focus: null, question: 0, comment });
       window.history.replaceState(null, '', `${window.location.pathname}${window.location.search}#record=${encodeURIComponent(row.id)}`);
       const next = get().order ? get().order[get().order.indexOf(pos) + 1] : pos + 1;
       if (next !== undefined && next < data.count) {
@@ -219,12 +221,37 @@ export async function startReview({ bundle, reviewer, version }) {
   function answer(name, ans) {
     change((e, at) => setAnswer(e, name, ans, at));
   }
+  // A comment being typed is kept as it is typed (synchronously: a reload right after a keystroke keeps it),
+  // one per reviewer and review, and shown again when its record opens; posting or Esc ends it.
+  const commentKey = `review-comment:${manifest.review.review_id}:${reviewer}`;
+  let commentKept = true;
+  function keepComment(text) {
+    const c = get().comment;
+    const id = get().row?.id;
+    if (!c || !id) return;
+    commentKept = prefs.set(commentKey, text ? { record: id, on: c.on, text } : null);
+  }
+  /** The kept text of the comment box now open, or ''. */
+  function keptComment() {
+    const d = prefs.get(commentKey, null);
+    const c = get().comment;
+    return d && c && d.record === get().row?.id && d.on === c.on && typeof d.text === 'string' ? d.text : '';
+  }
+  function dropComment() {
+    prefs.set(commentKey, null);
+    commentKept = true;
+    setReview({ comment: null });
+  }
+  window.addEventListener('beforeunload', (ev) => { // not kept (localStorage refused it): ask first
+    const box = document.getElementById('rv-comment');
+    if (!commentKept && box && box.value.trim()) ev.preventDefault();
+  });
   function postComment(text) {
     const c = get().comment;
     if (!c || !text.trim()) return;
     const at = nowIso();
     change((e) => addComment(e, { id: uuid(), on: c.on, author: reviewer, time: at, text: text.trim() }, at));
-    setReview({ comment: null });
+    dropComment();
   }
   const questions = data.questions.filter((q) => q.type !== 'span');
   /** Mark the open record adjudicated, then open the next one that is not. */
@@ -270,7 +297,8 @@ export async function startReview({ bundle, reviewer, version }) {
   });
 
   const api = {
-    open, step, nextUnadjudicated, setDecision, startEdit, saveEdit, answer, postComment, exportNow, items, spansOf,
+    open, step, nextUnadjudicated, setDecision, startEdit, saveEdit, answer, postComment, keepComment, keptComment,
+    exportNow, items, spansOf,
     questions, setReview, lanes, adjudicate, reopen,
     setFilter(part) {
       const filter = { ...get().filter, ...part };
@@ -331,7 +359,7 @@ export async function startReview({ bundle, reviewer, version }) {
       const r = get();
       if (store.state.ui.help) actions.toggleHelp(false);
       else if (r.editor) setReview({ editor: null });
-      else if (r.comment) setReview({ comment: null });
+      else if (r.comment) dropComment();
       else if (r.byAnnotator) setReview({ byAnnotator: null });
       else if (field) field.blur();
       else setReview({ focus: null });

@@ -376,6 +376,8 @@ export function mountReviewViews(store, api) {
     const out = [h('h3', {}, 'Comments on the record'), h('ul', { class: 'rv-thread' }, ...commentsOn(entry, 'record').map(commentLine))];
     if (r.comment) {
       const ta = h('textarea', { id: 'rv-comment', rows: '2', placeholder: 'Enter posts · Shift+Enter: new line · Esc: cancel', 'aria-label': `comment on ${r.comment.on}` });
+      ta.value = api.keptComment(); // redrawn (another tab's change, a reload): the typed text stays
+      ta.addEventListener('input', () => api.keepComment(ta.value));
       const post = h('button', { type: 'button', class: 'primary' }, 'Post');
       post.addEventListener('click', () => api.postComment(ta.value));
       out.push(h('div', { class: 'rv-comment-box' }, h('p', { class: 'muted' }, r.comment.on === 'record' ? 'Your comment on the record:' : `Your comment on ${r.comment.on}:`), ta, post));

@@ -292,17 +292,82 @@ export class WorkStorage {
     this.channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel(PREFIX) : null;
     /** Changes written but not yet on disk, by `kind:id` (the newest value of each). */
     this.pending = new Map();
-    this.journalKey = `${this.base}:unload:${Math.random().toString(36).slice(2)}`;
+    const tab = Math.random().toString(36).slice(2);
+    this.journalKey = `${this.base}:unload:${tab}`;
+    this.lostKey = `${this.base}:lost:${tab}`;
   }
 
-  /** At `pagehide`: the changes not yet on disk into this tab's localStorage journal. */
+  /**
+   * A small note of the records whose changes are not on disk yet (kept while a write is in flight):
+   * if the page goes away before they are, and its journal cannot hold them (too large, localStorage
+   * full, or no `pagehide` at all), the next load finds the note and says they were not saved.
+   */
+  _notePending() {
+    if (!this.ls) return;
+    const records = [...this.pending.values()].filter((c) => c.kind === 'r')
+      .map((c) => [c.id, c.value?.updated_at || '']);
+    try {
+      if (records.length) this.ls.setItem(this.lostKey, JSON.stringify({ at: new Date().toISOString(), records }));
+      else this.ls.removeItem(this.lostKey);
+    } catch {
+      // no room even for the note: the indicator still says "saving" until the write completes
+    }
+  }
+
+  /**
+   * At `pagehide`: the changes not yet on disk into this tab's localStorage journal. Returns whether every
+   * change is kept (on disk or in the journal); when not, the pending note stays for the next load.
+   */
   saveJournal() {
-    if (!this.pending.size || !this.ls) return;
+    if (!this.pending.size) return true;
+    if (!this.ls) return false;
     try {
       this.ls.setItem(this.journalKey, JSON.stringify([...this.pending.values()].map((c) => [c.kind, c.id, c.value])));
+      this.ls.removeItem(this.lostKey);
+      return true;
     } catch {
-      // localStorage full or refused: nothing else can be done while the page unloads
+      try {
+        this.ls.removeItem(this.journalKey); // an older, smaller journal of this tab is not what was lost
+      } catch {
+        // nothing else can be done while the page unloads
+      }
+      this._notePending();
+      return false;
     }
+  }
+
+  /**
+   * The records of the pending notes left by pages that went away whose changes are still not stored
+   * (in `work`, after the journals were merged): [record id]. The notes are removed as they are read.
+   */
+  _lostRecords(work) {
+    const lost = new Set();
+    if (!this.ls) return [];
+    try {
+      const prefix = `${this.base}:lost:`;
+      const keys = [];
+      for (let i = 0; i < this.ls.length; i++) {
+        const k = this.ls.key(i);
+        if (k && k.startsWith(prefix)) keys.push(k);
+      }
+      for (const k of keys) {
+        let note = null;
+        try {
+          note = JSON.parse(this.ls.getItem(k));
+        } catch {
+          note = null;
+        }
+        for (const r of Array.isArray(note?.records) ? note.records : []) {
+          if (!Array.isArray(r) || typeof r[0] !== 'string') continue;
+          const stored = hasOwn(work.records, r[0]) ? work.records[r[0]] : null;
+          if (!stored || isAfter(r[1], stored.updated_at)) lost.add(r[0]);
+        }
+        this.ls.removeItem(k);
+      }
+    } catch {
+      return [...lost];
+    }
+    return [...lost];
   }
 
   /** The unload journals of this annotator's work on this bundle: [[key, raw]]. */
@@ -321,8 +386,9 @@ export class WorkStorage {
   }
 
   /**
-   * Read the work. Returns {work, aside: [{where, problems, raw}]}: `aside` lists stored values that
-   * could not be read as they are; they are left untouched and this storage writes to a fresh key.
+   * Read the work. Returns {work, aside: [{where, problems, raw}], lost: [record id]}: `aside` lists
+   * stored values that could not be read as they are; they are left untouched and this storage writes to a
+   * fresh key. `lost`: ids of records whose changes a page kept neither on disk nor in its journal.
    */
   async open() {
     this.db = await openDb(this.idb);
@@ -372,7 +438,7 @@ export class WorkStorage {
     if (raw !== null && legacy.work && !legacy.problems.length) this.ls.removeItem(this.base); // carried over, durably
     for (const k of readable) this.ls.removeItem(k); // merged in, durably
     for (const a of aside) delete a.salvaged;
-    return { work: merged, aside };
+    return { work: merged, aside, lost: this._lostRecords(merged) };
   }
 
   _legacyRaw() {
@@ -389,6 +455,7 @@ export class WorkStorage {
    */
   write(changes) {
     for (const c of changes) this.pending.set(`${c.kind}:${c.id}`, c); // until on disk: the unload journal's
+    this._notePending();
     return this._write(changes).catch(async (err) => {
       if (err?.name !== 'InvalidStateError' || !this.db) throw err;
       // the browser closed the connection (it does after a failed write to a full disk): open it again, once
@@ -438,6 +505,7 @@ export class WorkStorage {
         for (const c of changes) { // on disk, unless a newer change of the same entry is still in flight
           if (this.pending.get(`${c.kind}:${c.id}`) === c) this.pending.delete(`${c.kind}:${c.id}`);
         }
+        this._notePending();
         if (this.channel) this.channel.postMessage({ key: this.key, changes: out });
         resolve(out);
       };

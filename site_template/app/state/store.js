@@ -62,6 +62,18 @@ export function watch(store, pick, draw) {
 export const emptyDraft = () => ({ anchor: null, summary: null, source: null, labels: [], note: '', editingId: null });
 /** A draft holds work once it has a span, a label or a note. */
 export const draftHasWork = (d) => Boolean(d.summary || d.source || d.labels.length || d.note);
+/**
+ * Whether another tab's newer draft of the open record may take the place of the one shown: only when it is
+ * the same draft (one annotation-to-be, shared by the tabs that opened it) or the shown one was saved
+ * meanwhile. A tab never takes up a draft another tab started while it shows the record: both would then
+ * save one annotation, each over the other's. (Opening the record shows the stored draft, as before.)
+ */
+export function replacesShown(shown, theirs, entry) {
+  if (shown.editingId) return shown.editingId === theirs.editingId;
+  if (!shown.id) return false;
+  return shown.id === theirs.id || hasOwn(entry?.annotations, shown.id);
+}
+
 /** A draft can be saved as an annotation: a summary span and a label. */
 export const draftComplete = (d) => Boolean(d.summary && d.labels.length);
 /**
@@ -100,9 +112,8 @@ export function liveAnnotations(entry) {
     .sort((a, b) => compareTimes(a.created_at, b.created_at));
 }
 
-/** Count of changes newer than the last export. */
-export function unexportedCount(work) {
-  const since = work.last_export_at || '';
+/** Count of changes newer than the last export (or than `since`). */
+export function unexportedCount(work, since = work.last_export_at || '') {
   let n = 0;
   for (const rec of Object.values(work.records)) {
     if (!rec) continue;
@@ -111,6 +122,16 @@ export function unexportedCount(work) {
     n += changesSince(rec, since);
   }
   return n;
+}
+
+/**
+ * What the coordinator does not have yet: with an upload link (`upload`, ui.upload), the changes made since
+ * the last upload's export (the storage has the rest); without, those since the last export file.
+ * {n, uploads: whether it counts uploads}.
+ */
+export function undelivered(work, upload) {
+  if (!upload) return { n: unexportedCount(work), uploads: false };
+  return { n: unexportedCount(work, upload.at || ''), uploads: true };
 }
 
 /** Status of a record for lists and progress: 'todo' when untouched. */
@@ -152,10 +173,16 @@ export function notSavedText(error) {
 const OVERLAP_TEXT = 'This span overlaps one of your annotations, and this task does not allow overlapping spans: select other text, or edit that annotation.';
 
 /** The banner of a browser that refused to open its storage. */
+/** The banner of records whose changes an earlier page could not keep as it went away (storage.js `lost`). */
+export function lostText(ids) {
+  const which = `${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', …' : ''}`;
+  return `Your last changes before this page was closed or reloaded were NOT saved (${ids.length > 1 ? 'records' : 'record'} ${which}): they were still being saved and too large to keep while the page closed. Redo them, or import them again from their file, and wait for "saved" before closing. Export your work to a file now so that nothing else is lost.`;
+}
+
 export const refusedText = (error) => `This browser refuses to save (${error.message || error}): nothing you do here is saved. Export to keep your work.`;
 
 export function createAppStore({
-  bundle, annotator, clientId, storage, work, aside = [], openError = null, view, questions = [],
+  bundle, annotator, clientId, storage, work, aside = [], lost = [], openError = null, view, questions = [],
 }) {
   const m = bundle.manifest;
   const labelOrder = m.labels || [];
@@ -170,6 +197,8 @@ export function createAppStore({
   const overlapsMine = (id, start, end, except) => oneLabel && liveAnnotations(entryOf(get().work, id))
     .some((a) => a.id !== except && a.summary && a.summary.start < end && start < a.summary.end);
   const loaded = work || emptyWork();
+  // lost as an earlier page closed: said until the page is loaded again, whatever is saved meanwhile
+  const lostNote = lost.length ? lostText(lost) : null;
   const store = createStore({
     annotator,
     clientId,
@@ -186,9 +215,9 @@ export function createAppStore({
     model: { status: 'idle', message: '' },
     history: emptyHistory(),
     ui: {
-      help: false, guidelines: false, storageError: openError ? refusedText(openError) : null, message: null,
+      help: false, guidelines: false, storageError: openError ? refusedText(openError) : lostNote, message: null,
       hover: null,
-      save: { state: 'idle', seq: 0 }, choice: null, confirmClear: false, draftMessage: null, toast: null, aside,
+      save: { state: lostNote ? 'failed' : 'idle', seq: 0 }, choice: null, confirmClear: false, draftMessage: null, toast: null, aside,
       earlier: [], allDone: false,
     },
   });
@@ -213,8 +242,8 @@ export function createAppStore({
   /** The save indicator from the oldest change not yet on disk: a failure, else "saving", else "saved". */
   function showSave() {
     const failed = [...unsaved.values()].find((u) => u.error);
-    const state = failed ? 'failed' : unsaved.size ? 'saving' : 'saved';
-    const storageError = failed ? notSavedText(failed.error) : null;
+    const state = failed || lostNote ? 'failed' : unsaved.size ? 'saving' : 'saved';
+    const storageError = failed ? notSavedText(failed.error) : lostNote;
     const { save, storageError: shown } = get().ui;
     if (save.state === state && shown === storageError && (state !== 'saved' || save.at === savedAt)) return;
     setUi({ save: { state, seq: saveSeq, at: savedAt }, storageError });
@@ -748,12 +777,15 @@ export function createAppStore({
      * of the open record replaces the one shown (another tab changed it, saved it or threw it away).
      */
     mergeExternal(theirs) {
-      const { work, drafts, current } = get();
+      const { work, drafts, current, draft: shown } = get();
       const merged = mergeWork(work, { records: theirs.records, last_export_at: theirs.last_export_at });
       let nextDrafts = drafts;
       for (const id of Object.keys(theirs.drafts || {})) {
         const mine = hasOwn(drafts, id) ? drafts[id] : null;
-        if (mergeDraft(mine, theirs.drafts[id]) !== mine) nextDrafts = withKey(nextDrafts, id, theirs.drafts[id]);
+        if (mergeDraft(mine, theirs.drafts[id]) === mine) continue;
+        const open = id === current.id && current.record;
+        if (open && !replacesShown(shown, theirs.drafts[id], entryOf(merged, id))) continue;
+        nextDrafts = withKey(nextDrafts, id, theirs.drafts[id]);
       }
       if (merged !== work || nextDrafts !== drafts) {
         store.update({ work: { records: merged.records, last_export_at: merged.last_export_at }, drafts: nextDrafts });

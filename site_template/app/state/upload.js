@@ -66,12 +66,33 @@ export function uploadRequest(link, annotator, clientId, text) {
   return [`${link.url}${name}`, { method: 'PUT', body: blob, headers, mode: 'cors', credentials: 'omit', signal: AbortSignal.timeout(TIMEOUT_MS) }];
 }
 
+const KEPT = 'Your work is saved in this browser; Export still works.';
+
+/**
+ * Why an upload that got an answer failed, when retrying cannot help: {cause (short, for the top bar),
+ * reason (what to do)}; null when a retry may succeed (a server error, a timeout, too many requests).
+ */
+export function finalFailure(status, kind) {
+  if (status < 400 || status >= 500 || status === 408 || status === 429) return null;
+  if (status === 409 && kind === 'webdav') {
+    return { cause: 'storage folder missing', reason: `The storage has no folder for uploads (HTTP 409): ask your coordinator to create it or send a new link. ${KEPT}` };
+  }
+  return { cause: `storage refused (HTTP ${status})`, reason: `The storage refused the upload (HTTP ${status}): ask your coordinator to check the storage and send a new link. ${KEPT}` };
+}
+
+const BLOCKED = {
+  cause: 'page not allowed to reach the storage',
+  reason: `This page is not allowed to reach the storage (its security policy blocks it; the page was rebuilt or copied after the links were made): ask your coordinator to run \`mercury-static links\` again. ${KEPT}`,
+};
+
 const expiredText = (link) => `The upload link expired on ${new Date(link.expires * 1000).toLocaleDateString()}: ask your coordinator for a new one. Your work is saved in this browser; Export still works.`;
 
 /**
  * Upload the export whenever the work changes (debounced), retrying with backoff; `state(st)` gets each
- * state: {state: 'idle'|'uploading'|'uploaded'|'retrying'|'expired'|'refused', at, reason}. `exportText()` gives
- * the export's text (as Export writes it). Returns {changed(), stop()}.
+ * state: {state: 'idle'|'uploading'|'uploaded'|'retrying'|'expired'|'refused'|'failed', at, reason,
+ * cause?} ('failed': an answer no retry can change, or a request the page's security policy blocks: uploads
+ * stop). `at`: when the last uploaded export was made. `exportText()` gives the export's text (as Export
+ * writes it). Returns {changed(), stop()}.
  */
 export function startUploads({
   link, annotator, clientId, bundleId, prefs, exportText, state, send = (u, o) => fetch(u, o), now = () => Date.now(),
@@ -81,7 +102,22 @@ export function startUploads({
   let dirty = false;
   let failures = 0;
   let stopped = false;
+  let last = null; // the last retrying state, shown again while its retry runs
   let at = prefs.get(atPref(bundleId, annotator), null);
+  // a request the page's security policy blocks fails as "Failed to fetch", like a server that is down:
+  // the policy's own report tells them apart
+  let blocked = false;
+  const origin = (() => {
+    try {
+      return new URL(link.url).origin;
+    } catch {
+      return null;
+    }
+  })();
+  const violation = (ev) => {
+    if (origin && typeof ev.blockedURI === 'string' && ev.blockedURI.startsWith(origin)) blocked = true;
+  };
+  if (typeof document !== 'undefined') document.addEventListener('securitypolicyviolation', violation);
   const schedule = (ms) => {
     clearTimeout(timer);
     timer = setTimeout(run, ms);
@@ -98,29 +134,42 @@ export function startUploads({
     }
     busy = true;
     dirty = false;
-    state({ state: failures ? 'retrying' : 'uploading', at, reason: failures ? 'retrying' : '' });
+    if (failures) state({ ...last, state: 'retrying' });
+    else state({ state: 'uploading', at, reason: '' });
     let outcome;
+    let final = null;
+    let detail = '';
+    const started = new Date(now()).toISOString(); // the export holds every change up to here
     try {
       const text = await exportText();
       const res = await send(...uploadRequest(link, annotator, clientId, text));
       outcome = res.ok ? 'ok' : res.status === 401 || res.status === 403 ? `refused:${await res.text().catch(() => '')}` : `HTTP ${res.status}`;
+      if (!res.ok && !outcome.startsWith('refused:')) final = finalFailure(res.status, link.kind);
     } catch (err) {
-      outcome = navigator.onLine === false ? 'offline' : `server unreachable${err?.message ? ` (${err.message})` : ''}`;
+      await new Promise((r) => { setTimeout(r, 50); }); // the policy's report comes as a task of its own
+      if (blocked) final = BLOCKED;
+      outcome = navigator.onLine === false ? 'offline' : 'server unreachable';
+      detail = err?.message ? ` (${err.message})` : '';
     }
     busy = false;
     if (outcome === 'ok') {
       failures = 0;
-      at = new Date(now()).toISOString();
+      at = started;
       prefs.set(atPref(bundleId, annotator), at);
       state({ state: 'uploaded', at, reason: '' });
       if (dirty) schedule(DEBOUNCE_MS);
     } else if (outcome.startsWith('refused:')) {
       const expired = /expired/i.test(outcome);
       state({ state: expired ? 'expired' : 'refused', at, reason: expired ? expiredText(link) : 'The storage refused this upload link: ask your coordinator for a new one. Your work is saved in this browser; Export still works.' });
+    } else if (final) {
+      stopped = true; // it cannot succeed: retrying would only hide that
+      state({ state: 'failed', at, ...final });
     } else {
       const wait = BACKOFF_MS[Math.min(failures, BACKOFF_MS.length - 1)];
       failures += 1;
-      state({ state: 'retrying', at, reason: `${outcome}, retrying in ${Math.round(wait / 1000)} s` });
+      last = { state: 'retrying', at, cause: outcome,
+        reason: `Not uploaded: ${outcome}${detail}. Retrying in ${Math.round(wait / 1000)} s. ${KEPT}` };
+      state(last);
       schedule(wait);
     }
   }
@@ -137,6 +186,7 @@ export function startUploads({
       stopped = true;
       clearTimeout(timer);
       window.removeEventListener('online', online);
+      if (typeof document !== 'undefined') document.removeEventListener('securitypolicyviolation', violation);
     },
   };
 }

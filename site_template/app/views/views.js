@@ -9,7 +9,7 @@ import { statusCounts } from '../state/nav.js';
 import { acceptedPriors } from '../state/suggestions.js';
 import { fold } from '../data/recordindex.js';
 import { selectPositions, STATUS_TEXT } from '../state/listquery.js';
-import { liveAnnotations, recordStatus, unexportedCount, watch } from '../state/store.js';
+import { liveAnnotations, recordStatus, undelivered, watch } from '../state/store.js';
 import { ago } from '../state/upload.js';
 import { clip, h } from '../util.js';
 import { virtualList } from './virtuallist.js';
@@ -55,7 +55,8 @@ export function mountUploadStatus(store, el) {
       idle: when,
       uploading: u.at ? `${when} · uploading…` : 'uploading…',
       uploaded: when,
-      retrying: `not uploaded: ${u.reason.split(',')[0]}, retrying`,
+      retrying: `NOT uploaded: ${u.cause || 'retrying'}, retrying`,
+      failed: `NOT uploaded: ${u.cause}`,
       expired: 'NOT uploaded: link expired',
       refused: 'NOT uploaded: link refused',
     }[u.state] ?? '';
@@ -81,15 +82,21 @@ export function mountTopbar(store, bundle, queue = null) {
   watch(store, (s) => [s.current.index], (s) => {
     pos.textContent = total ? `${s.current.index + 1} / ${total}` : '0 / 0';
   });
-  watch(store, (s) => [s.work, s.placed], (s) => {
+  watch(store, (s) => [s.work, s.placed, s.ui.upload], (s) => {
     const c = statusCounts(total, s.placed.keys(), s.work);
     const q = queueIds ? statusCounts(queueIds.length, queueIds, s.work) : null;
     fill.style.width = q ? `${q.total ? (100 * q.done) / q.total : 0}%` : `${total ? (100 * c.done) / total : 0}%`;
     ptext.textContent = q ? `${q.done} / ${q.total} of your queue` : `${c.done} / ${total} done`;
     ptext.parentElement.title = `${c.submitted} submitted · ${c.discarded} discarded · ${c.in_progress} in progress · ${c.todo} to do`;
-    const n = unexportedCount(s.work);
-    unexp.textContent = n ? `${n} not exported` : 'all exported';
-    unexp.title = n ? `${plural(n, 'change')} not yet in an export file: press Export` : 'Everything is in an export file';
+    // with an upload link the storage is how work reaches the coordinator: count what it lacks
+    const { n, uploads } = undelivered(s.work, s.ui.upload);
+    if (uploads) {
+      unexp.textContent = n ? `${n} not uploaded` : 'all uploaded';
+      unexp.title = n ? `${plural(n, 'change')} not uploaded yet; your coordinator has everything else` : 'Your coordinator has all your work';
+    } else {
+      unexp.textContent = n ? `${n} not exported` : 'all exported';
+      unexp.title = n ? `${plural(n, 'change')} not yet in an export file: press Export` : 'Everything is in an export file';
+    }
     unexp.dataset.count = String(n);
   });
   watch(store, (s) => [s.model], (s) => {
@@ -480,7 +487,8 @@ export function mountSuggestions(store, actions) {
 /** Banners: storage full, messages, export reminder. */
 export function mountBanners(store, actions, exportNow) {
   const box = document.getElementById('banners');
-  watch(store, (s) => [s.ui.storageError, s.ui.message, s.work, s.model.status, s.ui.aside, s.ui.earlier], (s) => {
+  const deps = (s) => [s.ui.storageError, s.ui.message, s.work, s.model.status, s.ui.aside, s.ui.earlier, s.ui.upload];
+  watch(store, deps, (s) => {
     const out = [];
     if (s.ui.aside.length) out.push(asideBanner(s.ui.aside, actions));
     for (const offer of s.ui.earlier) out.push(earlierBanner(offer, actions));
@@ -494,7 +502,7 @@ export function mountBanners(store, actions, exportNow) {
       x.addEventListener('click', () => actions.message(null));
       out.push(h('div', { class: 'banner info', role: 'status', id: 'message' }, s.ui.message, ' ', x));
     }
-    const n = unexportedCount(s.work);
+    const n = undelivered(s.work, s.ui.upload).n; // uploaded work is not only in this browser
     if (n >= 20 && !s.ui.storageError) {
       const b = h('button', { type: 'button', 'data-action': 'export' }, 'Export');
       b.addEventListener('click', exportNow);
@@ -584,19 +592,22 @@ export function mountFinish(store) {
 export function mountAllDone(store, bundle, exportNow, close, queue = null) {
   const box = document.getElementById('all-done');
   const queueIds = queue?.ids;
-  watch(store, (s) => [s.ui.allDone, s.work, s.placed], (s) => {
+  watch(store, (s) => [s.ui.allDone, s.work, s.placed, s.ui.upload], (s) => {
     box.hidden = !s.ui.allDone;
     if (!s.ui.allDone) return;
     const c = queueIds ? statusCounts(queueIds.length, queueIds, s.work)
       : statusCounts(bundle.recordIndex.count, s.placed.keys(), s.work);
-    const n = unexportedCount(s.work);
+    const { n, uploads } = undelivered(s.work, s.ui.upload);
+    const uploadedText = n
+      ? `${plural(n, 'change')} ${n === 1 ? 'is' : 'are'} not uploaded yet (your coordinator has the rest): wait for "uploaded", or press Export and send the file to your coordinator.`
+      : 'Everything is uploaded: your coordinator has all your work.';
     const exp = h('button', { type: 'button', class: 'primary', 'data-action': 'export' }, 'Export');
     const review = h('button', { type: 'button', 'data-action': 'close-all-done' }, 'Review records');
     review.addEventListener('click', close);
     box.replaceChildren(
       h('h2', {}, `All ${plural(c.total, 'record')}${queueIds ? ' of your queue' : ''} done`),
       h('p', {}, `${c.submitted} submitted, ${c.discarded} discarded.`),
-      h('p', { id: 'all-done-export' }, n
+      h('p', { id: 'all-done-export' }, uploads ? uploadedText : n
         ? `${plural(n, 'change')} ${n === 1 ? 'is' : 'are'} only in this browser: press Export and send the file to your coordinator.`
         : 'Everything is exported. If you have not sent the latest export file to your coordinator yet, send it now.'),
       h('div', { class: 'row' }, exp, review));
