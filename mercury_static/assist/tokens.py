@@ -64,16 +64,16 @@ def selection_vector(rows: Sequence[TokenRow], start: int, end: int) -> np.ndarr
         if keep.any():
             part = row.vectors[keep].astype(np.float64).sum(axis=0)
             total = part if total is None else total + part
-    if total is None:
-        return None
-    norm = float(np.sqrt(np.dot(total, total)))
-    return (total / norm).astype(np.float32) if norm > 0 else None
+    return None if total is None else _unit(total)
 
 
 def blend(token_vec: np.ndarray | None, span_vec: np.ndarray | None) -> np.ndarray | None:
     """The normalised mean of the two unit vectors (either alone when the other is missing)."""
     if token_vec is None or span_vec is None:
         return token_vec if span_vec is None else span_vec
-    total = token_vec.astype(np.float64) + span_vec.astype(np.float64)
+    return _unit(token_vec.astype(np.float64) + span_vec.astype(np.float64))
+
+
+def _unit(total: np.ndarray) -> np.ndarray | None:
     norm = float(np.sqrt(np.dot(total, total)))
     return (total / norm).astype(np.float32) if norm > 0 else None

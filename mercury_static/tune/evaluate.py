@@ -306,7 +306,10 @@ class EvalSet:
         if options["selection"] == "span" or self.token_vectors is None or np.isnan(self.token_vectors[i, 0]):
             return span
         tokens = self.token_vectors[i]
-        return tokens if options["selection"] == "tokens" else blend(tokens, span)  # type: ignore[return-value]
+        if options["selection"] == "tokens":
+            return tokens
+        mixed = blend(tokens, span)
+        return span if mixed is None else mixed
 
 
 def load_eval_set(paths: Sequence[Path], fmt: str = "auto", *, model_path: Path | None = None,
