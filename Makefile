@@ -17,7 +17,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q torch==2.13.0 $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
-	$(PIP) install -q -e '.[export,test,lint,ray]'
+	$(PIP) install -q -e '.[export,train,test,lint,ray]'
 	touch $@
 
 # The default model exported once (torch is needed here only), shipped by the wheel; not tracked by git.

@@ -8,7 +8,7 @@ import logging
 import os
 import re
 from pathlib import Path
-from typing import List, Optional
+from typing import Callable, List, Optional
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -470,6 +470,70 @@ def tune(
                 manifest = apply_options(bundle, result.tuned, tuned)
                 say(f"applied to {bundle}/manifest.json (ranker id {manifest['ranker_id']}; bundle id "
                     f"{manifest['bundle_id']} unchanged): annotators get it on their next reload")
+    if report:
+        say(f"wrote {report}")
+    raise typer.Exit(1 if pairs.problems else 0)
+
+
+@command()
+def train(
+    inputs: List[Path] = typer.Argument(..., help="Merged files, export files of the page and/or Mercury dumps."),
+    bundle: Path = typer.Option(..., "--bundle", help="The bundle the annotations were made on."),
+    out: Path = typer.Option(..., "-o", "--out", help="Folder of the trained model (then: build --model OUT)."),
+    base: Optional[Path] = typer.Option(None, "--base", help="The Hugging Face folder to fine-tune (default: the "
+                                        "bundle's model when it is the shipped one)."),
+    report: Optional[Path] = typer.Option(None, "--report", help="Write the figures and the pairs used as JSON."),
+    folds: int = typer.Option(5, "--folds", min=2, help="Cross-validation folds over sources."),
+    epochs: int = typer.Option(2, "--epochs", min=1, max=20, help="Passes over the pairs."),
+    seed: int = typer.Option(0, "--seed", min=0, help="Seed of the order, the negatives and the folds."),
+):
+    """Fine-tune the similarity model on the team's pairs; keep it only if held-out sources gain (exit 1:
+    something skipped)."""
+    from mercury_static.core.safeio import check_writable, dumps, write_file
+    from mercury_static.printing import print_train
+    from mercury_static.train.finetune import TrainSettings
+    from mercury_static.train.train import base_model, check_out, train as run_train
+    from mercury_static.tune.tune import load_pairs
+
+    protected = [*inputs, bundle]
+    with input_errors():
+        check_out(out, protected)
+        if report is not None:
+            check_writable(report, protected + [out])
+        pairs = load_pairs(inputs, bundle)
+        source = base_model(bundle, base)
+        for problem in pairs.problems:
+            say(f"skipped: {problem}")
+        for skipped in pairs.skipped:
+            say(f"not a pair: {skipped}")
+        say(f"{len(pairs.data.queries)} pair(s) on {pairs.records} record(s); fine-tuning {source.name} "
+            f"{folds} times for the held-out check, then once on every pair")
+    tasks: dict[str, int] = {}
+    try:
+        with input_errors(), progress_steps() as step:
+            hooks: dict[str, Callable[[int], None]] = {}
+
+            def progress(stage: str, done: int, total: int) -> None:
+                if stage not in hooks:
+                    hooks[stage], tasks[stage] = step(stage, total), 0
+                hooks[stage](done - tasks[stage])
+                tasks[stage] = done
+
+            result = run_train(pairs, source, out, TrainSettings(epochs=epochs, seed=seed), folds,
+                               progress=progress)
+            if report:
+                write_file(report, (dumps(result.to_dict(), indent=1) + "\n").encode("utf-8"), protected)
+    except KeyboardInterrupt:
+        fail("interrupted: nothing written (the bundle, the model cache and -o are as they were)", 130)
+    print_train(result, make_console())
+    gain = result.scores["mrr"]["gain"]
+    if not result.recommended:
+        say(f"not trained: the held-out MRR gain {gain} includes 0 or less; keep the current model ({out} is not "
+            "written)")
+    else:
+        say(f"trained: held-out MRR gain {gain}; wrote {out} (model sha256 {(result.sha256 or '?')[:12]}, "
+            f"{result.seconds / 60:.1f} min)", "green")
+        say(f"use it: mercury-static build ... --model {out} (same bundle id: annotators keep their work)")
     if report:
         say(f"wrote {report}")
     raise typer.Exit(1 if pairs.problems else 0)

@@ -67,12 +67,15 @@ REVIEW = Format("mercury-static/review", 1, (1,))
 GOLD = Format("mercury-static/gold", 1, (1,))
 """The gold dataset: merged records whose annotations and responses are the adjudicated ones, each with its
 provenance; a JSON list like the merged dataset, so its name and version are in the gold report."""
+TRAINING = Format("mercury-static/training", 1, (1,))
+"""A trained model folder's training.json (train/train.py): what the model was trained from and its held-out
+figures; `build --model` copies it into the manifest's `model.trained`."""
 MODEL = Format("mercury-static/model", "wo-int8-v3", ("wo-int8-v3",))
 """The `recipe` of an exported model's mercury_static_model.json (assist/model_export.py): a cached model of
 another recipe is not refused but exported again, so its version is the recipe string the cache key hashes."""
 
 FORMATS: dict[str, Format] = {f.name: f for f in (BUNDLE, EXPORT, MERGED, RECORD_INDEX, QUEUES, WEIGHTS,
-                                                  RANKER_OPTIONS, REVIEW_DATA, REVIEW, GOLD, MODEL)}
+                                                  RANKER_OPTIONS, REVIEW_DATA, REVIEW, GOLD, TRAINING, MODEL)}
 """Every format by name (docs/formats.md lists them; the page's are in data/formats.js)."""
 
 # int(): the versions of these formats are numbers (only MODEL's is a recipe string)
@@ -135,6 +138,9 @@ class ModelInfo:
     weights: str | None = None
     """The int8 weights file of the page graph (page_model.py), relative to `path`; None in older bundles,
     whose page loads the model file as onnxruntime optimizes it."""
+    trained: dict | None = None
+    """A model `train` wrote: its training.json (what it was trained from, its held-out figures); None for
+    any other model."""
 
 
 @dataclass
@@ -164,7 +170,7 @@ class Manifest:
 
     def to_json(self) -> dict:
         out = {k: v for k, v in vars(self).items() if k != "model"}
-        out["model"] = dict(vars(self.model))
+        out["model"] = {k: v for k, v in vars(self.model).items() if k != "trained" or v is not None}
         return out
 
     @classmethod
@@ -180,8 +186,9 @@ class Manifest:
         if not labels or not all(isinstance(x, str) for x in labels):
             raise InputError(file, None, "labels", "expected a non-empty list of label paths")
         try:
-            info = ModelInfo(**{k: model[k] for k in ModelInfo.__dataclass_fields__ if k != "weights"},
-                             weights=_get(model, "weights", str, file, optional=True))
+            info = ModelInfo(**{k: model[k] for k in ModelInfo.__dataclass_fields__ if k not in ("weights", "trained")},
+                             weights=_get(model, "weights", str, file, optional=True),
+                             trained=_get(model, "trained", dict, file, optional=True))
         except KeyError as e:
             raise InputError(file, None, f"model.{e.args[0]}", "missing") from None
         return cls(bundle_id=_get(doc, "bundle_id", str, file), tool_version=_get(doc, "tool_version", str, file),

@@ -138,6 +138,17 @@ def print_tune(result: TuneResult, console: Console) -> None:
                          ["option", "current", "tuned"], result.weights()))
 
 
+def print_train(result, console: Console) -> None:
+    """`train`'s held-out figures (current model against the trained one) and the ranker re-fitted on it."""
+    _show(console, _table(f"held out ({result.folds}-fold cross-validation over {result.sources} sources, "
+                         f"{result.pairs} pairs, {result.examples} examples; mean [95% interval])",
+                         ["", "current model", "trained", "gain"],
+                         [[name, *(str(by[k]) for k in ("current", "trained", "gain"))]
+                          for name, by in (("MRR", result.scores["mrr"]), ("R@1", result.scores["r1"]))]))
+    if result.ranker_tune is not None:
+        print_tune(result.ranker_tune, console)
+
+
 def print_gold(result, out: Console, err: Console) -> None:
     """The gold's notes on `err`; what is gold and what is not, reviewer agreement, quality tables on `out`."""
     for note in result.notes:

@@ -324,6 +324,7 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
     from mercury_static.build.scratch import Scratch
     from mercury_static.settings.schema import MetadataRanges
     from mercury_static.build.suggestions import read_suggestion_file
+    from mercury_static.train.provenance import read_training
 
     out = Path(out)
     settings = read_settings(options.settings)
@@ -343,7 +344,8 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
     labels, choices = span_labels(options, settings)
     guidelines = settings_guidelines(options, settings)
     from_file = read_suggestion_file(sugg_path, lengths, settings, choices) if sugg_path and lengths is not None else {}
-    ranker = ranker_options.validate(options.ranker, "--ranker-option")
+    trained, trained_ranker = read_training(options.model)
+    ranker = ranker_options.validate({**(trained_ranker or {}), **options.ranker}, "--ranker-option")
     title = options.title or (Path(inputs[0]).stem if len(inputs) == 1 else "mercury-static")
     safeio.check(title, "--title" if options.title else f"{inputs[0]} (the title is the file name; pass --title)",
                  None)
@@ -379,7 +381,7 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
                        "id_field": options.id_field, "labels": labels}
             if shown != default_manifest_settings():
                 shaping["settings"] = identity_part(shown)
-            the_id = bundle_id(result, shaping, model.sha256)
+            the_id = bundle_id(result, shaping)
             vectors = manifest_entry(model.dim, result.cells) if result.cells is not None else None  # similar_records
             queues = write_queues(tmp, result.record_ids, settings.distribution, the_id) \
                 if settings.distribution else None
@@ -387,7 +389,8 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
                 bundle_id=the_id,
                 tool_version=__version__, title=title,
                 model=ModelInfo(name=model.name, path=model_path, dim=model.dim, max_seq_length=model.max_seq_length,
-                                pooling=model.pooling, sha256=model.sha256, weights=MODEL_WEIGHTS),
+                                pooling=model.pooling, sha256=model.sha256, weights=MODEL_WEIGHTS,
+                                trained=trained),
                 vectors={"encoding": VECTOR_ENCODING, "dim": model.dim},
                 counts=result.counts, shards=result.shards, labels=labels, label_choices=choices,
                 guidelines=guidelines, ranker=ranker,

@@ -65,11 +65,12 @@ def chunks(records: Iterable[Record], max_records: int = CHUNK_RECORDS,
         yield chunk
 
 
-def bundle_id(result: StreamResult, options: dict, model_sha: str) -> str:
-    """Hash of the tool version, the model, the shaping options, the records and the texts' ids: the same
-    bytes as hashing `dumps(records)` of the whole list (today's ids), read back from the spools."""
+def bundle_id(result: StreamResult, options: dict) -> str:
+    """Hash of the tool version, the shaping options, the records and the texts' ids, read back from the
+    spools. Not the model: it decides only which sentences light up, so a bundle rebuilt with a trained
+    model keeps its id, and the work stored and exported under it."""
     h = hashlib.sha256()
-    for part in (__version__, model_sha, dumps(options)):
+    for part in (__version__, dumps(options)):
         h.update(part.encode("utf-8"))
         h.update(b"\0")
     h.update(b"[")

@@ -49,6 +49,7 @@ class Pairs:
     files: list[str]  # the annotation files, as given
     options: dict  # the bundle's current ranker options
     problems: list[InputError] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # annotations that are no pair: one line each, why
 
 
 def _indexed(bundle: Bundle, stored, shards: dict[int, np.ndarray]) -> IndexedText:
@@ -80,6 +81,7 @@ def load_pairs(paths: Sequence[Path], bundle_dir: Path) -> Pairs:
     by_id = {r.id: r for r in bundle.records}
     queries: list[tuple[Query, Record]] = []
     seen: set[tuple] = set()
+    skipped: list[str] = []
     for rec in merged.records:
         b = by_id[rec["id"]]
         record = Record(id=b.id, source=b.source, summary=b.summary,
@@ -89,10 +91,16 @@ def load_pairs(paths: Sequence[Path], bundle_dir: Path) -> Pairs:
             src, summ = a.get("source"), a["summary"]
             relevant = frozenset(overlapping(b.source_text.sentences, src["start"], src["end"])) if src else None
             key = (b.id, summ["start"], summ["end"], relevant)
-            if relevant and summ["text"].strip() and key not in seen:
-                seen.add(key)
-                queries.append((Query("pairs · span", "span", b.id, summ["text"].strip(), relevant,
-                                      (summ["start"], summ["end"])), record))
+            why = ("no source span (a span without evidence is no pair)" if src is None
+                   else "the source span overlaps no sentence" if not relevant
+                   else "the summary span is blank" if not summ["text"].strip()
+                   else "the same pair as another annotation" if key in seen else None)
+            if why or relevant is None:
+                skipped.append(f"record {b.id}, annotation {a['id']}: {why}")
+                continue
+            seen.add(key)
+            queries.append((Query("pairs · span", "span", b.id, summ["text"].strip(), relevant,
+                                  (summ["start"], summ["end"])), record))
     shards: dict[int, np.ndarray] = {}
     index: dict[str, IndexedText] = {}
     for _, r in queries:
@@ -115,7 +123,7 @@ def load_pairs(paths: Sequence[Path], bundle_dir: Path) -> Pairs:
                 for q, r in queries]
     return Pairs(EvalSet(index, queries, vectors, contexts, token_vectors=tokens),
                  len({q.record_id for q, _ in queries}), [str(p) for p in paths], bundle.manifest["ranker"],
-                 merged.problems)
+                 merged.problems, skipped)
 
 
 # ---------------------------------------------------------------- the shrunk listwise fit

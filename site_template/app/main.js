@@ -12,7 +12,7 @@ import { mountModel } from './controllers/model.js';
 import { openFirst, openQueue, recordNavigation } from './controllers/records.js';
 import { mountSelection } from './controllers/selection.js';
 import { mountTransfer } from './controllers/transfer.js';
-import { rankerLabel } from './data/data.js';
+import { modelLabel, rankerLabel } from './data/data.js';
 import { pageSettings } from './state/settings.js';
 import { clientId, prefs, WorkStorage } from './state/storage.js';
 import { createAppStore, SIDES } from './state/store.js';
@@ -57,6 +57,7 @@ async function main() {
     return;
   }
   document.getElementById('ranker-info').textContent = rankerLabel(manifest);
+  document.getElementById('model-info').textContent = modelLabel(manifest);
   const wanted = recordIdFromHash();
   const first = await firstRecord(bundle).catch(() => null); // {id, position}: the deep-linked record, else the first
   const start = { wanted, linked: Boolean(wanted && first?.id === wanted), at: first ? first.position : 0 };

@@ -350,6 +350,14 @@ export function rankerLabel(manifest) {
   return `ranker: ${options.algorithm || 'fused-v4'} (${custom ? 'custom options' : 'default'})`;
 }
 
+/** Which model embeds the selections (the help panel says it): a model `train` wrote names its pairs. */
+export function modelLabel(manifest) {
+  const model = manifest.model || {};
+  const trained = model.trained;
+  if (trained && Number.isInteger(trained.pairs)) return `model: ${model.name}, trained on ${trained.pairs} pairs`;
+  return `model: ${model.name || 'unknown'}`;
+}
+
 /**
  * Fetch manifest.json and the record index (data/index.json and its first shard); refuses another
  * format or version, or unusable options.

@@ -1,0 +1,99 @@
+"""`train` on FaithBench halves: the model fine-tuned on the gold pairs of half the batches, scored on the other.
+
+    .venv/bin/python benchmarks/bench_train.py [--data ../shared/data] [--folds 5] [--epochs 2]
+
+A bundle of all eight FaithBench batches is built once into benchmarks/out/tune-faithbench (shared with
+bench_tune.py). For each direction, ``tune.load_pairs`` reads the Mercury dumps of one half against it (the
+pairs a team would have made in the bundle) and ``train.train`` runs as `mercury-static train` does: the
+cross-validation over sources, then the model trained on every pair, exported, and the ranker re-fitted.
+The other half is then scored by ``eval``'s path (``evaluate.load_eval_set`` + ``query_rows``) with the
+default model and today's ranker, the trained model and today's ranker, and the trained model with the
+re-fitted ranker. Δ = paired per-query difference to the default model, mean [95% interval over queries].
+Wall and CPU time of each `train` run and the process's peak memory are printed beside it. A last row trains
+on all eight batches (what `train` would do with everything here) for the time and the cross-validated gain.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import time
+from pathlib import Path
+
+import numpy as np
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+ROOT = Path(__file__).resolve().parent.parent
+HALVES = (("batch_1", "batch_3", "batch_5", "batch_7"), ("batch_9", "batch_11", "batch_14", "batch_16"))
+
+
+def main() -> None:
+    from mercury_static.assist.model_export import default_model_path
+    from mercury_static.build.pipeline import BuildOptions, build
+    from mercury_static.train.finetune import TrainSettings
+    from mercury_static.train.train import train
+    from mercury_static.tune import crossval, tune
+    from mercury_static.tune.evaluate import load_eval_set, query_rows
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", default=str(ROOT.parent / "shared" / "data"))
+    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--epochs", type=int, default=2)
+    parser.add_argument("--only", choices=["halves", "all"], default=None)
+    args = parser.parse_args()
+    fb = Path(args.data) / "faithbench"
+    out = ROOT / "benchmarks" / "out"
+    bundle = out / "tune-faithbench"
+    if not (bundle / "manifest.json").is_file():
+        build(sorted(fb.glob("batch_*.json")), bundle, BuildOptions())
+    settings = TrainSettings(epochs=args.epochs)
+    print("| trained on (pairs) → scored on (queries) | train's CV gain (MRR, over sources) | wall / CPU min "
+          "| default model MRR / R@1 | trained MRR / R@1 | Δ MRR | Δ R@1 | trained + re-fitted ranker MRR / R@1 "
+          "| Δ MRR | peak RSS GB |")
+    print("|---" * 10 + "|")
+    directions = [] if args.only == "all" else [HALVES, HALVES[::-1]]
+    for fit_half, test_half in directions:
+        names = "-".join(b.removeprefix("batch_") for b in fit_half)
+        pairs = tune.load_pairs([fb / f"{b}.json" for b in fit_half], bundle)
+        wall, cpu = time.monotonic(), time.process_time()
+        result = train(pairs, default_model_path(), out / f"train-fb-{names}", settings, args.folds)
+        wall, cpu = (time.monotonic() - wall) / 60, (time.process_time() - cpu) / 60
+        test_files = [fb / f"{b}.json" for b in test_half]
+        base = load_eval_set(test_files, embed_cache=out / "embeddings")
+        rows = {"default": query_rows(base, 5, pairs.options, controls=False)}
+        if result.model is not None:
+            tuned = load_eval_set(test_files, model_path=result.model, embed_cache=out / f"embeddings-{names}")
+            rows["trained"] = query_rows(tuned, 5, pairs.options, controls=False)
+            rows["refit"] = query_rows(tuned, 5, result.ranker or pairs.options, controls=False)
+
+        def cell(name: str) -> str:
+            if name not in rows:
+                return "(not written)"
+            return f"{np.mean([r['rr'] for r in rows[name]]):.3f} / {np.mean([r['r1'] for r in rows[name]]):.3f}"
+
+        def delta(name: str, metric: str) -> str:
+            if name not in rows:
+                return "–"
+            return str(crossval.interval([a[metric] - b[metric] for a, b in zip(rows[name], rows["default"])]))
+
+        tests = ", ".join(b.removeprefix("batch_") for b in test_half)
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
+        print(f"| {names.replace('-', ', ')} ({result.pairs}) → {tests} ({len(base.queries)}) "
+              f"| {result.scores['mrr']['gain']} | {wall:.1f} / {cpu:.1f} | {cell('default')} | {cell('trained')} "
+              f"| {delta('trained', 'rr')} | {delta('trained', 'r1')} | {cell('refit')} | {delta('refit', 'rr')} "
+              f"| {rss:.2f} |", flush=True)
+    if args.only != "halves":
+        pairs = tune.load_pairs(sorted(fb.glob("batch_*.json")), bundle)
+        wall, cpu = time.monotonic(), time.process_time()
+        result = train(pairs, default_model_path(), out / "train-fb-all", settings, args.folds)
+        wall, cpu = (time.monotonic() - wall) / 60, (time.process_time() - cpu) / 60
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
+        print(f"| all eight ({result.pairs}) → CV only | {result.scores['mrr']['gain']} | {wall:.1f} / {cpu:.1f} "
+              f"| {result.scores['mrr']['current']} | {result.scores['mrr']['trained']} | | | | | {rss:.2f} |",
+              flush=True)
+
+
+if __name__ == "__main__":
+    main()

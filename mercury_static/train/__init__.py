@@ -1,0 +1,1 @@
+"""`train`: the similarity model fine-tuned on the team's own pairs."""
