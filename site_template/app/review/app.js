@@ -275,8 +275,10 @@ export async function startReview({ bundle, reviewer, version }) {
 
   const importInput = document.getElementById('import-file');
   /** The review record of `id` (null: not in this review) and, when asked, its texts. */
+  let rowsById = null;
   async function lookup(id, withTexts) {
-    const row = (await data.allRows()).find((r) => r?.id === id);
+    rowsById ??= new Map((await data.allRows()).filter(Boolean).map((r) => [r.id, r]));
+    const row = rowsById.get(id);
     if (!row) return null;
     const [record, texts] = await Promise.all([data.record(row), withTexts ? bundle.record(id) : null]);
     return { record, texts };
