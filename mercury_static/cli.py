@@ -336,12 +336,16 @@ def links(
     expires: str = typer.Option("30d", "--expires", help="How long the links are valid: 30d, 12h, 90m."),
     url: str = typer.Option("index.html", "--url", help="Where the bundle is served, e.g. "
                             "https://team.example/bundle/ (the links start with it)."),
+    origin: Optional[str] = typer.Option(None, "--origin", help="The origin the bundle is served from, e.g. "
+                                         "https://team.example.org, to check the storage's CORS for it "
+                                         "(default: that of an absolute --url)."),
 ):
     """Print each annotator's personal upload link; the page then uploads its export to that storage."""
     import time
 
     from mercury_static.merge.collect import (check_annotator_bundle, check_page_url, check_target,
                                               links as make_links, parse_duration, parse_target, redact)
+    from mercury_static.merge.cors import page_origin
     from mercury_static.core.names import normalize_name
 
     names = [normalize_name(n) for n in annotators.split(",")]
@@ -351,11 +355,15 @@ def links(
         target = parse_target(collect, endpoint)
         seconds = parse_duration(expires)
         check_page_url(url)
+        cors_origin = page_origin(origin, url)
         check_annotator_bundle(bundle)
         check_target(target, collect)
-        made = make_links(bundle, names, target, seconds, url, time.time())
+        made = make_links(bundle, names, target, seconds, url, time.time(), cors_origin, collect)
     for name, link in made.items():
         typer.echo(f"{name}\t{link}")
+    if cors_origin is None:
+        say("CORS not checked: give --origin (where the bundle is served, e.g. https://team.example.org) or an "
+            "absolute --url to check that the storage allows the page's uploads")
     say(f"{bundle}/index.html now allows uploads to {redact(collect)} only; send each annotator their own link")
 
 

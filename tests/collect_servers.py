@@ -38,13 +38,19 @@ class S3Server:
         return boto3.client("s3", endpoint_url=self.url, region_name="us-east-1")
 
 
-class DavServer:
-    """wsgidav serving a folder on loopback, with one user (`team`/`secret`) and CORS for the page; a GET of a
-    path in `refused` is answered 403 (a file the user may not read, as a server's permissions do)."""
+PAGE_CORS = {"allow_origin": "*", "allow_headers": "Authorization, Content-Type", "allow_methods": "PUT"}
+"""What a WebDAV server must answer for the page's uploads from any origin."""
 
-    def __init__(self, root: Path, refused: set[str] | None = None):
+
+class DavServer:
+    """wsgidav serving a folder on loopback, with one user (`team`/`secret`) and CORS for the page (`cors`:
+    wsgidav's CORS settings, None for none); a GET of a path in `refused` is answered 403 (a file the user may
+    not read, as a server's permissions do)."""
+
+    def __init__(self, root: Path, refused: set[str] | None = None, cors: dict | None = PAGE_CORS):
         self.root = root
         self.refused = refused or set()
+        self.cors = cors
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/"
         self.server = None
@@ -68,7 +74,7 @@ class DavServer:
             "simple_dc": {"user_mapping": {"*": {"team": {"password": "secret"}}}},
             "http_authenticator": {"domain_controller": None, "accept_basic": True, "accept_digest": False,
                                    "default_to_digest": False},
-            "cors": {"allow_origin": "*", "allow_headers": "Authorization, Content-Type", "allow_methods": "PUT"},
+            **({"cors": self.cors} if self.cors is not None else {}),
             "verbose": 0, "logging": {"enable": False}, "lock_storage": True,
         }
         dav = WsgiDAVApp(config)

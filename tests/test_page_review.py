@@ -398,7 +398,7 @@ def test_a_review_export_imports_into_another_browser_and_a_stale_one_is_refused
         (tmp_path / "stale.json").write_text(json.dumps(stale), encoding="utf-8")
         page.set_input_files("#import-file", str(tmp_path / "stale.json"))
         page.wait_for_selector("#message")
-        assert "stale.json: a stale review, made on a review bundle of another merge" in page.inner_text("#message")
+        assert "stale.json: field 'merge_sha256': a stale review, made on a review bundle of another merge" in page.inner_text("#message")
         assert entry(page, rid) is None
         page.set_input_files("#import-file", str(path))
         page.wait_for_function("() => document.querySelector('#message')?.textContent.startsWith('Imported')")

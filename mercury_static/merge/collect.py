@@ -225,14 +225,21 @@ def check_annotator_bundle(bundle: Path) -> None:
 
 
 def links(bundle: Path, annotators: list[str], target: Target, seconds: int, page_url: str,
-          now: float) -> dict[str, str]:
-    """Each annotator's personal link (`page_url?annotator=NAME#collect=SECRET`), after allowing the storage
-    origin in the bundle's CSP."""
+          now: float, page_origin: str | None = None, source: str | None = None) -> dict[str, str]:
+    """Each annotator's personal link (`page_url?annotator=NAME#collect=SECRET`), after checking that the
+    storage (`source`: as given, for messages) allows uploads from `page_origin` (CORS; not checked when None)
+    and allowing the storage origin in the bundle's CSP."""
+    from mercury_static.merge.cors import check_cors
+
     check_page_url(page_url)
     check_annotator_bundle(bundle)
+    payloads = {name: s3_link(target, name, seconds, now) if target.kind == "s3" else webdav_link(target, seconds, now)
+                for name in annotators}
+    if page_origin is not None and payloads:
+        secrets = tuple(s for s in (target.user, target.password) if s)
+        check_cors(next(iter(payloads.values())), page_origin, source or target.url, secrets)
     out = {}
-    for name in annotators:
-        payload = s3_link(target, name, seconds, now) if target.kind == "s3" else webdav_link(target, seconds, now)
+    for name, payload in payloads.items():
         payload["annotator"] = name
         out[name] = page_link(page_url, name, encode_link(payload))
         allowed = origin(payload["url"])

@@ -103,7 +103,8 @@ class ReviewReader:
         if not isinstance(entry, dict):
             raise Reject(None, "expected an object")
         check_json(entry)
-        record = self.records.get(entry.get("record_id"))
+        record_id = entry.get("record_id")
+        record = self.records.get(record_id) if isinstance(record_id, str) else None
         if record is None:
             raise Reject("record_id", "unknown record id (not in the review bundle)")
         if not isinstance(entry.get("adjudicated"), bool):
@@ -147,7 +148,7 @@ class ReviewReader:
                                                          if q_name == SPANS else ""))
             if set(answer) == {"from"}:
                 given = {r["annotator"]: r.get("values") or {} for r in record["responses"]}
-                if q_name not in given.get(answer["from"], {}):
+                if not isinstance(answer["from"], str) or q_name not in given.get(answer["from"], {}):
                     raise Reject(f"{name}.from", f"{short(str(answer['from']))!r} gave no answer to this question")
             elif set(answer) == {"value"}:
                 try:

@@ -1,128 +1,147 @@
-// Import of a review export (review/transfer.js parseReviewImport): the file is checked against this review
-// bundle and reviewer, each record entry read back into a work entry, and an entry with a bad part left out
-// with one reason naming the record and the part.
+// Import of a review export (review/transfer.js, review/importcheck.js): the file is checked against this
+// review bundle and reviewer, every record entry by gold's rules against its review record and texts; the
+// first fault refuses the whole file with one line naming the entry and the field. (That each rule agrees
+// with gold's is tests/test_review_import_parity.py, in Chromium against the CLI.)
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { REVIEW } from '../../site_template/app/data/formats.js';
-import { parseReviewImport } from '../../site_template/app/review/transfer.js';
+import { TextView } from '../../site_template/app/data/data.js';
+import { checkReviewImport, parseReviewImport, readReviewFile } from '../../site_template/app/review/transfer.js';
 import { buildReviewExport, decide } from '../../site_template/app/review/work.js';
 
-const manifest = { bundle_id: 'b1', review: { review_id: 'rv1', merge_sha256: 'a'.repeat(64) } };
+const manifest = {
+  bundle_id: 'b1', labels: ['Benign', 'Unwanted', 'Unwanted.Intrinsic'],
+  review: { review_id: 'rv1', merge_sha256: 'a'.repeat(64) },
+  settings: { questions: [{ name: 'spans', type: 'span' }, { name: 'verdict', type: 'label', options: [{ value: 'yes' }, { value: 'no' }] },
+    { name: 'score', type: 'rating', values: [1, 2, 3] }] },
+};
 const header = { format: REVIEW.name, version: REVIEW.version, bundle_id: 'b1', review_id: 'rv1', merge_sha256: 'a'.repeat(64), reviewer: 'rita' };
-const parse = (doc, reviewer = 'rita') => parseReviewImport(JSON.stringify(doc), { manifest, reviewer, name: 'r.json' });
 const dict = (o) => Object.assign(Object.create(null), o);
 const span = (start, end, text) => ({ start, end, text });
 const T = '2026-12-01T10:00:00.000Z';
+const T1 = '2026-12-01T11:00:00.000Z';
+const SUMMARY = 'The quick 😀 fox';
+const record = {
+  id: 'r1',
+  annotations: [{ key: 'alice:a1', id: 'a1', annotator: 'alice', label: ['Benign'], note: '', summary: span(0, 3, 'The'), source: null, updated_at: T }],
+  responses: [{ annotator: 'alice', values: { verdict: 'yes' } }],
+};
+const texts = { summary: new TextView({ id: 's', text: SUMMARY, sentences: [] }), source: new TextView({ id: 'o', text: 'Source text', sentences: [] }) };
 
-test('a whole record entry: decisions, answers, comments and added annotations back as a work entry', () => {
-  const rec = {
-    record_id: 'r1', updated_at: T, adjudicated: true,
-    decisions: {
-      'alice:a1': { action: 'accept', updated_at: 't1' },
-      'bob:b1': { action: 'reject' },
-      'carol:c1': { action: 'edit', updated_at: 't2', summary: span(0, 3, 'The'), label: ['Benign'], note: 'n', source: null },
+/** The import of `doc`'s text; `asked` collects the lookups ([id, withTexts]). */
+async function load(doc, asked = []) {
+  const parsed = parseReviewImport(typeof doc === 'string' ? doc : JSON.stringify(doc), { manifest, reviewer: 'rita', name: 'r.json' });
+  return checkReviewImport(parsed, {
+    manifest, name: 'r.json',
+    lookup: async (id, withTexts) => {
+      asked.push([id, withTexts]);
+      return id === 'r1' ? { record, texts: withTexts ? texts : null } : null;
     },
-    answers: { verdict: { from: 'alice' }, score: { value: 3 }, both: { from: 'bob', value: 9 } },
-    comments: [{ id: 'k1', on: 'record', author: 'rita', time: 't3', text: 'why', extra: 1 }],
-    added: [
-      { id: 'n1', label: ['Unwanted'], note: 'mine', summary: span(4, 9, 'quick'), source: span(0, 2, 'ab'), created_at: 't4', updated_at: 't5' },
-      { id: 'n2', label: ['Benign'], summary: span(1, 2, 'h'), source: { start: 3 }, updated_at: 't6' },
-      { id: 'n3', label: [], summary: span(1, 2, 'h') },
-    ],
-  };
-  const { work, left } = parse({ ...header, records: [rec] });
-  assert.deepEqual(left, []);
-  assert.deepEqual(work.drafts, dict({}));
-  assert.equal(work.last_export_at, null);
+  });
+}
+const full = () => ({
+  record_id: 'r1', updated_at: T, adjudicated: true,
+  decisions: { 'alice:a1': { action: 'edit', updated_at: T1, summary: span(4, 11, 'quick 😀'), label: 'Unwanted.Intrinsic', note: null, created_at: 5 } },
+  answers: { verdict: { from: 'alice' }, score: { value: 3 } },
+  comments: [{ id: 'k1', on: 'n1', author: 'rita', time: T, text: 'why', extra: 1 }],
+  added: [{ id: 'n1', label: ['Benign'], summary: span(12, 15, 'fox'), source: span(0, 6, 'Source'), updated_at: T }],
+});
+
+test('a whole record entry: decisions, answers, comments and added annotations back as a work entry', async () => {
+  const asked = [];
+  const work = await load({ ...header, records: [full()] }, asked);
+  assert.deepEqual(asked, [['r1', true]]);
   assert.deepEqual(work.records, dict({
     r1: {
       status: 'submitted', status_at: T, updated_at: T,
-      annotations: dict({
-        n1: { id: 'n1', label: ['Unwanted'], note: 'mine', summary: span(4, 9, 'quick'), source: span(0, 2, 'ab'), created_at: 't4', updated_at: 't5' },
-        n2: { id: 'n2', label: ['Benign'], note: '', summary: span(1, 2, 'h'), source: null, created_at: 't6', updated_at: 't6' },
-        n3: { id: 'n3', label: [], note: '', summary: span(1, 2, 'h'), source: null, created_at: T, updated_at: T },
-      }),
+      annotations: dict({ n1: { id: 'n1', label: ['Benign'], note: '', summary: span(12, 15, 'fox'), source: span(0, 6, 'Source'), created_at: T, updated_at: T } }),
       review: dict({
-        'd:alice:a1': { value: { action: 'accept' }, updated_at: 't1' },
-        'd:bob:b1': { value: { action: 'reject' }, updated_at: T },
-        'd:carol:c1': { value: { action: 'edit', summary: span(0, 3, 'The'), label: ['Benign'], note: 'n', source: null }, updated_at: 't2' },
+        'd:alice:a1': { value: { action: 'edit', summary: span(4, 11, 'quick 😀'), label: ['Unwanted', 'Unwanted.Intrinsic'], note: '' }, updated_at: T1 },
         'q:verdict': { value: { from: 'alice' }, updated_at: T },
         'q:score': { value: { value: 3 }, updated_at: T },
-        'q:both': { value: { from: 'bob' }, updated_at: T },
-        'c:k1': { value: { on: 'record', author: 'rita', time: 't3', text: 'why' }, updated_at: 't3' },
+        'c:k1': { value: { on: 'n1', author: 'rita', time: T, text: 'why' }, updated_at: T },
       }),
     },
   }));
-  const label = work.records.r1.annotations.n1.label;
-  assert.notEqual(label, rec.added[0].label); // a copy of the file's list
 });
 
-test('an entry with only its id and time: in progress, nothing else; parts of the wrong type are none', () => {
-  const { work, left } = parse({ ...header, records: [
-    { record_id: 'r1', updated_at: T },
-    { record_id: 'r2', updated_at: T, adjudicated: 'yes', decisions: [], answers: 'x', comments: {}, added: {} },
-  ] });
-  assert.deepEqual(left, []);
-  for (const id of ['r1', 'r2']) {
-    assert.deepEqual(work.records[id], { status: 'in_progress', status_at: T, updated_at: T, annotations: dict({}), review: dict({}) }, id);
-  }
+test('an entry without edits or added annotations loads no texts; one record twice keeps the newest', async () => {
+  const asked = [];
+  const older = { record_id: 'r1', updated_at: '2026-11-01T00:00:00Z', adjudicated: true };
+  const work = await load({ ...header, records: [{ record_id: 'r1', updated_at: T, adjudicated: false }, older] }, asked);
+  assert.deepEqual(asked, [['r1', false], ['r1', false]]);
+  assert.equal(work.records.r1.status, 'in_progress');
 });
 
-test('a bad part leaves its record out with one reason; the other records are read', () => {
-  const ok = { record_id: 'ok', updated_at: T };
-  const bad = [
-    [{ record_id: 7, updated_at: T }, 'not a record entry'],
-    [{ record_id: 'x' }, 'not a record entry'],
-    ['a string', 'not a record entry'],
-    [{ record_id: 'x', updated_at: T, decisions: { k: { action: 'approve' } } }, 'decision "k": unknown action'],
-    [{ record_id: 'x', updated_at: T, decisions: { k: 'accept' } }, 'decision "k": unknown action'],
-    [{ record_id: 'x', updated_at: T, decisions: { k: { action: 'edit', label: ['B'] } } }, 'decision "k": an edit needs a summary span and a label'],
-    [{ record_id: 'x', updated_at: T, decisions: { k: { action: 'edit', summary: span(3, 3, ''), label: ['B'] } } }, 'decision "k": an edit needs a summary span and a label'],
-    [{ record_id: 'x', updated_at: T, decisions: { k: { action: 'edit', summary: span(0, 3, 'The'), label: 'B' } } }, 'decision "k": an edit needs a summary span and a label'],
-    [{ record_id: 'x', updated_at: T, answers: { q: {} } }, 'answer "q": neither from nor value'],
-    [{ record_id: 'x', updated_at: T, answers: { q: null } }, 'answer "q": neither from nor value'],
-    [{ record_id: 'x', updated_at: T, comments: [{ id: 'c', text: 't' }] }, 'a comment without id, text or time'],
-    [{ record_id: 'x', updated_at: T, comments: [{ id: 1, text: 't', time: 't' }] }, 'a comment without id, text or time'],
-    [{ record_id: 'x', updated_at: T, comments: ['c'] }, 'a comment without id, text or time'],
-    [{ record_id: 'x', updated_at: T, added: [{ id: 'n', summary: span(0, 1, 'a') }] }, 'an added annotation without id, summary span or label'],
-    [{ record_id: 'x', updated_at: T, added: [{ id: 'n', label: [], summary: { start: 0, end: 1 } }] }, 'an added annotation without id, summary span or label'],
-    [{ record_id: 'x', updated_at: T, added: [{ label: [], summary: span(0, 1, 'a') }] }, 'an added annotation without id, summary span or label'],
+test('the first fault refuses the whole file, naming the entry and the field', async () => {
+  const cases = [
+    [(e) => { e.record_id = 'r9'; }, "record r9: field 'record_id': unknown record id"],
+    [(e) => { e.record_id = 7; }, "records[1]: field 'record_id'"],
+    [(e) => { e.adjudicated = 'yes'; }, "field 'adjudicated'"],
+    [(e) => { e.updated_at = '2026-02-30'; }, "field 'updated_at'"],
+    [(e) => { e.decisions = []; }, "field 'decisions': expected an object, got array"],
+    [(e) => { e.decisions['bob:b1'] = { action: 'accept' }; }, "field 'decisions.bob:b1': no annotation"],
+    [(e) => { e.decisions['alice:a1'].action = 'approve'; }, "field 'decisions.alice:a1.action'"],
+    [(e) => { e.decisions['alice:a1'].summary = span(4, 12, 'quick 😀'); }, "field 'decisions.alice:a1.summary': quoted text"],
+    [(e) => { e.decisions['alice:a1'].summary = span(4, 16, 'x'); }, "field 'decisions.alice:a1.summary': offsets 4..16 out of range (text has 15 characters)"],
+    [(e) => { e.decisions['alice:a1'].label = ['Fine']; }, "field 'decisions.alice:a1.label': unknown label"],
+    [(e) => { e.added[0].source = span(0, 3, 'Sou!'); }, "field 'added[0].source'"],
+    [(e) => { e.added[0].note = 5; }, "field 'added[0].note'"],
+    [(e) => { e.added[0].id = ''; }, "field 'added[0].id'"],
+    [(e) => { e.answers.verdict = { from: 'bob' }; }, "field 'answers.verdict.from'"],
+    [(e) => { e.answers.score = { value: 4 }; }, "field 'answers.score.value'"],
+    [(e) => { e.answers.spans = { value: 1 }; }, "field 'answers.spans': unknown question (the span question"],
+    [(e) => { e.answers.verdict = { from: 'alice', value: 'yes' }; }, "field 'answers.verdict': expected"],
+    [(e) => { e.comments[0].on = 'x'; }, "field 'comments[0].on'"],
+    [(e) => { e.comments[0].time = 'noon'; }, "field 'comments[0].time'"],
+    [(e) => { e.comments[0].text = '\ud800'; }, "field 'comments[0].text': lone surrogate"],
   ];
-  for (const [rec, reason] of bad) {
-    const { work, left } = parse({ ...header, records: [ok, rec] });
-    assert.deepEqual(left, [`record ${JSON.stringify(rec?.record_id)}: ${reason}`], JSON.stringify(rec));
-    assert.deepEqual(Object.keys(work.records), ['ok']);
+  for (const [change, part] of cases) {
+    const e = full();
+    change(e);
+    await assert.rejects(load({ ...header, records: [{ record_id: 'r1', updated_at: T, adjudicated: true }, e] }), (err) => {
+      assert.ok(err.message.startsWith('r.json: ') && err.message.includes(part) && err.message.endsWith(': nothing was imported.'), err.message);
+      return true;
+    });
   }
-  // the first bad part of an entry is its reason
-  const two = { record_id: 'x', updated_at: T, decisions: { k: { action: 'no' } }, added: [{}] };
-  assert.deepEqual(parse({ ...header, records: [two] }).left, ['record "x": decision "k": unknown action']);
-  assert.deepEqual(parse({ ...header, records: 'none' }), { work: { records: dict({}), drafts: dict({}), last_export_at: null }, left: [] });
+  // a key twice in one object, as gold reads it (JSON.parse would keep the last silently)
+  const text = JSON.stringify({ ...header, records: [full()] }).replace('"adjudicated":true', '"adjudicated":true,"adjudicated":false');
+  await assert.rejects(load(text), { message: "r.json: record r1: field 'adjudicated': duplicate key in one object (which one is meant?): nothing was imported." });
 });
 
 test('a file of another format, bundle, review, merge or reviewer is refused whole with one line', () => {
   const cases = [
     ['{', /^r\.json: not JSON \(/],
-    [JSON.stringify([]), /^r\.json: not a review export \(mercury-static\/review version 1\)\.$/],
-    [JSON.stringify({ ...header, version: 2 }), /^r\.json: not a review export/],
-    [JSON.stringify({ ...header, format: 'mercury-static/export' }), /^r\.json: not a review export/],
-    [JSON.stringify({ ...header, bundle_id: 'b2' }), /^r\.json: a review of another bundle \(review "rv1"; this one is "rv1"\)\.$/],
-    [JSON.stringify({ ...header, review_id: 'rv2' }), /^r\.json: a review of another bundle \(review "rv2"; this one is "rv1"\)\.$/],
-    [JSON.stringify({ ...header, merge_sha256: 'b'.repeat(64) }), /^r\.json: a stale review, made on a review bundle of another merge \(merge_sha256 bbbbbbbbbbbb…, this bundle's is aaaaaaaaaaaa…\)\.$/],
-    [JSON.stringify({ ...header, reviewer: 'ron' }), /^r\.json: the review of "ron", not yours \("rita"\): open the page as that reviewer to import it\.$/],
+    [JSON.stringify([]), /^r\.json: field 'format': not a review export \(mercury-static\/review version 1\): nothing was imported\.$/],
+    [JSON.stringify({ ...header, version: 2 }), /^r\.json: field 'version': unsupported version 2/],
+    [JSON.stringify({ ...header, bundle_id: 'b2' }), /^r\.json: field 'bundle_id': a review of another bundle/],
+    [JSON.stringify({ ...header, review_id: 'rv2' }), /^r\.json: field 'merge_sha256': a stale review/],
+    [JSON.stringify({ ...header, merge_sha256: 'b'.repeat(64) }), /^r\.json: field 'merge_sha256': a stale review, made on a review bundle of another merge/],
+    [JSON.stringify({ ...header, reviewer: '\u200b' }), /^r\.json: field 'reviewer': missing or empty/],
+    [JSON.stringify({ ...header, reviewer: 'ron' }), /^r\.json: the review of "ron", not yours \("rita"\): open the page as that reviewer to import it: nothing was imported\.$/],
+    [JSON.stringify({ ...header, client_id: 1, records: [] }), /^r\.json: field 'client_id'/],
+    [JSON.stringify({ ...header, records: 'none' }), /^r\.json: field 'records': expected a list of records/],
+    [`${'['.repeat(600)}${']'.repeat(600)}`, /^r\.json: invalid JSON: nested too deeply/],
   ];
   for (const [text, message] of cases) {
     assert.throws(() => parseReviewImport(text, { manifest, reviewer: 'rita', name: 'r.json' }), { message }, text);
   }
+  assert.equal(parseReviewImport(JSON.stringify({ ...header, reviewer: 'rita\u200b', records: [] }), { manifest, reviewer: 'rita', name: 'r.json' }).reviewer, 'rita\u200b');
 });
 
-test('the page\'s own review export imports back to the same decisions', () => {
+test('the file is read as gold reads it: UTF-8 only, a BOM dropped', async () => {
+  const file = (bytes) => Object.assign(new Blob([bytes]), { name: 'r.json' });
+  assert.equal(await readReviewFile(file(new Uint8Array([0xef, 0xbb, 0xbf, 0x7b, 0x7d]))), '{}');
+  await assert.rejects(readReviewFile(file(new Uint8Array([0x7b, 0xff, 0x7d]))), { message: 'r.json: not UTF-8: nothing was imported.' });
+});
+
+test('the page\'s own review export imports back to the same decisions', async () => {
   const entry = decide({ status: 'submitted', status_at: T, updated_at: T, annotations: dict({}) },
-    'alice:a1', { action: 'edit', summary: span(0, 3, 'The'), label: ['Benign'], note: 'x' }, 't1');
+    'alice:a1', { action: 'edit', summary: span(0, 3, 'The'), source: null, label: ['Benign'], note: 'x' }, T1);
   const doc = buildReviewExport({ manifest, reviewer: 'rita', work: { records: { r1: entry } }, order: new Map([['r1', 0]]), exportedAt: T });
-  const { work, left } = parse(doc);
-  assert.deepEqual(left, []);
+  const work = await load(doc);
   assert.equal(work.records.r1.status, 'submitted');
   assert.deepEqual(work.records.r1.review['d:alice:a1'],
-    { value: { action: 'edit', summary: span(0, 3, 'The'), label: ['Benign'], note: 'x' }, updated_at: 't1' });
+    { value: { action: 'edit', summary: span(0, 3, 'The'), source: null, label: ['Benign'], note: 'x' }, updated_at: T1 });
 });

@@ -13,7 +13,7 @@ import { downloadJson, exportFileName } from '../state/transfer.js';
 import { h, nowIso, uuid } from '../util.js';
 import { mountBanners, renderSaveStatus } from '../views/views.js';
 import { ReviewData } from './data.js';
-import { parseReviewImport } from './transfer.js';
+import { checkReviewImport, parseReviewImport, readReviewFile } from './transfer.js';
 import { mountReviewKeys, REVIEW_SHORTCUTS } from './keys.js';
 import { mountReviewViews, reviewLayout } from './views.js';
 import {
@@ -274,23 +274,25 @@ export async function startReview({ bundle, reviewer, version }) {
   }
 
   const importInput = document.getElementById('import-file');
+  /** The review record of `id` (null: not in this review) and, when asked, its texts. */
+  let rowsById = null;
+  async function lookup(id, withTexts) {
+    rowsById ??= new Map((await data.allRows()).filter(Boolean).map((r) => [r.id, r]));
+    const row = rowsById.get(id);
+    if (!row) return null;
+    const [record, texts] = await Promise.all([data.record(row), withTexts ? bundle.record(id) : null]);
+    return { record, texts };
+  }
   importInput.addEventListener('change', async () => {
     const file = importInput.files[0];
     importInput.value = '';
     if (!file) return;
     try {
-      const { work, left } = parseReviewImport(await file.text(), { manifest, reviewer, name: file.name });
-      const known = new Set((await data.allRows()).map((row) => row.id));
-      for (const id of Object.keys(work.records)) {
-        if (!known.has(id)) {
-          left.push(`record ${JSON.stringify(id)}: not in this review`);
-          delete work.records[id];
-        }
-      }
+      const doc = parseReviewImport(await readReviewFile(file), { manifest, reviewer, name: file.name });
+      const work = await checkReviewImport(doc, { manifest, name: file.name, lookup });
       actions.importWork(work);
       const n = Object.keys(work.records).length;
-      actions.message(`Imported your review of ${n} record${n === 1 ? '' : 's'} from ${file.name}; newer decisions here were kept.`
-        + (left.length ? ` Left out ${left.length}: ${left.slice(0, 3).join('; ')}${left.length > 3 ? '; …' : ''}.` : ''));
+      actions.message(`Imported your review of ${n} record${n === 1 ? '' : 's'} from ${file.name}; newer decisions here were kept.`);
     } catch (err) {
       actions.message(err.message);
     }

@@ -1,102 +1,134 @@
 /**
- * Import of a review export (the reviewer moves to another browser, or restores a cleared one): the file is
- * checked against this review bundle — its format, its bundle and review, its merge (a stale review of an older
- * merge is refused, as `gold` refuses it), its reviewer — and turned back into work entries (review/work.js),
- * merged like another tab's work: the newest of each decision, answer and comment wins.
+ * Import of a review export (the reviewer moves to another browser, or restores a cleared one), read by the
+ * rules `gold` reads it with: the file (UTF-8, strict JSON), its header (format, bundle and review, merge: a
+ * stale review of an older merge is refused as gold refuses it, reviewer) and every record entry
+ * (review/importcheck.js, against the review record and its texts, loaded from their shards). The first fault
+ * refuses the whole file with one line naming the entry and the field, and nothing is imported: a decision gold
+ * would refuse must never enter the reviewer's work, or every later export of theirs is refused too. The
+ * entries become work entries (review/work.js), merged like another tab's work: the newest of each decision,
+ * answer and comment wins.
  */
 import { dict } from '../state/storage.js';
+import { normalizeName } from '../state/names.js';
+import { pageSettings } from '../state/settings.js';
+import { parseJson } from '../state/transfer.js';
+import { checkEntry, JsonFloat, needsTexts } from './importcheck.js';
 import { REVIEW_EXPORT_FORMAT, REVIEW_EXPORT_VERSION } from './work.js';
 
+/** The largest file gold reads (safeio.EXPORT_LIMIT). */
+export const IMPORT_LIMIT = 512 * 1024 * 1024;
+/** Deeper JSON than this is refused: Python's reader stops near 1,000 levels (RecursionError). */
+const MAX_DEPTH = 500;
+
 const isObj = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
-const isSpan = (s) => isObj(s) && Number.isInteger(s.start) && Number.isInteger(s.end) && s.start < s.end && typeof s.text === 'string';
+const refuse = (name, text) => new Error(`${name}: ${text}: nothing was imported.`);
 
-const objectOr = (v) => (isObj(v) ? v : {});
-const listOr = (v) => (Array.isArray(v) ? v : []);
-
-/** The entry's decisions into `review` (d:KEY), or the reason one is bad. */
-function readDecisions(r, review) {
-  for (const [key, d] of Object.entries(objectOr(r.decisions))) {
-    if (!isObj(d) || !['accept', 'reject', 'edit'].includes(d.action)) return `decision ${JSON.stringify(key)}: unknown action`;
-    const { action, updated_at: at, ...fields } = d;
-    if (action === 'edit' && !(isSpan(fields.summary) && Array.isArray(fields.label))) return `decision ${JSON.stringify(key)}: an edit needs a summary span and a label`;
-    review[`d:${key}`] = { value: action === 'edit' ? { action, ...fields } : { action }, updated_at: at || r.updated_at };
+/** The text of a review export file as gold reads it (UTF-8, a BOM dropped), or a refusal naming the file. */
+export async function readReviewFile(file) {
+  if (file.size > IMPORT_LIMIT) throw refuse(file.name, `too large (${Math.round(file.size / 2 ** 20)} MB; at most 512 MB)`);
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(await file.arrayBuffer());
+  } catch {
+    throw refuse(file.name, 'not UTF-8');
   }
-  return null;
 }
 
-/** The entry's gold answers into `review` (q:QUESTION), or the reason one is bad. */
-function readAnswers(r, review) {
-  for (const [q, a] of Object.entries(objectOr(r.answers))) {
-    if (!isObj(a) || !('from' in a || 'value' in a)) return `answer ${JSON.stringify(q)}: neither from nor value`;
-    review[`q:${q}`] = { value: 'from' in a ? { from: a.from } : { value: a.value }, updated_at: r.updated_at };
+/** A number written with a fraction or an exponent (3.0, 1e2) kept apart: Python reads it as no integer. */
+function marked(key, value, context) {
+  if (typeof value === 'number' && Number.isInteger(value) && context?.source && /[.eE]/.test(context.source)) {
+    return new JsonFloat(value);
   }
-  return null;
+  return value;
 }
 
-/** The entry's comments into `review` (c:ID), or the reason one is bad. */
-function readComments(r, review) {
-  for (const c of listOr(r.comments)) {
-    if (!isObj(c) || typeof c.id !== 'string' || typeof c.text !== 'string' || typeof c.time !== 'string') return 'a comment without id, text or time';
-    review[`c:${c.id}`] = { value: { on: c.on, author: c.author, time: c.time, text: c.text }, updated_at: c.time };
+function depth(root) {
+  let most = 0;
+  const stack = [[root, 1]];
+  while (stack.length) {
+    const [v, d] = stack.pop();
+    if (v && typeof v === 'object' && !(v instanceof JsonFloat)) {
+      most = Math.max(most, d);
+      for (const child of Object.values(v)) stack.push([child, d + 1]);
+    }
   }
-  return null;
-}
-
-/** The reviewer's own annotations (the entry's `added`) into `annotations`, or the reason one is bad. */
-function readAdded(r, annotations) {
-  for (const a of listOr(r.added)) {
-    if (!isObj(a) || typeof a.id !== 'string' || !isSpan(a.summary) || !Array.isArray(a.label)) return 'an added annotation without id, summary span or label';
-    annotations[a.id] = {
-      id: a.id, label: [...a.label], note: a.note || '', summary: a.summary, source: isSpan(a.source) ? a.source : null,
-      created_at: a.created_at || a.updated_at || r.updated_at, updated_at: a.updated_at || r.updated_at,
-    };
-  }
-  return null;
-}
-
-/** One record entry of the file as a work entry, or the reason it is left out (its first bad part). */
-function entryOf(r) {
-  if (!isObj(r) || typeof r.record_id !== 'string' || typeof r.updated_at !== 'string') return 'not a record entry';
-  const review = dict();
-  const annotations = dict();
-  const reason = readDecisions(r, review) || readAnswers(r, review) || readComments(r, review)
-    || readAdded(r, annotations);
-  if (reason) return reason;
-  return {
-    status: r.adjudicated === true ? 'submitted' : 'in_progress', status_at: r.updated_at, updated_at: r.updated_at, annotations, review,
-  };
+  return most;
 }
 
 /**
- * The work of a review export's text: {work, left: [reasons]}; throws an Error whose message is the one line
- * the page shows when the file is not a review of this bundle by this reviewer.
+ * The header of a review export's text checked against this review bundle and reviewer: the document (its
+ * `records` a list), or an Error whose message is the one line the page shows.
  */
 export function parseReviewImport(text, { manifest, reviewer, name }) {
   let doc;
   try {
-    doc = JSON.parse(text);
+    doc = parseJson(text, marked);
   } catch (err) {
-    throw new Error(`${name}: not JSON (${err.message}).`, { cause: err });
+    throw refuse(name, `not JSON (${err.message})`);
   }
+  if (depth(doc) > MAX_DEPTH) throw refuse(name, `invalid JSON: nested too deeply (more than ${MAX_DEPTH} levels)`);
   const r = manifest.review;
-  if (!isObj(doc) || doc.format !== REVIEW_EXPORT_FORMAT || doc.version !== REVIEW_EXPORT_VERSION) {
-    throw new Error(`${name}: not a review export (${REVIEW_EXPORT_FORMAT} version ${REVIEW_EXPORT_VERSION}).`);
+  if (!isObj(doc) || doc.format !== REVIEW_EXPORT_FORMAT) {
+    throw refuse(name, `field 'format': not a review export (${REVIEW_EXPORT_FORMAT} version ${REVIEW_EXPORT_VERSION})`);
   }
-  if (doc.bundle_id !== manifest.bundle_id || doc.review_id !== r.review_id) {
-    throw new Error(`${name}: a review of another bundle (review ${JSON.stringify(doc.review_id)}; this one is ${JSON.stringify(r.review_id)}).`);
+  if (doc.version !== REVIEW_EXPORT_VERSION) {
+    throw refuse(name, `field 'version': unsupported version ${JSON.stringify(doc.version)} (this page reads version ${REVIEW_EXPORT_VERSION})`);
   }
-  if (doc.merge_sha256 !== r.merge_sha256) {
-    throw new Error(`${name}: a stale review, made on a review bundle of another merge (merge_sha256 ${String(doc.merge_sha256).slice(0, 12)}…, this bundle's is ${String(r.merge_sha256).slice(0, 12)}…).`);
+  if (doc.bundle_id !== manifest.bundle_id) {
+    throw refuse(name, `field 'bundle_id': a review of another bundle (${JSON.stringify(doc.bundle_id)}; this one is ${JSON.stringify(manifest.bundle_id)})`);
   }
-  if (doc.reviewer !== reviewer) {
-    throw new Error(`${name}: the review of ${JSON.stringify(doc.reviewer)}, not yours (${JSON.stringify(reviewer)}): open the page as that reviewer to import it.`);
+  if (doc.merge_sha256 !== r.merge_sha256 || doc.review_id !== r.review_id) {
+    throw refuse(name, `field 'merge_sha256': a stale review, made on a review bundle of another merge (review ${JSON.stringify(doc.review_id)}, merge_sha256 ${String(doc.merge_sha256).slice(0, 12)}…; this bundle's are ${JSON.stringify(r.review_id)}, ${String(r.merge_sha256).slice(0, 12)}…)`);
   }
+  if (typeof doc.reviewer !== 'string' || !normalizeName(doc.reviewer)) throw refuse(name, "field 'reviewer': missing or empty");
+  if (normalizeName(doc.reviewer) !== normalizeName(reviewer)) {
+    throw refuse(name, `the review of ${JSON.stringify(doc.reviewer)}, not yours (${JSON.stringify(reviewer)}): open the page as that reviewer to import it`);
+  }
+  if (doc.client_id !== undefined && doc.client_id !== null && typeof doc.client_id !== 'string') {
+    throw refuse(name, "field 'client_id': expected a string");
+  }
+  if (!Array.isArray(doc.records)) throw refuse(name, "field 'records': expected a list of records");
+  return doc;
+}
+
+/** A checked entry (importcheck.js) as the work entry the page keeps (review/work.js). */
+function workEntry(entry, c) {
+  const at = entry.updated_at;
+  const review = dict();
+  for (const [key, d] of Object.entries(c.decisions)) {
+    const { action, updated_at: decided, ...fields } = d;
+    review[`d:${key}`] = { value: { action, ...fields }, updated_at: decided || at };
+  }
+  for (const [q, a] of Object.entries(c.answers)) review[`q:${q}`] = { value: a, updated_at: at };
+  for (const { id, ...comment } of c.comments) review[`c:${id}`] = { value: comment, updated_at: comment.time };
+  const annotations = dict();
+  for (const a of c.added) {
+    annotations[a.id] = { ...a, created_at: a.created_at || a.updated_at || at, updated_at: a.updated_at || at };
+  }
+  return { status: c.adjudicated ? 'submitted' : 'in_progress', status_at: at, updated_at: at, annotations, review };
+}
+
+/**
+ * The work of a review export's document (parseReviewImport's), every record entry checked as gold checks it;
+ * `lookup(recordId, withTexts)` resolves to {record, texts} (the review record and its {summary, source}
+ * TextViews when asked) or null for a record not in this review. Throws an Error naming the file, the entry
+ * and the field of the first fault; one record's entries keep the newest, as gold does.
+ */
+export async function checkReviewImport(doc, { manifest, name, lookup }) {
+  const labels = manifest.labels || [];
+  const questions = pageSettings(manifest, null).all.filter((q) => q.type !== 'span');
   const records = dict();
-  const left = [];
-  for (const rec of Array.isArray(doc.records) ? doc.records : []) {
-    const e = entryOf(rec);
-    if (typeof e === 'string') left.push(`record ${JSON.stringify(rec?.record_id)}: ${e}`);
-    else records[rec.record_id] = e;
+  const times = dict();
+  for (const [i, entry] of doc.records.entries()) {
+    const id = isObj(entry) && typeof entry.record_id === 'string' ? entry.record_id : null;
+    const found = id === null ? null : await lookup(id, needsTexts(entry));
+    const c = checkEntry(entry, { record: found?.record || null, texts: found?.texts || null, labels, questions });
+    if ('message' in c) {
+      throw refuse(name, `${id === null ? `records[${i}]` : `record ${id}`}: ${c.field ? `field '${c.field}': ` : ''}${c.message}`);
+    }
+    if (!(id in times) || c.time >= times[id]) {
+      records[id] = workEntry(entry, c);
+      times[id] = c.time;
+    }
   }
-  return { work: { records, drafts: dict(), last_export_at: null }, left };
+  return { records, drafts: dict(), last_export_at: null };
 }

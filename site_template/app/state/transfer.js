@@ -79,10 +79,11 @@ const DUPLICATE = Symbol('the first key an object had twice');
 
 /**
  * JSON.parse that also marks each object which had a key twice (JSON.parse keeps the last silently; merge
- * refuses such an object: which value is meant?). Throws SyntaxError as JSON.parse does.
+ * refuses such an object: which value is meant?). Throws SyntaxError as JSON.parse does; `reviver` as
+ * JSON.parse's (it may replace numbers, not objects or arrays).
  */
-export function parseJson(text) {
-  const root = JSON.parse(text);
+export function parseJson(text, reviver = undefined) {
+  const root = JSON.parse(text, reviver);
   const frames = []; // per open object or array: {keys, key, wantKey} or {index}
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
