@@ -485,9 +485,12 @@ def tune(
 
 @command()
 def train(
-    inputs: List[Path] = typer.Argument(..., help="Merged files, export files of the page and/or Mercury dumps."),
+    sources: List[str] = typer.Argument(..., metavar="INPUTS...", help="Merged files, export files of the page "
+                                        "and/or Mercury dumps; or s3://BUCKET/PREFIX/ or a WebDAV folder URL (what "
+                                        "merge reads)."),
     bundle: Path = typer.Option(..., "--bundle", help="The bundle the annotations were made on."),
-    out: Path = typer.Option(..., "-o", "--out", help="Folder of the trained model (then: build --model OUT)."),
+    out: Path = typer.Option(..., "-o", "--out", help="Folder the trained model is written to (give it to build "
+                             "as its model)."),
     base: Optional[Path] = typer.Option(None, "--base", help="The Hugging Face folder to fine-tune (default: the "
                                         "bundle's model when it is the shipped one)."),
     report: Optional[Path] = typer.Option(None, "--report", help="Write the figures and the pairs used as JSON."),
@@ -498,18 +501,24 @@ def train(
     """Fine-tune the similarity model on the team's pairs; keep it only if held-out sources gain (exit 1:
     something skipped)."""
     from mercury_static.core.safeio import check_writable, dumps, write_file
+    from mercury_static.merge.collect import is_remote, local_inputs
     from mercury_static.printing import print_train
     from mercury_static.train.finetune import TrainSettings
     from mercury_static.train.train import base_model, check_out, train as run_train
     from mercury_static.tune.tune import load_pairs
 
-    protected = [*inputs, bundle]
-    with input_errors():
+    inputs = [s if is_remote(s) else Path(os.path.abspath(s)) for s in sources]
+    protected = [*(i for i in inputs if isinstance(i, Path)), bundle]
+    with input_errors(), contextlib.ExitStack() as stack:
         check_out(out, protected)
         if report is not None:
             check_writable(report, protected + [out])
-        pairs = load_pairs(inputs, bundle)
         source = base_model(bundle, base)
+        local = local_inputs(inputs, stack)
+        pairs = load_pairs(local.paths, bundle)
+        pairs.problems[:0] = local.problems
+        local.rename(pairs.problems)
+        pairs.files = [local.names.get(str(p), str(p)) for p in local.paths]
         for problem in pairs.problems:
             say(f"skipped: {problem}")
         for skipped in pairs.skipped:

@@ -92,10 +92,13 @@ def test_a_rebuild_with_the_trained_model_keeps_the_bundle_id_and_names_the_mode
     from mercury_static.bundle.contents import load_bundle
 
     old = export(tmp_path / "alice.json", fixture_bundle, load_bundle(fixture_bundle).records[0])
-    merged = cli("merge", old, "--bundle", rebuilt, "-o", tmp_path / "merged.json")
+    merged = cli("merge", old, "--bundle", rebuilt, "-o", tmp_path / "merged.json", "--report", tmp_path / "r.json")
     assert merged.exit_code == 0, merged.output
     assert json.loads((tmp_path / "merged.json").read_text(encoding="utf-8"))[0]["annotations"]
-    # eval and the manifest say which model the bundle was made with
+    # merge's report and the manifest say which model the bundle was made with
+    said = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["model"]
+    assert said == {"name": "team-model", "sha256": report["sha256"],
+                    "trained": {"pairs": 36, "records": 36, "from": [dump.name]}}
     from mercury_static.formats import Manifest
 
     assert Manifest.from_json(after, "manifest.json").model.trained["pairs"] == 36
@@ -157,7 +160,8 @@ def test_out_and_base_are_checked_before_any_training(dump, fixture_bundle, tmp_
     for args, says in (
             (["-o", tmp_path / "taken"], "is not a model folder train wrote"),
             (["-o", fixture_bundle / "models"], "would overwrite an input or the bundle"),
-            (["-o", tmp_path / "m", "--base", tmp_path], "not a Hugging Face model folder")):
+            (["-o", tmp_path / "m", "--base", tmp_path], "not a Hugging Face model folder"),
+            (["-o", tmp_path / "m", "http://127.0.0.1:9/dav/round1/"], "127.0.0.1:9")):
         result = cli("train", dump, "--bundle", fixture_bundle, *args)
         assert result.exit_code == 2 and says in result.output, result.output
         assert "Traceback" not in result.output

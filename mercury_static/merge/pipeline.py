@@ -44,6 +44,8 @@ class MergeResult:
     """The files of a folder output (`argilla`: write_argilla.FILES), by path relative to -o."""
     answers_dropped: int = 0
     """Question answers and suggestion acceptances dropped (each one of `problems`; their records merged)."""
+    model: dict = field(default_factory=dict)
+    """The model the bundle was built with: its name, sha256 and, for a model `train` wrote, its pairs."""
 
     @property
     def exit_code(self) -> int:
@@ -55,8 +57,16 @@ class MergeResult:
         output = {"format": "argilla", "files": sorted(self.directory)} if self.directory else {
             "format": MERGED_FORMAT, "version": MERGED_VERSION}
         return {"output": output, "counts": vars(self.counts), "answers_dropped": self.answers_dropped,
-                "files": self.files,
+                "files": self.files, "model": self.model,
                 "problems": [str(p) for p in self.problems], "notes": self.notes, **self.agreement}
+
+
+def model_of(manifest: dict) -> dict:
+    """The bundle's model as the reports name it."""
+    model = manifest.get("model") or {}
+    trained = model.get("trained")
+    return {"name": model.get("name"), "sha256": model.get("sha256"),
+            "trained": {k: trained.get(k) for k in ("pairs", "records", "from")} if trained else None}
 
 
 def _annotation_order(a: dict) -> tuple:
@@ -151,4 +161,4 @@ def merge_files(paths: Iterable[str | Path], bundle: Bundle | str | Path, fmt: s
         return MergeResult(records=records, output=b"" if directory else serialize(records, fmt),
                            counts=reader.counts, files=len(paths), problems=reader.problems,
                            notes=notes + folder_notes, agreement=agreement, directory=directory,
-                           answers_dropped=reader.answers_dropped)
+                           answers_dropped=reader.answers_dropped, model=model_of(bundle.manifest))
