@@ -128,6 +128,16 @@ def ranker_items(items: List[str]) -> dict:
         return parse_items(items)
 
 
+def said_report(summary: dict, report: Path) -> None:
+    """Where the report is, and its headline figures in one line."""
+    from mercury_static.report.files import report_paths
+    from mercury_static.report.sections import headline
+
+    json_path, html_path = report_paths(report)
+    say(f"report: {html_path} (and {json_path})" if html_path else f"report: {json_path}")
+    say(headline(summary))
+
+
 @command()
 def build(
     inputs: List[Path] = typer.Argument(..., help="CSV, JSON, JSONL, Mercury dump or SummHay topic files."),
@@ -231,7 +241,10 @@ def merge(
     bundle: Path = typer.Option(..., "--bundle", help="The bundle the annotations were made on."),
     out: Path = typer.Option(..., "-o", "--out", help="Merged dataset file (a folder for --format argilla)."),
     fmt: str = typer.Option("mercury-static", "--format", help="mercury-static|mercury|jsonl|argilla"),
-    report: Optional[Path] = typer.Option(None, "--report", help="Write the agreement report as JSON."),
+    report: Optional[Path] = typer.Option(None, "--report", help="Write the agreement report as JSON; a .html "
+                                          "path writes the report page and its JSON beside it (report extra)."),
+    review_url: str = typer.Option("review-bundle/", "--review-url", help="The review bundle as the report "
+                                   "page links its records (relative to the page, or http(s))."),
     strict: bool = typer.Option(False, "--strict", help="Stop at the first problem (exit 2)."),
 ):
     """Merge annotators' exports into one validated dataset and report agreement (exit 1: something skipped)."""
@@ -240,12 +253,14 @@ def merge(
     from mercury_static.merge.output import check_dataset_output, write_dataset
     from mercury_static.merge.pipeline import FORMATS, merge_files
     from mercury_static.printing import print_merge
+    from mercury_static.report.html import check_review_url
 
     if fmt not in FORMATS:
         fail(f"--format: {fmt!r} is not one of {', '.join(FORMATS)}")
     exports = [s if is_remote(s) else Path(os.path.abspath(s)) for s in sources]
     protected = [*(e for e in exports if isinstance(e, Path)), bundle]
     with input_errors():
+        check_review_url(review_url)
         check_dataset_output(out, fmt, report, protected)
         loaded = load_bundle(bundle)
         with contextlib.ExitStack() as stack:
@@ -253,9 +268,11 @@ def merge(
             result = merge_files(local.paths, loaded, fmt, strict)
             result.problems[:0] = local.problems
             local.rename(result.problems)
-        write_dataset(result, out, fmt, report, protected, "merge")
+        write_dataset(result, out, fmt, report, protected, "merge", review_url)
     print_merge(result, make_console(), console)
-    say(f"wrote {out}" + (f" and {report}" if report else ""))
+    say(f"wrote {out}")
+    if report:
+        said_report(result.report(), report)
     raise typer.Exit(result.exit_code)
 
 
@@ -301,18 +318,23 @@ def gold(
     out: Path = typer.Option(..., "-o", "--out", help="Gold dataset file (a folder for --format argilla)."),
     fmt: str = typer.Option("mercury-static", "--format", help="mercury-static|mercury|jsonl|argilla"),
     report: Optional[Path] = typer.Option(None, "--report", help="Write the gold report (what is not adjudicated, "
-                                          "reviewer agreement, quality against the gold) as JSON."),
+                                          "reviewer agreement, quality against the gold) as JSON; a .html path "
+                                          "writes the report page and its JSON beside it (report extra)."),
+    review_url: str = typer.Option("review-bundle/", "--review-url", help="The review bundle as the report "
+                                   "page links its records (relative to the page, or http(s))."),
 ):
     """Write the gold dataset: the adjudicated records with provenance; score annotators and agents against it."""
     from mercury_static.merge.output import check_dataset_output, write_dataset
     from mercury_static.merge.pipeline import FORMATS
     from mercury_static.printing import print_gold
+    from mercury_static.report.html import check_review_url
     from mercury_static.review.gold import GoldProblems, make_gold
 
     if fmt not in FORMATS:
         fail(f"--format: {fmt!r} is not one of {', '.join(FORMATS)}")
     protected = [*reviews, bundle]
     with input_errors():
+        check_review_url(review_url)
         check_dataset_output(out, fmt, report, protected)
         try:
             result = make_gold(reviews, bundle, fmt)
@@ -320,9 +342,11 @@ def gold(
             for problem in e.problems:
                 console.print(Text.assemble(("error:", "bold red"), " ", line(str(problem))), soft_wrap=True)
             raise typer.Exit(2) from None
-        write_dataset(result, out, fmt, report, protected, "gold")
+        write_dataset(result, out, fmt, report, protected, "gold", review_url)
     print_gold(result, make_console(), console)
-    say(f"wrote {out}" + (f" and {report}" if report else ""))
+    say(f"wrote {out}")
+    if report:
+        said_report(result.report(), report)
 
 
 @command()
@@ -371,14 +395,26 @@ def links(
 def progress(
     source: str = typer.Argument(..., help="s3://BUCKET/PREFIX/, a WebDAV folder URL, or a local folder of exports."),
     bundle: Path = typer.Option(..., "--bundle", help="The bundle the annotations are made on."),
+    report: Optional[Path] = typer.Option(None, "--report", help="Also write merge's report of the work so far "
+                                          "as JSON; a .html path writes the report page and its JSON beside it."),
+    review_url: str = typer.Option("review-bundle/", "--review-url", help="The review bundle as the report "
+                                   "page links its records (relative to the page, or http(s))."),
 ):
     """Print each annotator's counts (to do / in progress / submitted / discarded) and last upload; "to do"
     counts the annotator's queue when the bundle has queues (what their page works through), else every record."""
     from mercury_static.bundle.assign import read_queues
     from mercury_static.bundle.contents import load_bundle
+    from mercury_static.core.safeio import write_files
     from mercury_static.merge.collect import is_remote, progress as read_progress, redact
+    from mercury_static.report.files import check_report, report_files, round_report
+    from mercury_static.report.html import check_review_url
 
+    local = None if is_remote(source) else Path(os.path.abspath(source))
+    protected = [bundle, *([local] if local else [])]
     with input_errors():
+        if report is not None:
+            check_review_url(review_url)
+            check_report(report, protected)
         manifest = load_bundle(bundle).manifest
         queues = read_queues(bundle, manifest)
         rows = read_progress(source if is_remote(source) else os.path.abspath(source), manifest["bundle_id"])
@@ -395,6 +431,12 @@ def progress(
                    f"{p.count('discarded')} discarded  last upload {last}")
     if not rows:
         say(f"no export of this bundle in {redact(source)} yet")
+    if report is not None:
+        with input_errors():
+            summary = round_report(source, bundle)
+            with write_files(report_files(summary, report, review_url), protected):
+                pass
+        said_report(summary, report)
 
 
 @command("eval")

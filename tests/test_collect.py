@@ -305,3 +305,10 @@ def test_progress_counts_per_annotator(run, s3, demo_bundle, tmp_path):
     rows = {ln.split()[0]: ln for ln in r.stdout.splitlines()[1:]}
     assert set(rows) == {"alice", "bob"}
     assert re.search(r"alice\s+2 browsers\s+\d+ to do\s+0 in progress\s+1 submitted", rows["alice"]), rows["alice"]
+    # the report of the round in flight, read from the same storage: merge's figures and the page
+    r = run("progress", f"{S3_TARGET}/", "--bundle", demo_bundle, "--report", tmp_path / "now.html")
+    assert r.exit_code == 0, r.output
+    report = json.loads((tmp_path / "now.json").read_text(encoding="utf-8"))
+    assert sorted(report["progress"]["annotators"]) == ["alice", "bob"]
+    assert report["progress"]["annotators"]["alice"]["submitted"] == 1
+    assert 'id="t-progress-annotators"' in (tmp_path / "now.html").read_text(encoding="utf-8")

@@ -9,7 +9,7 @@ import os
 import signal
 import time
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 import pytest
 from conftest import CHROMIUM_ARGS, chromium_path
@@ -274,6 +274,21 @@ def test_the_first_contested_record_needs_only_the_first_shards(page, review_ser
         "review-order-0000.json", "review-records-0000.json", "review.json"]
     assert not any(n.endswith((".onnx", ".wasm")) for n in before)  # no model
     assert first < 10_000 and wall < 30  # generous: the figure is measured in the benchmark
+
+
+def test_the_top_bar_opens_the_rounds_report(page, review_server):
+    """The review bundle's dashboard: report.html beside the page, linked from its top bar, its records'
+    links back into this page."""
+    open_review(page, review_server)
+    assert page.get_attribute(".topbar a.dashboard-link", "href") == "report.html"
+    page.goto(f"{review_server}report.html")
+    assert page.locator("figure[data-chart] svg").count() >= 3
+    first = page.get_attribute("#t-adjudication a", "href")
+    assert first.startswith("index.html#record=")
+    page.click("#t-adjudication a")
+    page.wait_for_selector("body[data-ready]")
+    page.wait_for_function("() => document.body.dataset.record")
+    assert current(page) == unquote(first.split("=", 1)[1])
 
 
 def test_the_reviewers_own_annotation_by_keyboard_and_its_delete(page, review_server, tmp_path):

@@ -85,6 +85,35 @@ class _PairSums:
         self.positive[ix] += verdicts[:, None]
 
 
+class _LabelSums:
+    """Per label, the char F1 pooled over annotator pairs of the spans carrying that label (records judged by
+    2+ annotators where one of them used it): which labels the team reads alike."""
+
+    def __init__(self):
+        self.common: Counter = Counter()
+        self.total: Counter = Counter()
+        self.records: Counter = Counter()
+
+    def add(self, judges: int, annotations: list[dict]) -> None:
+        """One record: its number of judges and their annotations. Summed over the judges' pairs, |A∩B| is
+        Σ over characters of C(k, 2), k the judges covering the character, and |A| + |B| is (judges - 1)·Σ|A|:
+        linear in the characters however many judges there are."""
+        covered: dict[str, dict[str, set[int]]] = defaultdict(lambda: defaultdict(set))
+        for a in annotations:
+            chars = range(a["summary"]["start"], a["summary"]["end"])
+            for label in set(a["label"]):
+                covered[label][a["annotator"]].update(chars)
+        for label, by_judge in covered.items():
+            depth = Counter(c for chars in by_judge.values() for c in chars)
+            self.common[label] += sum(k * (k - 1) // 2 for k in depth.values())
+            self.total[label] += (judges - 1) * sum(map(len, by_judge.values()))
+            self.records[label] += 1
+
+    def report(self, labels: Sequence[str]) -> list[dict]:
+        return [{"label": label, "records": self.records[label],
+                 "char_f1": _round(f1(self.common[label], self.total[label]))} for label in labels]
+
+
 def _record_matrices(judges: int, rows: list[int], starts: list[int], ends: list[int]) -> tuple[np.ndarray, ...]:
     """Summary spans (row = judge) of one record -> covered-character overlaps between judges (m×m, diagonal
     = covered lengths) and exact-span matches (m×m, diagonal = distinct span counts)."""
@@ -110,12 +139,14 @@ def agreement_report(records: Sequence[dict], labels: Sequence[str], positive: s
         positive = None
     per_annotator: dict[str, Counter] = defaultdict(Counter)
     per_label: Counter = Counter()
+    label_use: dict[str, Counter] = defaultdict(Counter)
     who_by_record = []
     for record in records:
         for a in record["annotations"]:
             per_annotator[a["annotator"]]["annotations"] += 1
             for label in set(a["label"]):
                 per_label[label] += 1
+                label_use[a["annotator"]][label] += 1
         for a in {a["annotator"] for a in record["annotations"]}:
             per_annotator[a]["records_annotated"] += 1
         for r in record.get("responses", []):
@@ -128,6 +159,7 @@ def agreement_report(records: Sequence[dict], labels: Sequence[str], positive: s
     names = sorted({a for who in who_by_record for a in who})
     index = {a: i for i, a in enumerate(names)}
     sums = _PairSums(len(names))
+    by_label = _LabelSums()
     units: list[list[int]] = []
     candidates: list[dict] = []
     for order, (record, who) in enumerate(zip(records, who_by_record)):
@@ -135,14 +167,17 @@ def agreement_report(records: Sequence[dict], labels: Sequence[str], positive: s
             continue
         row = {a: k for k, a in enumerate(who)}
         rows, starts, ends, flagged = [], [], [], [0] * len(who)
+        judged = []
         for a in record["annotations"]:
             k = row.get(a["annotator"])
             if k is not None:
                 rows.append(k)
                 starts.append(a["summary"]["start"])
                 ends.append(a["summary"]["end"])
+                judged.append(a)
                 if not flagged[k] and is_positive(a["label"], positive):
                     flagged[k] = 1
+        by_label.add(len(who), judged)
         verdicts = np.array(flagged, dtype=np.int64)
         char_common, lengths, exact_common, counts = _record_matrices(len(who), rows, starts, ends)
         sums.add(np.array([index[a] for a in who]), char_common, lengths, exact_common, counts, verdicts)
@@ -183,6 +218,8 @@ def agreement_report(records: Sequence[dict], labels: Sequence[str], positive: s
                         "submitted": c["submitted"], "discarded": c["discarded"],
                         "in_progress": c["in_progress"]} for a, c in sorted(per_annotator.items())],
         "labels": [{"label": label, "annotations": per_label[label]} for label in labels],
+        "label_counts": {a: {label: use[label] for label in labels} for a, use in sorted(label_use.items())},
+        "label_agreement": by_label.report(labels),
         "pairwise": pairwise,
         "overall": {"pairs": len(pairwise), "records": len(units),
                     "char_f1": _round(f1(int(sums.char_common[upper].sum()), int(sums.char_total[upper].sum()))),

@@ -8,8 +8,9 @@ from typing import Any, Protocol
 
 from mercury_static.bundle.folder import check_folder_output, write_folder
 from mercury_static.core.records import InputError
-from mercury_static.core.safeio import check_writable, dumps, resolved, special, write_files
+from mercury_static.core.safeio import check_writable, resolved, special, write_files
 from mercury_static.merge.write_argilla import FILES, MARKER
+from mercury_static.report.files import check_report, report_files, report_paths
 
 
 class Dataset(Protocol):
@@ -28,23 +29,26 @@ def check_dataset_output(out: Path, fmt: str, report: Path | None, protected: li
     if argilla and out.exists() and not out.is_dir():
         raise InputError(out, None, None, "is a file; --format argilla writes a folder")
     targets = [out / name for name in FILES] if argilla else [out]
-    if report is not None and not special(report) and resolved(report) in {resolved(t) for t in targets}:
-        raise InputError(report, None, None, "--report is one of the files -o writes" if argilla
-                         else "--report and -o are the same file")
-    for path in (*targets, report):
-        if path is not None:
-            check_writable(path, protected)
+    for path in report_paths(report) if report is not None else ():
+        if path is not None and not special(path) and resolved(path) in {resolved(t) for t in targets}:
+            raise InputError(path, None, None, "--report is one of the files -o writes" if argilla
+                             else "--report and -o are the same file")
+    for path in targets:
+        check_writable(path, protected)
+    if report is not None:
+        check_report(report, protected)
     if argilla:
         check_folder_output(out, MARKER, protected)
 
 
 def write_dataset(result: Dataset, out: Path, fmt: str, report: Path | None, protected: list[Path],
-                  command: str) -> None:
-    """Write the dataset (a folder in one switch for Argilla) and the report, all or none: a report that
-    cannot be written leaves no dataset behind, and the other way round."""
-    files = [] if fmt == "argilla" else [(out, result.output)]
+                  command: str, review_url: str = "review-bundle/") -> None:
+    """Write the dataset (a folder in one switch for Argilla) and the report (its JSON, and its page for an
+    HTML path), all or none: a report that cannot be written leaves no dataset behind, and the other way
+    round."""
+    files: list[tuple[Path, bytes]] = [] if fmt == "argilla" else [(out, result.output)]
     if report:
-        files.append((report, (dumps(result.report(), indent=1) + "\n").encode("utf-8")))
+        files += report_files(result.report(), report, review_url)
     with write_files(files, protected):
         if fmt == "argilla":
             write_folder(out, result.directory, MARKER, f"{command} --format argilla", protected)

@@ -19,9 +19,11 @@ from mercury_static.core import safeio
 from mercury_static.merge import notes as merge_notes
 from mercury_static.merge.agreement import agreement_report
 from mercury_static.merge.agreement_questions import agent_agreement, question_agreement
+from mercury_static.bundle.assign import read_queues
 from mercury_static.bundle.contents import Bundle, load_bundle
 from mercury_static.formats import MERGED_FORMAT, MERGED_VERSION, MergedRecord
 from mercury_static.merge.inputs import InputReader
+from mercury_static.merge.timeline import work_progress
 from mercury_static.merge.versions import Counts, resolve, Resolved
 from mercury_static.core.records import InputError
 from mercury_static.merge.write_argilla import argilla_files
@@ -134,6 +136,12 @@ def merged_records(bundle: Bundle, reader: InputReader) -> tuple[list[dict], Res
     return records, resolved
 
 
+def round_progress(bundle: Bundle, records: list[dict]) -> dict:
+    """The round's progress (timeline.work_progress) against the bundle's queues, if it has some."""
+    queues = read_queues(bundle.dir, bundle.manifest)
+    return work_progress(records, queues, int((bundle.manifest.get("queues") or {}).get("overlap") or 1))
+
+
 def merge_files(paths: Iterable[str | Path], bundle: Bundle | str | Path, fmt: str = "mercury-static",
                 strict: bool = False, top: int = 20) -> MergeResult:
     """Validate and merge export files / Mercury dumps against a bundle; raises InputError when strict."""
@@ -156,7 +164,8 @@ def merge_files(paths: Iterable[str | Path], bundle: Bundle | str | Path, fmt: s
         questions = list(reader.questions.values())
         agreement = {**agreement_report(records, reader.labels, top=top),
                      "questions": question_agreement(records, questions),
-                     "agents": agent_agreement(records, questions)}
+                     "agents": agent_agreement(records, questions),
+                     "progress": round_progress(bundle, records)}
         directory, folder_notes = argilla_files(bundle, records, questions) if fmt == "argilla" else ({}, [])
         return MergeResult(records=records, output=b"" if directory else serialize(records, fmt),
                            counts=reader.counts, files=len(paths), problems=reader.problems,

@@ -25,9 +25,12 @@ from mercury_static.bundle.contents import Bundle, dumps, load_bundle
 from mercury_static.bundle.folder import MARKER, check_output, editing, new_folder, switch
 from mercury_static.bundle.options import manifest_bytes
 from mercury_static.formats import REVIEW_DATA_FORMAT, REVIEW_DATA_VERSION
-from mercury_static.merge.pipeline import _without_cyclic_gc, merged_records, serialize
+from mercury_static.merge.agreement import agreement_report
+from mercury_static.merge.agreement_questions import agent_agreement, question_agreement
+from mercury_static.merge.pipeline import _without_cyclic_gc, merged_records, round_progress, serialize
 from mercury_static.merge.inputs import InputReader
 from mercury_static.core.records import InputError
+from mercury_static.report.html import INSTALL, available, render_html
 from mercury_static.review.disagreement import SPANS, disagreement
 
 ROWS_PER_SHARD = 1000
@@ -36,6 +39,7 @@ RECORDS_PER_SHARD = 50
 (benchmarks/RESULTS.md, bench_review)."""
 DATA = "data"
 HEADER = f"{DATA}/review.json"
+DASHBOARD = "report.html"
 
 
 @dataclass
@@ -131,6 +135,17 @@ def review_files(bundle: Bundle, records: list[dict], judges: dict[str, list[str
     return header, files
 
 
+def dashboard(bundle: Bundle, records: list[dict], reader: InputReader) -> bytes | None:
+    """The report page of the merged work (merge's figures), linking records to this bundle's own page; None
+    without the chart renderer (the `report` extra)."""
+    if not available():
+        return None
+    questions = list(reader.questions.values())
+    report = {**agreement_report(records, reader.labels), "questions": question_agreement(records, questions),
+              "agents": agent_agreement(records, questions), "progress": round_progress(bundle, records)}
+    return render_html(report, "index.html", f"{bundle.manifest.get('title') or 'Review'}: the round").encode("utf-8")
+
+
 def _not_review(bundle_dir: Path):
     """shutil.copytree's ignore: a review bundle made from a review bundle drops the old review files."""
     data = bundle_dir / DATA
@@ -149,10 +164,12 @@ def review_bundle(paths: list[Path], bundle_dir: Path, out: Path, strict: bool =
     with _without_cyclic_gc():  # as merge: many small objects kept alive, no cycles
         records, judges, reader = read_work(paths, bundle, strict)
         header, files = review_files(bundle, records, judges)
+        page = dashboard(bundle, records, reader)
     manifest = dict(bundle.manifest)
     manifest["review"] = {"format": REVIEW_DATA_FORMAT, "version": REVIEW_DATA_VERSION, "path": HEADER,
                           "review_id": header["review_id"], "merge_sha256": header["merge_sha256"],
-                          "sha256": hashlib.sha256(files[HEADER]).hexdigest(), "annotators": header["annotators"]}
+                          "sha256": hashlib.sha256(files[HEADER]).hexdigest(), "annotators": header["annotators"],
+                          **({"dashboard": DASHBOARD} if page is not None else {})}
     with editing(out, "review", create=True):
         check_output(out, protected)
         new = new_folder(out)
@@ -161,6 +178,9 @@ def review_bundle(paths: list[Path], bundle_dir: Path, out: Path, strict: bool =
             (new / "manifest.json").unlink()
             for name, data in files.items():
                 (new / name).write_bytes(data)
+            (new / DASHBOARD).unlink(missing_ok=True)  # a dashboard copied from the input bundle is not this one
+            if page is not None:
+                (new / DASHBOARD).write_bytes(page)
             (new / "manifest.json").write_bytes(manifest_bytes(manifest))
             if not (new / MARKER).is_file():
                 (new / MARKER).write_text(f"{manifest['format']} {manifest['version']}\nWritten by mercury-static "
@@ -170,8 +190,11 @@ def review_bundle(paths: list[Path], bundle_dir: Path, out: Path, strict: bool =
         finally:
             if new.exists():
                 shutil.rmtree(new, ignore_errors=True)
-    return ReviewResult(manifest=manifest, header=header, problems=reader.problems,
-                        notes=[*merge_notes.name_notes(reader.spellings), *merge_notes.future_notes(reader.future)])
+    notes = [*merge_notes.name_notes(reader.spellings), *merge_notes.future_notes(reader.future)]
+    if page is None:
+        notes.append(f"no dashboard ({DASHBOARD}) in the review bundle: the chart renderer is not installed "
+                     f"({INSTALL})")
+    return ReviewResult(manifest=manifest, header=header, problems=reader.problems, notes=notes)
 
 
 def load_review(folder: Path) -> tuple[Bundle, dict, list[dict]]:

@@ -25,10 +25,28 @@ def _f1(p: float | None, r: float | None) -> float | None:
     return round(2 * p * r / (p + r), 4) if p + r else 0.0
 
 
+def _count_spans(c: Counter, mine: frozenset, truth: frozenset) -> None:
+    c["records"] += 1
+    c["common"] += len(mine & truth)
+    c["marked"] += len(mine)
+    c["gold"] += len(truth)
+
+
+def _span_scores(c: Counter) -> dict:
+    """Records, span precision, recall and F1 of pooled (character, label) counts; nothing marked on
+    records whose gold has nothing either is perfect."""
+    p, r = _ratio(c["common"], c["marked"]), _ratio(c["common"], c["gold"])
+    return {"records": c["records"], "span_precision": p, "span_recall": r,
+            "span_f1": _f1(p, r) if c["marked"] or c["gold"] else 1.0}
+
+
 def quality_report(gold: Sequence[dict], review: dict[str, dict], questions: Sequence[Question],
                    top: int = 20) -> dict:
-    """`{annotators, agents, changed}` for the gold records (`review`: the review bundle's records by id)."""
+    """`{annotators, agent_spans, agents, changed}` for the gold records (`review`: the review bundle's records
+    by id)."""
     asked = {q.name: q for q in questions if q.type not in ("span", "text")}
+    span_question = next((q.name for q in questions if q.type == "span"), None)
+    agent_spans: dict[str, Counter] = defaultdict(Counter)
     spans: dict[str, Counter] = defaultdict(Counter)
     answers: dict[tuple[str, str], Counter] = defaultdict(Counter)
     agents: dict[tuple[str, str], list[tuple[bool, float | None]]] = defaultdict(list)
@@ -41,11 +59,7 @@ def quality_report(gold: Sequence[dict], review: dict[str, dict], questions: Seq
         f1s, moved = [], 0
         for judge in r["judges"]:
             mine = covered(a for a in r["annotations"] if a["annotator"] == judge)
-            c = spans[judge]
-            c["records"] += 1
-            c["common"] += len(mine & truth)
-            c["marked"] += len(mine)
-            c["gold"] += len(truth)
+            _count_spans(spans[judge], mine, truth)
             f1s.append(span_f1(mine, truth))
             for name, q in asked.items():
                 if name in values and name in given.get(judge, {}):
@@ -56,6 +70,10 @@ def quality_report(gold: Sequence[dict], review: dict[str, dict], questions: Seq
             if name in values and judged and majority(judged) != _hashable(q, values[name]):
                 moved += 1
         for s in g.get("suggestions", []):
+            if s["question"] == span_question:
+                _count_spans(agent_spans[s["agent"]], covered(
+                    {"label": [v["label"]], "summary": {"start": v["summary"][0], "end": v["summary"][1]}}
+                    for v in s["value"]), truth)
             q = asked.get(s["question"])
             if q is not None and s["question"] in values:
                 score = s.get("score") if isinstance(s.get("score"), (int, float)) else None
@@ -64,15 +82,12 @@ def quality_report(gold: Sequence[dict], review: dict[str, dict], questions: Seq
         span_change = 1 - sum(f1s) / len(f1s) if f1s else 0.0
         changed.append({"record_id": g["id"], "change": round((span_change + moved) / (1 + len(asked)), 4),
                         "spans": round(span_change, 4), "answers_changed": moved})
-    annotators = []
-    for name in sorted(set(spans) | {a for a, _ in answers}):
-        c = spans[name]
-        p, r = _ratio(c["common"], c["marked"]), _ratio(c["common"], c["gold"])
-        annotators.append({"annotator": name, "records": c["records"], "span_precision": p, "span_recall": r,
-                           "span_f1": _f1(p, r) if c["marked"] or c["gold"] else 1.0,
-                           "accuracy": {q: _ratio(answers[name, q]["right"], answers[name, q]["answered"])
-                                        for q in asked if answers[name, q]["answered"]}})
+    annotators = [{"annotator": name, **_span_scores(spans[name]),
+                   "accuracy": {q: _ratio(answers[name, q]["right"], answers[name, q]["answered"])
+                                for q in asked if answers[name, q]["answered"]}}
+                  for name in sorted(set(spans) | {a for a, _ in answers})]
     return {"annotators": annotators,
+            "agent_spans": [{"agent": agent, **_span_scores(c)} for agent, c in sorted(agent_spans.items())],
             "agents": [{"question": q, "agent": agent, "records": len(items),
                         "accuracy": _ratio(sum(ok for ok, _ in items), len(items)),
                         "auc": None if (auc := roc_auc([s for ok, s in items if s is not None],

@@ -28,6 +28,9 @@ export function reviewLayout(manifest, data) {
   document.querySelector('.topbar [data-action=import]').title = 'Restore a review export of yours (another browser\'s)';
   const who = document.querySelector('.topbar .who');
   if (who) who.title = 'reviewer';
+  if (manifest.review.dashboard === 'report.html') { // the round's report, written by review beside the page
+    document.querySelector('.topbar .brand').after(h('a', { class: 'dashboard-link', href: 'report.html', target: '_blank', rel: 'noopener' }, 'report'));
+  }
   document.getElementById('help-start').replaceChildren(
     h('li', {}, 'The records come most contested first. Each annotator has a colour (the legend: show or hide each); the gold spans — what you accepted, edited or added — have a dashed black line above them.'),
     h('li', {}, 'Walk the annotations with ↓ / ↑ (or click one): accept it as gold (a), reject it (r), edit it (e), or add your own (+).'),

@@ -1,0 +1,97 @@
+"""Vega-Lite specifications of the report's charts, and their rendering to SVG by vl-convert (Vega's own
+renderer run offline: the SVG needs no script, no font and no request).
+
+Each chart is drawn from the rows of the table printed under it (`values`), so that what is drawn and what is
+read are the same figures; wide rows are folded into long form by Vega-Lite itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+SCHEMA = "https://vega.github.io/schema/vega-lite/v5.json"
+"""Only a name Vega-Lite checks the spec version by; nothing is fetched."""
+WIDTH = 560
+CONFIG = {"font": "sans-serif", "view": {"stroke": None}, "axis": {"labelLimit": 180}, "legend": {"labelLimit": 180}}
+
+Spec = dict[str, Any]
+
+
+def _spec(description: str, values: list[dict], **rest: Any) -> Spec:
+    return {"$schema": SCHEMA, "description": description, "data": {"values": values}, "config": CONFIG, **rest}
+
+
+def _band(n: int) -> int:
+    return max(60, 22 * n)
+
+
+def bars(description: str, values: list[dict], category: str, measures: list[str], *, group: str | None = None,
+         domain: tuple[float, float] | None = None, stack: bool = False) -> Spec:
+    """Horizontal bars of `measures` per `category` (several measures: side by side, or stacked); `group`
+    adds a colour per row (e.g. the agent of a question)."""
+    folded = len(measures) > 1
+    colour = "measure" if folded else group
+    scale = {"domain": list(domain)} if domain else {}
+    encoding: dict[str, Any] = {
+        "y": {"field": category, "type": "nominal", "sort": None, "title": None},
+        "x": {"field": "value" if folded else measures[0], "type": "quantitative", "scale": scale,
+              "title": None if folded else measures[0], "stack": "zero" if stack else None},
+        "tooltip": [{"field": category}, {"field": "measure" if folded else measures[0]},
+                    *([{"field": "value"}] if folded else [])],
+    }
+    if colour:
+        encoding["color"] = {"field": colour, "type": "nominal", "sort": measures if folded else None,
+                             "title": None}
+        if not stack:
+            encoding["yOffset"] = {"field": colour, "type": "nominal", "sort": measures if folded else None}
+    rows = len({str(v.get(category)) for v in values})
+    per_row = 1 if stack or not colour else max(1, len(measures) if folded else len({v.get(group) for v in values}))
+    return _spec(description, values, width=WIDTH, height=_band(rows) * per_row // (1 if per_row == 1 else 2),
+                 transform=[{"fold": measures, "as": ["measure", "value"]}] if folded else [],
+                 mark={"type": "bar", "tooltip": True}, encoding=encoding)
+
+
+def interval_bars(description: str, values: list[dict], category: str, middle: str, low: str, high: str) -> Spec:
+    """A bar for `middle` per category with a rule from `low` to `high` (a median and its quartiles)."""
+    y = {"field": category, "type": "nominal", "sort": None, "title": None}
+    return _spec(description, values, width=WIDTH, height=_band(len(values)), layer=[
+        {"mark": {"type": "bar", "opacity": 0.6}, "encoding": {
+            "y": y, "x": {"field": middle, "type": "quantitative", "title": "seconds"}}},
+        {"mark": {"type": "rule", "strokeWidth": 2}, "encoding": {
+            "y": y, "x": {"field": low, "type": "quantitative"}, "x2": {"field": high}}},
+    ])
+
+
+def histogram(description: str, values: list[dict], start: str, end: str, count: str, title: str) -> Spec:
+    """Pre-binned counts (`start` to `end`) as adjacent bars."""
+    return _spec(description, values, width=WIDTH, height=200, mark={"type": "bar", "tooltip": True}, encoding={
+        "x": {"field": start, "type": "quantitative", "title": title, "bin": {"binned": True}},
+        "x2": {"field": end}, "y": {"field": count, "type": "quantitative", "title": "records"}})
+
+
+def lines(description: str, values: list[dict], time: str, measure: str, series: str) -> Spec:
+    """One line per `series` of `measure` over `time` (ISO strings)."""
+    return _spec(description, values, width=WIDTH, height=240, mark={"type": "line", "point": True}, encoding={
+        "x": {"field": time, "type": "temporal", "title": None},
+        "y": {"field": measure, "type": "quantitative", "title": measure},
+        "color": {"field": series, "type": "nominal", "title": None}})
+
+
+def heatmap(description: str, values: list[dict], row: str, column: str, measure: str, text: str,
+            domain: tuple[float, float]) -> Spec:
+    """A matrix of cells coloured by `measure`, each cell labelled with `text`."""
+    x = {"field": column, "type": "nominal", "title": None, "sort": None}
+    y = {"field": row, "type": "nominal", "title": None, "sort": None}
+    size = max(160, 48 * len({v[column] for v in values}))
+    return _spec(description, values, width=size, height=max(120, 40 * len({v[row] for v in values})), layer=[
+        {"mark": "rect", "encoding": {"x": x, "y": y, "color": {
+            "field": measure, "type": "quantitative", "scale": {"domain": list(domain), "scheme": "blues"}}}},
+        {"mark": {"type": "text", "fontSize": 11}, "encoding": {"x": x, "y": y, "text": {"field": text}}},
+    ])
+
+
+def render(spec: Spec) -> str:
+    """The chart as an SVG element (vl-convert: Vega run in an embedded JavaScript engine, no network)."""
+    import vl_convert
+
+    return vl_convert.vegalite_to_svg(spec)

@@ -1,0 +1,346 @@
+"""The report's sections from merge's or gold's JSON report: tables of figures, a chart of each where a chart
+helps, and a plain sentence for what the report does not hold (an older report, a round without times).
+
+Pure functions of the report dict: the HTML page (html.py) only lays these out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote
+
+import numpy as np
+
+from mercury_static.report import charts
+
+TIMED_EXPORT_VERSION = 3
+"""The first export version whose records carry their time on task."""
+OUTLIERS = 20
+HISTOGRAM_BINS = 20
+
+
+@dataclass(frozen=True)
+class Link:
+    """A table cell that links into the review bundle."""
+
+    text: str
+    href: str
+
+
+Cell = Any  # str | int | float | None | Link
+
+
+@dataclass
+class Table:
+    key: str
+    """The table's id in the page (tests read the figures back by it)."""
+    caption: str
+    columns: list[str]
+    rows: list[list[Cell]]
+
+
+@dataclass
+class Chart:
+    alt: str
+    """The text alternative: what the chart shows, in words."""
+    spec: charts.Spec
+    table: Table
+
+
+@dataclass
+class Section:
+    key: str
+    title: str
+    lines: list[str] = field(default_factory=list)
+    charts: list[Chart] = field(default_factory=list)
+    tables: list[Table] = field(default_factory=list)
+
+
+def record_link(record_id: str, review_url: str) -> Link:
+    """A record opened in the review page (its `#record=ID` address)."""
+    return Link(record_id, f"{review_url}#record={quote(record_id, safe='')}")
+
+
+def _records(rows: list[dict], columns: list[str]) -> list[list[Cell]]:
+    return [[r[c] for c in columns] for r in rows]
+
+
+def _chart(alt: str, spec: charts.Spec, key: str, columns: list[str], rows: list[dict]) -> Chart:
+    return Chart(alt, spec, Table(key, alt, columns, _records(rows, columns)))
+
+
+def progress_section(report: dict, review_url: str) -> Section:
+    section = Section("progress", "Progress")
+    p = report.get("progress")
+    if p is None:  # a report from before the progress figures: its per-annotator counts only
+        rows = [{"annotator": a["annotator"], "submitted": a["submitted"], "in progress": a["in_progress"],
+                 "discarded": a["discarded"]} for a in report.get("annotators", [])]
+        section.lines.append("records left and progress over time: not available in this report")
+        measures = ["submitted", "in progress", "discarded"]
+    else:
+        rows = [{"annotator": name, "submitted": a["submitted"], "in progress": a["in_progress"],
+                 "discarded": a["discarded"], "queue": a["queue"], "queue left": a["queue_left"]}
+                for name, a in p["annotators"].items()]
+        total = p["records_done"] + p["records_left"]
+        section.lines.append(f"{p['records_done']} of {total} records done ({p['overlap']} submission"
+                             f"{'s' if p['overlap'] != 1 else ''} each), {p['records_left']} left")
+        queued = any(r["queue"] is not None for r in rows)
+        measures = ["submitted", "in progress", "discarded", *(["queue left"] if queued else [])]
+    if rows:
+        alt = "Records per annotator by status" + (" and what is left of each queue" if "queue left" in measures
+                                                   else "")
+        columns = ["annotator", *measures, *(["queue"] if "queue left" in measures else [])]
+        section.charts.append(_chart(alt, charts.bars(alt, rows, "annotator", measures, stack=True),
+                                     "progress-annotators", columns, rows))
+    else:
+        section.lines.append("no annotator's work yet")
+    t = (p or {}).get("timeline") or {}
+    if t.get("bins"):
+        rows = []
+        for name, counts in t["submitted"].items():
+            total = 0
+            for start, n in zip(t["bins"], counts):
+                total += n
+                rows.append({"from": start, "annotator": name, "submitted": n, "submitted so far": total})
+        alt = f"Records submitted so far per annotator over time ({_duration(t['bin_s'])} steps)"
+        section.charts.append(_chart(alt, charts.lines(alt, rows, "from", "submitted so far", "annotator"),
+                                     "progress-timeline", ["from", "annotator", "submitted", "submitted so far"],
+                                     rows))
+    elif p is not None:
+        section.lines.append("progress over time: not available (no submitted record has a time)")
+    return section
+
+
+def _duration(seconds: float) -> str:
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= size and seconds % size == 0:
+            n = int(seconds // size)
+            return f"{n} {unit}{'s' if n != 1 else ''}" if n != 1 else unit
+    return f"{seconds:g} s"
+
+
+def _stats(values: list[float]) -> dict:
+    a = np.asarray(values, dtype=np.float64)
+    p25, median, p75 = np.percentile(a, [25, 50, 75])
+    return {"median s": round(float(median), 1), "p25 s": round(float(p25), 1), "p75 s": round(float(p75), 1),
+            "max s": round(float(a.max()), 1)}
+
+
+def time_section(report: dict, review_url: str) -> Section:
+    section = Section("time", "Time on task")
+    t = report.get("time_on_task")
+    if not t or not t.get("annotators"):
+        section.lines.append(f"no time recorded (exports older than version {TIMED_EXPORT_VERSION} or none)")
+        return section
+    section.lines.append(f"active time only: gaps over {t['idle_threshold_s']:g} s and hidden tabs left out")
+    per_annotator: dict[str, list[float]] = {}
+    per_record: list[tuple[str, list[float]]] = []
+    for record_id, times in t.get("records", {}).items():
+        per_record.append((record_id, list(times.values())))
+        for name, seconds in times.items():
+            per_annotator.setdefault(name, []).append(seconds)
+    rows = []
+    for name, a in t["annotators"].items():
+        elapsed = t.get("annotations_elapsed_s", {}).get(name) or []
+        rows.append({"annotator": name, "active h": round(a["active_s"] / 3600, 2), "records": a["records"],
+                     **(_stats(per_annotator[name]) if per_annotator.get(name) else
+                        {"median s": a.get("median_record_s"), "p25 s": None, "p75 s": None, "max s": None}),
+                     "median annotation s": round(float(np.median(elapsed)), 1) if elapsed else None})
+    alt = "Active seconds per record, each annotator's median (bar) and quartiles (line)"
+    section.charts.append(_chart(alt, charts.interval_bars(alt, [r for r in rows if r["p25 s"] is not None],
+                                                           "annotator", "median s", "p25 s", "p75 s"),
+                                 "time-annotators", list(rows[0]), rows))
+    if per_record:
+        medians = np.array([float(np.median(v)) for _, v in per_record])
+        edges = np.histogram_bin_edges(medians, bins=min(HISTOGRAM_BINS, max(1, len(medians))))
+        counts, _ = np.histogram(medians, bins=edges)
+        bins = [{"from s": round(float(lo), 1), "to s": round(float(hi), 1), "records": int(n)}
+                for lo, hi, n in zip(edges[:-1], edges[1:], counts)]
+        q1, q3 = np.percentile(medians, [25, 75])
+        limit = q3 + 1.5 * (q3 - q1)
+        section.lines.append(f"per record (median over its annotators): median {np.median(medians):.1f} s, "
+                             f"quartiles {q1:.1f}–{q3:.1f} s; an outlier takes over {limit:.1f} s")
+        alt = "Records by active seconds (median over the record's annotators)"
+        section.charts.append(_chart(alt, charts.histogram(alt, bins, "from s", "to s", "records", "seconds"),
+                                     "time-records", ["from s", "to s", "records"], bins))
+        order = np.argsort(-medians, kind="stable")
+        outliers = [i for i in order[:OUTLIERS] if medians[i] > limit]
+        section.tables.append(Table("time-outliers", f"Slowest records over {limit:.1f} s (at most {OUTLIERS})",
+                                    ["record", "median s", "spread s", "annotators"],
+                                    [[record_link(per_record[i][0], review_url), round(float(medians[i]), 1),
+                                      round(max(per_record[i][1]) - min(per_record[i][1]), 1),
+                                      len(per_record[i][1])] for i in outliers]))
+    return section
+
+
+def agreement_section(report: dict, review_url: str) -> Section:
+    section = Section("agreement", "Agreement")
+    o = report.get("overall")
+    if o is None:
+        section.lines.append("agreement: not available in this report")
+        return section
+    section.lines.append(f"summary spans, {o['records']} records judged by 2+ annotators: char F1 "
+                         f"{_figure(o['char_f1'])}, exact F1 {_figure(o['exact_f1'])}; Krippendorff's α of the "
+                         f"verdicts ({report.get('verdict', 'verdict')}) {_figure(o['alpha'])}")
+    section.lines.append("confidence intervals: not available (the JSON report gives point figures)")
+    rows = [{"question": "spans (verdict)", "type": "span", "metric": "nominal", "records": o["records"],
+             "alpha": o["alpha"]}]
+    rows += [{"question": q["question"], "type": q["type"], "metric": m, "records": q["records"], "alpha": a}
+             for q in report.get("questions", []) for m, a in q["alpha"].items()]
+    shown = [{**r, "question · metric": f"{r['question']} · {r['metric']}"} for r in rows if r["alpha"] is not None]
+    alt = "Krippendorff's alpha per question and metric (1 is full agreement, 0 chance)"
+    columns = ["question", "type", "metric", "records", "alpha"]
+    if shown:
+        section.charts.append(_chart(alt, charts.bars(alt, shown, "question · metric", ["alpha"], domain=(-1, 1)),
+                                     "agreement-questions", columns, rows))
+    else:
+        section.tables.append(Table("agreement-questions", f"{alt}: undefined everywhere (too few records judged "
+                                    "twice, or one answer only)", columns, _records(rows, columns)))
+    pairs = report.get("pairwise", [])
+    if pairs:
+        rows = [{"a": p["a"], "b": p["b"], "records": p["records"], "kappa": p["kappa"], "char F1": p["char_f1"],
+                 "exact F1": p["exact_f1"], "observed": p["observed_agreement"],
+                 "κ": "–" if p["kappa"] is None else f"{p['kappa']:.2f}"} for p in pairs]
+        alt = "Cohen's kappa of the verdicts for each pair of annotators"
+        section.charts.append(_chart(alt, charts.heatmap(alt, rows, "a", "b", "kappa", "κ", (-1, 1)),
+                                     "agreement-pairs", ["a", "b", "records", "kappa", "char F1", "exact F1",
+                                                         "observed"], rows))
+    labels = [x for x in report.get("label_agreement", []) if x["records"]]
+    if labels:
+        alt = "Summary-span agreement (character F1 over annotator pairs) per label"
+        section.charts.append(_chart(alt, charts.bars(alt, [{**x, "char F1": x["char_f1"]} for x in labels
+                                                            if x["char_f1"] is not None], "label", ["char F1"],
+                                                      domain=(0, 1)),
+                                     "agreement-labels", ["label", "records", "char F1"],
+                                     [{**x, "char F1": x["char_f1"]} for x in labels]))
+    elif "label_agreement" not in report:
+        section.lines.append("span agreement per label: not available in this report")
+    todo = report.get("adjudication", [])
+    section.tables.append(Table("adjudication", "Records to adjudicate first (each opens in the review bundle)",
+                                ["record", "annotators", "verdict disagreement", "char F1 mean"],
+                                [[record_link(c["record_id"], review_url), ", ".join(c["annotators"]),
+                                  c["verdict_disagreement"], c["char_f1_mean"]] for c in todo]))
+    return section
+
+
+def labels_section(report: dict, review_url: str) -> Section:
+    section = Section("labels", "Labels and suggestions")
+    counts = report.get("label_counts")
+    if counts is None:
+        section.lines.append("label distribution per annotator: not available in this report")
+    elif counts:
+        team = {x["label"]: x["annotations"] for x in report.get("labels", [])}
+        team_total = sum(a["annotations"] for a in report.get("annotators", [])) or 1
+        mine = {a["annotator"]: a["annotations"] for a in report.get("annotators", [])}
+        rows = [{"annotator": name, "label": label, "annotations": n,
+                 "share": round(n / mine[name], 4) if mine.get(name) else None,
+                 "team share": round(team.get(label, 0) / team_total, 4),
+                 "%": "–" if not mine.get(name) else f"{100 * n / mine[name]:.0f}%"}
+                for name, by_label in counts.items() for label, n in by_label.items()]
+        alt = ("Share of each annotator's annotations carrying each label (a label's team share is in the "
+               "table: far from it, an annotator over- or under-uses the label)")
+        section.charts.append(_chart(alt, charts.heatmap(alt, rows, "annotator", "label", "share", "%", (0, 1)),
+                                     "labels-annotators", ["annotator", "label", "annotations", "share",
+                                                           "team share"], rows))
+    agents = [x for x in report.get("agents", []) if x["split"] != "blind"]
+    if agents:
+        rows = [{"question": x["question"], "agent": x["agent"], "split": x["split"], "answers": x["answers"],
+                 "agree": x["agree"], "accepted": x["accepted"]} for x in agents]
+        shown = [{**r, "agent · question": f"{r['agent']} · {r['question']}"} for r in rows
+                 if r["split"] == "shown" and r["accepted"] is not None]
+        alt = "Share of the answers given with the suggestions shown that accepted each agent's suggestion"
+        if shown:
+            section.charts.append(_chart(alt, charts.bars(alt, shown, "agent · question", ["accepted"],
+                                                          domain=(0, 1)),
+                                         "agents", ["question", "agent", "split", "answers", "agree", "accepted"],
+                                         rows))
+        else:
+            section.tables.append(Table("agents", "Suggestion agents against the annotators (no suggestion was "
+                                        "shown: acceptance not available)",
+                                        ["question", "agent", "split", "answers", "agree", "accepted"],
+                                        _records(rows, ["question", "agent", "split", "answers", "agree",
+                                                        "accepted"])))
+    else:
+        section.lines.append("suggestion acceptance: no suggestion agent in this round")
+    return section
+
+
+def gold_sections(report: dict, review_url: str) -> list[Section]:
+    c = report["counts"]
+    section = Section("gold", "Against the gold")
+    section.lines.append(f"{c['gold']} records adjudicated (gold), {c['not_adjudicated']} not adjudicated, "
+                         f"{c['undecided_annotations']} annotations left undecided")
+    q = report["quality"]
+    measures = ["precision", "recall", "F1"]
+    for key, who, rows in (("gold-annotators", "annotator", q["annotators"]),
+                           ("gold-agents", "agent", q.get("agent_spans", []))):
+        if not rows:
+            continue
+        flat = [{who: r[who], "records": r["records"], "precision": r["span_precision"],
+                 "recall": r["span_recall"], "F1": r["span_f1"]} for r in rows]
+        alt = f"Summary-span precision, recall and F1 of each {who} against the gold"
+        section.charts.append(_chart(alt, charts.bars(alt, flat, who, measures, domain=(0, 1)), key,
+                                     [who, "records", *measures], flat))
+    accuracy = [{"annotator": a["annotator"], "question": name, "accuracy": value}
+                for a in q["annotators"] for name, value in a["accuracy"].items()]
+    if accuracy:
+        section.tables.append(Table("gold-accuracy", "Answers equal to the gold's, per annotator and question",
+                                    ["annotator", "question", "accuracy"],
+                                    _records(accuracy, ["annotator", "question", "accuracy"])))
+    if q["agents"]:
+        rows = [{"agent · question": f"{a['agent']} · {a['question']}", "records": a["records"],
+                 "accuracy": a["accuracy"], "AUC": a["auc"]} for a in q["agents"]]
+        alt = "Accuracy and ROC AUC of each suggestion agent against the gold answers"
+        section.charts.append(_chart(alt, charts.bars(alt, rows, "agent · question", ["accuracy", "AUC"],
+                                                      domain=(0, 1)),
+                                     "gold-agent-answers", ["agent · question", "records", "accuracy", "AUC"],
+                                     rows))
+    pairs = report["reviewers"]["pairs"]
+    if pairs:
+        section.tables.append(Table("gold-reviewers", "Reviewers who adjudicated the same records",
+                                    ["a", "b", "records", "span F1", "answers agree"],
+                                    [[p["a"], p["b"], p["records"], p["span_f1"], p["answers_agree"]]
+                                     for p in pairs]))
+    section.tables.append(Table("gold-changed", "Records the review changed most",
+                                ["record", "change", "spans", "answers changed"],
+                                [[record_link(x["record_id"], review_url), x["change"], x["spans"],
+                                  x["answers_changed"]] for x in q["changed"]]))
+    return [section]
+
+
+def _figure(x: float | None) -> str:
+    return "–" if x is None else f"{x:.3f}"
+
+
+def is_gold(report: dict) -> bool:
+    return "quality" in report
+
+
+def sections(report: dict, review_url: str) -> list[Section]:
+    """Every section of a merge report (progress, time, agreement, labels) or of a gold report."""
+    if is_gold(report):
+        return gold_sections(report, review_url)
+    return [make(report, review_url) for make in (progress_section, time_section, agreement_section,
+                                                  labels_section)]
+
+
+def headline(report: dict) -> str:
+    """One line of the figures a coordinator looks at first."""
+    if is_gold(report):
+        c, people = report["counts"], report["quality"]["annotators"]
+        best = max((a for a in people if a["span_f1"] is not None), key=lambda a: a["span_f1"], default=None)
+        return (f"{c['gold']} gold records, {c['not_adjudicated']} not adjudicated"
+                + (f"; best span F1 {best['span_f1']:.3f} ({best['annotator']})" if best else ""))
+    parts = []
+    p = report.get("progress")
+    if p:
+        parts.append(f"{p['records_done']} records done, {p['records_left']} left")
+    t = report.get("time_on_task")
+    if t and t.get("annotators"):
+        hours = sum(a["active_s"] for a in t["annotators"].values()) / 3600
+        parts.append(f"{hours:.1f} h active")
+    o = report.get("overall") or {}
+    parts.append(f"verdict α {_figure(o.get('alpha'))}, span char F1 {_figure(o.get('char_f1'))}")
+    parts.append(f"{len(report.get('adjudication', []))} records to adjudicate first")
+    return "; ".join(parts)
