@@ -41,7 +41,8 @@ def main() -> None:
     parser.add_argument("--data", default=str(ROOT.parent / "shared" / "data"))
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--epochs", type=int, default=2)
-    parser.add_argument("--only", choices=["halves", "all"], default=None)
+    parser.add_argument("--only", choices=["halves", "all", "time"], default=None)
+    parser.add_argument("--pairs", type=int, default=1000, help="time: pairs of the timed training")
     args = parser.parse_args()
     fb = Path(args.data) / "faithbench"
     out = ROOT / "benchmarks" / "out"
@@ -49,6 +50,8 @@ def main() -> None:
     if not (bundle / "manifest.json").is_file():
         build(sorted(fb.glob("batch_*.json")), bundle, BuildOptions())
     settings = TrainSettings(epochs=args.epochs)
+    if args.only == "time":
+        return time_training(bundle, sorted(fb.glob("batch_*.json")), args.pairs, settings)
     print("| trained on (pairs) → scored on (queries) | train's CV gain (MRR, over sources) | wall / CPU min "
           "| default model MRR / R@1 | trained MRR / R@1 | Δ MRR | Δ R@1 | trained + re-fitted ranker MRR / R@1 "
           "| Δ MRR | peak RSS GB |")
@@ -93,6 +96,32 @@ def main() -> None:
         print(f"| all eight ({result.pairs}) → CV only | {result.scores['mrr']['gain']} | {wall:.1f} / {cpu:.1f} "
               f"| {result.scores['mrr']['current']} | {result.scores['mrr']['trained']} | | | | | {rss:.2f} |",
               flush=True)
+
+
+def time_training(bundle: Path, files: list[Path], n: int, settings) -> None:
+    """One training of ``n`` pairs (FaithBench's, cycled) and its export: the final step of `train`, which
+    also trains ``--folds`` models of (folds-1)/folds of the pairs for its check."""
+    import tempfile
+
+    from mercury_static.assist.model_export import default_model_path, ensure_model
+    from mercury_static.train.examples import make_examples
+    from mercury_static.train.finetune import fine_tune
+    from mercury_static.tune import tune
+
+    pairs = tune.load_pairs(files, bundle)
+    examples = make_examples(pairs.data, range(len(pairs.data.queries)), settings.seed)
+    examples = [examples[i % len(examples)] for i in range(n)]
+    with tempfile.TemporaryDirectory() as scratch:
+        wall, cpu = time.monotonic(), time.process_time()
+        model = fine_tune(default_model_path(), examples, Path(scratch) / "m", settings)
+        trained = time.monotonic() - wall, time.process_time() - cpu
+        ensure_model(model, cache_dir=Path(scratch) / "cache")
+        total = time.monotonic() - wall, time.process_time() - cpu
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6
+    print("| pairs | epochs | training wall / CPU min | with the export wall / CPU min | peak RSS GB |")
+    print("|---|---|---|---|---|")
+    print(f"| {n} | {settings.epochs} | {trained[0] / 60:.1f} / {trained[1] / 60:.1f} "
+          f"| {total[0] / 60:.1f} / {total[1] / 60:.1f} | {rss:.2f} |")
 
 
 if __name__ == "__main__":

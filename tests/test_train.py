@@ -238,7 +238,9 @@ def test_the_page_ranks_as_eval_does_with_the_trained_model(trained, dump, build
                            timeout=60_000)
     span = select(page, "summary", query.text)
     assert span == query.selection
-    page.wait_for_function("() => mercuryStatic.store.state.assist.refined === true", timeout=30_000)
+    # the selection is a whole stored sentence: its tokens blended with its stored vector, at once
+    page.wait_for_function("() => { const a = mercuryStatic.store.state.assist; "
+                           "return a.kind === 'model' && !a.pending; }", timeout=30_000)
     got = np.array(page.evaluate("() => mercuryStatic.queryVector()"), dtype=np.float32)
     want = data.query_vector(j, options)
     assert float(got @ want) >= 0.9999
