@@ -42,9 +42,10 @@ class Format:
 
 BUNDLE = Format("mercury-static/bundle", 1, (1,))
 """manifest.json of a bundle."""
-EXPORT = Format("mercury-static/annotations", 2, (1, 2))
-"""The page's export. Versions merge reads: 1 (spans and a status only) and 2 (adds each question's response
-and the suggestions shown/accepted, docs/export.schema.json)."""
+EXPORT = Format("mercury-static/annotations", 3, (1, 2, 3))
+"""The page's export. Versions merge reads: 1 (spans and a status only), 2 (adds each question's response
+and the suggestions shown/accepted) and 3 (adds the time on task: a record's `active_ms`, an annotation's
+`elapsed_ms`, each only when the page counted it), docs/export.schema.json."""
 MERGED = Format("mercury-static/merged", 1, (1,))
 """`merge -o FILE`: a JSON list (pandas, 🤗 datasets and Mercury tooling read it as is), so its format name and
 version are in the merge report (`--report`), not in the file."""
@@ -208,8 +209,8 @@ class Manifest:
 @dataclass(frozen=True)
 class ExportHeader:
     """The top of a page export file; `records` holds one entry per record the annotator touched
-    (`{record_id, status, updated_at, annotations}`, version 2 adds `responses` and `suggestions`; checked entry
-    by entry by merge)."""
+    (`{record_id, status, updated_at, annotations}`, version 2 adds `responses` and `suggestions`, version 3
+    `active_ms` and the annotations' `elapsed_ms`; checked entry by entry by merge)."""
 
     bundle_id: str
     annotator: str

@@ -287,14 +287,14 @@ def test_every_command_refuses_a_file_of_another_version(run, demo_bundle, tmp_p
     old = of_version(bundle / "manifest.json", 2) if command in ("assign", "merge --bundle", "tune --apply") else None
     args = {"assign": ["assign", bundle, "--annotators", "a,b"],
             "merge --bundle": ["merge", export, "--bundle", bundle, "-o", tmp_path / "m.json"],
-            "merge export": ["merge", of_version(export, 3), "--bundle", bundle, "-o", tmp_path / "m.json",
+            "merge export": ["merge", of_version(export, 4), "--bundle", bundle, "-o", tmp_path / "m.json",
                              "--strict"],
-            "progress export": ["progress", of_version(export, 3), "--bundle", bundle],
+            "progress export": ["progress", of_version(export, 4), "--bundle", bundle],
             "tune --apply": ["tune", export, "--bundle", bundle, "--apply"],
             "eval --options": ["eval", export, "--options", of_version(options, 2)]}[command]
     result = run(*args)
     name, found, file = (("mercury-static/bundle", 2, "manifest.json") if old else
-                         ("mercury-static/annotations", 3, export.name) if "export" in command else
+                         ("mercury-static/annotations", 4, export.name) if "export" in command else
                          ("mercury-static/ranker-options", 2, options.name))
     assert result.exit_code == 2, result.output
     assert f"{file}: field 'version': unsupported version {found} of {name} (this tool reads" in \

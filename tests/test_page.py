@@ -336,7 +336,7 @@ def test_export_format_and_code_point_offsets_with_emoji(page, bundle_server, de
     page.keyboard.press("d")  # discard this one… (moves to the next record)
     page.wait_for_function("() => mercuryStatic.store.state.current.id !== 'space-exhibit'")
     data = export_file(page, tmp_path)
-    assert data["format"] == "mercury-static/annotations" and data["version"] == 2
+    assert data["format"] == "mercury-static/annotations" and data["version"] == 3
     assert data["bundle_id"] == demo.manifest["bundle_id"]
     assert data["annotator"] == "alice" and data["client_id"]
     assert data["title"] == demo.manifest["title"] and data["tool_version"] == demo.manifest["tool_version"]
@@ -348,7 +348,7 @@ def test_export_format_and_code_point_offsets_with_emoji(page, bundle_server, de
     record = demo.record("space-exhibit")
     assert len(rec["annotations"]) == 2
     for a in rec["annotations"]:
-        assert set(a) == {"id", "label", "note", "summary", "source", "created_at", "updated_at"}
+        assert set(a) == {"id", "label", "note", "summary", "source", "created_at", "updated_at", "elapsed_ms"}
         assert record.summary[a["summary"]["start"]:a["summary"]["end"]] == a["summary"]["text"]
         assert record.source[a["source"]["start"]:a["source"]["end"]] == a["source"]["text"]
     texts = {a["summary"]["text"] for a in rec["annotations"]}

@@ -122,12 +122,12 @@ def test_every_question_by_keyboard_survives_a_reload_and_is_exported(page, sett
     assert "verdict" not in responses(page, "0")
     page.keyboard.press("Control+z")
     page.wait_for_function("() => mercuryStatic.store.state.work.records['0'].responses.verdict.value === 'hallucinated'")
-    # export version 2: the answers and the suggestions shown (none accepted)
+    # the export (version 2 on): the answers and the suggestions shown (none accepted)
     page.keyboard.press("Escape")
     page.keyboard.press("s")
     page.wait_for_function("() => mercuryStatic.store.state.current.id !== '0'")
     data = export_file(page, tmp_path)
-    assert data["version"] == 2
+    assert data["version"] == 3
     [rec] = [r for r in data["records"] if r["record_id"] == "0"]
     assert rec["status"] == "submitted" and rec["responses"] == EXPECTED
     assert rec["suggestions"] == {"shown": True, "accepted": {}}

@@ -2,7 +2,8 @@
 
 Each bad file, record entry or annotation is one `InputError`, skipped and counted as rejected; a bad
 question answer or suggestion acceptance drops only itself (counted in `answers_dropped`), its record entry
-stays. A re-export of a version already validated cleanly is not validated again.
+stays; so does a bad time on task (export version 3), its time then unknown. A re-export of a version already
+validated cleanly is not validated again.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from mercury_static.bundle.contents import Bundle, BundleRecord
 from mercury_static.formats import EXPORT_FORMAT, ExportHeader
 from mercury_static.merge.checks import Reject, check_json, check_status, parse_time, short, span
 from mercury_static.merge.questions import check_responses, check_suggestion_use
+from mercury_static.merge.timeontask import milliseconds
 from mercury_static.merge.versions import Counts, Version
 from mercury_static.core.names import normalize_name
 from mercury_static.core.records import InputError
@@ -143,6 +145,19 @@ class InputReader:
             self.answers_dropped += 1
         return values, use
 
+    def time(self, path: Path, where: str, value, name: str) -> int | None:
+        """A time on task in ms, None when absent; a bad one is a problem line and unknown."""
+        try:
+            return milliseconds(value, name)
+        except Reject as e:
+            self.problem(path, where, e.field, e.message)
+            return None
+
+    def timed(self, path: Path, where: str, a, copy: tuple[float | None, dict]) -> tuple[float | None, dict]:
+        """The merged annotation `copy` with the exported annotation `a`'s `elapsed_ms`, when it has a good one."""
+        ms = self.time(path, where, a.get("elapsed_ms"), "elapsed_ms")
+        return copy if ms is None else (copy[0], {**copy[1], "elapsed_ms": ms})
+
     def read_export_record(self, path: Path, index: int, entry, annotator: str, client: str | None,
                            exported_at: str, version: int = 1) -> None:
         where = f"records[{index}]"
@@ -174,6 +189,7 @@ class InputReader:
         values = use = None
         if version >= 2:
             values, use = self.answers(path, where, entry.get("responses"), entry.get("suggestions"), record, status)
+        active = self.time(path, where, entry.get("active_ms"), "active_ms") if version >= 3 else None
         key = (annotator, record_id, entry["updated_at"])
         seen = self.clean_entries.get(key)
         if seen is not None and seen[0] == entry:  # a re-export of a version already validated cleanly
@@ -183,18 +199,20 @@ class InputReader:
             for j, a in enumerate(anns):
                 try:
                     check_json(a)
-                    kept.append(self.export_annotation(a, record, annotator))
+                    copy = self.export_annotation(a, record, annotator)
                 except Reject as e:
                     ann_where = f"{where}, annotation {a['id']}" if isinstance(a, dict) and isinstance(
                         a.get("id"), str) else f"{where}, annotations[{j}]"
                     self.problem(path, ann_where, e.field, e.message, 1)
+                    continue
+                kept.append(self.timed(path, f"{where}, annotation {a['id']}", a, copy) if version >= 3 else copy)
             clash = _clash(kept)
             if clash is not None:
                 return self.problem(path, f"{where}, annotation {clash}", "id", CLASH, len(kept))
             if len(self.problems) == problems:
                 self.clean_entries[key] = (entry, kept)
         self.versions.append(Version(annotator, record_id, status, entry["updated_at"], time, kept, client,
-                                     exported_at, values, use))
+                                     exported_at, values, use, active))
 
     def export_annotation(self, a, record: BundleRecord, annotator: str) -> tuple[float | None, dict]:
         if not isinstance(a, dict):
@@ -269,6 +287,7 @@ class InputReader:
                 ann_where = f"{where}, annotation {ann_id}" if ann_id else f"{where}, annotations[{j}]"
                 self.problem(path, ann_where, e.field, e.message, 1)
                 continue
+            ann = self.timed(path, f"{where}, annotation {ann[1]['id']}", a, ann)  # a merged file's
             by_annotator[ann[1]["annotator"]].append(ann)
         clashed = set()
         for annotator, kept in by_annotator.items():
@@ -298,8 +317,10 @@ class InputReader:
             values, use = self.answers(path, f"{where}, responses[{j}]", r["values"], r.get("suggestions"), record,
                                        r["status"]) if "values" in r else (None, None)
             responded.add(name)
+            active = self.time(path, f"{where}, responses[{j}]", r.get("active_ms"), "active_ms")
             self.versions.append(Version(name, record.id, r["status"], r.get("updated_at"), time,
-                                         by_annotator.get(name, []), values=values, suggestion_use=use))
+                                         by_annotator.get(name, []), values=values, suggestion_use=use,
+                                         active_ms=active))
         for annotator, kept in by_annotator.items():
             if annotator not in responded:
                 self.versions.append(Version(annotator, record.id, None, None, None, kept))

@@ -24,6 +24,7 @@ from mercury_static.bundle.contents import Bundle, load_bundle
 from mercury_static.formats import MERGED_FORMAT, MERGED_VERSION, MergedRecord
 from mercury_static.merge.inputs import InputReader
 from mercury_static.merge.timeline import work_progress
+from mercury_static.merge.timeontask import TimeOnTask, time_on_task
 from mercury_static.merge.versions import Counts, resolve, Resolved
 from mercury_static.core.records import InputError
 from mercury_static.merge.write_argilla import argilla_files
@@ -48,6 +49,7 @@ class MergeResult:
     """Question answers and suggestion acceptances dropped (each one of `problems`; their records merged)."""
     model: dict = field(default_factory=dict)
     """The model the bundle was built with: its name, sha256 and, for a model `train` wrote, its pairs."""
+    time_on_task: TimeOnTask = field(default_factory=TimeOnTask)
 
     @property
     def exit_code(self) -> int:
@@ -60,7 +62,8 @@ class MergeResult:
             "format": MERGED_FORMAT, "version": MERGED_VERSION}
         return {"output": output, "counts": vars(self.counts), "answers_dropped": self.answers_dropped,
                 "files": self.files, "model": self.model,
-                "problems": [str(p) for p in self.problems], "notes": self.notes, **self.agreement}
+                "problems": [str(p) for p in self.problems], "notes": self.notes, **self.agreement,
+                "time_on_task": self.time_on_task.to_json()}
 
 
 def model_of(manifest: dict) -> dict:
@@ -91,11 +94,11 @@ def serialize(records: list[dict], fmt: str) -> bytes:
 
 
 def _sample(r: dict) -> dict:
-    """A record in the flat v0.1 layout; with the question answers (`responses`) only when there are some,
-    so a bundle without questions gives the layout FaithBench tooling reads, unchanged."""
+    """A record in the flat v0.1 layout; with the responses (question answers, time on task) only when there are
+    some, so a bundle without questions gives the layout FaithBench tooling reads, unchanged."""
     sample = {"sample_id": r["id"], "source": r["source"], "summary": r["summary"],
               "annotations": [_flat(r["id"], a) for a in r["annotations"]], "metadata": r["metadata"]}
-    if any("values" in x for x in r["responses"]):
+    if any("values" in x or "active_ms" in x for x in r["responses"]):
         sample["responses"] = r["responses"]
     return sample
 
@@ -107,7 +110,7 @@ def _flat(record_id: str, a: dict) -> dict:
             "summary_span": a["summary"]["text"], "summary_start": a["summary"]["start"],
             "summary_end": a["summary"]["end"], "source_span": source["text"],
             "source_start": source["start"], "source_end": source["end"],
-            **({"provenance": a["provenance"]} if "provenance" in a else {})}
+            **{k: a[k] for k in ("elapsed_ms", "provenance") if k in a}}
 
 
 @contextlib.contextmanager
@@ -170,4 +173,5 @@ def merge_files(paths: Iterable[str | Path], bundle: Bundle | str | Path, fmt: s
         return MergeResult(records=records, output=b"" if directory else serialize(records, fmt),
                            counts=reader.counts, files=len(paths), problems=reader.problems,
                            notes=notes + folder_notes, agreement=agreement, directory=directory,
-                           answers_dropped=reader.answers_dropped, model=model_of(bundle.manifest))
+                           answers_dropped=reader.answers_dropped, model=model_of(bundle.manifest),
+                           time_on_task=time_on_task(records))

@@ -38,6 +38,8 @@ class Version:
     """The question answers (export version 2; None: the input has no questions, e.g. version 1)."""
     suggestion_use: dict | None = None
     """`{shown, accepted}`: whether the annotator saw the bundle's suggestions and which were accepted."""
+    active_ms: int | None = None
+    """The annotator's time on task on the record (export version 3; None: unknown)."""
 
 
 @dataclass
@@ -86,6 +88,8 @@ def resolve(versions: list[Version], counts: Counts) -> Resolved:
                 response["values"] = winner.values
             if winner.suggestion_use is not None:
                 response["suggestions"] = winner.suggestion_use
+            if winner.active_ms is not None:
+                response["active_ms"] = winner.active_ms
             out.responses[record_id].append(response)
         other_clients = {v.client_id for v in group if v.client_id and v.client_id != winner.client_id
                          and _version_time(v) != newest}

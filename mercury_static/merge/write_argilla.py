@@ -36,6 +36,9 @@ QUESTION_TYPES = {"span": "span", "label": "label_selection", "multi_label": "mu
                   "rating": "rating", "ranking": "ranking", "text": "text"}
 STATUS = {"submitted": "submitted", "discarded": "discarded", "in_progress": "draft"}
 VECTOR_NAME = "summary_vector"
+TIME_NAME = "time_on_task_s"
+"""The record metadata property of the annotators' summed time on task (seconds): Argilla's responses carry no
+metadata, so the time per annotator and per annotation is in the mercury-static output only."""
 
 
 def user_id(annotator: str) -> str:
@@ -107,7 +110,14 @@ def min_submitted(manifest: dict) -> int:
     return dist["min_submitted"] if isinstance(dist.get("min_submitted"), int) else 1
 
 
-def settings_json(manifest: dict, questions: Sequence[Question], dim: int | None) -> dict:
+def _time_property() -> dict:
+    return _resource(name=TIME_NAME, settings={"visible_for_annotators": True, "min": None, "max": None,
+                                               "type": "float"},
+                     title="Time on task (s, all annotators)", visible_for_annotators=False)
+
+
+def settings_json(manifest: dict, questions: Sequence[Question], dim: int | None, timed: bool = False) -> dict:
+    """Argilla's settings.json; `timed`: some record has a time on task (its metadata property is added)."""
     s = manifest.get("settings") or default_manifest_settings()
     fields = [_field(s["fields"]["source"], "source"), _field(s["fields"]["summary"], "summary")]
     fields += [_field(f) for f in s["fields"].get("extra", [])]
@@ -119,7 +129,7 @@ def settings_json(manifest: dict, questions: Sequence[Question], dim: int | None
         "fields": fields,
         "vectors": [] if dim is None else [_resource(name=VECTOR_NAME, title=s["fields"]["summary"]["title"],
                                                      dimensions=dim)],
-        "metadata": [_metadata(p) for p in s.get("metadata", [])],
+        "metadata": [_metadata(p) for p in s.get("metadata", [])] + ([_time_property()] if timed else []),
         "allow_extra_metadata": False,
         "distribution": {"strategy": "overlap", "min_submitted": min_submitted(manifest)},
         "mapping": None,
@@ -153,9 +163,9 @@ def span_answer(annotations: Sequence[dict], overlapping: bool, lost: list[tuple
 
 def record_json(bundle_record, merged: dict, questions: Sequence[Question], needed: int,
                 vector: list[float] | None, dropped: list[tuple], lost: list[tuple],
-                names: tuple[str, str] = ("source", "summary")) -> dict:
+                names: tuple[str, str] = ("source", "summary"), timed: bool = False) -> dict:
     """One record as `Record.to_dict()` writes it; suggestions Argilla has no room for go to `dropped`, spans
-    it cannot hold to `lost`."""
+    it cannot hold to `lost`; `timed`: its annotators' summed time on task goes to its metadata."""
     question = next(q for q in questions if q.type == "span")
     span = question.name
     suggestions: dict = {}
@@ -179,9 +189,11 @@ def record_json(bundle_record, merged: dict, questions: Sequence[Question], need
             if q.name in values.get(annotator, {}):
                 responses.setdefault(q.name, []).append({"value": values[annotator][q.name], **who})
     submitted = sum(s == "submitted" for s in statuses.values())
+    times = [r["active_ms"] for r in merged["responses"] if "active_ms" in r]
+    metadata = {**bundle_record.meta, **({TIME_NAME: sum(times) / 1000} if times and timed else {})}
     return {"id": merged["id"],
             "fields": {names[0]: merged["source"], names[1]: merged["summary"], **bundle_record.fields},
-            "metadata": dict(bundle_record.meta), "suggestions": suggestions, "responses": responses,
+            "metadata": metadata, "suggestions": suggestions, "responses": responses,
             "vectors": {} if vector is None else {VECTOR_NAME: vector},
             "status": "completed" if submitted >= needed else "pending", "_server_id": None}
 
@@ -213,9 +225,14 @@ def argilla_files(bundle: Bundle, records: Sequence[dict],
     dropped: list[tuple] = []
     lost: list[tuple] = []
     names = field_names(bundle.manifest)
-    out = [record_json(b, m, questions, needed, v, dropped, lost, names)
-           for b, m, v in zip(bundle.records, records, vectors)]
     notes = []
+    timed = any("active_ms" in r for m in records for r in m["responses"])
+    if timed and any(p["name"] == TIME_NAME for p in (bundle.manifest.get("settings") or {}).get("metadata", [])):
+        notes.append(f"argilla: the time on task is not written: the bundle has a metadata property {TIME_NAME!r} "
+                     "already; it is in the mercury-static output")
+        timed = False
+    out = [record_json(b, m, questions, needed, v, dropped, lost, names, timed)
+           for b, m, v in zip(bundle.records, records, vectors)]
     if dropped:
         record_id, question, agent = dropped[0]
         notes.append(f"argilla: {len(dropped)} suggestion(s) not written: Argilla keeps one suggestion per question "
@@ -229,7 +246,7 @@ def argilla_files(bundle: Bundle, records: Sequence[dict],
     if any(a["source"] or a["note"] for m in records for a in m["annotations"]):
         notes.append("argilla: span evidence (source spans) and notes have no place in Argilla's span answers; "
                      "they are in the mercury-static output (--format mercury-static)")
-    settings = settings_json(bundle.manifest, questions, dim)
+    settings = settings_json(bundle.manifest, questions, dim, timed)
     notes += [f"argilla: {x}" for x in differences((bundle.manifest.get("settings") or {}).get("argilla"), settings)]
     dataset = {"id": None, "inserted_at": None, "updated_at": None, "name": bundle.manifest["title"] or "mercury",
                "status": "draft", "guidelines": settings["guidelines"], "allow_extra_metadata": False,

@@ -12,6 +12,7 @@ import { mountModel } from './controllers/model.js';
 import { openFirst, openQueue, recordNavigation } from './controllers/records.js';
 import { mountSelection } from './controllers/selection.js';
 import { mountTransfer } from './controllers/transfer.js';
+import { mountTimeOnTask } from './controllers/timeontask.js';
 import { modelLabel, rankerLabel } from './data/data.js';
 import { pageSettings } from './state/settings.js';
 import { clientId, prefs, WorkStorage } from './state/storage.js';
@@ -78,6 +79,7 @@ async function main() {
     openError: opened.error,
     view: prefs.get(viewKey, { minScore: manifest.ranker?.min_score ?? 0.2 }), questions: settings.all,
   });
+  mountTimeOnTask(store);
   const mods = await parts;
   const queue = await openQueue(store, bundle, annotator, mods.queueMod);
   const nav = recordNavigation(store, bundle, queue, mods.queueMod);

@@ -183,3 +183,56 @@ test("the review mode's view is a slice of the store, each change merged into it
   store.actions.setReview({ pos: 3 });
   assert.deepEqual(store.state.review, { pos: 3, focus: null, filter: { unreviewed: false } });
 });
+
+test('time on task: a look alone makes no work; the time goes with the first change, and the save times it', async () => {
+  const RealDate = Date;
+  let now = RealDate.now() + 1e9; // after every time stamped so far (nowIso never goes back)
+  globalThis.Date = class extends RealDate { // the page's clock, moved by the test
+    constructor(...args) {
+      super(...(args.length ? args : [now]));
+    }
+
+    static now() {
+      return now;
+    }
+  };
+  try {
+    const store = await openStore({ questions: [] });
+    const { actions } = store;
+    actions.trackTime();
+    const at = (ms) => {
+      now += ms;
+      actions.activity();
+    };
+    at(0);
+    at(3_000);
+    at(120_000); // away two minutes: none of it
+    actions.tabHidden(true);
+    now += 30_000; // hidden: none of it
+    actions.tabHidden(false);
+    at(2_000);
+    assert.equal(status(store), 'todo', 'looking at a record is no work on it');
+    actions.select('summary', 0, 4);
+    at(4_000);
+    actions.toggleLabel('Benign');
+    const id = actions.saveDraft();
+    const entry = store.state.work.records.r0;
+    assert.equal(Object.values(entry.active).reduce((s, v) => s + v, 0), 9_000);
+    const { elapsed_ms: elapsed } = entry.annotations[id];
+    assert.ok(Math.abs(elapsed - 4_000) <= 2, `from the first selection to the save: ${elapsed}`); // stamps differ by ≥ 1 ms
+    at(5_000);
+    await actions.goTo(1); // leaving saves what was counted since
+    assert.equal(Object.values(store.state.work.records.r0.active).reduce((s, v) => s + v, 0), 14_000);
+  } finally {
+    globalThis.Date = RealDate;
+  }
+});
+
+test('no time on task is counted before the page hands its events over (the review mode has none)', async () => {
+  const store = await openStore({ questions: [] });
+  store.actions.select('summary', 0, 4);
+  store.actions.toggleLabel('Benign');
+  store.actions.saveDraft();
+  await store.actions.goTo(1);
+  assert.equal(store.state.work.records.r0.active, undefined);
+});

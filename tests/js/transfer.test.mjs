@@ -29,7 +29,7 @@ const exported = () => buildExport({ manifest, positions, annotator: 'alice', cl
 test('buildExport: bundle order, known records only, no tombstones, seconds-precision time', () => {
   const e = exported();
   assert.equal(e.format, EXPORT.name);
-  assert.equal(e.version, 2);
+  assert.equal(e.version, 3);
   assert.equal(e.exported_at, '2026-11-29T12:00:00Z');
   assert.deepEqual([e.bundle_id, e.title, e.annotator, e.client_id, e.tool_version], ['b1', 'Demo bundle', 'alice', 'c1', '0.1.0']);
   assert.deepEqual(e.records.map((r) => r.record_id), ['r1', 'r3']);
@@ -62,7 +62,36 @@ test('import refuses whole files with one line', () => {
   refuse(JSON.stringify({ ...exported(), records: {} }), /not a mercury-static annotations export/);
   refuse(JSON.stringify({ ...exported(), bundle_id: 'b2', title: 'Other' }), /another bundle \(Other\)/);
   refuse(JSON.stringify({ ...exported(), annotator: 'bob' }), /"bob"'s work; you are "alice"/);
-  refuse(JSON.stringify({ ...exported(), version: 3 }), /version 3, which this page \(versions 1 and 2\) cannot read/);
+  refuse(JSON.stringify({ ...exported(), version: 4 }), /version 4, which this page \(versions 1 and 2 and 3\) cannot read/);
+});
+
+test('version 3: time on task exported when counted, imported as the file browser\'s counter', () => {
+  const timed = {
+    ...work,
+    records: {
+      ...work.records,
+      r1: { ...work.records.r1, active: { s1: 1_500, s2: 500 } },
+      r3: { ...work.records.r3, annotations: { a: { ...work.records.r3.annotations.a, elapsed_ms: 4_000 } } },
+    },
+  };
+  const e = buildExport({ manifest, positions, annotator: 'alice', clientId: 'c1', work: timed, exportedAt: t1 });
+  assert.equal(e.records[0].active_ms, 2_000);
+  assert.ok(!('active_ms' in e.records[1]), 'no counter: no time (unknown, not zero)');
+  assert.equal(e.records[1].annotations[0].elapsed_ms, 4_000);
+  assert.ok(!('elapsed_ms' in e.records[0].annotations[0]));
+  const other = parseImport(JSON.stringify(e), { manifest, annotator: 'alice', clientId: 'c2' });
+  assert.deepEqual({ ...other.work.records.r1.active }, { 'file:c1': 2_000 });
+  assert.equal(other.work.records.r3.annotations.a.elapsed_ms, 4_000);
+  const own = parseImport(JSON.stringify(e), { manifest, annotator: 'alice', clientId: 'c1' });
+  assert.ok(!own.work.records.r1.active, "this browser's own time is here already");
+  for (const bad of [-1, 1.5, '3']) {
+    const f = JSON.parse(JSON.stringify(e));
+    f.records[0].active_ms = bad;
+    f.records[1].annotations[0].elapsed_ms = bad;
+    const got = parseImport(JSON.stringify(f), { manifest, annotator: 'alice' });
+    assert.ok(got.left.some((l) => /record r1: field 'active_ms'/.test(l)), got.left.join('\n'));
+    assert.ok(got.left.some((l) => /annotation a: field 'elapsed_ms'/.test(l)), got.left.join('\n'));
+  }
 });
 
 test('import skips bad records and annotations, counts them, keeps the rest (records of other bundles: checkAgainstBundle)', () => {

@@ -40,6 +40,7 @@ export function mountTransfer(store, bundle, storage, annotator, spellings) {
    * is ever left out of an export.
    */
   async function exportData(at) {
+    actions.saveTime(); // the time on task counted up to now goes with the work
     const s = store.state;
     const unplaced = Object.keys(s.work.records).filter((id) => !s.placed.has(id));
     let positions = s.placed;
@@ -73,7 +74,9 @@ export function mountTransfer(store, bundle, storage, annotator, spellings) {
     importInput.value = '';
     if (!file) return;
     try {
-      const parsed = parseImport(await file.text(), { manifest, annotator, now: nowIso() });
+      const parsed = parseImport(await file.text(), {
+        manifest, annotator, clientId: store.state.clientId, now: nowIso(),
+      });
       const res = await checkAgainstBundle(parsed.work, bundle);
       const left = [...parsed.left, ...res.left];
       const shared = actions.importFile(res.work, !left.length && Boolean(parsed.exportedAt));
@@ -98,7 +101,7 @@ export function mountTransfer(store, bundle, storage, annotator, spellings) {
       const file = buildExport({
         manifest, positions: all, annotator, clientId: store.state.clientId, work, exportedAt: at,
       });
-      const parsed = parseImport(JSON.stringify(file), { manifest, annotator });
+      const parsed = parseImport(JSON.stringify(file), { manifest, annotator }); // its times: another key's
       const res = await checkAgainstBundle(parsed.work, bundle);
       actions.importWork(res.work);
       prefs.set(`earlier-done:${manifest.bundle_id}:${key}`, at);

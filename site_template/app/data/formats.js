@@ -6,8 +6,11 @@
 // the ranker-options file of `tune -o`.
 
 export const BUNDLE = { name: 'mercury-static/bundle', version: 1, reads: [1] };
-/** The export: import reads 1 (spans only) and 2 (+ responses and suggestions); the page writes 2. */
-export const EXPORT = { name: 'mercury-static/annotations', version: 2, reads: [1, 2] };
+/**
+ * The export: import reads 1 (spans only), 2 (+ responses and suggestions) and 3 (+ time on task: a record's
+ * `active_ms`, an annotation's `elapsed_ms`); the page writes 3.
+ */
+export const EXPORT = { name: 'mercury-static/annotations', version: 3, reads: [1, 2, 3] };
 /** The record index: version 2 adds split prefixes and bitmap postings; version 1 is read as one without them. */
 export const RECORD_INDEX = { name: 'mercury-static/record-index', version: 2, reads: [1, 2], unnamed: 1 };
 export const QUEUES = { name: 'mercury-static/queues', version: 2, reads: [1, 2], unnamed: 1 };

@@ -8,7 +8,7 @@
  * The page says "saved" only after that completion.
  *
  * Work shape: {records: {RECORD_ID: {status, status_at, updated_at, annotations: {ID: annotation},
- * responses?, accepted? (responses.js)}},
+ * responses?, accepted? (responses.js), active? (the time on task's counters, timeontask.js)}},
  * drafts: {RECORD_ID: draft}, last_export_at}; every map has no prototype (`__proto__` and
  * `constructor` are ids like any other). A deleted annotation stays as a tombstone {id, deleted: true,
  * updated_at} so that merging never resurrects it. Every write merges with the stored entry inside its
@@ -28,6 +28,7 @@
 
 import { extrasAdd, mergeExtras, readExtras } from './responses.js';
 import { isAfter, later as newer } from './times.js';
+import { activeAdds, isActive, mergeActive } from './timeontask.js';
 
 export const PREFIX = 'mercury-static:v1';
 const DB_NAME = 'mercury-static';
@@ -65,12 +66,14 @@ export function mergeRecord(a, b) {
     const mine = annotations[id];
     if (!mine || isAfter(ann.updated_at, mine.updated_at)) annotations[id] = ann;
   }
+  const active = mergeActive(a.active, b.active);
   return {
     status: statusFrom.status,
     status_at: statusFrom.status_at,
     updated_at: newer(a.updated_at, b.updated_at),
     annotations,
     ...mergeExtras(a, b),
+    ...(active ? { active } : {}),
   };
 }
 
@@ -85,7 +88,7 @@ export function mergeDraft(a, b) {
 function recordAdds(a, b) {
   if (!a) return true;
   if (isAfter(b.status_at, a.status_at)) return true;
-  if (extrasAdd(a, b)) return true;
+  if (extrasAdd(a, b) || activeAdds(a.active, b.active)) return true;
   for (const id of Object.keys(b.annotations || {})) {
     const mine = a.annotations[id];
     if (!mine || isAfter(b.annotations[id].updated_at, mine.updated_at)) return true;
@@ -130,6 +133,14 @@ export function labelPath(label) {
   return parts.map((_, i) => parts.slice(0, i + 1).join('.'));
 }
 
+/** A stored annotation's creation-to-save time (timeontask.js) as `{elapsed_ms}`, or {} when it has none. */
+function readElapsed(ms, problems, where) {
+  if (ms === undefined) return {};
+  if (Number.isSafeInteger(ms) && ms >= 0) return { elapsed_ms: ms };
+  problems.push(`${where}: field 'elapsed_ms': not a count of ms, left out`);
+  return {};
+}
+
 /**
  * One stored annotation, or null when it cannot be read. `problems` collects what was not as expected
  * (a string label is read as its path; it still counts, so the stored value is kept aside).
@@ -151,11 +162,13 @@ function readAnnotation(id, a, problems, where) {
     problems.push(`${where}: annotation ${JSON.stringify(id)}: unreadable fields`);
     return null;
   }
+  const elapsed = readElapsed(a.elapsed_ms, problems, `${where}: annotation ${JSON.stringify(id)}`);
   return {
     id, label: [...label], note: a.note || '',
     summary: { start: a.summary.start, end: a.summary.end, text: a.summary.text },
     source: a.source ? { start: a.source.start, end: a.source.end, text: a.source.text } : null,
     created_at: a.created_at || a.updated_at || '', updated_at: a.updated_at || '',
+    ...elapsed,
   };
 }
 
@@ -172,9 +185,12 @@ function readRecord(id, e, problems) {
     const a = readAnnotation(aid, e.annotations[aid], problems, where);
     if (a) annotations[aid] = a;
   }
+  const active = isActive(e.active) ? e.active : null;
+  if (e.active !== undefined && !active) problems.push(`${where}: field 'active': not a map of counts of ms, left out`);
   return {
     status: e.status || 'in_progress', status_at: e.status_at || null, updated_at: e.updated_at || null, annotations,
     ...readExtras(e, problems, where),
+    ...(active ? { active: dict(active) } : {}),
   };
 }
 
@@ -187,7 +203,8 @@ const isDraft = (d) => isObj(d) && isTime(d.updated_at)
   && Array.isArray(d.labels) && d.labels.every((l) => typeof l === 'string') && typeof d.note === 'string'
   && (absent(d.anchor) || d.anchor === 'summary' || d.anchor === 'source')
   && (absent(d.editingId) || typeof d.editingId === 'string')
-  && (absent(d.id) || typeof d.id === 'string'); // the annotation it will be saved as
+  && (absent(d.id) || typeof d.id === 'string') // the annotation it will be saved as
+  && isTime(d.started); // its first work (the creation-to-save time)
 
 /** One stored draft, or null. */
 function readDraft(id, d, problems) {
@@ -198,7 +215,7 @@ function readDraft(id, d, problems) {
   return {
     anchor: d.anchor || null, summary: d.summary || null, source: d.source || null, labels: [...d.labels],
     note: d.note, editingId: d.editingId || null, ...(d.id ? { id: d.id } : {}), ...(d.unit ? { unit: d.unit } : {}),
-    updated_at: d.updated_at || '',
+    ...(d.started ? { started: d.started } : {}), updated_at: d.updated_at || '',
   };
 }
 

@@ -16,6 +16,7 @@ import { acceptedPriors } from './suggestions.js';
 import { storedSpanCp } from '../data/offsets.js';
 import { applyStep, changed, emptyHistory, pushStep } from './history.js';
 import { compareTimes, isAfter } from './times.js';
+import { ActiveTime, SAVE_MS, addActive, elapsedMs } from './timeontask.js';
 import { nowIso, uuid } from '../util.js';
 
 export const SIDES = ['source', 'summary'];
@@ -147,7 +148,8 @@ export function recordStatus(work, id) {
  */
 const storedDraft = (d) => ({
   anchor: d.anchor, summary: d.summary, source: d.source, labels: [...d.labels], note: d.note,
-  editingId: d.editingId, ...(d.id ? { id: d.id } : {}), unit: 'cp', updated_at: nowIso(),
+  editingId: d.editingId, ...(d.id ? { id: d.id } : {}), ...(d.started ? { started: d.started } : {}), unit: 'cp',
+  updated_at: nowIso(),
 });
 
 /** The plain words for a write that failed: why, and what to do (the banner offers Export). */
@@ -223,6 +225,10 @@ export function createAppStore({
   });
   const get = () => store.state;
   let loadSeq = 0;
+  /** This page load's counter of active time in each record entry (timeontask.js: one per session). */
+  const session = uuid();
+  /** Counts the time on task once the page's events reach it (`trackTime`: not in review mode). */
+  let timer = null;
   let saveSeq = 0;
   let savedAt = null;
   /**
@@ -319,6 +325,8 @@ export function createAppStore({
     const old = entryOf(w, id);
     const entry = old || { status: 'in_progress', status_at: null, updated_at: null, annotations: dict() };
     const next = fn({ ...entry, annotations: dict(entry.annotations) });
+    const ms = timer ? timer.take(id) : 0;
+    if (ms) next.active = addActive(next.active, session, ms);
     next.updated_at = nowIso();
     // the open record's position is known: placed with the change, so its status shows at once
     const known = id === current.id && !placed.has(id) ? { placed: new Map(placed).set(id, current.index) } : {};
@@ -355,6 +363,7 @@ export function createAppStore({
    */
   function setDraft(draft, extra = {}) {
     if (!draft.id && !draft.editingId && draftHasWork(draft)) draft = { ...draft, id: uuid() };
+    if (!draft.started && draftHasWork(draft)) draft = { ...draft, started: nowIso() }; // its creation, for elapsed_ms
     const id = get().current.id;
     const ui = get().ui;
     const uiPart = ui.confirmClear || ui.draftMessage ? { ui: { ...ui, confirmClear: false, draftMessage: null } } : {};
@@ -377,8 +386,22 @@ export function createAppStore({
       anchor: d.anchor, summary: span('summary'), source: span('source'),
       labels: fewLabels(d.labels.filter((l) => labelChoices.includes(l))), note: d.note,
       editingId: editing && !editing.deleted ? d.editingId : null, ...(d.id ? { id: d.id } : {}),
+      ...(d.started ? { started: d.started } : {}),
     };
   }
+
+  /**
+   * Write the counted time of the records that have work (changeRecord takes it); a record without work keeps
+   * it until its first change: a look alone makes no work entry, which would mark the record in progress.
+   */
+  function saveTime() {
+    for (const id of timer ? timer.ids() : []) if (entryOf(get().work, id)) changeRecord(id, (entry) => entry);
+  }
+  store.subscribe((s, prev) => {
+    if (!timer || s.current.id === prev.current.id) return;
+    timer.open(s.current.id, Date.now());
+    if (prev.current.id) saveTime();
+  });
 
   /** The required questions of record `id` not answered yet (their titles, settings order). */
   function missingOf(id) {
@@ -560,10 +583,12 @@ export function createAppStore({
       const toast = d.editingId ? undoable('Annotation edited.', rec.id, { annotation: id }) : null;
       changeRecord(rec.id, (entry) => {
         const old = entry.annotations[id];
+        const live = old && !old.deleted ? old : null;
+        const elapsed = elapsedMs(live, d.started, at);
         entry.annotations[id] = {
           id, label: labelPrefixes(d.labels, labelOrder), note: d.note,
           summary: span('summary'), source: span('source'),
-          created_at: old && !old.deleted ? old.created_at : at, updated_at: at,
+          created_at: live ? old.created_at : at, updated_at: at, ...(elapsed === null ? {} : { elapsed_ms: elapsed }),
         };
         return entry;
       }, { text: d.editingId ? 'Annotation edited' : 'Annotation added' });
@@ -630,7 +655,7 @@ export function createAppStore({
       changeRecord(current.id, (entry) => {
         entry.annotations[id] = {
           id, label, note: p.note || '', summary: span(p.summary), source: span(p.source),
-          created_at: at, updated_at: at,
+          created_at: at, updated_at: at, elapsed_ms: 0, // made and saved by one key
         };
         // a machine's span suggestion
         return p.question && p.agent ? markAccepted(entry, p.question, p.agent, id, at) : entry;
@@ -643,6 +668,39 @@ export function createAppStore({
      */
     changeEntry(id, fn) {
       changeRecord(id, fn);
+    },
+    /** Count the time on task from now (controllers/timeontask.js hands the page's events to the actions below). */
+    trackTime() {
+      timer = new ActiveTime();
+      timer.open(get().current.id, Date.now());
+    },
+    /**
+     * An activity event of the annotator: time on task counts; it is saved with the record's next change,
+     * and on its own once `SAVE_MS` of it wait.
+     */
+    activity() {
+      timer.activity(Date.now());
+      const { id } = get().current;
+      if (id && timer.holds(id, SAVE_MS)) saveTime();
+    },
+    /** The tab is hidden (nothing counts until it shows again; the time counted is saved) or shown. */
+    tabHidden(hidden) {
+      if (hidden) {
+        timer.hide(Date.now());
+        saveTime();
+      } else timer.show(Date.now());
+    },
+    /**
+     * The page goes away (pagehide): what was counted since the last save is dropped, not written: a write
+     * begun now would come after the unload journal, and the next load would call the record's change lost.
+     */
+    pageGone() {
+      timer.hide(Date.now());
+      for (const id of timer.ids()) timer.take(id);
+    },
+    /** Save the time on task counted so far (before an export). */
+    saveTime() {
+      saveTime();
     },
     /** Finish the open record: 'submitted' | 'discarded' | 'in_progress' (reopen). */
     setStatus(status) {

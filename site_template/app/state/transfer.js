@@ -6,9 +6,10 @@ import { EXPORT } from '../data/formats.js';
 import { acceptedAgents, answers, isEmpty, responseProblem } from './responses.js';
 import { normalizeName } from './names.js';
 import { pageSettings } from './settings.js';
-import { dict, labelPath } from './storage.js';
+import { dict, labelPath, withKey } from './storage.js';
 import { liveAnnotations } from './store.js';
 import { instant } from './times.js';
+import { activeMs } from './timeontask.js';
 
 
 /**
@@ -16,7 +17,8 @@ import { instant } from './times.js';
  * ids to their bundle positions (RecordIndex.positionsOf: the ids shards of the work's ids, never a full
  * id list); a record it lacks is not in this bundle and not exported. Version 2: each record also
  * carries its answered questions (`responses`) and `suggestions: {shown, accepted: {QUESTION: agent}}`
- * (shown is false when the annotator works blind).
+ * (shown is false when the annotator works blind). Version 3: a record's time on task `active_ms` and an
+ * annotation's creation-to-save `elapsed_ms` (timeontask.js), each only when the page counted it.
  */
 export function buildExport({ manifest, positions, annotator, clientId, work, exportedAt }) {
   const shown = !pageSettings(manifest, annotator).blind;
@@ -33,6 +35,7 @@ export function buildExport({ manifest, positions, annotator, clientId, work, ex
     tool_version: manifest.tool_version ?? null,
     records: recIds.map((id) => {
       const e = work.records[id];
+      const active = activeMs(e);
       return {
         record_id: id,
         status: e.status || 'in_progress',
@@ -41,9 +44,11 @@ export function buildExport({ manifest, positions, annotator, clientId, work, ex
           id: a.id, label: a.label, note: a.note || '',
           summary: a.summary, source: a.source || null,
           created_at: a.created_at, updated_at: a.updated_at,
+          ...(a.elapsed_ms === undefined ? {} : { elapsed_ms: a.elapsed_ms }),
         })),
         responses: answers(e),
         suggestions: { shown, accepted: acceptedAgents(e) },
+        ...(active === null ? {} : { active_ms: active }),
       };
     }),
   };
@@ -190,6 +195,8 @@ function importedExtras(r, at, leftOut, where) {
   return out;
 }
 
+/** A time on task as merge reads it: absent (unknown), else a whole number of ms ≥ 0. */
+const isMs = (v) => v === undefined || v === null || (Number.isSafeInteger(v) && v >= 0);
 const isSpan = (s) => isMap(s) && Number.isInteger(s.start) && Number.isInteger(s.end) && typeof s.text === 'string';
 const STATUSES = ['submitted', 'discarded', 'in_progress'];
 
@@ -205,6 +212,7 @@ function annotationProblem(a, label) {
   if (a.updated_at !== undefined && a.updated_at !== null && instant(a.updated_at) === null) return "field 'updated_at': not an ISO-8601 time";
   if (!isSpan(a.summary)) return "field 'summary': expected an object {start, end, text}";
   if (a.source !== undefined && a.source !== null && !isSpan(a.source)) return "field 'source': expected an object {start, end, text}";
+  if (!isMs(a.elapsed_ms)) return "field 'elapsed_ms': expected a whole number of milliseconds ≥ 0";
   return null;
 }
 
@@ -215,9 +223,10 @@ function annotationProblem(a, label) {
  * r1, annotation a1: field 'note': lone surrogate …"). Throws Error with a one-line message when the
  * file is not an export, belongs to another bundle, or to another annotator. Whether its records, spans,
  * labels and answers fit this bundle is checkAgainstBundle's part (through the ids shards). `now`: the
- * import's time, which no imported time may pass (`future` counts those brought back to it).
+ * import's time, which no imported time may pass (`future` counts those brought back to it). A version-3 file's
+ * time on task is kept as its browser's counter, unless that browser is this one (`clientId`): its time is here.
  */
-export function parseImport(text, { manifest, annotator, now = new Date().toISOString() }) {
+export function parseImport(text, { manifest, annotator, clientId = null, now = new Date().toISOString() }) {
   let data;
   try {
     data = parseJson(text);
@@ -239,6 +248,8 @@ export function parseImport(text, { manifest, annotator, now = new Date().toISOS
     throw new Error(`This export is ${JSON.stringify(data.annotator)}'s work; you are ${JSON.stringify(annotator)}. Open the page with ?annotator=${encodeURIComponent(data.annotator)} to import it: nothing was imported.`);
   }
   const records = dict(); // record ids such as `__proto__` are plain keys here
+  // a file's time on task is one counter, the file's browser's (this browser's own time it has already)
+  const imported = (ms) => withKey(dict(), `file:${data.client_id}`, ms);
   const left = [];
   let skipped = 0;
   const leftOut = (why) => {
@@ -257,7 +268,8 @@ export function parseImport(text, { manifest, annotator, now = new Date().toISOS
       : typeof r.record_id !== 'string' ? "field 'record_id': missing or not a string"
         : !STATUSES.includes(r.status) ? `field 'status': ${JSON.stringify(r.status)} is not one of ${STATUSES.join(', ')}`
           : at === null ? "field 'updated_at': missing or not an ISO-8601 time"
-            : !Array.isArray(r.annotations) ? "field 'annotations': expected a list" : null;
+            : !Array.isArray(r.annotations) ? "field 'annotations': expected a list"
+              : !isMs(r.active_ms) ? "field 'active_ms': expected a whole number of milliseconds ≥ 0" : null;
     if (problem) return leftOut(`${where}: ${problem}`);
     const annotations = dict();
     r.annotations.forEach((a, j) => {
@@ -273,6 +285,7 @@ export function parseImport(text, { manifest, annotator, now = new Date().toISOS
         summary: { start: a.summary.start, end: a.summary.end, text: a.summary.text },
         source: a.source ? { start: a.source.start, end: a.source.end, text: a.source.text } : null,
         created_at: clock.read(a.created_at) || updated, updated_at: updated,
+        ...(Number.isSafeInteger(a.elapsed_ms) ? { elapsed_ms: a.elapsed_ms } : {}),
       };
       count += 1;
     });
@@ -280,6 +293,7 @@ export function parseImport(text, { manifest, annotator, now = new Date().toISOS
       // An exported status is at least as old as the record's updated_at.
       status: r.status, status_at: at, updated_at: at, annotations,
       ...(data.version >= 2 ? importedExtras(r, at, leftOut, where) : {}),
+      ...(Number.isSafeInteger(r.active_ms) && data.client_id !== clientId ? { active: imported(r.active_ms) } : {}),
     };
     return null;
   });

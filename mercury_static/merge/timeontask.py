@@ -1,0 +1,78 @@
+"""Time on task as the page counts it (site_template/app/state/timeontask.js: a record's active time, an
+annotation's creation-to-save time) read from exports, and summed per annotator for merge's JSON report.
+
+A time is a whole number of milliseconds; absent means unknown (exports before version 3, work of earlier
+pages), never zero, so unknown times add nothing to any sum, count or median.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from statistics import median
+
+from mercury_static.merge.checks import Reject
+
+IDLE_S = 60
+"""The page's idle threshold (timeontask.js IDLE_MS / 1000): a gap between two activity events longer than this
+counts nothing. Said in the report, so a figure is read with its rule."""
+
+
+def milliseconds(value, name: str) -> int | None:
+    """An exported time: None when absent, else a whole number of ms >= 0 (Reject naming the field)."""
+    if value is None:
+        return None
+    if type(value) is not int or value < 0:
+        raise Reject(name, f"expected a whole number of milliseconds >= 0, got {value!r}")
+    return value
+
+
+@dataclass
+class AnnotatorTime:
+    """One annotator's figures: the sum of their records' active time, how many records have one, the median."""
+
+    active_s: float
+    records: int
+    median_record_s: float | None
+
+
+@dataclass
+class TimeOnTask:
+    """`time_on_task` of merge's JSON report: per annotator, per record and annotator, and each annotation's
+    creation-to-save time per annotator (annotators and records without a time are left out)."""
+
+    annotators: dict[str, AnnotatorTime] = field(default_factory=dict)
+    records: dict[str, dict[str, float]] = field(default_factory=dict)
+    annotations_elapsed_s: dict[str, list[float]] = field(default_factory=dict)
+    idle_threshold_s: float = IDLE_S
+
+    def to_json(self) -> dict:
+        return {"idle_threshold_s": self.idle_threshold_s,
+                "annotators": {a: vars(t) for a, t in self.annotators.items()},
+                "records": self.records, "annotations_elapsed_s": self.annotations_elapsed_s}
+
+
+def _seconds(ms: int) -> float:
+    return ms / 1000
+
+
+def time_on_task(records: list[dict]) -> TimeOnTask:
+    """The figures of merged records (their responses' `active_ms`, their annotations' `elapsed_ms`)."""
+    out = TimeOnTask()
+    per_annotator: dict[str, list[float]] = defaultdict(list)
+    elapsed: dict[str, list[float]] = defaultdict(list)
+    for record in records:
+        times = {r["annotator"]: _seconds(r["active_ms"]) for r in record["responses"] if "active_ms" in r}
+        if times:
+            out.records[record["id"]] = dict(sorted(times.items()))
+        for annotator, s in times.items():
+            per_annotator[annotator].append(s)
+        for a in record["annotations"]:
+            if "elapsed_ms" in a:
+                elapsed[a["annotator"]].append(_seconds(a["elapsed_ms"]))
+    for annotator in sorted(per_annotator):
+        times = per_annotator[annotator]
+        out.annotators[annotator] = AnnotatorTime(active_s=_seconds(round(sum(times) * 1000)), records=len(times),
+                                                  median_record_s=median(times))
+    out.annotations_elapsed_s = {a: elapsed[a] for a in sorted(elapsed)}
+    return out
