@@ -65,7 +65,7 @@ def _absolute(value):
 def _not_a_url(path: Path) -> None:
     """A URL given where a local path is expected is one line, its secrets removed: pathlib folded its `//`,
     so it would otherwise be printed as a missing file with its password in it."""
-    from mercury_static.merge.collect import redact
+    from mercury_static.merge.storage_errors import redact
 
     text = str(path)
     if _FOLDED_URL.match(text):
@@ -405,8 +405,10 @@ def progress(
     from mercury_static.bundle.assign import read_queues
     from mercury_static.bundle.contents import load_bundle
     from mercury_static.core.safeio import write_files
-    from mercury_static.merge.collect import is_remote, progress as read_progress, redact
-    from mercury_static.report.files import check_report, report_files, round_report
+    from mercury_static.merge.collect import is_remote, progress as read_progress
+    from mercury_static.merge.storage_errors import redact
+    from mercury_static.merge.in_flight import round_report
+    from mercury_static.report.files import check_report, report_files
     from mercury_static.report.html import check_review_url
 
     local = None if is_remote(source) else Path(os.path.abspath(source))

@@ -225,7 +225,7 @@ def test_no_output_line_shows_a_secret(run, dav, links_bundle, demo_bundle, tmp_
 
 
 def test_redact_removes_userinfo_query_and_fragment():
-    from mercury_static.merge.collect import redact, scrub
+    from mercury_static.merge.storage_errors import redact, scrub
 
     assert redact(f"http://drop:{SECRET}@host:8080/dav/round1/") == "http://***@host:8080/dav/round1/"
     assert redact("https://TOKEN@cloud.example/public.php/webdav/") == "https://***@cloud.example/public.php/webdav/"

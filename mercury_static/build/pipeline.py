@@ -324,7 +324,7 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
     from mercury_static.build.scratch import Scratch
     from mercury_static.settings.schema import MetadataRanges
     from mercury_static.build.suggestions import read_suggestion_file
-    from mercury_static.train.provenance import read_training
+    from mercury_static.build.trained_model import read_training
 
     out = Path(out)
     settings = read_settings(options.settings)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from mercury_static.core.records import InputError
-from mercury_static.merge.collect import ATTEMPTS, StorageError, explain, redact, scrub, timeout
+from mercury_static.merge.storage_errors import ATTEMPTS, StorageError, explain, redact, scrub, timeout
 
 SAFE_METHODS = ("GET", "HEAD", "POST")
 """Methods a preflight need not list (CORS-safelisted)."""

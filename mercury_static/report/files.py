@@ -1,13 +1,10 @@
 """Where a `--report` goes: a `.html` path is the report page with its JSON beside it (same name, `.json`);
-any other path is the JSON alone, as before. Also the report of a round in flight (`progress --report`)."""
+any other path is the JSON alone, as before."""
 
 from __future__ import annotations
 
-import contextlib
-import os
 from pathlib import Path
 
-from mercury_static.core.records import InputError
 from mercury_static.core.safeio import check_writable, dumps
 
 HTML_SUFFIXES = (".html", ".htm")
@@ -41,24 +38,3 @@ def report_files(report: dict, path: Path, review_url: str) -> list[tuple[Path, 
 
         files.append((html_path, render_html(report, review_url).encode("utf-8")))
     return files
-
-
-def round_report(source: str, bundle: Path) -> dict:
-    """Merge's report of the exports found so far in `source` (a storage URL, a folder or a file), for a
-    round in flight: what `merge` would report now, without writing a dataset."""
-    from mercury_static.merge.collect import is_remote, local_inputs
-    from mercury_static.merge.pipeline import merge_files
-
-    if is_remote(source):
-        inputs: list = [source]
-    else:
-        base = Path(os.path.abspath(source))
-        inputs = sorted(base.rglob("*.json")) if base.is_dir() else [base]
-        if not inputs:
-            raise InputError(base, None, None, "holds no .json export")
-    with contextlib.ExitStack() as stack:
-        local = local_inputs(inputs, stack)
-        result = merge_files(local.paths, bundle, "jsonl")
-        result.problems[:0] = local.problems
-        local.rename(result.problems)
-    return result.report()

@@ -31,7 +31,7 @@ from mercury_static.core.records import InputError
 from mercury_static.formats import TRAINING
 from mercury_static.train.examples import make_examples
 from mercury_static.train.finetune import TrainSettings, fine_tune
-from mercury_static.train.provenance import RANKER_FILE, TRAINING_FILE
+from mercury_static.build.trained_model import RANKER_FILE, TRAINING_FILE
 from mercury_static.tune import crossval
 from mercury_static.tune.evaluate import EvalSet, IndexedText, context_vector, query_rows, selection_vectors
 from mercury_static.tune.tune import MIN_PAIRS, Pairs, TuneResult, tune
