@@ -450,7 +450,7 @@ def eval_command(
     ranker_option: List[str] = typer.Option([], "--ranker-option", help="KEY=VALUE ranker option (repeatable; "
                                             "overrides --options)."),
     options_path: Optional[Path] = typer.Option(None, "--options", help="Ranker options file (tune -o's, or a "
-                                                "JSON object of options)."),
+                                                "JSON object of options; default: a trained model's own)."),
     model: Optional[Path] = typer.Option(None, help="Local Hugging Face sentence-embedding folder."),
 ):
     """Score the page's related-sentence ranking against gold evidence (MRR, recall, nDCG, latency)."""
@@ -461,10 +461,14 @@ def eval_command(
     from mercury_static.printing import print_eval
     from mercury_static.core.safeio import check_writable, dumps, write_file
 
+    from mercury_static.build.trained_model import read_training
+
     options = ranker_items(ranker_option)
-    if options_path is not None:
-        with input_errors():
+    with input_errors():
+        if options_path is not None:
             options = {**read_options_file(options_path), **options}
+        else:  # as the page of a bundle built with it: a trained model's own ranker options
+            options = {**(read_training(model)[1] or {}), **options}
     if report:
         with input_errors():
             check_writable(report, list(inputs))

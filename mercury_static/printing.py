@@ -91,7 +91,10 @@ def _alphas(alphas: dict) -> list[str]:
 
 def print_eval(report: EvalReport, console: Console) -> None:
     """`eval`'s report as a rich table."""
-    table = Table(title=f"related-sentence ranking (k={report.k}, {report.options.get('algorithm')})")
+    model = report.model.get("name") or "?"
+    if report.model.get("trained"):
+        model += f", trained on {report.model['trained']['pairs']} pairs"
+    table = Table(title=f"related-sentence ranking (k={report.k}, {report.options.get('algorithm')}, model {model})")
     for col in ("dataset", "queries", "MRR", "ext. MRR", *(f"R@{n}" for n in RECALL_AT),
                 f"P@{report.k}", f"nDCG@{report.k}", "nothing", "unrel.", "ms p50", "ms p95"):
         table.add_column(col, justify="left" if col == "dataset" else "right")

@@ -95,6 +95,13 @@ def test_a_rebuild_with_the_trained_model_keeps_the_bundle_id_and_names_the_mode
     merged = cli("merge", old, "--bundle", rebuilt, "-o", tmp_path / "merged.json", "--report", tmp_path / "r.json")
     assert merged.exit_code == 0, merged.output
     assert json.loads((tmp_path / "merged.json").read_text(encoding="utf-8"))[0]["annotations"]
+    # eval with the trained model ranks with its ranker, as the page of a bundle built with it, and says so
+    evaluated = cli("eval", dump, "--model", model, "--report", tmp_path / "eval.json")
+    assert evaluated.exit_code == 0, evaluated.output
+    said = json.loads((tmp_path / "eval.json").read_text(encoding="utf-8"))
+    assert said["model"]["name"] == "team-model" and said["model"]["trained"]["pairs"] == 36
+    assert said["options"] == fitted
+    assert "trained on 36 pairs" in " ".join(evaluated.output.split())
     # merge's report and the manifest say which model the bundle was made with
     said = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))["model"]
     assert said == {"name": "team-model", "sha256": report["sha256"],

@@ -39,6 +39,7 @@ from mercury_static.assist import ranker_options
 from mercury_static.core import citations
 from mercury_static.tune import metrics
 from mercury_static.bundle.contents import stored_rows, text_id
+from mercury_static.build.trained_model import read_training
 from mercury_static.assist.rank import Sentence, prepare_sentences, rank_sentences, grade, grade_probability
 from mercury_static.core.records import InputError, Record
 
@@ -95,9 +96,10 @@ class EvalReport:
     k: int
     options: dict
     groups: list[GroupScores] = field(default_factory=list)
+    model: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
-        return {"k": self.k, "options": self.options,
+        return {"k": self.k, "options": self.options, "model": self.model,
                 "groups": [{**asdict(g), "recall": {str(n): v for n, v in g.recall.items()}} for g in self.groups]}
 
 
@@ -297,6 +299,7 @@ class EvalSet:
     contexts: list[tuple[np.ndarray | None, str]]
     prepared: dict = field(default_factory=dict)  # (text id, prefix) -> (sentences, PreparedText)
     token_vectors: np.ndarray | None = None  # each query's vector from its tokens in context (NaN: none)
+    model: dict = field(default_factory=dict)  # the model the vectors are of: name, sha256, trained
 
     def query_vector(self, i: int, options: dict) -> np.ndarray:
         """Query i's vector as the page computes it under the ranker option ``selection``."""
@@ -352,7 +355,10 @@ def load_eval_set(paths: Sequence[Path], fmt: str = "auto", *, model_path: Path 
                               step("Embedding selections in context", sum(1 for q, _ in queries if q.selection)))
     contexts = [context_vector(index[text_id(r.summary)], q.selection) if q.selection else (None, "")
                 for q, r in queries]
-    return EvalSet(index, queries, qvecs, contexts, token_vectors=tvecs)
+    trained, _ = read_training(model_path)
+    return EvalSet(index, queries, qvecs, contexts, token_vectors=tvecs,
+                   model={"name": model.name, "sha256": model.sha256,
+                          "trained": {k: trained[k] for k in ("pairs", "records", "from")} if trained else None})
 
 
 def evaluate(paths: Sequence[Path], fmt: str = "auto", k: int = 5, options: dict | None = None, *,
@@ -475,7 +481,7 @@ def score_eval_set(data: EvalSet, k: int = 5, options: dict | None = None, *,
         if aggregate:
             per_group.setdefault(f"ALL · {row['kind']}", []).append(row)
 
-    report = EvalReport(k=k, options=opts)
+    report = EvalReport(k=k, options=opts, model=data.model)
     min_score = opts["min_score"]
     for name, rows in per_group.items():
         if name.startswith("ALL · ") and sum(1 for g in per_group if g.endswith(name[5:])) <= 2:
