@@ -1,6 +1,6 @@
 # mercury-static: `make demo` builds and serves the demo bundle; `make test` installs everything and runs the tests;
 # `make lint` and `make test-fast` (no browser, no slow tests) are the quick loop while changing the code;
-# `make docs` builds the docs.
+# `make generate` rewrites the generated blocks after a change of what they come from; `make docs` builds the docs.
 PYTHON ?= python3
 VENV ?= .venv
 PORT ?= 8000
@@ -11,7 +11,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 MODEL := mercury_static/model/page/model_quantized.onnx
 
-.PHONY: install model demo lint docs test test-fast test-slow test-js browser wheel clean
+.PHONY: install model demo lint docs generate test test-fast test-slow test-js browser wheel clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -53,6 +53,13 @@ lint: install
 docs: install
 	$(VENV)/bin/cog --check docs/cli.md
 	$(VENV)/bin/mkdocs build --strict
+
+# Every generated block rewritten from the Python it comes from: the page's constants that Python defines (each
+# page module with a `// [[[cog` block: mercury_static/tools/twins.py) and the CLI reference. The tests run
+# `cog --check` on the same files, so a Python change not regenerated fails `make test-fast`.
+GENERATED = $(shell grep -rl --include=*.js '\[\[\[cog' site_template/app | sort)
+generate: install
+	$(VENV)/bin/cog -r $(GENERATED) docs/cli.md
 
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 

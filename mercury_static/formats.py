@@ -1,7 +1,7 @@
 """Every file format this tool writes for another program (or a later run) to read, in one registry
 (`FORMATS`, docs/formats.md): each with a name, the version writers write and the versions readers accept.
-The page's copy of the constants is site_template/app/data/formats.js (tests/test_formats.py checks they are
-equal). Three of them as typed dataclasses: the bundle manifest (`Manifest`), the page's export file
+The page's constants, site_template/app/data/formats.js, are generated from these (`make generate`; the
+tests run `cog --check`). Three of them as typed dataclasses: the bundle manifest (`Manifest`), the page's export file
 (`ExportHeader`; its records are validated one by one by merge, so one bad record skips only itself), and
 the merged dataset (`MergedRecord`).
 

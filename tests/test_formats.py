@@ -161,22 +161,6 @@ def node_module(tmp_path: Path, body: str) -> str:
     return done.stdout
 
 
-def test_the_page_reads_the_same_formats_as_python(tmp_path):
-    """formats.js, imported under node, holds exactly the registry's name, versions and `unnamed` of every
-    format the page reads or writes (the page writes the version Python writes; it reads what Python reads)."""
-    from mercury_static import formats
-
-    page = json.loads(node_module(tmp_path, "console.log(JSON.stringify(f));\n"))
-    assert sorted(page) == sorted(PAGE_FORMATS)  # its only other export, checkFormat, is a function
-    for key in PAGE_FORMATS:
-        entry = getattr(formats, key)
-        assert formats.FORMATS[entry.name] is entry
-        want = {"name": entry.name, "version": entry.version, "reads": list(entry.reads)}
-        if entry.unnamed is not None:
-            want["unnamed"] = entry.unnamed
-        assert page[key] == want, key
-
-
 FORMAT_CASES = [
     {"format": "{name}", "version": "{version}"}, {"format": "{name}", "version": 99}, {"format": "{name}"},
     {"format": "{name}", "version": "1"}, {"format": "{name}", "version": True}, {"format": "other", "version": 1},

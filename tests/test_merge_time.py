@@ -105,16 +105,3 @@ def test_a_bad_time_is_one_line_naming_file_record_and_field(tiny, tmp_path):  #
                                           str(tmp_path / "m.json"), "--strict"])
         assert strict.exit_code == 2
         assert "field 'active_ms'" in strict.output and "Traceback" not in strict.output
-
-
-def test_the_report_says_the_pages_idle_threshold():
-    """merge's `idle_threshold_s` is the page's rule (timeontask.js IDLE_MS), not a copy drifting apart."""
-    from pathlib import Path
-
-    from mercury_static.merge.timeontask import IDLE_S
-
-    module = Path(__file__).resolve().parent.parent / "site_template" / "app" / "state" / "timeontask.js"
-    shown = subprocess.run(["node", "--input-type=module", "-e",
-                            f"import {{ IDLE_MS }} from {json.dumps(module.as_uri())}; console.log(IDLE_MS)"],
-                           capture_output=True, text=True, check=True)
-    assert int(shown.stdout) == IDLE_S * 1000

@@ -11,10 +11,11 @@ from dataclasses import dataclass, field
 from typer.testing import CliRunner
 
 from mercury_static.cli import app
+from mercury_static.merge.timeontask import IDLE_S
 from test_page import annotate, block_model, export_file, open_page
 
 T0 = 1_800_000_000_000  # the pages' clock at install (ms): 2027-01-15
-IDLE_MS = 60_000
+IDLE_MS = IDLE_S * 1000
 
 IDLE_CALLBACK = """
 // the installed clock's requestIdleCallback gives deadlines with no time remaining, so idle work (the text

@@ -118,7 +118,7 @@ RUNNER = """async ({texts, cases}) => {
     sentences: lists[c.text], options: c.options, k: c.k}));
   const grades = out.map((rs, j) => rs.map((r) => mod.gradeProbability(r.score, rs.length ? rs[0].score : 0,
     lists[cases[j].text].length, cases[j].options)));
-  return {out, grades, defaults: mod.DEFAULT_OPTIONS,
+  return {out, grades,
           tokens: ${TOKENS}.map((t) => [mod.tokenize(t), mod.tokenize(t, 5), mod.tokenize(t, 2)]),
           keys: ${TOKENS}.map((t) => mod.keyTokens(t))};
 }"""
@@ -133,7 +133,6 @@ def test_python_and_js_rank_identically(demo_bundle, modules_server, browser):
         js = page.evaluate(runner, _js_input(cases))
     finally:
         page.close()
-    assert js["defaults"] == DEFAULT_OPTIONS
     assert js["tokens"] == [[tokenize(t), tokenize(t, 5), tokenize(t, 2)] for t in TOKEN_TEXTS]
     assert js["keys"] == [key_tokens(t) for t in TOKEN_TEXTS]
     assert len(js["out"]) == len(cases) > 40

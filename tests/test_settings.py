@@ -663,17 +663,3 @@ def test_clashing_hotkeys_stop_the_build_in_one_line(run, tmp_path):
     one_error(run("build", data, "-o", out, "--settings", settings),
               "s.yaml", "keys", "'prev_saved'", "key '>' is both next_saved's and prev_saved's")
     assert not out.exists()
-
-
-def test_the_default_hotkeys_are_the_pages(tmp_path):
-    """hotkeys.DEFAULT_KEYS (checked at build) and keymap.js KEY_ACTIONS (what the page does) are one table."""
-    import subprocess
-
-    from conftest import REPO
-    from mercury_static.settings.hotkeys import DEFAULT_KEYS
-
-    js = subprocess.run(["node", "--input-type=module", "-e",
-                         "import('./site_template/app/keys/keymap.js').then((m) => console.log(JSON.stringify("
-                         "Object.fromEntries(Object.entries(m.KEY_ACTIONS).map(([a, [k]]) => [a, k])))))"],
-                        cwd=REPO, capture_output=True, text=True, check=True).stdout
-    assert json.loads(js) == {a: list(k) for a, k in DEFAULT_KEYS.items()}

@@ -69,6 +69,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mercury_static.assist.ranker_options import DEFAULT_OPTIONS  # the options' defaults, types and ranges
+from mercury_static.core.citations import MARKER
 
 
 # the terms of the score, in this order everywhere (rank.js, the learned combination of crossval.py)
@@ -77,7 +78,7 @@ TERMS = ("dense", "context", "lexical", "context_lexical", "bm25", "context_bm25
 _DIGIT_SEP = re.compile(r"(?<=\d)[,.](?=\d)")
 _TOKEN = re.compile(r"[^\W_]+")
 _DIGIT = re.compile(r"\d")
-_CITATION = re.compile(r"\[[0-9][0-9,\s\u2013-]*\]")  # "[7][36]", "[2, 5]", "[3–4]": references, not claims
+_CITATION = re.compile(MARKER)
 
 
 def tokenize(text: str, prefix: int = 0) -> list[str]:

@@ -27,6 +27,9 @@ DEFAULT_PATTERNS: tuple[str, ...] = (
     rf"\(\s*{_DOC}({_LIST})\s*\)",  # (Document 3)  (doc 3; 5): "(3)" alone is too often a list item
     r"\^([0-9]+(?:,[0-9]+)*)",  # ^3  ^3,5 (footnote style)
 )
+MARKER = r"\[[0-9][0-9,\s\u2013-]*\]"
+"""Any bracketed reference ("[7][36]", "[2, 5]", "[3–4]"): not a number of the claim, so the ranker's key tokens
+leave it out (rank.py, rank.js)."""
 MARGIN = 0.1
 """How far the best match outside the cited documents must score above every cited one to say "check the
 citation": on SummHay's bullets, beyond 0.1 a flagged citation is wrong 56-69% of the time (5-10% of all

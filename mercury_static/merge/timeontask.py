@@ -14,8 +14,8 @@ from statistics import median
 from mercury_static.merge.checks import Reject
 
 IDLE_S = 60
-"""The page's idle threshold (timeontask.js IDLE_MS / 1000): a gap between two activity events longer than this
-counts nothing. Said in the report, so a figure is read with its rule."""
+"""The idle threshold: a gap between two activity events longer than this counts nothing (the page's
+timeontask.js IDLE_MS is generated from it). Said in the report, so a figure is read with its rule."""
 
 
 def milliseconds(value, name: str) -> int | None:

@@ -1,7 +1,7 @@
 """The settings file's `keys` (issue 28 §2): the page's one-key shortcuts changed per action, checked at
 build so that a typo never reaches an annotator: an unknown action, a key the page keeps for itself or a key
-of two actions is one line naming the file and the action. The defaults are the page's
-(site_template/app/keys/keymap.js `KEY_ACTIONS`; tests/test_settings.py compares the two)."""
+of two actions is one line naming the file and the action. The page's defaults (site_template/app/keys/keymap.js
+`DEFAULT_KEYS`) are generated from `DEFAULT_KEYS` (`make generate`)."""
 
 from __future__ import annotations
 

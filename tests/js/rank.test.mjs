@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { runFixture } from './fixture.mjs';
 
 import {
-  DEFAULT_OPTIONS, rankSentences, prepareQuery, tokenize, gradeProbability,
+  rankSentences, prepareQuery, tokenize, gradeProbability,
 } from '../../site_template/app/assist/rank.js';
 import { makeLevelOf } from '../../site_template/app/assist/assist.js';
 
@@ -14,11 +14,6 @@ const fixture = JSON.parse(runFixture('rank_fixture.py'));
 
 const f32 = (v) => (v == null ? null : Float32Array.from(v));
 const lists = fixture.texts.map((t) => t.map((s) => ({ index: s.index, text: s.text, vectors: s.vectors.map(f32) })));
-
-test('the default options are the same', () => {
-  assert.deepEqual({ ...DEFAULT_OPTIONS, grades: [...DEFAULT_OPTIONS.grades],
-    calibration: DEFAULT_OPTIONS.calibration.map((r) => [...r]) }, fixture.defaults);
-});
 
 test('the tokenizer splits, folds and cuts alike', () => {
   for (const [text, whole, five, two] of fixture.tokens) {

@@ -81,7 +81,6 @@ def main() -> None:
         return None if v is None else [float(x) for x in v]
 
     print(json.dumps({
-        "defaults": DEFAULT_OPTIONS,
         "tokens": [[t, tokenize(t), tokenize(t, 5), tokenize(t, 2)] for t in TEXTS + QUERIES],
         "texts": [[{"index": s.index, "text": s.text, "vectors": [arr(r) for r in s.vectors]} for s in lst]
                   for lst in lists],

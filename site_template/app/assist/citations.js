@@ -1,16 +1,27 @@
 // Citation markers of a summary sentence and what they cite: JavaScript twin of mercury_static/core/citations.py
 // (the rules are documented there; both are tested on tests/citations_cases.json).
 
-const NUM = '[0-9]+';
-const DOC = '(?:doc(?:ument)?s?\\.?\\s*)';
-const LIST = `${NUM}(?:\\s*[-\\u2013,;]\\s*${DOC}?${NUM})*`;
+// The patterns, the margin and the marker the ranker leaves out: generated from citations.py (their
+// meanings are documented there).
+// [[[cog
+// from mercury_static.core import citations
+// from mercury_static.tools.twins import Regex, const
+// cog.outl(const("DEFAULT_PATTERNS", citations.DEFAULT_PATTERNS, freeze=True))
+// cog.outl(const("MARGIN", citations.MARGIN))
+// cog.outl(const("MAX_RANGE", citations.MAX_RANGE))
+// cog.outl(const("MARKER", Regex(citations.MARKER, "g")))
+// ]]]
 export const DEFAULT_PATTERNS = Object.freeze([
-  `\\[\\s*${DOC}?(${LIST})\\s*\\]`,
-  `\\(\\s*${DOC}(${LIST})\\s*\\)`,
+  '\\[\\s*(?:doc(?:ument)?s?\\.?\\s*)?([0-9]+(?:\\s*[-\\u2013,;]\\s*(?:doc(?:ument)?s?\\.?\\s*)?[0-9]+)*)\\s*\\]',
+  '\\(\\s*(?:doc(?:ument)?s?\\.?\\s*)([0-9]+(?:\\s*[-\\u2013,;]\\s*(?:doc(?:ument)?s?\\.?\\s*)?[0-9]+)*)\\s*\\)',
   '\\^([0-9]+(?:,[0-9]+)*)',
 ]);
-export const MARGIN = 0.1; // citations.py MARGIN: "check the citation" beyond it
+export const MARGIN = 0.1;
 export const MAX_RANGE = 100;
+export const MARKER = /\[[0-9][0-9,\s\u2013-]*\]/g;
+// [[[end]]]
+/** A citation of one document N of the other text, shown as a link to it (textlayout.js). */
+export const LINK = /\[(\d{1,4})\]/g;
 const PART = /[0-9]+|[-\u2013]/g;
 const compiled = new Map();
 

@@ -1,6 +1,14 @@
 // The related-sentence ranker: JavaScript twin of mercury_static/assist/rank.py (same options, same numbers;
 // the formula is documented there). Scores are absolute: compare them with options.min_score.
 
+import { MARKER } from './citations.js';
+
+// The options' defaults, generated from ranker_options.py (their types and ranges are there).
+// [[[cog
+// from mercury_static.assist.ranker_options import DEFAULT_OPTIONS
+// from mercury_static.tools.twins import const
+// cog.outl(const("DEFAULT_OPTIONS", DEFAULT_OPTIONS, freeze=True))
+// ]]]
 export const DEFAULT_OPTIONS = Object.freeze({
   algorithm: 'fused-v5',
   norm: 'minmax',
@@ -11,7 +19,6 @@ export const DEFAULT_OPTIONS = Object.freeze({
   w_bm25: 0.25,
   w_context_bm25: 0.25,
   w_entity: 1,
-  // the absolute confidence of a normalised fusion (its best score): fused-v3's weights, calibrated
   c_dense: 0.25,
   c_context: 0.1,
   c_lexical: 0.25,
@@ -29,11 +36,13 @@ export const DEFAULT_OPTIONS = Object.freeze({
   selection: 'blend',
   min_score: 0.2,
   grades: Object.freeze([0.25, 0.5]),
-  // P(evidence) of a lit sentence per source length band (rank.py grade_probability)
   calibration: Object.freeze([
-    Object.freeze([10, 4.8303, 3.8049, -4.7302]), Object.freeze([300, 4.6588, 5.2063, -6.6721]),
-    Object.freeze([1000000, 8.9016, 0.399, -1.0597])]),
+    Object.freeze([10, 4.8303, 3.8049, -4.7302]),
+    Object.freeze([300, 4.6588, 5.2063, -6.6721]),
+    Object.freeze([1_000_000, 8.9016, 0.399, -1.0597]),
+  ]),
 });
+// [[[end]]]
 
 const DIGIT_SEP = /(?<=\d)[,.](?=\d)/g;
 const TOKEN = /[\p{L}\p{N}]+/gu;
@@ -46,14 +55,13 @@ export function tokenize(text, prefix = 0) {
 
 const TOKEN_CASED = /[\p{L}\p{N}]+/gu;
 const DIGIT = /\p{Nd}/u;
-const CITATION = /\[[0-9][0-9,\s\u2013-]*\]/g; // "[7][36]", "[2, 5]": references, not claims
 
 /** Numbers and the two words after each (units, scales, a date's month), whole lower-cased; citation
  * markers left out (rank.py). */
 export function keyTokens(text) {
   const out = [];
   let afterNumber = 0;
-  for (const raw of text.replace(CITATION, ' ').replace(DIGIT_SEP, '').match(TOKEN_CASED) || []) {
+  for (const raw of text.replace(MARKER, ' ').replace(DIGIT_SEP, '').match(TOKEN_CASED) || []) {
     const hasDigit = DIGIT.test(raw);
     if (hasDigit || afterNumber > 0) out.push(...tokenize(raw));
     afterNumber = hasDigit ? 2 : afterNumber - 1;
@@ -278,7 +286,14 @@ function finish(base, prep, opt, queryPosition) {
   return base;
 }
 
+// The terms of the score, in rank.py's order.
+// [[[cog
+// from mercury_static.assist.rank import TERMS
+// from mercury_static.tools.twins import const
+// cog.outl(const("TERMS", TERMS, export=False))
+// ]]]
 const TERMS = ['dense', 'context', 'lexical', 'context_lexical', 'bm25', 'context_bm25', 'entity'];
+// [[[end]]]
 
 /** The weight of each available term from the options `${p}<term>` (fallbacks and damping, as rank.py). */
 function termWeights(opt, p, mass, hasVec, hasCtxVec, hasCtxText, hasKeys) {

@@ -6,8 +6,14 @@
 
 import { WEIGHTS, checkFormat } from '../data/formats.js';
 
-/** The external-data name of the page graph's float32 weights (page_model.EXTERNAL_NAME). */
+/** The external-data name of the page graph's float32 weights. */
+// [[[cog
+// from mercury_static.assist.page_model import EXTERNAL_NAME
+// from mercury_static.tools.twins import const
+// cog.outl(const("EXTERNAL_NAME", EXTERNAL_NAME))
+// ]]]
 export const EXTERNAL_NAME = 'model_quantized.weights.f32';
+// [[[end]]]
 
 /** {file, data}: the external-data name the graph uses and its float32 bytes (a Uint8Array). */
 export function dequantize(buffer) {

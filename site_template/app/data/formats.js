@@ -1,23 +1,26 @@
-// The file formats the page reads and writes: the page's copy of mercury_static/formats.py's registry
-// (tests/test_formats.py imports this module under node and checks every value equals Python's).
-// `version` is what a writer writes, `reads` what a reader accepts, `unnamed` the version of a file
-// without a `format` key (written before the format had a name). Ranker options reach the page inside the
-// manifest (BUNDLE), checked against its `ranker_spec` (data.js rankerOptionProblems); the page never reads
-// the ranker-options file of `tune -o`.
+// The file formats the page reads and writes, generated from mercury_static/formats.py's registry (the
+// cog block below; docs/formats.md says what each version adds): `version` is what a writer writes, `reads`
+// what a reader accepts, `unnamed` the version of a file without a `format` key (written before the format
+// had a name). REVIEW_DATA and REVIEW are review mode's (docs/review.md). Ranker options reach the page
+// inside the manifest (BUNDLE), checked against its `ranker_spec` (data.js rankerOptionProblems); the page
+// never reads the ranker-options file of `tune -o`.
 
+// [[[cog
+// from mercury_static import formats
+// from mercury_static.tools.twins import const
+// for key in ("BUNDLE", "EXPORT", "RECORD_INDEX", "QUEUES", "WEIGHTS", "REVIEW_DATA", "REVIEW"):
+//     f = getattr(formats, key)
+//     unnamed = {} if f.unnamed is None else {"unnamed": f.unnamed}
+//     cog.outl(const(key, {"name": f.name, "version": f.version, "reads": f.reads, **unnamed}))
+// ]]]
 export const BUNDLE = { name: 'mercury-static/bundle', version: 1, reads: [1] };
-/**
- * The export: import reads 1 (spans only), 2 (+ responses and suggestions) and 3 (+ time on task: a record's
- * `active_ms`, an annotation's `elapsed_ms`); the page writes 3.
- */
 export const EXPORT = { name: 'mercury-static/annotations', version: 3, reads: [1, 2, 3] };
-/** The record index: version 2 adds split prefixes and bitmap postings; version 1 is read as one without them. */
 export const RECORD_INDEX = { name: 'mercury-static/record-index', version: 2, reads: [1, 2], unnamed: 1 };
 export const QUEUES = { name: 'mercury-static/queues', version: 2, reads: [1, 2], unnamed: 1 };
 export const WEIGHTS = { name: 'mercury-static/weights', version: 1, reads: [1] };
-/** Review mode (docs/review.md): the review bundle's data it reads, the reviewer's export it writes. */
 export const REVIEW_DATA = { name: 'mercury-static/review-data', version: 1, reads: [1] };
 export const REVIEW = { name: 'mercury-static/review', version: 1, reads: [1] };
+// [[[end]]]
 
 /**
  * The version of `doc` read as `format` (formats.py Format.check): throws one line naming `file` and the

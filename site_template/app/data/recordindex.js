@@ -9,7 +9,14 @@ import { RECORD_INDEX, checkFormat } from './formats.js';
 const pad4 = (n) => String(n).padStart(4, '0');
 const INDEX_CACHE = 16; // index shards: a scrolled list window, the open record's and the walk's
 const LOOKUP_CACHE = 8; // ids and term shards each
+// Between a property name and a value in a meta term.
+// [[[cog
+// from mercury_static.bundle.record_index import META_SEP
+// from mercury_static.tools.twins import const
+// cog.outl(const("META_SEP", META_SEP, export=False))
+// ]]]
 const META_SEP = '\x1f';
+// [[[end]]]
 const utf8 = new TextEncoder();
 
 /** FNV-1a 32-bit of the UTF-8 bytes of `key` (record_index.fnv1a). */

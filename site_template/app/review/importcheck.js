@@ -9,12 +9,23 @@ import { responseProblem } from '../state/responses.js';
 import { labelPath } from '../state/storage.js';
 import { instant } from '../state/times.js';
 
+// What gold reads (review/exports.py ACTIONS, EDITABLE), the longest text answer in code points
+// (merge/questions.py TEXT_LIMIT) and the name gold gives the span question (review/disagreement.py SPANS).
+// [[[cog
+// from mercury_static.merge.questions import TEXT_LIMIT
+// from mercury_static.review.disagreement import SPANS
+// from mercury_static.review.exports import ACTIONS, EDITABLE
+// from mercury_static.tools.twins import const
+// cog.outl(const("ACTIONS", ACTIONS))
+// cog.outl(const("EDITABLE", EDITABLE))
+// cog.outl(const("TEXT_LIMIT", TEXT_LIMIT, export=False))
+// cog.outl(const("SPANS", SPANS, export=False))
+// ]]]
 export const ACTIONS = ['accept', 'reject', 'edit'];
 export const EDITABLE = ['summary', 'source', 'label', 'note'];
-/** The longest text answer, in code points (merge/questions.py TEXT_LIMIT). */
 const TEXT_LIMIT = 10_000;
-/** The name gold gives the span question in a review (review/disagreement.py SPANS). */
 const SPANS = 'spans';
+// [[[end]]]
 
 /** A number the file writes as a float (`3.0`, `1e2`): gold reads it as no integer (review/transfer.js). */
 export class JsonFloat {

@@ -33,7 +33,14 @@ import { activeAdds, isActive, mergeActive } from './timeontask.js';
 export const PREFIX = 'mercury-static:v1';
 const DB_NAME = 'mercury-static';
 const STORE = 'entries';
-const STATUSES = ['submitted', 'discarded', 'in_progress'];
+/** A record's statuses, as merge reads them. */
+// [[[cog
+// from mercury_static.merge.checks import STATUSES
+// from mercury_static.tools.twins import const
+// cog.outl(const("STATUSES", STATUSES))
+// ]]]
+export const STATUSES = ['submitted', 'discarded', 'in_progress'];
+// [[[end]]]
 
 /** A map without prototype, filled from `obj`'s own entries. */
 export function dict(obj = null) {

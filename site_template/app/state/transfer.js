@@ -6,7 +6,7 @@ import { EXPORT } from '../data/formats.js';
 import { acceptedAgents, answers, isEmpty, responseProblem } from './responses.js';
 import { normalizeName } from './names.js';
 import { pageSettings } from './settings.js';
-import { dict, labelPath, withKey } from './storage.js';
+import { STATUSES, dict, labelPath, withKey } from './storage.js';
 import { liveAnnotations } from './store.js';
 import { instant } from './times.js';
 import { activeMs } from './timeontask.js';
@@ -198,7 +198,6 @@ function importedExtras(r, at, leftOut, where) {
 /** A time on task as merge reads it: absent (unknown), else a whole number of ms ≥ 0. */
 const isMs = (v) => v === undefined || v === null || (Number.isSafeInteger(v) && v >= 0);
 const isSpan = (s) => isMap(s) && Number.isInteger(s.start) && Number.isInteger(s.end) && typeof s.text === 'string';
-const STATUSES = ['submitted', 'discarded', 'in_progress'];
 
 /** Why an exported annotation cannot be read as merge reads it ("field 'x': problem"), or null. */
 function annotationProblem(a, label) {

@@ -15,9 +15,9 @@
  * sections are converted once, when the text is laid out.
  */
 
+import { LINK } from '../assist/citations.js';
 import { CONTROL, controlMarker } from '../util.js';
 
-const CITE = /\[(\d{1,4})\]/g; // a citation of document N of the other text
 const BLOCK_SENTENCES = 40; // sentences per layout block (blocks break only at newlines)
 const FIRST_SENTENCES = 80; // materialized at once, before the first paint
 export const idle = window.requestIdleCallback || ((fn) => setTimeout(() => fn({ timeRemaining: () => 8 }), 16));
@@ -295,10 +295,10 @@ export class TextLayout {
       return;
     }
     const chunk = text.slice(start, end);
-    CITE.lastIndex = 0;
+    LINK.lastIndex = 0;
     let last = 0;
     let m;
-    while ((m = CITE.exec(chunk))) {
+    while ((m = LINK.exec(chunk))) {
       const n = Number(m[1]);
       if (n < 1 || n > this.cites) continue;
       if (m.index > last) plain(start + last, start + m.index);
