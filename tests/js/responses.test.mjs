@@ -1,5 +1,5 @@
 // Record-level responses (responses.js, issue 13): merged per question, newest wins, never resurrected;
-// validated as merge validates them; exported as version 2 and imported from versions 1 and 2.
+// validated as merge validates them; exported at the current version and imported from versions 1 and up.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
@@ -8,6 +8,7 @@ import {
 } from '../../site_template/app/state/responses.js';
 import { mergeRecord, mergeWork } from '../../site_template/app/state/storage.js';
 import { unexportedCount } from '../../site_template/app/state/store.js';
+import { EXPORT } from '../../site_template/app/data/formats.js';
 import { buildExport, checkAgainstBundle, parseImport } from '../../site_template/app/state/transfer.js';
 
 const plain = (x) => JSON.parse(JSON.stringify(x));
@@ -93,7 +94,7 @@ test('missingRequired names the required questions left unanswered (the span que
   assert.deepEqual(missingRequired([{ ...QUESTIONS[0], required: true }], entry(), 1), []);
 });
 
-test('export version 2 carries the answered questions and the suggestions shown / accepted', () => {
+test('the export (since version 2) carries the answered questions and the suggestions shown / accepted', () => {
   const at = '2026-12-01T09:00:00.000Z'; // an export's record time, read back as an instant (times.js)
   let e = answer(entry({ status_at: at, updated_at: at }), 'verdict', 'hallucinated', 'HHEM-2.1', 't1');
   e = answer(e, 'comment', 'checked', null, 't2');
@@ -101,7 +102,7 @@ test('export version 2 carries the answered questions and the suggestions shown 
   const work = { records: { r1: e }, last_export_at: null };
   const args = { positions: new Map([['r1', 0]]), annotator: 'alice', clientId: 'c', work, exportedAt: '2026-12-01T10:00:00.000Z' };
   const out = buildExport({ manifest: manifest(false), ...args });
-  assert.equal(out.version, 2);
+  assert.equal(out.version, EXPORT.version);
   assert.deepEqual(out.records[0].responses, { verdict: 'hallucinated', comment: 'checked' });
   assert.deepEqual(out.records[0].suggestions, { shown: true, accepted: { verdict: 'HHEM-2.1' } });
   assert.equal(buildExport({ manifest: manifest(true), ...args }).records[0].suggestions.shown, false);
