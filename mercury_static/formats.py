@@ -46,6 +46,9 @@ EXPORT = Format("mercury-static/annotations", 3, (1, 2, 3))
 """The page's export. Versions merge reads: 1 (spans and a status only), 2 (adds each question's response
 and the suggestions shown/accepted) and 3 (adds the time on task: a record's `active_ms`, an annotation's
 `elapsed_ms`, each only when the page counted it), docs/export.schema.json."""
+EXPORT_TIMED = 3
+"""The first export version whose records carry their time on task: merge reads times from it on, and the
+report says which versions have none."""
 MERGED = Format("mercury-static/merged", 1, (1,))
 """`merge -o FILE`: a JSON list (pandas, 🤗 datasets and Mercury tooling read it as is), so its format name and
 version are in the merge report (`--report`), not in the file."""

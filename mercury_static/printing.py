@@ -60,17 +60,20 @@ def print_merge(result: MergeResult, out: Console, err: Console) -> None:
     _show(out, _table("Labels", ["label", "annotations"], ([x["label"], x["annotations"]] for x in a["labels"])))
     o = a["overall"]
     rows = [[f"{p['a']} × {p['b']}", p["records"], p["char_f1"], p["exact_f1"], p["observed_agreement"],
-             p["kappa"]] for p in a["pairwise"]]
-    rows.append(["overall", o["records"], o["char_f1"], o["exact_f1"], None, None])
-    _show(out, _table(f"Agreement (summary spans; {'span' if a.get('questions') else 'record'} verdicts)",
-                     ["pair", "records", "char F1", "exact F1", f"{verdict} agree", "Cohen κ"], rows))
+             p["kappa"], _interval(p.get("kappa_ci"))] for p in a["pairwise"]]
+    rows.append(["overall", o["records"], o["char_f1"], o["exact_f1"], None, None, None])
+    _show(out, _table(f"Agreement (summary spans; {'span' if a.get('questions') else 'record'} verdicts; "
+                      "95% bootstrap intervals)",
+                     ["pair", "records", "char F1", "exact F1", f"{verdict} agree", "Cohen κ", "κ interval"], rows))
+    ci = o.get("alpha_ci")
     out.print(Text(f"Krippendorff's alpha ({verdict}s, nominal, {o['records']} records): "
-                   f"{_cell(o['alpha'])}"))
+                   f"{_cell(o['alpha'])}" + (f", 95% interval {_interval(ci)}" if ci else "")))
     if a.get("questions"):
-        _show(out, _table("Agreement per question (Krippendorff's alpha, submitted answers)",
-                         ["question", "type", "answers", "records 2+", "alpha", "metric"],
+        _show(out, _table("Agreement per question (Krippendorff's alpha, submitted answers; 95% bootstrap "
+                          "intervals)", ["question", "type", "answers", "records 2+", "alpha", "interval", "metric"],
                          ([q["question"], q["type"], q["answers"], q["records"],
-                           *(_alphas(q["alpha"]) if q["alpha"] else ["–", "count only"])] for q in a["questions"])))
+                           *(_alphas(q["alpha"], q.get("alpha_ci", {})) if q["alpha"] else ["–", "", "count only"])]
+                          for q in a["questions"])))
     if a.get("agents"):
         _show(out, _table("Suggestion agents against the annotators (blind: suggestions hidden)",
                          ["question", "agent", "split", "records", "answers", "agree", "maj. acc", "alpha", "AUC",
@@ -84,9 +87,16 @@ def print_merge(result: MergeResult, out: Console, err: Console) -> None:
                            x["verdict_disagreement"], x["char_f1_mean"]] for x in a["adjudication"][:10])))
 
 
-def _alphas(alphas: dict) -> list[str]:
-    """The alpha cell and the metric cell of one question: `0.812 / 0.790`, `ordinal / interval`."""
-    return [" / ".join(_cell(v).plain for v in alphas.values()), " / ".join(alphas)]
+def _alphas(alphas: dict, intervals: dict) -> list[str]:
+    """The alpha, interval and metric cells of one question: `0.812 / 0.790`, `[0.78, 0.84] / [0.75, 0.82]`,
+    `ordinal / interval`."""
+    return [" / ".join(_cell(v).plain for v in alphas.values()),
+            " / ".join(_interval(intervals.get(m)) or "–" for m in alphas), " / ".join(alphas)]
+
+
+def _interval(ci: list[float] | None) -> str:
+    """A 95% interval as `[0.071, 0.112]`; nothing when there is none (undefined, or an older report)."""
+    return f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci else ""
 
 
 def print_eval(report: EvalReport, console: Console) -> None:

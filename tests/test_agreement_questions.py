@@ -88,10 +88,13 @@ def test_question_agreement_by_hand():
     verdict, quality, comment = question_agreement(RECORDS, QUESTIONS)
     # verdict units [H, H], [H, C, H], [C, C]: o_HH = 2 + 1, o_CC = 2, o_HC = o_CH = 1; n_H = 4, n_C = 3, n = 7
     # alpha = 1 - 6·2 / (2·4·3) = 0.5
+    (low, high), = verdict.pop("alpha_ci").values()  # three records resampled (tests/test_bootstrap.py)
+    assert low <= 0.5 <= high
     assert verdict == {"question": "verdict", "type": "label", "answers": 7, "records": 3, "alpha": {"nominal": 0.5}}
     # quality: one unit [4, 5] only: n = 2, a single pairable unit, alpha = 1 - 1·2·δ/(2·δ) = 0
     assert quality["records"] == 1 and quality["alpha"] == {"ordinal": 0.0, "interval": 0.0}
-    assert comment == {"question": "comment", "type": "text", "answers": 1, "records": 0, "alpha": {}}
+    assert comment == {"question": "comment", "type": "text", "answers": 1, "records": 0, "alpha": {},
+                       "alpha_ci": {}}
 
 
 def test_agent_agreement_by_hand():

@@ -256,6 +256,8 @@ def test_cli_prints_question_and_agent_agreement(asked, tmp_path):
     doc = json.loads(report.read_text(encoding="utf-8"))
     verdict = next(q for q in doc["questions"] if q["question"] == "verdict")
     # verdict units [H, H], [H, C]: o_HH = 2, o_HC = o_CH = 1; n_H = 3, n_C = 1, n = 4 -> 1 - 3·2/(2·3·1) = 0
+    (low, high), = verdict.pop("alpha_ci").values()
+    assert low <= 0.0 <= high and f"[{low:.3f}, {high:.3f}]" in run.output  # printed in the question's row
     assert verdict == {"question": "verdict", "type": "label", "answers": 4, "records": 2, "alpha": {"nominal": 0.0}}
     blind = next(x for x in doc["agents"] if x["split"] == "blind")
     # r2 only (HHEM said consistent, 0.6): alice hallucinated, bob consistent -> no majority

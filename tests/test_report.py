@@ -68,8 +68,13 @@ def shown(value) -> str:
     return "–" if value is None else str(value)
 
 
+def interval(ci: list[float] | None) -> str:
+    return "–" if ci is None else f"[{ci[0]}, {ci[1]}]"
+
+
 def rows(items: list[dict], *keys: str) -> list[list[str]]:
-    return [[shown(x[k]) for k in keys] for x in items]
+    """The items' figures as the page's cells; a key ending in `_ci` is an interval."""
+    return [[interval(x[k]) if k.endswith("_ci") else shown(x[k]) for k in keys] for x in items]
 
 
 def ann(annotator: str, start: int, end: int, label: list[str]) -> dict:
@@ -90,6 +95,8 @@ def test_progress_labels_and_label_agreement_counted_by_hand():
         {"id": "r3", "annotations": [], "responses": [submitted("bob", "2026-12-01T11:00:00Z", "in_progress")]},
     ]
     report = agreement_report(records, LABELS)
+    for x in report["label_agreement"]:  # one record: every resample is that record
+        assert x.pop("char_f1_ci") == [x["char_f1"], x["char_f1"]]
     assert report["label_counts"] == {"alice": {"Benign": 0, "Unwanted": 1, "Unwanted.Intrinsic": 1},
                                       "bob": {"Benign": 1, "Unwanted": 1, "Unwanted.Intrinsic": 1}}
     # Unwanted: alice 0-4, bob 2-6 share 2 of 4 + 4 characters; Benign: bob alone, 0 of 0 + 2
@@ -101,7 +108,8 @@ def test_progress_labels_and_label_agreement_counted_by_hand():
               "responses": [submitted(n, "2026-12-01T10:00:00Z") for n in ("alice", "bob", "carol")]}]
     # pairs share 2 (of 4 + 4), 4 (of 4 + 6) and 4 (of 4 + 6) characters: 2 · 10 / 28
     assert agreement_report(three, LABELS)["label_agreement"][0] == {"label": "Benign", "records": 1,
-                                                                     "char_f1": round(20 / 28, 4)}
+                                                                     "char_f1": round(20 / 28, 4),
+                                                                     "char_f1_ci": [round(20 / 28, 4)] * 2}
     queues = {"alice": ["r1", "r2", "r3"], "bob": ["r1", "r2", "r3"]}
     p = work_progress(records, queues, 2)
     # done: 2 submissions (r1 only); bob's r2 discarded counts as finished in his queue, r3 in progress does not
@@ -159,7 +167,8 @@ def test_old_report_without_times_renders_and_says_what_it_lacks():
     assert "records left and progress over time: not available in this report" in page
     assert "label distribution per annotator: not available in this report" in page
     t = Tables(page)
-    assert t.tables["agreement-pairs"] == [["alice", "bob", "1", "–", "0.5", "0.0", "1.0"]]
+    assert t.tables["agreement-pairs"] == [["alice", "bob", "1", "–", "–", "0.5", "0.0", "1.0"]]
+    assert "confidence intervals: not available in this report" in page
     assert t.links["adjudication"] == ["review-bundle/#record=r%221%3C"]
     assert "time-annotators" not in t.tables
 
@@ -204,15 +213,17 @@ def merged_round(asked, team, tmp_path_factory) -> Path:  # noqa: F811
 def test_the_page_holds_the_json_reports_figures(merged_round):
     report = json.loads((merged_round / "report.json").read_text(encoding="utf-8"))
     t = Tables((merged_round / "report.html").read_text(encoding="utf-8"))
-    assert t.tables["agreement-pairs"] == rows(report["pairwise"], "a", "b", "records", "kappa", "char_f1",
-                                               "exact_f1", "observed_agreement")
+    assert t.tables["agreement-pairs"] == rows(report["pairwise"], "a", "b", "records", "kappa", "kappa_ci",
+                                               "char_f1", "exact_f1", "observed_agreement")
     o = report["overall"]
-    questions = [["spans (verdict)", "span", "nominal", shown(o["records"]), shown(o["alpha"])]]
-    questions += [[q["question"], q["type"], m, shown(q["records"]), shown(a)] for q in report["questions"]
-                  for m, a in q["alpha"].items()]
+    questions = [["spans (verdict)", "span", "nominal", shown(o["records"]), shown(o["alpha"]),
+                  interval(o["alpha_ci"])]]
+    questions += [[q["question"], q["type"], m, shown(q["records"]), shown(a), interval(q["alpha_ci"][m])]
+                  for q in report["questions"] for m, a in q["alpha"].items()]
     assert t.tables["agreement-questions"] == questions
+    assert any(q[-1] != "–" for q in questions)  # intervals there to compare
     assert t.tables["agreement-labels"] == rows([x for x in report["label_agreement"] if x["records"]],
-                                                "label", "records", "char_f1")
+                                                "label", "records", "char_f1", "char_f1_ci")
     assert t.tables["adjudication"] == [[c["record_id"], ", ".join(c["annotators"]), shown(c["verdict_disagreement"]),
                                          shown(c["char_f1_mean"])] for c in report["adjudication"]]
     assert t.links["adjudication"] == [f"review-bundle/#record={c['record_id']}" for c in report["adjudication"]]
@@ -241,6 +252,8 @@ def test_gold_report_page(reviewed, tmp_path, run):  # noqa: F811
     assert t.tables["gold-agent-answers"] == [[f"{a['agent']} · {a['question']}", shown(a["records"]),
                                                shown(a["accuracy"]), shown(a["auc"])] for a in q["agents"]]
     assert t.links["gold-changed"] == [f"../review-bundle/#record={c['record_id']}" for c in q["changed"]]
+    page = (tmp_path / "gold.html").read_text(encoding="utf-8")
+    assert "time on task is in merge&#39;s report of the round" in page and "not available" not in page
 
 
 def test_review_bundle_serves_the_report(reviewed):  # noqa: F811

@@ -12,7 +12,8 @@ from collections.abc import Hashable, Sequence
 
 import numpy as np
 
-from mercury_static.merge.agreement_questions import alpha
+from mercury_static.merge import bootstrap
+from mercury_static.merge.agreement_questions import alpha, alpha_figure
 
 
 def f1(common: int, total: int) -> float | None:
@@ -93,8 +94,9 @@ class _LabelSums:
         self.common: Counter = Counter()
         self.total: Counter = Counter()
         self.records: Counter = Counter()
+        self.per_record: dict[str, list[tuple[int, int, int]]] = defaultdict(list)  # (position, common, total)
 
-    def add(self, judges: int, annotations: list[dict]) -> None:
+    def add(self, position: int, judges: int, annotations: list[dict]) -> None:
         """One record: its number of judges and their annotations. Summed over the judges' pairs, |A∩B| is
         Σ over characters of C(k, 2), k the judges covering the character, and |A| + |B| is (judges - 1)·Σ|A|:
         linear in the characters however many judges there are."""
@@ -105,13 +107,24 @@ class _LabelSums:
                 covered[label][a["annotator"]].update(chars)
         for label, by_judge in covered.items():
             depth = Counter(c for chars in by_judge.values() for c in chars)
-            self.common[label] += sum(k * (k - 1) // 2 for k in depth.values())
-            self.total[label] += (judges - 1) * sum(map(len, by_judge.values()))
+            common = sum(k * (k - 1) // 2 for k in depth.values())
+            total = (judges - 1) * sum(map(len, by_judge.values()))
+            self.common[label] += common
+            self.total[label] += total
             self.records[label] += 1
+            self.per_record[label].append((position, common, total))
 
-    def report(self, labels: Sequence[str]) -> list[dict]:
-        return [{"label": label, "records": self.records[label],
-                 "char_f1": _round(f1(self.common[label], self.total[label]))} for label in labels]
+    def figures(self, labels: Sequence[str]) -> list[bootstrap.Figure]:
+        return [bootstrap.figure([p for p, _, _ in self.per_record[label]],
+                                 [(c, t) for _, c, t in self.per_record[label]], bootstrap.f1) for label in labels]
+
+    def report(self, labels: Sequence[str], intervals: Sequence[list[float] | None]) -> list[dict]:
+        out = []
+        for label, ci in zip(labels, intervals):
+            char_f1 = _round(f1(self.common[label], self.total[label]))
+            out.append({"label": label, "records": self.records[label], "char_f1": char_f1,
+                        "char_f1_ci": ci if char_f1 is not None else None})
+        return out
 
 
 def _record_matrices(judges: int, rows: list[int], starts: list[int], ends: list[int]) -> tuple[np.ndarray, ...]:
@@ -132,9 +145,26 @@ def _record_matrices(judges: int, rows: list[int], starts: list[int], ends: list
     return char_common, np.diag(char_common).copy(), exact_common, np.diag(exact_common).copy()
 
 
+def _pair_figures(verdict_rows: list[tuple[int, np.ndarray, np.ndarray]], annotators: int,
+                  pairs: list[tuple[int, int]]) -> list[bootstrap.Figure]:
+    """Each pair's kappa as a bootstrap figure: per record both judged, (1, both positive, A's, B's verdict)."""
+    positions = np.array([p for p, _, _ in verdict_rows], dtype=np.int64)
+    table = np.full((len(verdict_rows), annotators), -1, dtype=np.int8)  # a record's verdict by judge, -1: none
+    for row, (_, judges_, verdicts) in enumerate(verdict_rows):
+        table[row, judges_] = verdicts
+    out = []
+    for i, j in pairs:
+        both = np.flatnonzero((table[:, i] >= 0) & (table[:, j] >= 0))
+        a, b = table[both, i].astype(np.float64), table[both, j].astype(np.float64)
+        out.append(bootstrap.figure(positions[both], np.column_stack([np.ones(len(both)), a * b, a, b]),
+                                    bootstrap.kappa))
+    return out
+
+
 def agreement_report(records: Sequence[dict], labels: Sequence[str], positive: str | None = "Unwanted",
                      top: int = 20) -> dict:
-    """Counts and agreement figures of merged records (JSON-ready; figures rounded to 4 decimals)."""
+    """Counts and agreement figures of merged records, each α, κ and span F1 with its bootstrap interval
+    (JSON-ready; figures rounded to 4 decimals)."""
     if positive is not None and positive not in labels:
         positive = None
     per_annotator: dict[str, Counter] = defaultdict(Counter)
@@ -161,6 +191,9 @@ def agreement_report(records: Sequence[dict], labels: Sequence[str], positive: s
     sums = _PairSums(len(names))
     by_label = _LabelSums()
     units: list[list[int]] = []
+    verdict_units: list[list[int]] = [[] for _ in records]  # by record position, for the bootstrap
+    spans_by_record: list[tuple[int, list[int]]] = []  # (position, [char common, char total, exact common, total])
+    verdict_rows: list[tuple[int, np.ndarray, np.ndarray]] = []  # (position, judges' indices, their verdicts)
     candidates: list[dict] = []
     for order, (record, who) in enumerate(zip(records, who_by_record)):
         if len(who) < 2:
@@ -177,13 +210,19 @@ def agreement_report(records: Sequence[dict], labels: Sequence[str], positive: s
                 judged.append(a)
                 if not flagged[k] and is_positive(a["label"], positive):
                     flagged[k] = 1
-        by_label.add(len(who), judged)
+        by_label.add(order, len(who), judged)
         verdicts = np.array(flagged, dtype=np.int64)
         char_common, lengths, exact_common, counts = _record_matrices(len(who), rows, starts, ends)
-        sums.add(np.array([index[a] for a in who]), char_common, lengths, exact_common, counts, verdicts)
+        judge_index = np.array([index[a] for a in who])
+        sums.add(judge_index, char_common, lengths, exact_common, counts, verdicts)
+        verdict_rows.append((order, judge_index, verdicts))
         units.append(verdicts.tolist())
+        verdict_units[order] = units[-1]
         upper = np.triu_indices(len(who), 1)
         total = (lengths[:, None] + lengths[None, :])[upper]
+        spans_by_record.append((order, [int(char_common[upper].sum()), int(total.sum()),
+                                        int(exact_common[upper].sum()),
+                                        int((counts[:, None] + counts[None, :])[upper].sum())]))
         pair_f1 = np.where(total > 0, 2 * char_common[upper] / np.maximum(total, 1), 1.0)
         split = int(verdicts.sum()) * int(len(who) - verdicts.sum()) / len(upper[0])
         mean_f1 = float(pair_f1.mean())
@@ -194,8 +233,16 @@ def agreement_report(records: Sequence[dict], labels: Sequence[str], positive: s
                                "verdict_disagreement": _round(split), "char_f1_mean": _round(mean_f1),
                                "_order": order})
 
+    pairs = list(zip(*np.nonzero(np.triu(sums.records, 1))))
+    spans = [p for p, _ in spans_by_record], [c for _, c in spans_by_record]
+    figures = [alpha_figure(verdict_units, "nominal"),
+               bootstrap.figure(spans[0], spans[1], lambda s: bootstrap.f1(s[:, :2])),
+               bootstrap.figure(spans[0], spans[1], lambda s: bootstrap.f1(s[:, 2:])),
+               *_pair_figures(verdict_rows, len(names), pairs), *by_label.figures(labels)]
+    found = bootstrap.intervals(len(records), figures)
+    overall_ci, pair_ci, label_ci = found[:3], found[3:3 + len(pairs)], found[3 + len(pairs):]
     pairwise = []
-    for i, j in zip(*np.nonzero(np.triu(sums.records, 1))):
+    for (i, j), kappa_ci in zip(pairs, pair_ci):
         n, both, a1, b1 = (int(x) for x in (sums.records[i, j], sums.both_positive[i, j],
                                              sums.positive[i, j], sums.positive[j, i]))
         table = [[n - a1 - b1 + both, b1 - both], [a1 - both, both]]
@@ -205,10 +252,18 @@ def agreement_report(records: Sequence[dict], labels: Sequence[str], positive: s
             "exact_f1": _round(f1(int(sums.exact_common[i, j]), int(sums.exact_total[i, j]))),
             "observed_agreement": _round((table[0][0] + both) / n), "kappa": _round(cohen_kappa(table)),
         })
+        pairwise[-1]["kappa_ci"] = kappa_ci if pairwise[-1]["kappa"] is not None else None
     upper = np.triu(np.ones_like(sums.records, dtype=bool), 1)
     candidates.sort(key=lambda c: (-c["verdict_disagreement"], c["char_f1_mean"], c["_order"]))
     for c in candidates:
         del c["_order"]
+    overall: dict[str, object] = {
+        "pairs": len(pairwise), "records": len(units),
+        "char_f1": _round(f1(int(sums.char_common[upper].sum()), int(sums.char_total[upper].sum()))),
+        "exact_f1": _round(f1(int(sums.exact_common[upper].sum()), int(sums.exact_total[upper].sum()))),
+        "alpha": _round(krippendorff_alpha_nominal(units))}
+    for key, ci in zip(("alpha", "char_f1", "exact_f1"), overall_ci):
+        overall[f"{key}_ci"] = ci if overall[key] is not None else None
     return {
         "records": {"total": len(records), "annotated": sum(bool(r["annotations"]) for r in records),
                     "judged": sum(bool(w) for w in who_by_record), "judged_by_2_or_more": len(units)},
@@ -219,12 +274,9 @@ def agreement_report(records: Sequence[dict], labels: Sequence[str], positive: s
                         "in_progress": c["in_progress"]} for a, c in sorted(per_annotator.items())],
         "labels": [{"label": label, "annotations": per_label[label]} for label in labels],
         "label_counts": {a: {label: use[label] for label in labels} for a, use in sorted(label_use.items())},
-        "label_agreement": by_label.report(labels),
+        "label_agreement": by_label.report(labels, label_ci),
         "pairwise": pairwise,
-        "overall": {"pairs": len(pairwise), "records": len(units),
-                    "char_f1": _round(f1(int(sums.char_common[upper].sum()), int(sums.char_total[upper].sum()))),
-                    "exact_f1": _round(f1(int(sums.exact_common[upper].sum()),
-                                          int(sums.exact_total[upper].sum()))),
-                    "alpha": _round(krippendorff_alpha_nominal(units))},
+        "overall": overall,
+        "bootstrap": bootstrap.METHOD,
         "adjudication": candidates[:top],
     }

@@ -16,6 +16,9 @@ from collections.abc import Callable, Hashable, Sequence
 from itertools import combinations
 from typing import Any, cast
 
+import numpy as np
+
+from mercury_static.merge import bootstrap
 from mercury_static.settings.schema import Question
 
 METRICS = {"label": ("nominal",), "rating": ("ordinal", "interval"), "multi_label": ("masi",),
@@ -103,6 +106,42 @@ def _distance(metric: str, n_c: dict) -> Callable[[Any, Any], float]:  # values:
     raise ValueError(f"unknown metric {metric!r}")
 
 
+def alpha_figure(units: Sequence[Sequence[Hashable]], metric: str) -> bootstrap.Figure:
+    """Alpha of `units` (one per record, in record order) as a bootstrap figure: per pairable record its
+    observed disagreement and value counts, or for the ordinal metric (whose distances follow the counts) its
+    whole coincidence matrix."""
+    rows = [i for i, u in enumerate(units) if len(u) >= 2]
+    found: dict[Any, None] = dict.fromkeys(v for i in rows for v in units[i])
+    values = sorted(found) if metric == "ordinal" else list(found)
+    index = {v: i for i, v in enumerate(values)}
+    counts = np.zeros((len(rows), len(values)))
+    for r, i in enumerate(rows):
+        for v in units[i]:
+            counts[r, index[v]] += 1
+    m = counts.sum(axis=1, keepdims=True)
+    if metric == "ordinal":
+        cells = counts[:, :, None] * counts[:, None, :]
+        cells[:, np.arange(len(values)), np.arange(len(values))] -= counts  # a value is not paired with itself
+        return bootstrap.figure(rows, cells / (m - 1)[:, :, None],
+                                lambda sums: _ordinal_alpha(sums.reshape(len(sums), len(values), len(values))))
+    distance = _distance(metric, {})
+    delta = np.array([[distance(c, k) for k in values] for c in values]).reshape(len(values), len(values))
+    observed = np.einsum("uc,ck,uk->u", counts, delta, counts) / (m[:, 0] - 1)
+    return bootstrap.figure(rows, np.column_stack([observed, counts]),
+                            lambda sums: bootstrap.alpha(sums[:, 0], sums[:, 1:], delta))
+
+
+def _ordinal_alpha(o: np.ndarray) -> np.ndarray:
+    """Ordinal alpha per resample from its coincidences (resamples × values × values, values ascending)."""
+    counts = o.sum(axis=2)
+    cumulative = np.cumsum(counts, axis=1)
+    v = np.arange(counts.shape[1])
+    lo, hi = np.minimum.outer(v, v), np.maximum.outer(v, v)
+    between = cumulative[:, hi] - cumulative[:, lo] + counts[:, lo]
+    delta = (between - (counts[:, :, None] + counts[:, None, :]) / 2) ** 2
+    return bootstrap.alpha(np.einsum("bck,bck->b", o, delta), counts, delta)
+
+
 def _hashable(q: Question, value) -> Hashable:
     if q.type == "span":  # a span suggestion: [{label, summary: [start, end], source}]
         return _covered(tuple(v["summary"]) for v in value)
@@ -132,8 +171,10 @@ def _round(x: float | None) -> float | None:
 
 
 def question_agreement(records: Sequence[dict], questions: Sequence[Question]) -> list[dict]:
-    """Per record-level question: answers, records answered by 2+ annotators, alpha per metric."""
-    out = []
+    """Per record-level question: answers, records answered by 2+ annotators, alpha per metric and its
+    bootstrap interval (bootstrap.py: the records resampled as for the span figures)."""
+    out: list[dict[str, Any]] = []
+    figures = []
     for q in questions:
         if q.type == "span":  # today's span figures (agreement.py)
             continue
@@ -141,6 +182,10 @@ def question_agreement(records: Sequence[dict], questions: Sequence[Question]) -
         out.append({"question": q.name, "type": q.type, "answers": sum(map(len, units)),
                     "records": sum(len(u) >= 2 for u in units),
                     "alpha": {m: _round(alpha(units, m)) for m in METRICS[q.type]}})
+        figures += [alpha_figure(units, m) for m in METRICS[q.type]]
+    found = iter(bootstrap.intervals(len(records), figures))
+    for row in out:
+        row["alpha_ci"] = {m: ci if a is not None else None for (m, a), ci in zip(row["alpha"].items(), found)}
     return out
 
 

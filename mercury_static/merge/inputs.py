@@ -15,7 +15,7 @@ from pathlib import Path
 from mercury_static.core import mercury, safeio
 from mercury_static.merge import checks as merge_checks
 from mercury_static.bundle.contents import Bundle, BundleRecord
-from mercury_static.formats import EXPORT_FORMAT, ExportHeader
+from mercury_static.formats import EXPORT_FORMAT, EXPORT_TIMED, ExportHeader
 from mercury_static.merge.checks import Reject, check_json, check_status, parse_time, short, span
 from mercury_static.merge.questions import check_responses, check_suggestion_use
 from mercury_static.merge.timeontask import milliseconds
@@ -189,7 +189,7 @@ class InputReader:
         values = use = None
         if version >= 2:
             values, use = self.answers(path, where, entry.get("responses"), entry.get("suggestions"), record, status)
-        active = self.time(path, where, entry.get("active_ms"), "active_ms") if version >= 3 else None
+        active = self.time(path, where, entry.get("active_ms"), "active_ms") if version >= EXPORT_TIMED else None
         key = (annotator, record_id, entry["updated_at"])
         seen = self.clean_entries.get(key)
         if seen is not None and seen[0] == entry:  # a re-export of a version already validated cleanly
@@ -205,7 +205,8 @@ class InputReader:
                         a.get("id"), str) else f"{where}, annotations[{j}]"
                     self.problem(path, ann_where, e.field, e.message, 1)
                     continue
-                kept.append(self.timed(path, f"{where}, annotation {a['id']}", a, copy) if version >= 3 else copy)
+                timed = version >= EXPORT_TIMED
+                kept.append(self.timed(path, f"{where}, annotation {a['id']}", a, copy) if timed else copy)
             clash = _clash(kept)
             if clash is not None:
                 return self.problem(path, f"{where}, annotation {clash}", "id", CLASH, len(kept))

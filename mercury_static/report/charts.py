@@ -51,12 +51,15 @@ def bars(description: str, values: list[dict], category: str, measures: list[str
                  mark={"type": "bar", "tooltip": True}, encoding=encoding)
 
 
-def interval_bars(description: str, values: list[dict], category: str, middle: str, low: str, high: str) -> Spec:
-    """A bar for `middle` per category with a rule from `low` to `high` (a median and its quartiles)."""
+def interval_bars(description: str, values: list[dict], category: str, middle: str, low: str, high: str, *,
+                  title: str = "seconds", domain: tuple[float, float] | None = None) -> Spec:
+    """A bar for `middle` per category with a rule from `low` to `high` (a median and its quartiles, a figure
+    and its confidence interval)."""
     y = {"field": category, "type": "nominal", "sort": None, "title": None}
+    scale = {"domain": list(domain)} if domain else {}
     return _spec(description, values, width=WIDTH, height=_band(len(values)), layer=[
-        {"mark": {"type": "bar", "opacity": 0.6}, "encoding": {
-            "y": y, "x": {"field": middle, "type": "quantitative", "title": "seconds"}}},
+        {"mark": {"type": "bar", "opacity": 0.6, "tooltip": True}, "encoding": {
+            "y": y, "x": {"field": middle, "type": "quantitative", "title": title, "scale": scale}}},
         {"mark": {"type": "rule", "strokeWidth": 2}, "encoding": {
             "y": y, "x": {"field": low, "type": "quantitative"}, "x2": {"field": high}}},
     ])

@@ -12,10 +12,11 @@ from urllib.parse import quote
 
 import numpy as np
 
+from mercury_static.formats import EXPORT_TIMED
 from mercury_static.report import charts
 
-TIMED_EXPORT_VERSION = 3
-"""The first export version whose records carry their time on task."""
+INTERVAL = "95% interval"
+"""The table column of a figure's bootstrap interval (merge/bootstrap.py)."""
 OUTLIERS = 20
 HISTOGRAM_BINS = 20
 
@@ -129,9 +130,13 @@ def _stats(values: list[float]) -> dict:
 
 def time_section(report: dict, review_url: str) -> Section:
     section = Section("time", "Time on task")
+    if is_gold(report):
+        section.lines.append("time on task is in merge's report of the round (merge --report report.html): "
+                             "reviewers' files record no time")
+        return section
     t = report.get("time_on_task")
     if not t or not t.get("annotators"):
-        section.lines.append(f"no time recorded (exports older than version {TIMED_EXPORT_VERSION} or none)")
+        section.lines.append(f"no time recorded (exports older than version {EXPORT_TIMED} or none)")
         return section
     section.lines.append(f"active time only: gaps over {t['idle_threshold_s']:g} s and hidden tabs left out")
     per_annotator: dict[str, list[float]] = {}
@@ -181,39 +186,47 @@ def agreement_section(report: dict, review_url: str) -> Section:
         section.lines.append("agreement: not available in this report")
         return section
     section.lines.append(f"summary spans, {o['records']} records judged by 2+ annotators: char F1 "
-                         f"{_figure(o['char_f1'])}, exact F1 {_figure(o['exact_f1'])}; Krippendorff's α of the "
-                         f"verdicts ({report.get('verdict', 'verdict')}) {_figure(o['alpha'])}")
-    section.lines.append("confidence intervals: not available (the JSON report gives point figures)")
+                         f"{_figure(o['char_f1'], o.get('char_f1_ci'))}, exact F1 "
+                         f"{_figure(o['exact_f1'], o.get('exact_f1_ci'))}; Krippendorff's α of the verdicts "
+                         f"({report.get('verdict', 'verdict')}) {_figure(o['alpha'], o.get('alpha_ci'))}")
+    b = report.get("bootstrap")
+    section.lines.append(f"in brackets and as error bars: {b['level']:.0%} intervals, {b['interval']} bootstrap over "
+                         f"the {b['over']} ({b['resamples']:,} resamples, seed {b['seed']})" if b else
+                         "confidence intervals: not available in this report (written before they were)")
     rows = [{"question": "spans (verdict)", "type": "span", "metric": "nominal", "records": o["records"],
-             "alpha": o["alpha"]}]
-    rows += [{"question": q["question"], "type": q["type"], "metric": m, "records": q["records"], "alpha": a}
+             "alpha": o["alpha"], **_interval(o.get("alpha_ci"))}]
+    rows += [{"question": q["question"], "type": q["type"], "metric": m, "records": q["records"], "alpha": a,
+              **_interval(q.get("alpha_ci", {}).get(m))}
              for q in report.get("questions", []) for m, a in q["alpha"].items()]
     shown = [{**r, "question · metric": f"{r['question']} · {r['metric']}"} for r in rows if r["alpha"] is not None]
-    alt = "Krippendorff's alpha per question and metric (1 is full agreement, 0 chance)"
-    columns = ["question", "type", "metric", "records", "alpha"]
+    alt = ("Krippendorff's alpha per question and metric (1 is full agreement, 0 chance), with its 95% interval"
+           if b else "Krippendorff's alpha per question and metric (1 is full agreement, 0 chance)")
+    columns = ["question", "type", "metric", "records", "alpha", INTERVAL]
     if shown:
-        section.charts.append(_chart(alt, charts.bars(alt, shown, "question · metric", ["alpha"], domain=(-1, 1)),
+        section.charts.append(_chart(alt, charts.interval_bars(alt, shown, "question · metric", "alpha", "low",
+                                                               "high", title="alpha", domain=(-1, 1)),
                                      "agreement-questions", columns, rows))
     else:
         section.tables.append(Table("agreement-questions", f"{alt}: undefined everywhere (too few records judged "
                                     "twice, or one answer only)", columns, _records(rows, columns)))
     pairs = report.get("pairwise", [])
     if pairs:
-        rows = [{"a": p["a"], "b": p["b"], "records": p["records"], "kappa": p["kappa"], "char F1": p["char_f1"],
-                 "exact F1": p["exact_f1"], "observed": p["observed_agreement"],
-                 "κ": "–" if p["kappa"] is None else f"{p['kappa']:.2f}"} for p in pairs]
-        alt = "Cohen's kappa of the verdicts for each pair of annotators"
+        rows = [{"a": p["a"], "b": p["b"], "records": p["records"], "kappa": p["kappa"],
+                 **_interval(p.get("kappa_ci")), "char F1": p["char_f1"], "exact F1": p["exact_f1"],
+                 "observed": p["observed_agreement"], "κ": "–" if p["kappa"] is None else f"{p['kappa']:.2f}"}
+                for p in pairs]
+        alt = "Cohen's kappa of the verdicts for each pair of annotators (its 95% interval in the table)"
         section.charts.append(_chart(alt, charts.heatmap(alt, rows, "a", "b", "kappa", "κ", (-1, 1)),
-                                     "agreement-pairs", ["a", "b", "records", "kappa", "char F1", "exact F1",
-                                                         "observed"], rows))
-    labels = [x for x in report.get("label_agreement", []) if x["records"]]
+                                     "agreement-pairs", ["a", "b", "records", "kappa", INTERVAL, "char F1",
+                                                         "exact F1", "observed"], rows))
+    labels = [{**x, "char F1": x["char_f1"], **_interval(x.get("char_f1_ci"))}
+              for x in report.get("label_agreement", []) if x["records"]]
     if labels:
-        alt = "Summary-span agreement (character F1 over annotator pairs) per label"
-        section.charts.append(_chart(alt, charts.bars(alt, [{**x, "char F1": x["char_f1"]} for x in labels
-                                                            if x["char_f1"] is not None], "label", ["char F1"],
-                                                      domain=(0, 1)),
-                                     "agreement-labels", ["label", "records", "char F1"],
-                                     [{**x, "char F1": x["char_f1"]} for x in labels]))
+        alt = "Summary-span agreement (character F1 over annotator pairs) per label, with its 95% interval"
+        section.charts.append(_chart(alt, charts.interval_bars(alt, [x for x in labels if x["char_f1"] is not None],
+                                                               "label", "char F1", "low", "high", title="char F1",
+                                                               domain=(0, 1)),
+                                     "agreement-labels", ["label", "records", "char F1", INTERVAL], labels))
     elif "label_agreement" not in report:
         section.lines.append("span agreement per label: not available in this report")
     todo = report.get("adjudication", [])
@@ -309,8 +322,14 @@ def gold_sections(report: dict, review_url: str) -> list[Section]:
     return [section]
 
 
-def _figure(x: float | None) -> str:
-    return "–" if x is None else f"{x:.3f}"
+def _figure(x: float | None, interval: list[float] | None = None) -> str:
+    return "–" if x is None else f"{x:.3f}" + (f" [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else "")
+
+
+def _interval(ci: list[float] | None) -> dict:
+    """A figure's interval as the chart's error bar (`low`, `high`) and its table cell."""
+    return {"low": ci[0] if ci else None, "high": ci[1] if ci else None,
+            INTERVAL: f"[{ci[0]}, {ci[1]}]" if ci else None}
 
 
 def is_gold(report: dict) -> bool:
@@ -318,9 +337,10 @@ def is_gold(report: dict) -> bool:
 
 
 def sections(report: dict, review_url: str) -> list[Section]:
-    """Every section of a merge report (progress, time, agreement, labels) or of a gold report."""
+    """Every section of a merge report (progress, time, agreement, labels) or of a gold report (against the
+    gold, and where its time on task is)."""
     if is_gold(report):
-        return gold_sections(report, review_url)
+        return [*gold_sections(report, review_url), time_section(report, review_url)]
     return [make(report, review_url) for make in (progress_section, time_section, agreement_section,
                                                   labels_section)]
 
