@@ -1,6 +1,8 @@
 """`train` on FaithBench halves: the model fine-tuned on the gold pairs of half the batches, scored on the other.
 
-    .venv/bin/python benchmarks/bench_train.py [--data ../shared/data] [--folds 5] [--epochs 2]
+    .venv/bin/python benchmarks/bench_train.py [--data ../shared/data] [--folds 5] [--epochs 2] [--only halves|all]
+    .venv/bin/python benchmarks/bench_train.py --only heldout [--direction 0|1] [--epochs 2] [--lr 2e-5]
+    .venv/bin/python benchmarks/bench_train.py --only time [--pairs 1000]
 
 A bundle of all eight FaithBench batches is built once into benchmarks/out/tune-faithbench (shared with
 bench_tune.py). For each direction, ``tune.load_pairs`` reads the Mercury dumps of one half against it (the
@@ -41,7 +43,10 @@ def main() -> None:
     parser.add_argument("--data", default=str(ROOT.parent / "shared" / "data"))
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--epochs", type=int, default=2)
-    parser.add_argument("--only", choices=["halves", "all", "time"], default=None)
+    parser.add_argument("--only", choices=["halves", "all", "time", "heldout"], default=None)
+    parser.add_argument("--lr", type=float, default=2e-5)
+    parser.add_argument("--direction", type=int, choices=[0, 1], default=1,
+                        help="heldout: 0 trains on batches 1-7, 1 on batches 9-16")
     parser.add_argument("--pairs", type=int, default=1000, help="time: pairs of the timed training")
     args = parser.parse_args()
     fb = Path(args.data) / "faithbench"
@@ -49,7 +54,9 @@ def main() -> None:
     bundle = out / "tune-faithbench"
     if not (bundle / "manifest.json").is_file():
         build(sorted(fb.glob("batch_*.json")), bundle, BuildOptions())
-    settings = TrainSettings(epochs=args.epochs)
+    settings = TrainSettings(epochs=args.epochs, lr=args.lr)
+    if args.only == "heldout":
+        return heldout(bundle, fb, out, args.direction, settings)
     if args.only == "time":
         return time_training(bundle, sorted(fb.glob("batch_*.json")), args.pairs, settings)
     print("| trained on (pairs) → scored on (queries) | train's CV gain (MRR, over sources) | wall / CPU min "
@@ -96,6 +103,50 @@ def main() -> None:
         print(f"| all eight ({result.pairs}) → CV only | {result.scores['mrr']['gain']} | {wall:.1f} / {cpu:.1f} "
               f"| {result.scores['mrr']['current']} | {result.scores['mrr']['trained']} | | | | | {rss:.2f} |",
               flush=True)
+
+
+RANKINGS = {"fused-v5 (today's ranker)": {}, "without the context cosine": {"w_context": 0.0},
+            "dense and context only": {"w_bm25": 0.0, "w_context_bm25": 0.0, "w_entity": 0.0},
+            "plain cosine, selection tokens": {"selection": "tokens", "w_context": 0.0, "w_bm25": 0.0,
+                                               "w_context_bm25": 0.0, "w_entity": 0.0, "neighbor": 0.0,
+                                               "position": 0.0},
+            "plain cosine, selection span": {"selection": "span", "w_context": 0.0, "w_bm25": 0.0,
+                                             "w_context_bm25": 0.0, "w_entity": 0.0, "neighbor": 0.0,
+                                             "position": 0.0}}
+"""heldout: where the trained model's gain goes (the whole ranker, then its parts)."""
+
+
+def heldout(bundle: Path, fb: Path, out: Path, direction: int, settings) -> None:
+    """One model trained on every pair of one half (no check), the other half ranked under RANKINGS with the
+    default and the trained model: Δ = paired per-query MRR difference, mean [95% interval over queries]."""
+    from mercury_static.assist import ranker_options
+    from mercury_static.assist.model_export import default_model_path
+    from mercury_static.train.examples import make_examples
+    from mercury_static.train.finetune import fine_tune
+    from mercury_static.tune import crossval, tune
+    from mercury_static.tune.evaluate import load_eval_set, query_rows
+
+    fit, test = HALVES[direction], HALVES[1 - direction]
+    pairs = tune.load_pairs([fb / f"{b}.json" for b in fit], bundle)
+    examples = make_examples(pairs.data, range(len(pairs.data.queries)), settings.seed)
+    model = out / f"heldout-{direction}-{settings.epochs}-{settings.lr:g}"
+    wall, cpu = time.monotonic(), time.process_time()
+    if not (model / "model.safetensors").is_file():
+        fine_tune(default_model_path(), examples, model, settings)
+    wall, cpu = time.monotonic() - wall, time.process_time() - cpu
+    files = [fb / f"{b}.json" for b in test]
+    base = load_eval_set(files, embed_cache=out / "embeddings")
+    trained = load_eval_set(files, model_path=model, embed_cache=out / f"embeddings-{model.name}")
+    print(f"trained on {', '.join(fit)} ({len(pairs.data.queries)} pairs, {len(examples)} examples; "
+          f"{settings.epochs} epochs, lr {settings.lr:g}; {wall / 60:.1f} min wall, {cpu / 60:.1f} min CPU), "
+          f"scored on {', '.join(test)} ({len(base.queries)} queries)")
+    print("| ranking | default model MRR | trained MRR | Δ MRR |")
+    print("|---|---|---|---|")
+    for name, change in RANKINGS.items():
+        options = ranker_options.validate({**pairs.options, **change}, name)
+        a, b = (query_rows(d, 5, options, controls=False) for d in (base, trained))
+        print(f"| {name} | {np.mean([r['rr'] for r in a]):.3f} | {np.mean([r['rr'] for r in b]):.3f} "
+              f"| {crossval.interval([y['rr'] - x['rr'] for x, y in zip(a, b)])} |", flush=True)
 
 
 def time_training(bundle: Path, files: list[Path], n: int, settings) -> None:

@@ -35,6 +35,9 @@ class TrainSettings:
     seed: int = 0
     threads: int = 2
     """Torch's intra-op threads: fixed, because the sums' order (and so the weights' last bits) follows it."""
+    max_tokens: int = 128
+    """Tokens of a text while training (spans and sentences are short; attention's memory grows with the
+    square). The saved model keeps its own length, which the page embeds with."""
 
 
 def batches(examples: Sequence[Example], size: int, rng: np.random.Generator) -> list[list[int]]:
@@ -76,6 +79,8 @@ def fine_tune(base: Path, examples: Sequence[Example], out: Path, settings: Trai
     torch.set_num_threads(settings.threads)
     try:
         model = SentenceTransformer(str(base), device="cpu")
+        length = model.max_seq_length
+        model.max_seq_length = min(length, settings.max_tokens)
         loss = MultipleNegativesRankingLoss(model)
         optimizer = torch.optim.AdamW(model.parameters(), lr=settings.lr)
         rng = np.random.default_rng(settings.seed)
@@ -93,6 +98,7 @@ def fine_tune(base: Path, examples: Sequence[Example], out: Path, settings: Trai
                 if progress is not None:
                     progress(done, total)
         model.eval()
+        model.max_seq_length = length
         out = Path(out)
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
