@@ -174,12 +174,15 @@ def test_values_json_cannot_carry_skip_only_their_record(tmp_path, run, bundle):
 
 
 def test_an_unknown_export_version_is_refused(tmp_path, run, bundle):
-    v3 = export(tmp_path / "v3.json", bundle, "alice", version=3)
+    from mercury_static.formats import EXPORT
+
+    newer = EXPORT.version + 1
+    v3 = export(tmp_path / "newer.json", bundle, "alice", version=newer)
     other = export(tmp_path / "other.json", bundle, "bob", format="mercury-static/somethingelse")
     result = run("merge", v3, other, "--bundle", bundle, "-o", tmp_path / "m.json")
     assert result.exit_code == 1
-    assert (f"skipped: {v3}: field 'version': unsupported version 3 of mercury-static/annotations (this tool "
-            "reads versions 1 and 2)") in result.output
+    assert (f"skipped: {v3}: field 'version': unsupported version {newer} of mercury-static/annotations (this "
+            f"tool reads versions {' and '.join(map(str, EXPORT.reads))})") in result.output
     assert f"skipped: {other}: field 'format': 'mercury-static/somethingelse' is not" in result.output
 
 
