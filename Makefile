@@ -26,10 +26,10 @@ $(MODEL): $(VENV)/.installed mercury_static/assist/model_export.py
 
 model: $(MODEL)
 
-build/node_modules/.package-lock.json: build/package-lock.json
-	cd build && npm ci --ignore-scripts --no-audit --no-fund
+js/node_modules/.package-lock.json: js/package-lock.json
+	cd js && npm ci --ignore-scripts --no-audit --no-fund
 
-install: $(VENV)/.installed build/node_modules/.package-lock.json $(MODEL)
+install: $(VENV)/.installed js/node_modules/.package-lock.json $(MODEL)
 
 demo: install
 	HF_HUB_OFFLINE=1 $(VENV)/bin/mercury-static build examples/demo.jsonl -o demo-bundle --title "mercury-static demo" \
@@ -45,7 +45,7 @@ browser: install
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
-	build/node_modules/.bin/eslint --max-warnings 0 --config build/eslint.config.mjs site_template/app tests/js
+	js/node_modules/.bin/eslint --max-warnings 0 --config js/eslint.config.mjs site_template/app tests/js
 
 # The docs site: docs/cli.md still what the CLI generates (cog -r docs/cli.md rewrites it), then mkdocs with
 # --strict (a broken link or anchor, or a page not in the nav, fails) into site/. `$(VENV)/bin/mkdocs serve`
@@ -88,14 +88,10 @@ test: test-fast test-slow browser
 # A wheel that builds bundles without this checkout or torch: the page template, the packed page, the browser
 # runtime and the default model inside.
 wheel: install
-	$(PY) -m mercury_static.bundle.pack_page
-	mkdir -p mercury_static/runtime
-	cp build/node_modules/@huggingface/transformers/dist/transformers.min.js \
-	   build/node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.mjs \
-	   build/node_modules/onnxruntime-web/dist/ort-wasm-simd-threaded.wasm mercury_static/runtime/
+	$(PY) -m mercury_static.bundle.page  # the packed page and the browser runtime, into the package
 	rm -rf build/lib  # setuptools' staging folder: a file removed from the package would stay in it
 	$(PIP) wheel -q --no-deps --no-build-isolation -w dist .
 
 clean:
-	rm -rf $(VENV) build/node_modules demo-bundle .cache mercury_static/runtime mercury_static/page dist site
+	rm -rf $(VENV) js/node_modules build demo-bundle .cache mercury_static/runtime mercury_static/page dist site
 	find mercury_static/model -mindepth 1 ! -name NOTICE.md ! -name LICENSE-Apache-2.0.txt -delete

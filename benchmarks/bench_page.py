@@ -129,13 +129,12 @@ def refresh_page(out: Path) -> None:
     """Put the current page (index.html + the packed app/) into a cached bundle, as `build` would."""
     import tempfile
 
-    from mercury_static.build.pipeline import write_page
-    from mercury_static.bundle.pack_page import SOURCES, pack
+    from mercury_static.bundle.page import SOURCES, pack, write_index
 
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     shutil.rmtree(out / "app")
     with tempfile.TemporaryDirectory() as tmp:
-        write_page(out, manifest, pack(SOURCES, Path(tmp)))
+        write_index(out, manifest, pack(SOURCES, Path(tmp)))
 
 
 def build_cached(name: str, inputs: list[Path], rebuild: bool = False, **options) -> Path:

@@ -28,7 +28,7 @@ from results import update_results
 
 from mercury_static.build.pipeline import BuildOptions, build
 from mercury_static.bundle.contents import load_bundle
-from mercury_static.review.build import load_review, review_bundle
+from mercury_static.review.write_bundle import load_review, review_bundle
 from mercury_static.review.gold import make_gold
 
 OUT = Path(__file__).resolve().parent / "out" / "review"

@@ -80,7 +80,7 @@ DEMO_MARKS = {"alice": (0, 2, LABELS[0], "the source says 2.3 million"), "bob": 
 def demo_team(out: Path) -> Path:
     """The demo bundle with its settings, three annotators who overlap and disagree, and its review bundle."""
     from mercury_static.bundle.contents import load_bundle
-    from mercury_static.review.build import review_bundle
+    from mercury_static.review.write_bundle import review_bundle
 
     bundle_dir = build_cached("review-demo", [REPO / "examples" / "demo.jsonl"], settings=REPO / "examples" / "settings.yaml")
     bundle = load_bundle(bundle_dir)
@@ -153,7 +153,7 @@ def main() -> None:
         return
     from playwright.sync_api import sync_playwright
 
-    from mercury_static.review.build import review_bundle
+    from mercury_static.review.write_bundle import review_bundle
 
     name = f"review-pool-{args.records}"
     pool = make_pool(CACHE / f"{name}-input", args.records)

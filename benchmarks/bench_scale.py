@@ -34,6 +34,8 @@ import sys
 import time
 from pathlib import Path
 
+from mercury_static.bundle.record_index import read_columns
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -226,7 +228,7 @@ def measure_large_page(browser, bundle: Path, runs: int) -> dict:
     import tab_memory
     from bench_page import cold_loads, serve
 
-    index = json.loads((bundle / "data" / "records.json").read_text(encoding="utf-8"))
+    index = read_columns(bundle / "data")
     server, url = serve(bundle)
     first, first_cpu, _ = cold_loads(browser, url, runs)
     with_model = visit(browser, url, bundle, index, block_model=False)

@@ -261,7 +261,7 @@ def measure_page(bundle: Path, runs: int) -> dict:
     from bench_page import ARGS, serve
     from playwright.sync_api import sync_playwright
 
-    # the page's modules as written, for LOOKUP_JS (the bundle's app/ holds them packed: pack_page.py)
+    # the page's modules as written, for LOOKUP_JS (the bundle's app/ holds them packed: bundle/page.py)
     shutil.rmtree(bundle / "modules", ignore_errors=True)
     shutil.copytree(ROOT / "site_template" / "app", bundle / "modules")
     server, url = serve(bundle)

@@ -32,6 +32,7 @@ import jinja2  # noqa: E402
 
 import bench_scale  # noqa: E402
 import tab_memory  # noqa: E402
+from mercury_static.bundle.record_index import read_columns  # noqa: E402
 from bench_page import ARGS, CACHE, cold_loads, open_page, selection_latencies, serve  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -62,12 +63,12 @@ def page_files(commit: str | None, keep_rank: bool) -> tuple[str, dict[str, byte
 
 
 def packed(html: str, files: dict[str, bytes]) -> tuple[list[str] | None, dict[str, bytes]]:
-    """A page whose index.html preloads a packed page's chunks (pack_page.py) gets its modules packed with
+    """A page whose index.html preloads a packed page's chunks (bundle/page.py) gets its modules packed with
     this checkout's esbuild, as `build` would pack them: (preload list, app/ files). An earlier page is
     served as its modules: (None, files)."""
     if "in preload %}" not in html:
         return None, files
-    from mercury_static.bundle.pack_page import pack
+    from mercury_static.bundle.page import pack
 
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / "src"
@@ -163,7 +164,7 @@ def main() -> None:
         for v, ds in dirs.items():
             if "large" not in BUNDLES:
                 continue
-            index = json.loads((ds["large"] / "data" / "records.json").read_text(encoding="utf-8"))
+            index = read_columns(ds["large"] / "data")
             mem[v]["Playwright tab"] = bench_scale.visit(browser, urls[v, "large"], ds["large"], index, block_model=False)["memory"]
         browser.close()
     for v, ds in dirs.items():

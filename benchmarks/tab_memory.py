@@ -24,6 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from mercury_static.bundle.record_index import read_columns
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_page import ARGS, serve  # noqa: E402
@@ -139,7 +141,7 @@ def measure(bundle: Path, switches: int = 24) -> dict:
     """Open the bundle (model loaded), then `switches` records spread over it (as bench_scale.visit):
     renderer memory at the first record, after the switches, after a full GC of the page and its embedding
     worker, and after a memory-reducing GC of both (what is left is live memory)."""
-    index = json.loads((bundle / "data" / "records.json").read_text(encoding="utf-8"))
+    index = read_columns(bundle / "data")
     server, url = serve(bundle)
     browser = PipeBrowser([*ARGS, "--js-flags=--expose-gc"])
     try:

@@ -24,28 +24,18 @@ console = make_console(stderr=True)
 
 
 class _WarningLines(logging.Handler):
-    """The library's warnings (e.g. a prior annotation dropped) as one safe `warning:` line each, each once
-    per command (a build reads its inputs twice: a check pass, then the work)."""
-
-    def __init__(self):
-        super().__init__()
-        self.seen: set[str] = set()
+    """The library's warnings (e.g. a prior annotation dropped) as one safe `warning:` line each."""
 
     def emit(self, record: logging.LogRecord) -> None:
-        message = record.getMessage()
-        if message not in self.seen:
-            self.seen.add(message)
-            console.print(line(f"warning: {message}", "yellow"), soft_wrap=True)
+        console.print(line(f"warning: {record.getMessage()}", "yellow"), soft_wrap=True)
 
 
 @app.callback()
 def _setup() -> None:
     log = logging.getLogger("mercury_static")
-    handler = next((h for h in log.handlers if isinstance(h, _WarningLines)), None)
-    if handler is None:
-        log.addHandler(handler := _WarningLines())
+    if not any(isinstance(h, _WarningLines) for h in log.handlers):
+        log.addHandler(_WarningLines())
         log.propagate = False
-    handler.seen.clear()
 
 
 _FOLDED_URL = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]+):/(?!/)")
@@ -289,7 +279,7 @@ def review(
     """Make a review bundle: the bundle plus every annotator's work, most contested records first (exit 1:
     something skipped)."""
     from mercury_static.merge.collect import is_remote, local_inputs
-    from mercury_static.review.build import review_bundle
+    from mercury_static.review.write_bundle import review_bundle
 
     inputs = [s if is_remote(s) else Path(os.path.abspath(s)) for s in sources]
     with input_errors(), contextlib.ExitStack() as stack:
@@ -456,7 +446,7 @@ def eval_command(
     """Score the page's related-sentence ranking against gold evidence (MRR, recall, nDCG, latency)."""
     import sys
 
-    from mercury_static.bundle.options import read_options_file
+    from mercury_static.bundle.ranker_file import read_options_file
     from mercury_static.tune.evaluate import evaluate
     from mercury_static.printing import print_eval
     from mercury_static.core.safeio import check_writable, dumps, write_file
@@ -492,7 +482,7 @@ def tune(
     folds: int = typer.Option(10, "--folds", min=2, help="Cross-validation folds over records."),
 ):
     """Fit the ranker's weights to the bundle's own pairs; report the held-out gain (exit 1: something skipped)."""
-    from mercury_static.bundle.options import apply_options, options_file
+    from mercury_static.bundle.ranker_file import apply_options, options_file
     from mercury_static.printing import print_tune
     from mercury_static.core.safeio import check_writable, dumps, resolved, write_file
     from mercury_static.tune.tune import load_pairs, tune as run_tune

@@ -63,7 +63,7 @@ QUEUES = Format("mercury-static/queues", 2, (1, 2), unnamed=1)
 WEIGHTS = Format("mercury-static/weights", 1, (1,))
 """The JSON header of the page model's weights file (assist/page_model.py)."""
 RANKER_OPTIONS = Format("mercury-static/ranker-options", 1, (1,))
-"""`tune -o FILE`, read by `eval --options` (bundle/options.py)."""
+"""`tune -o FILE`, read by `eval --options` (bundle/ranker_file.py)."""
 REVIEW_DATA = Format("mercury-static/review-data", 1, (1,))
 """A review bundle's `data/review.json` and its order and record shards (docs/review.md), written by `review`."""
 REVIEW = Format("mercury-static/review", 1, (1,))

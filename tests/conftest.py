@@ -96,7 +96,7 @@ def bundle_server(demo_bundle, serve_dir) -> str:
 @pytest.fixture(scope="session")
 def modules_server(demo_bundle, serve_dir, tmp_path_factory) -> str:
     """Base URL of a copy of the demo bundle whose app/ holds the page's modules as written (a bundle gets
-    them packed, pack_page.py): for tests that import one module, e.g. `import('./app/assist/rank.js')`."""
+    them packed, bundle/page.py): for tests that import one module, e.g. `import('./app/assist/rank.js')`."""
     copy = tmp_path_factory.mktemp("modules") / "bundle"
     shutil.copytree(demo_bundle, copy, ignore=shutil.ignore_patterns("app"))
     shutil.copytree(REPO / "site_template" / "app", copy / "app")

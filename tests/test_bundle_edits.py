@@ -162,7 +162,7 @@ def test_tune_apply_during_an_assign_is_not_reverted(bundle):
     while not list((bundle / "data").glob("queues*.json")):
         assert time.monotonic() < deadline and slow.poll() is None
         time.sleep(0.02)
-    code = (f"from mercury_static.bundle.options import apply_options; "
+    code = (f"from mercury_static.bundle.ranker_file import apply_options; "
             f"apply_options({str(bundle)!r}, {{'neighbor': 0.25}})")
     apply = subprocess.run([sys.executable, "-c", code], env=ENV, capture_output=True, text=True, timeout=120)
     assert apply.returncode == 0, apply.stderr

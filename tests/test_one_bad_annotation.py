@@ -55,7 +55,7 @@ def test_build_eval_merge_and_tune_drop_the_one_bad_annotation_alike(run, tmp_pa
     built = run("build", dump, "-o", bundle)
     assert built.exit_code == 0, built.output
     warnings = [x for x in built.output.splitlines() if x.startswith("warning:")]
-    assert len(warnings) == len(dropped), built.output  # once each, though build reads its inputs twice
+    assert len(warnings) == len(dropped), built.output  # once each: build reads its inputs once
     for line, ann in zip(warnings, dropped):
         assert f"{dump}: record 0: annotation {ann}: field 'label': expected " in line and "; dropped" in line, line
     [record] = load_bundle(bundle).records

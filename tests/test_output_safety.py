@@ -98,7 +98,7 @@ def test_a_bundle_is_replaced_whole_and_nothing_is_left_beside_it(tmp_path, run)
 def test_a_failed_rebuild_keeps_the_old_bundle(tmp_path, run, monkeypatch):
     """A build that fails after the old bundle was found (disk full while writing shards) leaves it as it
     was, and no temp folder behind."""
-    import mercury_static.build.pipeline as build_module
+    import mercury_static.bundle.page as page_step
 
     data = tmp_path / "data.jsonl"
     data.write_text(DATA)
@@ -109,7 +109,7 @@ def test_a_failed_rebuild_keeps_the_old_bundle(tmp_path, run, monkeypatch):
     def disk_full(*args, **kwargs):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(build_module, "render_site", disk_full)
+    monkeypatch.setattr(page_step, "write_page", disk_full)
     result = run("build", data, "-o", out, "--title", "new")
     assert result.exit_code == 2 and "No space left on device" in result.output
     assert snapshot(out) == before

@@ -1,4 +1,4 @@
-"""The packed page (pack_page.py): deterministic, complete, what a bundle ships, and what the page loads."""
+"""The packed page (bundle/page.py): deterministic, complete, what a bundle ships, and what the page loads."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from conftest import EXAMPLES
 
-from mercury_static.bundle import pack_page
-from mercury_static.bundle.pack_page import COPIED, ENTRY, SOURCES, pack
+from mercury_static.bundle import page as pack_page
+from mercury_static.bundle.page import COPIED, ENTRY, SOURCES, pack
 
 
 def _tree(folder):

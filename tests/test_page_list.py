@@ -6,6 +6,8 @@ import json
 
 import pytest
 
+from mercury_static.bundle.record_index import read_columns
+
 pytestmark = pytest.mark.browser
 
 N = 2000
@@ -113,7 +115,7 @@ def test_shard_cache_keeps_only_recent_shards(page, build_bundle, tmp_path, serv
     path = tmp_path / "shards.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
     bundle = build_bundle([path], name="shards", shards=ShardLimits(records=2, text_chars=200))
-    index = json.loads((bundle / "data" / "records.json").read_text())
+    index = read_columns(bundle / "data")
     assert max(index["shard"]) >= 15
     fetched: list[str] = []
     page.on("request", lambda r: fetched.append(r.url.rsplit("/", 1)[-1]) if "/data/" in r.url else None)
@@ -153,7 +155,7 @@ def test_shared_source_shard_is_not_fetched_again(page, build_bundle, tmp_path, 
     path = tmp_path / "shared.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
     bundle = build_bundle([path], name="shared-source", shards=ShardLimits(records=2, text_chars=120))
-    index = json.loads((bundle / "data" / "records.json").read_text())
+    index = read_columns(bundle / "data")
     source_shard = index["text_shards"][0][0]
     assert all(t[0] == source_shard for t in index["text_shards"]) and len({t[1] for t in index["text_shards"]}) > 8
     fetched: list[str] = []

@@ -8,6 +8,8 @@ import random
 
 import pytest
 
+from mercury_static.bundle.record_index import read_columns
+
 from page_fixtures import summhay_topic
 
 pytestmark = pytest.mark.browser
@@ -148,7 +150,7 @@ def open_complete(page, base, rid):
 
 def test_scroll_positions_kept_per_record_across_reloads(page, sh_bundle, serve_dir):
     base = serve_dir(sh_bundle)
-    ids = json.loads((sh_bundle / "data" / "records.json").read_text())["ids"]
+    ids = read_columns(sh_bundle / "data")["ids"]
     goto(page, base, ids[0])
     open_complete(page, base, ids[0])
     page.evaluate(SCROLL_TO, 300)

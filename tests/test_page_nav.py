@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import json
 
 import pytest
+
+from mercury_static.bundle.record_index import read_columns
 
 from page_fixtures import faithbench_dump, summhay_topic
 
@@ -129,7 +130,7 @@ def test_filter_by_status_and_metadata_and_keys(page, fb_bundle, serve_dir):
 def test_readable_titles_and_one_label_form(page, fb_bundle, serve_dir):
     goto(page, serve_dir(fb_bundle), record="0")
     row = page.locator('#record-list li[data-record="3"] .rec-title')
-    summary3 = json.loads((fb_bundle / "data" / "records.json").read_text())["titles"][3]
+    summary3 = read_columns(fb_bundle / "data")["titles"][3]
     assert row.inner_text().strip() != "3" and row.inner_text().startswith(summary3[:20])
     # labels read as the guidelines write them, in the form, suggestions and saved annotations
     body = page.locator("body").inner_text()

@@ -14,6 +14,8 @@ import time
 from pathlib import Path
 
 import pytest
+
+from mercury_static.bundle.record_index import read_columns
 from conftest import CHROMIUM_ARGS, chromium_path
 from page_settings import faithbench_like
 from schema_lite import errors
@@ -365,7 +367,7 @@ def shown_rows(page) -> list[str]:
 
 def test_metadata_filters_and_sort_combine_with_the_text_filter_and_hidden_metadata_is_never_shown(
         page, settings_url, settings_bundle):
-    index = json.loads((settings_bundle / "data/records.json").read_text(encoding="utf-8"))
+    index = read_columns(settings_bundle / "data")
     meta = dict(zip(index["ids"], index["meta"]))
     assert all("hhem" not in m for m in meta.values())  # hidden: not in the index the page reads
     block_model(page)
@@ -438,7 +440,7 @@ def test_a_name_with_no_queue_is_told_so(context, settings_url):
 
 def test_the_annotators_queue_leads_and_other_records_stay_reachable(page, settings_url, settings_bundle):
     queues = json.loads((settings_bundle / json.loads((settings_bundle / "manifest.json").read_text())["queues"]["path"]).read_text(encoding="utf-8"))["queues"]
-    ids = json.loads((settings_bundle / "data/records.json").read_text(encoding="utf-8"))["ids"]
+    ids = read_columns(settings_bundle / "data")["ids"]
     mine = queues["alice"]
     others = [r for r in ids if r not in mine]
     assert mine and others  # 6 records, 3 annotators, overlap 2: 4 each
@@ -485,7 +487,7 @@ def test_similar_records_are_the_top_10_by_cosine_of_the_built_record_vectors(pa
     data, settings = faithbench_like(tmp_path_factory.mktemp("fbq-many"), n=16)
     bundle = build_bundle([data], name="fbq-many", settings=settings)
     manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
-    ids = json.loads((bundle / "data/records.json").read_text(encoding="utf-8"))["ids"]
+    ids = read_columns(bundle / "data")["ids"]
     rv = manifest["record_vectors"]
     vecs = np.frombuffer((bundle / rv["path"]).read_bytes(), dtype="<f2").reshape(len(ids), rv["dim"]).astype(np.float64)
     base = serve_dir(bundle)
@@ -648,7 +650,7 @@ def test_faithbench_with_its_settings_file_end_to_end(browser, build_bundle, ser
 
     bundle = build_bundle([SHARED_DATA / "faithbench/batch_1.json"], name="fb-settings",
                           settings=EXAMPLES / "faithbench-settings.yaml")
-    index = json.loads((bundle / "data/records.json").read_text(encoding="utf-8"))
+    index = read_columns(bundle / "data")
     base = serve_dir(bundle)
     ctx = browser.new_context(accept_downloads=True)
     page = ctx.new_page()

@@ -17,7 +17,7 @@ from test_page import STORED, block_model
 from test_page_safety import browser_pid
 
 from mercury_static.bundle.contents import load_bundle
-from mercury_static.review.build import review_bundle
+from mercury_static.review.write_bundle import review_bundle
 
 pytestmark = pytest.mark.browser
 

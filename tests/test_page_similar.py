@@ -14,6 +14,7 @@ from test_page import block_model, open_page
 
 from mercury_static.bundle.contents import ShardLimits
 from mercury_static.bundle.record_cells import read_cells
+from mercury_static.bundle.record_index import read_columns
 
 pytestmark = pytest.mark.browser
 
@@ -25,7 +26,7 @@ def test_similar_records_read_the_nearest_cells_only(page, build_bundle, tmp_pat
     manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
     rv = manifest["record_vectors"]
     assert rv["cells"] == {"path": "data/cells", "count": 16, "of_size": 16384, "nprobe": 8}
-    ids = json.loads((bundle / "data/records.json").read_text(encoding="utf-8"))["ids"]
+    ids = read_columns(bundle / "data")["ids"]
     cents, members, vectors, of = read_cells(bundle, rv["dim"], 16)
     base = serve_dir(bundle)
     requested: list[str] = []

@@ -22,7 +22,7 @@ def ranker_line(page) -> str:
 
 
 def test_applied_options_reach_the_page_and_keep_the_work(page, demo_bundle, fresh_copy, serve_dir):
-    from mercury_static.bundle.options import apply_options
+    from mercury_static.bundle.ranker_file import apply_options
 
     bundle = fresh_copy(demo_bundle)
     base = serve_dir(bundle)

@@ -1,6 +1,6 @@
 """The sharded record index (issue 15 §1): shard layout, id → position with one shard, term postings that
 give what a full scan gives (split prefixes and bitmap lists included, issue 28 §4), byte-identical rewrites,
-and the build writing it beside records.json."""
+and the build writing every record into it."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import pytest
 
 from mercury_static.bundle.contents import ShardLimits
 from mercury_static.bundle.record_index import (META_SEP, PREFIX, IndexRow, encode_postings, fnv1a, fold, list_bytes,
-                                                meta_terms, shard_of, split_prefixes, text_words, word_key, words,
-                                                write_index)
+                                                meta_terms, read_columns, shard_of, split_prefixes, text_words,
+                                                word_key, words, write_index)
 
 N = 20_000
 K = 64  # records per index shard: 313 shards
@@ -198,22 +198,29 @@ def test_empty_index(tmp_path):
     assert read(tmp_path, "index.json")["count"] == 0 and read(tmp_path, "ids-0000.json") == {"ids": {}}
 
 
-def test_build_writes_the_index_beside_records_json(build_bundle, tmp_path):
+def test_the_build_writes_every_record_into_the_index(build_bundle, tmp_path):
     rows = [{"id": f"r{i}", "source": f"Source {i} says the budget grew.", "summary": f"Summary {i}.",
              "topic": f"t{i % 3}"} for i in range(23)]
     path = tmp_path / "small.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
     out = build_bundle([path], name="index-small", shards=ShardLimits(records=4, index_records=5, term_postings=20))
     data = out / "data"
-    records = read(data, "records.json")
     top = read(data, "index.json")
     assert top["count"] == 23 and top["index_shards"] == 5 and top["term_shards"] > 1
     sliced = {k: [] for k in ("ids", "titles", "tags", "shard", "text_shards")}
     for n in range(5):
         shard = read(data, f"index-{n:04d}.json")
+        assert shard["first"] == 5 * n
         for k in sliced:
             sliced[k] += shard[k]
-    assert sliced == {k: records[k] for k in sliced}
+    stored = [(n, r) for n in range(read(out, "manifest.json")["shards"]["records"])
+              for r in read(data, f"records-{n:04d}.json")["records"]]
+    assert sliced == {"ids": [r["id"] for r in rows], "titles": [r["summary"] for r in rows],
+                      "tags": [[r["topic"]] for r in rows], "shard": [n for n, _ in stored],
+                      "text_shards": [[r["source_shard"], r["summary_shard"]] for _, r in stored]}
+    assert [n for n, _ in stored] == [i // 4 for i in range(23)]
+    assert read_columns(data) == sliced
+    assert not (data / "records.json").exists()  # the one-file index of older bundles: no reader needs it
 
 
 def test_the_filter_words_are_those_of_both_texts_too(build_bundle, tmp_path):

@@ -319,7 +319,7 @@ def test_the_page_opens_from_disk_with_no_request_and_no_error(browser, merged_r
 
 
 def test_review_without_the_chart_renderer_says_so(asked, team, tmp_path, monkeypatch):  # noqa: F811
-    from mercury_static.review import build as review_build
+    from mercury_static.review import write_bundle as review_build
 
     monkeypatch.setattr(review_build, "available", lambda: False)
     result = review_build.review_bundle(team, asked, tmp_path / "plain")

@@ -17,7 +17,7 @@ from test_merge_questions import entry, export
 
 from mercury_static.bundle.contents import load_bundle
 from mercury_static.bundle.folder import is_bundle
-from mercury_static.review.build import load_review, review_bundle
+from mercury_static.review.write_bundle import load_review, review_bundle
 from mercury_static.review.gold import GoldProblems, make_gold
 from mercury_static.merge.write_argilla import user_id
 

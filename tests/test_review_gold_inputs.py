@@ -17,7 +17,7 @@ from settings_fixtures import build_with_settings
 from test_review import adjudication, ann, decision, review_export, rita
 
 from mercury_static.bundle.contents import load_bundle
-from mercury_static.review.build import load_review, review_bundle
+from mercury_static.review.write_bundle import load_review, review_bundle
 from mercury_static.review.gold import make_gold
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from test_page_review import open_review, review_server, team  # noqa: F401 (fixtures)
 
-from mercury_static.review.build import load_review
+from mercury_static.review.write_bundle import load_review
 
 pytestmark = pytest.mark.browser
 

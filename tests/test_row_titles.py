@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from mercury_static.bundle.contents import ROW_TITLE_CHARS, row_tags, row_title
+from mercury_static.bundle.record_index import read_columns
 
 
 def test_row_title_is_the_start_of_the_summary():
@@ -26,6 +27,6 @@ def test_index_titles_and_tags(build_bundle, tmp_path):
             {"id": "b", "source": "One. Two.", "summary": "Another one.", "title": "Own title"}]
     path = tmp_path / "in.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
-    index = json.loads((build_bundle([path], name="titles") / "data" / "records.json").read_text())
+    index = read_columns(build_bundle([path], name="titles") / "data")
     assert index["titles"] == ["A short summary of it.", "Own title"]
     assert index["tags"] == [["model-b"], []]

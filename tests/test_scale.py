@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from mercury_static.bundle.contents import ShardLimits, load_bundle, load_vectors, text_id
+from mercury_static.bundle.record_index import read_columns
 
 from conftest import SHARED_DATA
 
@@ -72,7 +73,7 @@ def test_small_shard_limits_load_every_record(build_bundle, tmp_path, embedder):
     assert manifest["shards"]["records"] >= 5 and manifest["shards"]["texts"] >= 5
     assert manifest["vectors"]["encoding"] == "float16"
 
-    index = json.loads((out / "data" / "records.json").read_text())
+    index = read_columns(out / "data")
     assert index["ids"] == [r["id"] for r in rows]
     for rid, shard, text_shards in zip(index["ids"], index["shard"], index["text_shards"]):
         shard_records = json.loads((out / "data" / f"records-{shard:04d}.json").read_text())["records"]

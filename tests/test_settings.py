@@ -1,5 +1,5 @@
 """Issue 13: the settings file (YAML/JSON and Argilla's settings.json), what build writes from it (manifest
-`settings`, record `fields`/`meta`/`suggestions`, records.json `meta`, record vectors), and its bad input:
+`settings`, record `fields`/`meta`/`suggestions`, the record index's `meta`, record vectors), and its bad input:
 one line naming the file, the entry or record and the field, exit 2, nothing written."""
 
 from __future__ import annotations
@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+
+from mercury_static.bundle.record_index import read_columns
 
 from conftest import EXAMPLES, REPO
 from schema_lite import errors
@@ -340,7 +342,7 @@ def test_build_writes_settings_fields_meta_and_suggestions(rag_bundle):
         [{"question": "verdict", "value": "consistent", "score": 0.52694, "agent": "HHEM-2.1"}],
         [{"question": "verdict", "value": "hallucinated", "score": 0.8, "agent": "HHEM-2.1"}],
         [{"question": "verdict", "value": "consistent", "score": 0.5, "agent": "HHEM-2.1"}]]
-    index = json.loads((rag_bundle / "data" / "records.json").read_text(encoding="utf-8"))
+    index = read_columns(rag_bundle / "data")
     assert index["meta"] == [{"model": "m1", "length": 12}, {"model": "m2", "length": 30},
                              {"model": "m1", "length": 7}]  # hidden metadata stays in the shards
     # ... and out of the list filter's tags: a hidden column, a suggestion's score column (here both `hhem`)
@@ -359,7 +361,7 @@ def test_suggestion_columns_and_hidden_metadata_are_not_filter_tags(build_bundle
                                                             "score_from": "detector"}]}}
     (tmp_path / "s.yaml").write_text(yaml.safe_dump(settings), encoding="utf-8")
     bundle = build_bundle([write_jsonl(tmp_path / "d.jsonl", rows)], name="untagged", settings=tmp_path / "s.yaml")
-    tags = json.loads((bundle / "data" / "records.json").read_text(encoding="utf-8"))["tags"]
+    tags = read_columns(bundle / "data")["tags"]
     flat = {t for row in tags for t in row}
     assert {"m1", "m2", "12"} <= flat  # other columns stay filterable
     assert not flat & {"0.52694", "0.2", "0.5", "s0", "s1", "s2"}, flat
@@ -396,7 +398,7 @@ def test_no_settings_file_is_todays_bundle(demo_bundle):
     assert manifest["queues"] is None and manifest["record_vectors"] is None
     assert not list((demo_bundle / "data").glob("queues*.json"))
     assert not (demo_bundle / "data" / "record_vectors.bin").exists()
-    index = json.loads((demo_bundle / "data" / "records.json").read_text(encoding="utf-8"))
+    index = read_columns(demo_bundle / "data")
     assert "meta" not in index
     for r in shard_records(demo_bundle):
         assert not {"fields", "meta", "suggestions"} & set(r)
@@ -589,7 +591,7 @@ def test_faithbench_settings_build(build_bundle):
         assert rec["meta"]["hhem"] == p and rec["meta"]["summarizer"] == sample["metadata"]["summarizer"]
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     assert errors(manifest, SCHEMA) == []
-    index = json.loads((out / "data" / "records.json").read_text(encoding="utf-8"))
+    index = read_columns(out / "data")
     assert all(set(m) == {"summarizer", "hhem"} for m in index["meta"])  # gpt_4o is hidden
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from mercury_static.bundle.contents import ShardLimits
+from mercury_static.bundle.record_index import read_columns
 
 from conftest import TEST_CACHE
 
@@ -83,7 +84,7 @@ def test_chunk_size_and_workers_do_not_show_in_the_bundle(tmp_path):
     assert manifest["shards"]["texts"] >= 8 and manifest["shards"]["records"] >= 12
     assert manifest["record_vectors"]["cells"]["count"] == 5 and manifest["queues"]
     assert manifest["counts"]["records"] == 48
-    index = json.loads(one_chunk["data/records.json"])
+    index = read_columns(tmp_path / "one-chunk" / "data")
     assert index["meta"][0] == {"summarizer": "m0", "hhem": json.loads(data.read_text().splitlines()[0])["hhem"]}
     texts = [t for name, raw in one_chunk.items() if name.startswith("data/texts-")
              for t in json.loads(raw)["texts"]]

@@ -1,4 +1,4 @@
-"""Merge's reading of times (merge_checks.parse_time), on the cases the page's twin (times.js) is tested with."""
+"""Merge's reading of times (merge/checks.py parse_time), on the cases the page's twin (times.js) is tested with."""
 
 from __future__ import annotations
 

@@ -135,7 +135,7 @@ def test_tune_apply_rewrites_only_the_ranker_options(run, dump, fixture_bundle, 
     assert options["tuned"] == after["ranker_tuned"]
     # written as build writes it: the same serialisation, read back by every reader
     from mercury_static.bundle.contents import load_bundle
-    from mercury_static.bundle.options import manifest_bytes
+    from mercury_static.bundle.manifest import manifest_bytes
     assert (bundle / "manifest.json").read_bytes() == manifest_bytes(after)
     assert manifest_bytes(before) == raw_before
     load_bundle(bundle)
@@ -202,7 +202,8 @@ def test_a_bundle_with_an_old_form_id_keeps_it(run, fixture_bundle, fresh_copy, 
     """A bundle built before the split (its id hashed the ranker options too, no ranker_id): its exports
     still merge against it, before and after new options are applied."""
     from mercury_static.bundle.contents import load_bundle
-    from mercury_static.bundle.options import apply_options, manifest_bytes
+    from mercury_static.bundle.ranker_file import apply_options
+    from mercury_static.bundle.manifest import manifest_bytes
 
     bundle = fresh_copy(fixture_bundle)
     old = manifest(bundle)
@@ -217,7 +218,8 @@ def test_a_bundle_with_an_old_form_id_keeps_it(run, fixture_bundle, fresh_copy, 
 
 
 def test_apply_refuses_what_the_page_would_not_read(fixture_bundle, fresh_copy, tmp_path):
-    from mercury_static.bundle.options import apply_options, manifest_bytes
+    from mercury_static.bundle.ranker_file import apply_options
+    from mercury_static.bundle.manifest import manifest_bytes
     from mercury_static.core.records import InputError
 
     bundle = fresh_copy(fixture_bundle)
@@ -287,7 +289,7 @@ def test_apply_races_a_reader_without_it_ever_seeing_a_partial_manifest(fixture_
     """A page (re)loading while options are applied reads the old manifest or the new one, never a part."""
     import threading
 
-    from mercury_static.bundle.options import apply_options
+    from mercury_static.bundle.ranker_file import apply_options
 
     bundle = fresh_copy(fixture_bundle)
     ranker = manifest(bundle)["ranker"]

@@ -19,9 +19,8 @@ from conftest import EXAMPLES, REPO, TEST_CACHE
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-from mercury_static.build.pipeline import RUNTIME_FILES, find_runtime
 from mercury_static.assist.model_export import default_model_path, write_packaged_model
-from mercury_static.bundle.pack_page import SOURCES, pack
+from mercury_static.bundle.page import RUNTIME_FILES, SOURCES, find_runtime, pack
 
 pytestmark = pytest.mark.slow  # builds the wheel and installs it in a fresh venv
 
@@ -29,7 +28,7 @@ EXPORT_ONLY = ("torch", "transformers", "optimum", "onnx", "sentence_transformer
 
 
 def _source_copy(dst):
-    """The checkout's tracked files (what a clean clone has), without build/node_modules."""
+    """The checkout's tracked files (what a clean clone has), without js/node_modules."""
     files = subprocess.run(["git", "-C", str(REPO), "ls-files", "-z"], capture_output=True, check=True).stdout
     for rel in filter(None, files.decode().split("\0")):
         if (REPO / rel).is_file():
@@ -89,7 +88,7 @@ def test_wheel_builds_the_demo_without_torch_as_a_checkout_does(tmp_path, demo_b
     _source_copy(src)
     runtime = src / "mercury_static" / "runtime"
     runtime.mkdir(exist_ok=True)
-    for path in find_runtime().values():  # what `make wheel` copies from build/node_modules
+    for path in find_runtime().values():  # what `make wheel` copies from js/node_modules (page.package)
         shutil.copy2(path, runtime / path.name)
     write_packaged_model(src / "mercury_static" / "model", cache_dir=TEST_CACHE)  # what `make model` writes
     pack(SOURCES, src / "mercury_static" / "page")  # what `make wheel` packs

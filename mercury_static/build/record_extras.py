@@ -1,4 +1,5 @@
-"""What the settings add to each stored record: extra text `fields`, typed `meta` and `suggestions`.
+"""A record as a bundle stores it: its JSON (texts by id), with what the settings add to it (extra text
+`fields`, typed `meta` and `suggestions`) and the prior annotations the page may offer.
 
 Values come from the record's input columns / metadata keys (`Record.metadata`); each is checked here, so
 a bad value stops the build with one line naming the file, the record and the column.
@@ -6,10 +7,15 @@ a bad value stops the build with one line naming the file, the record and the co
 
 from __future__ import annotations
 
+import logging
+
+from mercury_static.bundle.contents import text_id
 from mercury_static.core.records import InputError, Record
 from mercury_static.core.safeio import json_kind
 from mercury_static.settings.schema import MetadataRanges, Settings, check_meta_value
 from mercury_static.build.suggestions import record_suggestions
+
+log = logging.getLogger("mercury_static")
 
 
 def extra_fields(record: Record, settings: Settings) -> dict:
@@ -68,3 +74,42 @@ def check_columns_used(settings: Settings, seen: set[str], records: int) -> None
     for where, key, column in settings_columns(settings):
         if records and column not in seen:
             raise InputError(settings.file, where, key, f"column {column!r} is in none of the {records} records")
+
+
+def untagged_columns(settings: Settings) -> frozenset[str]:
+    """Input columns the record list's filter must not match: hidden metadata, and the columns suggestions
+    are read from (a blind annotator could otherwise find records by a detector's score)."""
+    hidden = {p.column for p in settings.metadata if not p.visible}
+    return frozenset(hidden | {c for s in settings.suggestions for c in (s.value_from, s.score_from) if c})
+
+
+def known_label_priors(record: Record, labels: list[str]) -> list[dict]:
+    """The record's prior annotations whose labels are all in the bundle's label set; each other one is
+    a warning and is kept out of the page's suggestions (accepting it would export a label merge rejects)."""
+    known = set(labels)
+    kept = []
+    for a in record.prior_annotations:
+        bad = [x for x in a["label"] if x not in known]
+        if bad:
+            log.warning("%s: record %s, annotation %s: label %r is not in the bundle's labels (%s); not offered "
+                        "as a suggestion", record.origin, record.id, a["id"], bad[-1], ", ".join(labels))
+        else:
+            kept.append(a)
+    return kept
+
+
+def record_json(r: Record, extras: dict | None = None) -> dict:
+    """A record as stored in a record shard (texts by id), with the settings' `fields`/`meta`/`suggestions`
+    when it has any."""
+    meta = r.metadata or {}
+    title = meta.get("title") if isinstance(meta.get("title"), str) else None
+    return {"id": r.id, "title": title, "source": text_id(r.source), "summary": text_id(r.summary),
+            "metadata": meta, "prior_annotations": r.prior_annotations, "gold": r.gold, **(extras or {})}
+
+
+def stored_record(r: Record, settings: Settings, labels: list[str], from_file: dict[str, list[dict]],
+                  ranges: MetadataRanges) -> dict:
+    """The record's JSON as the bundle stores it: its priors with known labels only, its extras (the
+    metadata ranges they hold added to `ranges`, for the manifest)."""
+    r.prior_annotations = known_label_priors(r, labels)
+    return record_json(r, record_extras([r], settings, from_file, ranges)[0][0])

@@ -1,4 +1,4 @@
-"""The build's data step, streamed: read → segment → embed → write, a chunk of records at a time.
+"""The build's split, embed and write steps, streamed a chunk of records at a time from the read step's spool.
 
 Memory holds one chunk (`CHUNK_RECORDS` records, fewer when their new texts pass `CHUNK_CHARS`
 characters: both are properties of the data, so the bundle never depends on the machine), the text shard
@@ -15,14 +15,12 @@ would move (the parity tests hold them to cosine ≥ 0.99999 with the page's).
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from mercury_static import __version__
 from mercury_static.bundle.contents import ShardLimits, StoredText, dumps, text_id
 from mercury_static.bundle.writer import DataWriter, TextPlacer
 from mercury_static.bundle.record_cells import Cells, write_cells
@@ -41,7 +39,7 @@ class StreamResult:
     counts: dict
     shards: dict
     spool: Path
-    """The records' canonical JSON, one per line, for the bundle id (`bundle_id`)."""
+    """The records' canonical JSON, one per line, for the bundle id (`manifest.bundle_id`)."""
     text_ids: Path
     """The distinct texts' ids in first-use order, one per line (the bundle id)."""
     record_ids: list[str] = field(default_factory=list)
@@ -63,25 +61,6 @@ def chunks(records: Iterable[Record], max_records: int = CHUNK_RECORDS,
             chunk, chars = [], 0
     if chunk:
         yield chunk
-
-
-def bundle_id(result: StreamResult, options: dict) -> str:
-    """Hash of the tool version, the shaping options, the records and the texts' ids, read back from the
-    spools. Not the model: it decides only which sentences light up, so a bundle rebuilt with a trained
-    model keeps its id, and the work stored and exported under it."""
-    h = hashlib.sha256()
-    for part in (__version__, dumps(options)):
-        h.update(part.encode("utf-8"))
-        h.update(b"\0")
-    h.update(b"[")
-    with open(result.spool, "rb") as f:
-        for i, line in enumerate(f):
-            h.update((b"," if i else b"") + line.rstrip(b"\n"))
-    h.update(b"]\0")
-    with open(result.text_ids, "rb") as f:
-        for line in f:
-            h.update(line.rstrip(b"\n"))
-    return h.hexdigest()[:20]
 
 
 class StreamBuild:

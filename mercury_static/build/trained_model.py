@@ -19,7 +19,7 @@ RANKER_FILE = "ranker.json"
 def read_training(model_dir: Path | None) -> tuple[dict | None, dict | None]:
     """(training.json, the ranker options of ranker.json) of a model folder; (None, None) for a folder train
     did not write."""
-    from mercury_static.bundle.options import read_options_file
+    from mercury_static.bundle.ranker_file import read_options_file
 
     if model_dir is None or not (Path(model_dir) / TRAINING_FILE).is_file():
         return None, None

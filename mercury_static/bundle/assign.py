@@ -18,7 +18,7 @@ from pathlib import Path
 
 from mercury_static.core import safeio
 from mercury_static.bundle.contents import dumps, load_bundle
-from mercury_static.bundle.options import manifest_bytes
+from mercury_static.bundle.manifest import manifest_bytes
 from mercury_static.core.names import normalize_name
 from mercury_static.core.records import InputError
 from mercury_static.formats import QUEUES

@@ -1,4 +1,4 @@
-"""The bundle folder: its data model and encodings, and reading a bundle back (bundle_writer.py writes it).
+"""The bundle folder: its data model and encodings, and reading a bundle back (writer.py writes it).
 
 Layout and field meanings are specified in docs/DESIGN.md. Records and texts are split into shards so the
 page loads only what the open record needs; each distinct text is stored (and embedded) once.

@@ -1,5 +1,6 @@
-"""The sharded record index (issue 15 §1): what the page needs to list, find and filter records without
-downloading every record's row (records.json is ~80 bytes a record: 80 MB for a million).
+"""The sharded record index: what the page needs to list, find and filter records without downloading
+every record's row (~80 bytes a record: 80 MB for a million, what the one-file index of older bundles,
+data/records.json, weighed).
 
 Written from the per-record columns in bundle order, one row at a time; layout, hashing and filter
 semantics in docs/DESIGN.md ("The sharded record index"). The page's reader is `app/data/recordindex.js`.
@@ -8,6 +9,7 @@ semantics in docs/DESIGN.md ("The sharded record index"). The page's reader is `
 from __future__ import annotations
 
 import base64
+import json
 import math
 import re
 import sqlite3
@@ -36,7 +38,7 @@ _IN = 500  # keys per `IN (…)` query
 
 @dataclass(frozen=True)
 class IndexRow:
-    """One record's row of the index: the columns of records.json (shard numbers, never its status)."""
+    """One record's row of the index (shard numbers, never its status)."""
 
     id: str
     title: str
@@ -379,6 +381,19 @@ class IndexWriter:
                 group = next(groups, None)
             else:
                 yield n, iter(())
+
+
+def read_columns(data: Path) -> dict[str, list]:
+    """Every row of a bundle's index as columns (`ids`, `titles`, `tags`, `shard`, `text_shards`, `meta` with
+    visible metadata), in bundle order: the index shards joined, as the page reads them one by one."""
+    top = json.loads((Path(data) / "index.json").read_text(encoding="utf-8"))
+    columns: dict[str, list] = {}
+    for n in range(top["index_shards"]):
+        shard = json.loads((Path(data) / f"index-{n:04d}.json").read_text(encoding="utf-8"))
+        for name, values in shard.items():
+            if name != "first":
+                columns.setdefault(name, []).extend(values)
+    return columns
 
 
 def write_index(data: Path, rows: Iterable[IndexRow], index_records: int, term_postings: int,

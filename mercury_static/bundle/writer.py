@@ -3,15 +3,12 @@
 Texts arrive in first-use order and are packed into shards of about `ShardLimits.text_chars` characters
 (`TextPlacer`, the shard known as soon as the text is first seen, so a record's JSON can name its texts'
 shards); a shard is written when the next one starts. Records arrive in input order and a record shard is
-written when full. The index `data/records.json` is columnar (`{"ids": [...], "shard": [...], ...}`):
-each column is spooled to its own file and the columns are joined at the end, so no column is ever in
-memory; the sharded record index is written as the records arrive (`record_index.IndexWriter`). Layout
-and field meanings: docs/DESIGN.md.
+written when full; the sharded record index is written as the records arrive (`record_index.IndexWriter`),
+in bounded memory. Layout and field meanings: docs/DESIGN.md.
 """
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -54,10 +51,6 @@ class DataWriter:
         self._batch: list[dict]
         self._text_shard, self._rows, self._vectors = 0, 0, []
         self._record_shard, self._batch, self._size = 0, [], 0
-        columns = ["ids", "shard", "titles", "tags", "text_shards"] + (["meta"] if visible_meta else [])
-        self._columns = {name: open(Path(spool) / f"index-{name}.part", "w", encoding="utf-8")
-                         for name in sorted(columns)}
-        self._first = True
         self._index = IndexWriter(self.data, spool, limits.index_records, limits.term_postings, visible_meta,
                                   limits.term_split_bytes)
 
@@ -92,17 +85,9 @@ class DataWriter:
             self._flush_records()
         self._batch.append(rec)
         self._size += encoded
-        values = {"ids": rec["id"], "shard": self._record_shard, "titles": rec.get("title") or row_title(summary),
-                  "tags": row_tags(rec.get("metadata"), self.untagged), "text_shards": [source_shard, summary_shard]}
-        if self.visible_meta:
-            meta = rec.get("meta") or {}
-            values["meta"] = {k: meta[k] for k in self.visible_meta if k in meta}
-        sep = "" if self._first else ","
-        for name, f in self._columns.items():
-            f.write(sep + dumps(values[name]))
-        self._first = False
-        self._index.add(IndexRow(values["ids"], values["titles"], values["tags"], values["shard"],
-                                 values["text_shards"], values.get("meta") or {},
+        self._index.add(IndexRow(rec["id"], rec.get("title") or row_title(summary),
+                                 row_tags(rec.get("metadata"), self.untagged), self._record_shard,
+                                 [source_shard, summary_shard], rec.get("meta") or {},
                                  text_words(source) + text_words(summary)))
 
     def _flush_records(self) -> None:
@@ -111,18 +96,9 @@ class DataWriter:
         self._record_shard, self._batch, self._size = self._record_shard + 1, [], 0
 
     def close(self, text_shards: int) -> dict:
-        """Write what is still open and the index (`dumps` of the columns, byte for byte); the counts."""
+        """Write what is still open and the record index; the counts."""
         self._flush_texts()
         if self._batch:
             self._flush_records()
-        with open(self.data / "records.json", "w", encoding="utf-8") as out:
-            out.write("{")
-            for i, (name, f) in enumerate(self._columns.items()):
-                f.close()
-                out.write(("," if i else "") + dumps(name) + ":[")
-                with open(f.name, encoding="utf-8") as part:
-                    shutil.copyfileobj(part, out, 1 << 20)
-                out.write("]")
-            out.write("}")
         self._index.close()
         return {"records": self._record_shard, "texts": text_shards}

@@ -1,6 +1,6 @@
 """Validation of one merge input value: times, spans and annotations (each fault one `Reject`).
 
-Kept apart from reading (merge_inputs.py) so exports and Mercury dumps are held to the same checks.
+Kept apart from reading (inputs.py) so exports and Mercury dumps are held to the same checks.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Merge annotators' export files (and Mercury dumps) into one validated dataset (see docs/merge.md).
 
-The steps, one module each: merge_inputs reads every file into versions (validated by merge_checks),
-merge_versions picks the newest version per (annotator, record), merge_notes says what was merged that a
+The steps, one module each: inputs.py reads every file into versions (validated by checks.py),
+versions.py picks the newest version per (annotator, record), notes.py says what was merged that a
 coordinator should know; this module runs them and serialises the output. Every bad file, record,
 annotation or question answer is one `InputError` line: skipped and reported, or raised at once with
 `strict`. The library returns data; the CLI prints it (printing.py).

@@ -5,7 +5,7 @@ the span question is answered by `annotations`) and `suggestions` (`{shown, acce
 Each fault is one `Reject` naming the field (`responses.quality`) and drops that answer (or that acceptance)
 only: the record entry, its status and its span annotations stay, because a labelling tool should lose as
 little of an annotator's work as it can, and the problem line says exactly what was dropped. Kept apart
-from merge_checks.py (spans and times) because it depends on the bundle's settings.
+from checks.py (spans and times) because it depends on the bundle's settings.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Input files -> records: CSV, JSON, JSONL, Mercury dumps and SummHay topic files.
 
-This module picks the format and checks ids across files; one module per format reads it (read_csv,
-read_json, read_mercury, read_summhay) and read_record turns each record's fields into a `Record`.
+This module picks the format and checks ids across files; one module per format reads it (csv_rows.py,
+json_docs.py, mercury_dump.py, summhay.py) and record.py turns each record's fields into a `Record`.
 
 Rules shared by every format:
 
@@ -16,7 +16,7 @@ Rules shared by every format:
 - Every field other than id, source, summary (and a Mercury dump's ``annotations``) is metadata; a nested
   ``metadata`` object is merged into it (top-level fields win on a name clash).
 - A source may be a list of documents (strings or ``{"title"?, "id"?, "text"}``): they are joined as
-  titled sections, see ``read_record.join_documents``.
+  titled sections, see ``record.join_documents``.
 - Mercury annotations become ``prior_annotations`` in the export annotation shape plus ``annotator``.
   Offsets must slice back to the span text; otherwise the span is looked up in the text and the offsets
   are fixed when it occurs exactly once, else the annotation is dropped (a bad *source* span only drops
@@ -25,7 +25,8 @@ Rules shared by every format:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, MutableMapping
+from collections.abc import Iterable, Iterator
+from typing import Protocol
 from pathlib import Path
 
 from mercury_static.core import safeio
@@ -52,13 +53,21 @@ def read_records(
     return list(iter_records(paths, fmt, source_field, summary_field, id_field))
 
 
+class Seen(Protocol):
+    """Record id → the place it was first read (a dict, or a disk-backed table: `scratch.IdPlaces`)."""
+
+    def __contains__(self, record_id: str) -> bool: ...
+    def __getitem__(self, record_id: str) -> str: ...
+    def __setitem__(self, record_id: str, place: str) -> None: ...
+
+
 def iter_records(
     paths: Iterable[str | Path] | str | Path,
     fmt: str = "auto",
     source_field: str = "source",
     summary_field: str = "summary",
     id_field: str | None = None,
-    seen: MutableMapping[str, str] | None = None,
+    seen: Seen | None = None,
 ) -> Iterator[Record]:
     """`read_records` one record at a time (the streaming build); `seen` maps each id read to its place
     (a disk-backed mapping keeps memory flat over millions of ids: `scratch.IdPlaces`)."""

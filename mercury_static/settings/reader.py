@@ -1,7 +1,7 @@
 """Read `--settings FILE`: this tool's settings file (YAML or JSON), or an Argilla 2.x settings.json.
 
 Both end in `settings.parse_settings`, so they are checked alike. An Argilla file is recognised by its
-list-valued `fields` (ours is a mapping) and translated to our vocabulary first (argilla_settings.py);
+list-valued `fields` (ours is a mapping) and translated to our vocabulary first (argilla.py);
 what it holds that this product does not support is one line naming it.
 """
 

@@ -25,7 +25,7 @@ import numpy as np
 
 from mercury_static.assist import ranker_options
 from mercury_static.bundle.contents import stored_rows, text_id
-from mercury_static.bundle.options import options_file
+from mercury_static.bundle.ranker_file import options_file
 from mercury_static.core.safeio import dumps
 from mercury_static.core.records import InputError
 from mercury_static.formats import TRAINING

@@ -9,7 +9,7 @@ import { repo, runFixture } from './fixture.mjs';
 import { blend, selectionVector, tokenSpans, words } from '../../site_template/app/assist/tokens.js';
 
 const fixture = JSON.parse(runFixture('tokens_fixture.py'));
-const { Tokenizer } = await import(join(repo, 'build', 'node_modules', '@huggingface', 'tokenizers', 'dist', 'tokenizers.mjs'));
+const { Tokenizer } = await import(join(repo, 'js', 'node_modules', '@huggingface', 'tokenizers', 'dist', 'tokenizers.mjs'));
 const read = (name) => JSON.parse(readFileSync(join(fixture.tokenizer, name), 'utf8'));
 const tokenizer = new Tokenizer(read('tokenizer.json'), read('tokenizer_config.json'));
 const tokenize = (text) => tokenizer.tokenize(text);

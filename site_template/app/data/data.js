@@ -216,7 +216,7 @@ export class Bundle {
     return this._once('v', n, async () => new VectorShard(await fetchBuffer(this.url(`data/vectors-${pad4(n)}.bin`)), this.dim));
   }
 
-  /** Shard of a text, as its record names it (source_shard / summary_shard, written by bundle.py). */
+  /** Shard of a text, as its record names it (source_shard / summary_shard, written by bundle/writer.py). */
   _textShardOf(rec, side) {
     const own = rec[`${side}_shard`];
     if (Number.isInteger(own)) return own;

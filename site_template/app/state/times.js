@@ -2,7 +2,7 @@
  * Times as instants. The page stamps every change with `Date.toISOString()` ("2026-11-29T12:00:00.123Z"),
  * whose text order is its time order; a time from a file need not be of that form ("+09:00", no
  * milliseconds, a date alone), and its text order is not its time order. So times are compared as the
- * instants they name, by the grammar `mercury-static merge` reads them with (merge_checks.parse_time, the
+ * instants they name, by the grammar `mercury-static merge` reads them with (merge/checks.py parse_time, the
  * same cases in tests/time_cases.json): YYYY-MM-DD, optionally T (or a space) HH:MM[:SS[.fraction]] and
  * Z or ±HH:MM / ±HHMM; a time without offset is UTC. No DOM, no imports.
  */

@@ -1,35 +1,19 @@
-"""A bundle's ranker options, changed in place without a rebuild (``tune --apply``).
-
-The bundle id (manifest ``bundle_id``) hashes only what stored work depends on: the inputs, the options
-that shape the records and texts, the model and the tool version. The page keys its storage by it and
-merge checks exports against it. The ranker options decide only which sentences light up, so they have
-an id of their own (``ranker_id``): rewriting them changes manifest.json alone, annotators get the new
-ranking on their next reload, and their stored work and exports still match the bundle. A bundle built
-before the split has a bundle id that also hashed its ranker options; it keeps that id, so its exports
-still merge against it.
+"""A bundle's ranker options from a file and into a bundle: the file `tune -o` writes and `eval --options`
+and `build --model` (a trained model's ranker.json) read, and a bundle's options rewritten in place without a
+rebuild (``tune --apply``: manifest.json alone, under the bundle's lock; the options have their own id, so
+stored work and exports still match the bundle: manifest.py).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
 from mercury_static.assist import ranker_options
 from mercury_static.core import safeio
-from mercury_static.bundle.contents import dumps
+from mercury_static.bundle.manifest import manifest_bytes, ranker_id
 from mercury_static.formats import RANKER_OPTIONS, Manifest
 from mercury_static.core.records import InputError
-
-
-def ranker_id(options: dict) -> str:
-    """The options part of a bundle's identity: a hash of its (complete, checked) ranker options."""
-    return hashlib.sha256(dumps(options).encode("utf-8")).hexdigest()[:12]
-
-
-def manifest_bytes(manifest: dict) -> bytes:
-    """manifest.json as build writes it (sorted keys, one space indent, strict JSON)."""
-    return safeio.dumps(manifest, sort_keys=True, indent=1).encode("utf-8")
 
 
 def apply_options(bundle_dir: str | Path, options: dict, tuned: dict | None = None) -> dict:

@@ -1,7 +1,7 @@
 """`mercury-static review`: a review bundle, i.e. the annotation bundle copied whole plus the merged work of
 every annotator, ordered by disagreement at build time (docs/review.md gives the files and their shapes).
 
-The inputs are read by merge's own reader (merge_inputs.InputReader, merge.merged_records), file by file,
+The inputs are read by merge's own reader (merge/inputs.py InputReader, merge/pipeline.py merged_records), file by file,
 so that the annotators of a Mercury dump are known per file: a dump records no status, and its annotators
 are taken to have judged each of its samples (a sample without their spans: they found nothing); a merged
 file keeps its responses, and only they count. The folder is written as `build` writes a bundle: a temp
@@ -23,7 +23,7 @@ from mercury_static.merge import notes as merge_notes
 from mercury_static.merge.agreement import judges as submitted_judges
 from mercury_static.bundle.contents import Bundle, dumps, load_bundle
 from mercury_static.bundle.folder import MARKER, check_output, editing, new_folder, switch
-from mercury_static.bundle.options import manifest_bytes
+from mercury_static.bundle.manifest import manifest_bytes
 from mercury_static.formats import REVIEW_DATA_FORMAT, REVIEW_DATA_VERSION
 from mercury_static.merge.agreement import agreement_report
 from mercury_static.merge.agreement_questions import agent_agreement, question_agreement

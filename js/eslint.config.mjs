@@ -1,5 +1,5 @@
 // ESLint (flat config) for the page's ES modules and their Node unit tests: `make lint` runs it from the
-// repository root (`--config build/eslint.config.mjs`: the linter is a devDependency of build/).
+// repository root (`--config js/eslint.config.mjs`: the linter is a devDependency of js/, the page's JS tooling).
 import js from '@eslint/js';
 import globals from 'globals';
 
