@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from mercury_static.merge.collect import links, parse_target
-from test_page import annotate
+
+from pagedriver import annotate, current_id, query, wait, wait_left
 
 READY = "body[data-ready]"
 S3_TARGET = "s3://collect/round1"
@@ -32,14 +33,13 @@ def open_link(page, link: str):
 
 def annotate_and_submit(page):
     """Annotate the current record's first summary word and submit it, as an annotator does (mouse, keys)."""
-    record = page.evaluate("() => mercuryStatic.store.state.current.id")
-    word = page.evaluate("() => mercuryStatic.panes.summary.view.text.split(' ')[0]")
+    record = current_id(page)
+    word = query(page, "() => pd.pane('summary').view.text.split(' ')[0]")
     annotate(page, word, "1")
-    page.wait_for_function("(id) => Object.keys(mercuryStatic.store.state.work.records[id]?.annotations || {}).length",
-                           arg=record)
+    wait(page, "(id) => Object.keys(pd.entry(id)?.annotations || {}).length", record)
     page.keyboard.press("s")
-    page.wait_for_function("(id) => mercuryStatic.store.state.work.records[id]?.status === 'submitted'", arg=record)
-    page.wait_for_function("(id) => mercuryStatic.store.state.current.id !== id", arg=record)
+    wait(page, "(id) => pd.entry(id)?.status === 'submitted'", record)
+    wait_left(page, record)
     return record
 
 
@@ -126,7 +126,7 @@ def test_page_uploads_its_export_to_s3_byte_equal_to_export(run, s3, collect_bun
     open_link(page, link)
     assert "collect=" not in page.evaluate("() => location.href")  # the secret is off the address at once
     annotate_and_submit(page)
-    client = page.evaluate("() => mercuryStatic.store.state.clientId")
+    client = query(page, "() => pd.clientId()")
     key = f"round1/alice/{client}.json"
     wait_for(page, lambda: key in objects(s3))
     page.wait_for_function("() => document.querySelector('#upload-status').dataset.state === 'uploaded'")
@@ -287,7 +287,7 @@ def test_page_uploads_to_a_webdav_folder(run, dav, collect_bundle, page, tmp_pat
     assert "secret" not in link.split("#")[0]
     open_link(page, link)
     annotate_and_submit(page)
-    client = page.evaluate("() => mercuryStatic.store.state.clientId")
+    client = query(page, "() => pd.clientId()")
     path = dav.root / "drop" / f"alice--{client}.json"
     wait_for(page, path.is_file)
     page.wait_for_function("() => document.querySelector('#upload-status').dataset.state === 'uploaded'")

@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 from conftest import EXAMPLES, REPO, TEST_CACHE
-from test_page import READY, select, set_min_score
+
+from pagedriver import READY, pane_text, select, set_min_score
 
 pytestmark = pytest.mark.browser
 
@@ -48,7 +49,7 @@ def first_visit(page, url: str, failed: list[str]) -> None:
     page.keyboard.press("Enter")
     page.wait_for_selector(READY)
     page.keyboard.press("Escape")  # the guidelines panel of a first visit
-    text = page.evaluate("() => mercuryStatic.panes.summary.view.text")
+    text = pane_text(page, "summary")
     assert len(text) > 40
     page.wait_for_selector("#pane-summary .text[data-complete]", state="attached", timeout=30_000)
     page.wait_for_selector("#pane-source .text[data-complete]", state="attached", timeout=30_000)

@@ -13,6 +13,8 @@ from mercury_static.cli import app
 from mercury_static.merge.pipeline import merge_files
 from mercury_static.core.records import InputError
 
+from pagedriver import annotate, export_file, open_page, own_annotations, wait_left
+
 SHARED_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
 RECORDS = [
     {"id": "r1", "source": "The Eiffel Tower is in Paris. It was completed in 1889.",
@@ -338,7 +340,7 @@ def test_faithbench_agreement(build_bundle, tmp_path):
 def test_page_exports_round_trip(browser, bundle_server, demo_bundle, tmp_path):
     """Two annotators in real Chromium → Export → merge: spans slice the bundle texts (emoji, 𝔘), a
     deletion between two exports stays deleted, both annotators are judges of the shared record."""
-    from test_page import annotate, block_model, export_file, open_page, own_annotations
+    from test_page import block_model
 
     def session(annotator: str):
         ctx = browser.new_context(accept_downloads=True)
@@ -349,7 +351,7 @@ def test_page_exports_round_trip(browser, bundle_server, demo_bundle, tmp_path):
     ctx_a, alice = session("alice")
     annotate(alice, "𝔘-shaped sleeping bag", "3", source="𝔘-shaped sleeping bag used by astronauts")
     alice.keyboard.press("s")  # submit space-exhibit
-    alice.wait_for_function("() => mercuryStatic.store.state.current.id !== 'space-exhibit'")
+    wait_left(alice, 'space-exhibit')
     open_page(alice, bundle_server, "harbor-lighthouse", annotator="alice")
     annotate(alice, "3.2 million euros", "3", note="source says 2.3", source="2.3 million euros")
     first = export_file(alice, tmp_path / "a1")
@@ -362,7 +364,7 @@ def test_page_exports_round_trip(browser, bundle_server, demo_bundle, tmp_path):
     ctx_b, bob = session("bob")
     annotate(bob, "𝔘-shaped sleeping bag", "4")
     bob.keyboard.press("s")
-    bob.wait_for_function("() => mercuryStatic.store.state.current.id !== 'space-exhibit'")
+    wait_left(bob, 'space-exhibit')
     third = export_file(bob, tmp_path / "b1")
     ctx_b.close()
 

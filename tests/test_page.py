@@ -7,124 +7,18 @@ Fixtures come from conftest.py: `bundle_server` (the demo bundle over HTTP), `bu
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from urllib.parse import quote
 
 import pytest
 
 from mercury_static.bundle.contents import load_bundle
 
-pytestmark = pytest.mark.browser
+from pagedriver import READY, annotate, current_draft, current_id, export_file, open_page, own_annotations, pane_text, query, ranked, select, set_min_score, wait, wait_left, wait_model, wait_open
 
-READY = "body[data-ready]"
+pytestmark = pytest.mark.browser
 
 
 # ----------------------------------------------------------------------------------------- helpers
-
-def open_page(page, base: str, record: str | None = None, annotator: str | None = "alice"):
-    url = base + (f"?annotator={quote(annotator)}" if annotator else "")
-    if record:
-        url += f"#record={quote(record)}"
-    page.goto(url)
-    page.wait_for_selector(READY)
-    if record:  # ready comes before the deep-linked record is drawn: wait for its texts
-        page.wait_for_function("(id) => document.body.dataset.record === id", arg=record)
-        for side in ("source", "summary"):  # and for its texts, which go into the DOM in idle time
-            page.wait_for_selector(f"#pane-{side} .text[data-complete]", state="attached", timeout=30_000)
-    page.keyboard.press("Escape")  # closes the guidelines panel that opens on the first visit
-    return page
-
-
-def select(page, side: str, needle: str, nth: int = 0, ranked: bool = True) -> tuple[int, int]:
-    """Select `needle` in a pane with a real mouse drag; returns the code-point span the page recorded.
-
-    With `ranked`, wait until the other pane shows the answer for this selection (query spans only)."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    page.bring_to_front()  # an annotator selects in the tab in front (a background tab renders no frames)
-    for attempt in range(3):
-        # the coordinates are taken right before the drag, after a frame (the page scrolls a pane to the best
-        # match at the next frame after an answer); on a loaded machine a late layout step (fonts, measured
-        # block heights) can still move the text under them, so a drag that missed is redone
-        box = page.evaluate(
-            """async ([side, needle, nth]) => {
-                await new Promise((r) => requestAnimationFrame(() => r()));
-                const pane = window.mercuryStatic.panes[side];
-                let u = -1;
-                for (let i = 0; i <= nth; i++) u = pane.view.text.indexOf(needle, u + 1);
-                if (u < 0) throw new Error('needle not in text: ' + needle);
-                const [s, e] = pane.view.offsets.spanCp([u, u + needle.length]); // the store's unit
-                pane.sentenceEl(pane.view.sentencesIn(s, e)[0]).scrollIntoView({block: 'center'});
-                const first = pane.rangeFor(s, s + 1).getClientRects()[0];
-                const rects = pane.rangeFor(e - 1, e).getClientRects();
-                const last = rects[rects.length - 1];
-                return {x1: first.left + 1, y1: first.top + first.height / 2,
-                        x2: last.right - 1, y2: last.top + last.height / 2, s, e};
-            }""", [side, needle, nth])
-        page.mouse.move(box["x1"], box["y1"])
-        page.mouse.down()
-        page.mouse.move((box["x1"] + box["x2"]) / 2, (box["y1"] + box["y2"]) / 2, steps=3)
-        page.mouse.move(box["x2"], box["y2"], steps=3)
-        page.mouse.up()
-        try:
-            page.wait_for_function("([side, s, e]) => { const d = mercuryStatic.store.state.draft[side];"
-                                   " return d && d[0] === s && d[1] === e; }", arg=[side, box["s"], box["e"]],
-                                   timeout=10_000 if attempt < 2 else 30_000)
-            break
-        except PlaywrightTimeout:
-            if attempt == 2:
-                raise
-            page.wait_for_timeout(700)  # past the double-click interval: the next drag is a fresh single press
-    if ranked:
-        page.wait_for_function("([s, e]) => { const a = mercuryStatic.store.state.assist;"
-                               " return a.kind && a.query.start === s && a.query.end === e; }",
-                               arg=[box["s"], box["e"]])
-    return box["s"], box["e"]
-
-
-def set_min_score(page, value: float):
-    """Move the minimum-score control (the ranking is then checked independently of the ranker's threshold)."""
-    page.evaluate("(v) => { const m = document.getElementById('ctl-min'); m.value = String(v);"
-                  " m.dispatchEvent(new Event('input')); }", value)
-
-
-def state(page, expr: str):
-    return page.evaluate(f"() => {{ const s = window.mercuryStatic.store.state; return {expr}; }}")
-
-
-def ranked(page, side: str) -> dict[int, str]:
-    """{rank: sentence text} of the highlighted sentences of a pane."""
-    return {int(el["rank"]): el["text"] for el in page.evaluate(
-        """(side) => [...document.querySelectorAll(`.s[data-side="${side}"][data-rank]`)]
-             .map(el => ({rank: el.dataset.rank, text: el.textContent}))""", side)}
-
-
-def own_annotations(page, record: str) -> list[dict]:
-    return page.evaluate("""(rid) => {
-        const e = window.mercuryStatic.store.state.work.records[rid];
-        return e ? Object.values(e.annotations).filter(a => !a.deleted) : [];
-    }""", record)
-
-
-def export_file(page, tmp_path: Path) -> dict:
-    with page.expect_download() as dl:
-        page.click('header [data-action="export"]')
-    path = tmp_path / dl.value.suggested_filename
-    dl.value.save_as(path)
-    return json.loads(path.read_text(encoding="utf-8"))
-
-
-def annotate(page, summary: str, label_key: str = "3", note: str = "", source: str | None = None):
-    """Select a summary span, optionally pair a source span, pick a label by number, save with Enter."""
-    select(page, "summary", summary)
-    if source:
-        select(page, "source", source, ranked=False)
-    page.keyboard.press(label_key)
-    if note:
-        page.fill("#draft-note", note)
-        page.locator("#draft-note").blur()
-    page.keyboard.press("Enter")
-
 
 STORED = """async () => {
     const req = (r) => new Promise((ok, ko) => { r.onsuccess = () => ok(r.result); r.onerror = () => ko(r.error); });
@@ -158,14 +52,14 @@ def demo(demo_bundle):
 def test_selection_ranks_evidence_first_with_the_model(page, bundle_server):
     open_page(page, bundle_server, "harbor-lighthouse")
     set_min_score(page, 0)
-    page.wait_for_function("() => mercuryStatic.store.state.model.status === 'ready'", timeout=60_000)
+    wait_model(page, timeout=60_000)
     select(page, "summary", "every afternoon except Mondays")
-    page.wait_for_function("() => mercuryStatic.store.state.assist.kind === 'model'")
+    wait(page, "() => pd.assist().kind === 'model'")
     top = ranked(page, "source")
     assert top[1] == "Guided tours will run every afternoon except Mondays."
     # k = 5 by default; min score 0 shows the best two and, beyond them, only sentences within 0.15 of the
     # best (a 6-sentence source no longer lights nearly everything)
-    shown = state(page, "s.assist.results.length")
+    shown = query(page, "() => pd.assist().results.length")
     assert len(top) == shown and 2 <= shown <= 3
     # graded by absolute score, with the score on the element, best first
     scores = [float(page.locator(f'.s[data-side="source"][data-rank="{r}"]').get_attribute("data-score"))
@@ -180,11 +74,11 @@ def test_selection_ranks_evidence_first_with_the_model(page, bundle_server):
 def test_precomputed_fallback_when_model_cannot_load(page, bundle_server):
     block_model(page)
     open_page(page, bundle_server, "harbor-lighthouse")
-    page.wait_for_function("() => mercuryStatic.store.state.model.status === 'failed'")
+    wait(page, "() => pd.modelStatus() === 'failed'")
     assert "precomputed" in page.locator("#model-status").inner_text()
     set_min_score(page, 0)
     select(page, "summary", "Guided tours run every afternoon except Mondays.")
-    assert state(page, "s.assist.kind") == "precomputed"
+    assert query(page, "() => pd.assist().kind") == "precomputed"
     assert ranked(page, "source")[1].startswith("Guided tours will run every afternoon except Mondays.")
     # k and the minimum score are live controls
     page.fill("#ctl-k", "2")
@@ -203,11 +97,11 @@ def test_click_highlighted_sentence_pairs_it_then_trim(page, bundle_server):
     target = page.locator('.s[data-side="source"]', has_text="The project cost 2.3 million euros")
     assert target.get_attribute("data-rank")
     target.click()
-    draft = state(page, "s.draft")
-    text = page.evaluate("() => mercuryStatic.panes.source.view.text")
+    draft = current_draft(page)
+    text = pane_text(page, "source")
     assert text[draft["source"][0]:draft["source"][1]].startswith("The project cost 2.3 million euros")
     select(page, "source", "2.3 million euros", ranked=False)  # trim inside the paired sentence
-    draft = state(page, "s.draft")
+    draft = current_draft(page)
     assert text[draft["source"][0]:draft["source"][1]] == "2.3 million euros"
     assert draft["anchor"] == "summary"
 
@@ -315,7 +209,7 @@ def test_quota_full_says_so_and_export_still_works(page, bundle_server, tmp_path
         }
         db.close();
     }""")
-    summary = page.evaluate("() => mercuryStatic.panes.summary.view.text")
+    summary = pane_text(page, "summary")
     span = summary.split(".")[0][:30].rsplit(" ", 1)[0]  # whole words: a drag snaps to them
     annotate(page, span, "2")
     banner = page.locator("#storage-error")
@@ -334,7 +228,7 @@ def test_export_format_and_code_point_offsets_with_emoji(page, bundle_server, de
     annotate(page, "𝔘-shaped sleeping bag", "3", source="𝔘-shaped sleeping bag used by astronauts")
     annotate(page, "8月1日", "3", source="7月1日")
     page.keyboard.press("d")  # discard this one… (moves to the next record)
-    page.wait_for_function("() => mercuryStatic.store.state.current.id !== 'space-exhibit'")
+    wait_left(page, 'space-exhibit')
     data = export_file(page, tmp_path)
     assert data["format"] == "mercury-static/annotations" and data["version"] == 3
     assert data["bundle_id"] == demo.manifest["bundle_id"]
@@ -362,7 +256,7 @@ def test_import_restores_refuses_other_bundles_and_keeps_newer_work(browser, bun
     p1 = ctx1.new_page()
     p1.route("**/models/**", lambda route: route.abort())
     open_page(p1, bundle_server, "urban-bees")
-    summary = p1.evaluate("() => mercuryStatic.panes.summary.view.text")
+    summary = pane_text(p1, "summary")
     first = summary.split(" ")[0]
     annotate(p1, first, "1", note="old note")
     p1.keyboard.press("s")
@@ -415,8 +309,8 @@ def test_untrusted_text_is_inert(page, bundle_server):
         assert "<script>alert(1)</script>" in pane.inner_text()
         assert pane.locator("img, script").count() == 0
         # the DOM text equals the record text exactly (markers are CSS-generated)
-        assert page.evaluate(f"() => document.getElementById('pane-{side}').textContent"
-                             f" === mercuryStatic.panes.{side}.view.text")
+        assert query(page, "(side) => document.getElementById(`pane-${side}`).textContent"
+                           " === pd.pane(side).view.text", side)
     kinds = set(page.locator("#pane-source .ctl").evaluate_all("els => els.map(e => e.dataset.ctl)"))
     assert {"RLO", "ZWSP"} <= kinds
     assert page.locator("#pane-source .ctl").first.evaluate("e => getComputedStyle(e).unicodeBidi") == "isolate"
@@ -472,7 +366,7 @@ def test_hostile_metadata_guidelines_and_prior_annotations(page, hostile_bundle,
     sugg.hover()
     page.wait_for_function("() => CSS.highlights.get('ms-hover') && CSS.highlights.get('ms-hover').size === 2")
     sugg.locator('[data-action="accept"]').click()
-    rid = state(page, "s.current.id")
+    rid = current_id(page)
     [a] = own_annotations(page, rid)
     assert a["summary"]["text"] == "50 million cubic metres" and a["source"]["text"] == "40 million cubic metres"
     assert a["label"] == ["Unwanted", "Unwanted.Intrinsic"] and a["id"] != "7"
@@ -484,14 +378,14 @@ def test_navigation_keyboard_deep_link_and_progress(page, bundle_server, demo):
     block_model(page)
     ids = [r.id for r in demo.records]
     open_page(page, bundle_server, ids[3])
-    assert state(page, "s.current.id") == ids[3]
+    assert current_id(page) == ids[3]
     assert page.locator("#rec-pos").inner_text() == f"4 / {len(ids)}"
     page.keyboard.press("n")
     page.wait_for_function(f"() => location.hash === '#record={quote(ids[4])}'")
     page.keyboard.press("p")
-    page.wait_for_function(f"() => mercuryStatic.store.state.current.id === {json.dumps(ids[3])}")
+    wait(page, f"() => pd.currentId() === {json.dumps(ids[3])}")
     page.keyboard.press("s")  # submit with no annotation = consistent; moves on
-    page.wait_for_function(f"() => mercuryStatic.store.state.current.id === {json.dumps(ids[4])}")
+    wait(page, f"() => pd.currentId() === {json.dumps(ids[4])}")
     page.keyboard.press("d")
     assert page.locator("#progress-text").inner_text() == f"2 / {len(ids)} done"
     assert page.locator(f'#record-list li[data-record="{ids[3]}"]').get_attribute("data-status") == "submitted"
@@ -501,9 +395,9 @@ def test_navigation_keyboard_deep_link_and_progress(page, bundle_server, demo):
     page.keyboard.press("Escape")
     assert not page.locator("#overlay-help").is_visible()
     page.locator(f'#record-list li[data-record="{ids[0]}"] button').click()
-    page.wait_for_function(f"() => mercuryStatic.store.state.current.id === {json.dumps(ids[0])}")
+    wait(page, f"() => pd.currentId() === {json.dumps(ids[0])}")
     page.evaluate(f"() => {{ location.hash = '#record={quote(ids[7])}'; }}")
-    page.wait_for_function(f"() => mercuryStatic.store.state.current.id === {json.dumps(ids[7])}")
+    wait(page, f"() => pd.currentId() === {json.dumps(ids[7])}")
 
 
 def test_annotator_is_asked_once_and_remembered(page, bundle_server):
@@ -518,19 +412,19 @@ def test_annotator_is_asked_once_and_remembered(page, bundle_server):
     page.reload()
     page.wait_for_selector(READY)
     assert not dialog.is_visible()
-    assert state(page, "s.annotator") == "carol"
+    assert query(page, "() => pd.annotator()") == "carol"
 
 
 def test_window_api_embeds_with_the_bundled_model(page, bundle_server):
     open_page(page, bundle_server)
-    vecs = page.evaluate("async () => (await mercuryStatic.embed(['a short text', 'another one']))"
-                         ".map(v => Array.from(v))")
+    vecs = query(page, "async () => (await pd.embed(['a short text', 'another one']))"
+                       ".map(v => Array.from(v))")
     assert len(vecs) == 2 and len(vecs[0]) == 384
     assert abs(sum(x * x for x in vecs[0]) - 1) < 1e-3
-    assert page.evaluate("() => mercuryStatic.version") == "0.1.0"
+    assert query(page, "() => pd.version()") == "0.1.0"
 
 
-LIVE = ("() => Object.values(mercuryStatic.store.state.work.records['harbor-lighthouse']?.annotations || {})"
+LIVE = ("() => Object.values(pd.entry('harbor-lighthouse')?.annotations || {})"
         ".filter((a) => !a.deleted).length")
 
 
@@ -545,13 +439,13 @@ def test_changes_still_in_flight_at_a_reload_are_kept_and_a_bad_journal_is_left_
     bad = f"mercury-static:v1:{bundle_id}:alice:unload:other-tab"
     page.evaluate("(bad) => { localStorage.setItem(bad, '{not json'); }", bad)
     for _ in range(6):
-        page.evaluate("""() => { const a = mercuryStatic.store.actions;
-            for (let k = 0; k < 3; k++) { a.select('summary', k * 6, k * 6 + 5); a.toggleLabel('Benign'); a.saveDraft(); } }""")
-        made = page.evaluate(LIVE)
+        query(page, """() => { for (let k = 0; k < 3; k++) {
+            pd.selectSpan('summary', k * 6, k * 6 + 5); pd.toggleLabel('Benign'); pd.saveDraft(); } }""")
+        made = query(page, LIVE)
         page.reload()
         page.wait_for_selector(READY)
-        page.wait_for_function("() => mercuryStatic.store.state.current.record")
-        assert page.evaluate(LIVE) == made
+        wait_open(page)
+        assert query(page, LIVE) == made
         assert len([r for r in stored_records(page)["harbor-lighthouse"]["annotations"].values()
                     if not r.get("deleted")]) == made
     left = page.evaluate("() => Object.keys(localStorage).filter((k) => k.includes(':unload:'))")

@@ -11,9 +11,10 @@ import json
 import random
 
 import pytest
+from pagedriver import open_page, own_annotations, query, select, wait
 from page_fixtures import sentence
 from test_argilla_roundtrip import argilla_settings
-from test_page import block_model, open_page, own_annotations, select, state
+from test_page import block_model
 
 pytestmark = pytest.mark.browser
 
@@ -51,9 +52,9 @@ def test_label_texts_shown_values_kept(page, one_label):
     select(page, "summary", " ".join(words[1:3]), ranked=False)
     page.keyboard.press("1")
     page.keyboard.press("2")  # one label per span: the second replaces the first
-    assert state(page, "s.draft.labels") == ["contradicted"]
+    assert query(page, "() => pd.draft().labels") == ["contradicted"]
     page.keyboard.press("Enter")
-    page.wait_for_function("() => Object.keys(mercuryStatic.store.state.work.records.r0?.annotations || {}).length === 1")
+    wait(page, "() => Object.keys(pd.entry('r0')?.annotations || {}).length === 1")
     assert [a["label"] for a in own_annotations(page, "r0")] == [["contradicted"]]  # the value, not the text
     chips = page.locator("#annotations .chip").evaluate_all("els => els.map(e => [e.textContent, e.title])")
     assert chips == [["Contradicts the context", "contradicted"]]
@@ -69,7 +70,7 @@ def test_no_span_over_another(page, one_label):
     select(page, "summary", " ".join(words[1:4]), ranked=False)
     page.keyboard.press("1")
     page.keyboard.press("Enter")
-    page.wait_for_function("() => Object.keys(mercuryStatic.store.state.work.records.r1?.annotations || {}).length === 1")
+    wait(page, "() => Object.keys(pd.entry('r1')?.annotations || {}).length === 1")
     # a press inside the still selected text would drag it: the annotator clicks elsewhere first
     page.evaluate("() => window.getSelection().removeAllRanges()")
     select(page, "summary", " ".join(words[2:6]), ranked=False)
@@ -82,7 +83,7 @@ def test_no_span_over_another(page, one_label):
     select(page, "summary", " ".join(words[6:8]), ranked=False)  # beside it: saved
     page.keyboard.press("1")
     page.keyboard.press("Enter")
-    page.wait_for_function("() => Object.keys(mercuryStatic.store.state.work.records.r1?.annotations || {}).length === 2")
+    wait(page, "() => Object.keys(pd.entry('r1')?.annotations || {}).length === 2")
 
 
 def test_visible_options(page, one_label):

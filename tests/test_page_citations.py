@@ -9,6 +9,7 @@ import json
 
 import pytest
 
+from pagedriver import query, select_range, wait
 from page_fixtures import summhay_topic
 
 pytestmark = pytest.mark.browser
@@ -29,13 +30,11 @@ def cited_bundle(build_bundle, tmp_path_factory):
 
 
 def select(page, text: str) -> None:
-    page.evaluate("async () => { const r = mercuryStatic.store.state.current.record;"
-                  " await r.source.vectorsReady; await r.summary.vectorsReady; }")
-    s = page.evaluate("(t) => mercuryStatic.panes.summary.view.text.indexOf(t)", text)
+    query(page, "async () => { const r = pd.record();"
+                " await r.source.vectorsReady; await r.summary.vectorsReady; }")
+    s = query(page, "(t) => pd.pane('summary').view.text.indexOf(t)", text)
     assert s >= 0
-    page.evaluate("""([s, e]) => { const p = mercuryStatic.panes.summary;
-        const sel = getSelection(); sel.removeAllRanges(); sel.addRange(p.rangeFor(s, e));
-        p.scroller.dispatchEvent(new MouseEvent('mouseup', {bubbles: true})); }""", [s, s + len(text)])
+    select_range(page, "summary", s, s + len(text))
 
 
 def lit(page) -> list[dict]:
@@ -49,10 +48,10 @@ def test_cited_matches_and_the_best_match_elsewhere(page, cited_bundle, serve_di
     page.route("**/models/**", lambda route: route.abort())
     page.goto(serve_dir(bundle) + "?annotator=alice#record=st0:cited_check")
     page.wait_for_selector("body[data-ready]", timeout=60_000)
-    page.wait_for_function("() => mercuryStatic.store.state.current.id === 'st0:cited_check'"
-                           " && mercuryStatic.store.state.current.record", timeout=60_000)
+    wait(page, "() => pd.currentId() === 'st0:cited_check'"
+               " && pd.record()", timeout=60_000)
     page.keyboard.press("Escape")
-    assert page.evaluate("() => mercuryStatic.panes.source.view.sentences.length") > 1500
+    assert query(page, "() => pd.pane('source').view.sentences.length") > 1500
 
     # a wrong citation: the sentence is document 6's, the bullet cites document 30
     select(page, first[5] + ".")

@@ -6,6 +6,8 @@ import json
 
 import pytest
 
+from pagedriver import READY, wait_open
+
 pytestmark = pytest.mark.browser
 
 
@@ -60,18 +62,18 @@ def unnamed_copy(demo_bundle, fresh_copy, queues_version=None):
 
 
 def test_a_bundle_built_before_the_index_and_queues_had_names_opens(page, demo_bundle, fresh_copy, serve_dir):
-    from test_page import READY, block_model
+    from test_page import block_model
 
     copy, queues = unnamed_copy(demo_bundle, fresh_copy)
     block_model(page)
     page.goto(serve_dir(copy) + "?annotator=alice")
     page.wait_for_selector(READY)
-    page.wait_for_function("(id) => mercuryStatic.store.state.current.record?.id === id", arg=queues["alice"][0])
+    wait_open(page, queues["alice"][0])
     assert page.inner_text("#progress-text") == f"0 / {len(queues['alice'])} of your queue"
 
 
 def test_a_queues_file_of_another_version_is_refused_in_words(page, demo_bundle, fresh_copy, serve_dir):
-    from test_page import READY, block_model
+    from test_page import block_model
 
     copy, _ = unnamed_copy(demo_bundle, fresh_copy, queues_version=3)
     block_model(page)

@@ -12,6 +12,8 @@ import pytest
 from mercury_static.bundle.contents import ShardLimits
 from mercury_static.bundle.record_index import fnv1a
 
+from pagedriver import wait_open
+
 pytestmark = pytest.mark.browser
 
 N, K = 30, 4
@@ -30,8 +32,7 @@ def index_bundle(build_bundle, tmp_path_factory):
 
 
 def wait_current(page, rid: str) -> None:
-    page.wait_for_function("(id) => { const c = mercuryStatic.store.state.current; return c.id === id && c.record; }",
-                           arg=rid, timeout=60_000)
+    wait_open(page, rid, timeout=60_000)
 
 
 def boot_reads(page) -> list[str]:

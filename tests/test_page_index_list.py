@@ -10,6 +10,8 @@ import pytest
 
 from mercury_static.bundle.contents import ShardLimits
 
+from pagedriver import current_id, wait_current, wait_open, wait_saved
+
 pytestmark = pytest.mark.browser
 
 N, K = 20_000, 200
@@ -52,7 +54,7 @@ def open_page(page, base: str, annotator: str = "alice", record: str | None = No
     page.route("**/models/**", lambda route: route.abort())
     page.goto(f"{base}?annotator={annotator}" + (f"#record={record}" if record else ""), timeout=120_000)
     page.wait_for_selector("body[data-ready]", timeout=120_000)
-    page.wait_for_function("() => mercuryStatic.store.state.current.record", timeout=120_000)
+    wait_open(page, timeout=120_000)
     page.wait_for_selector("#record-list li[data-record]", timeout=120_000)
 
 
@@ -79,15 +81,14 @@ def test_list_scrolled_anywhere_reads_only_the_visible_rows_shards(page, big, se
     page.wait_for_function("() => !document.querySelector('#record-list li.rec-placeholder')", timeout=120_000)
     assert req.index_shards() == {0, 50, N // K - 1}
     page.locator('#record-list li[data-record="b10052"] button').click()
-    page.wait_for_function("() => mercuryStatic.store.state.current.id === 'b10052'", timeout=120_000)
+    wait_current(page, 'b10052', timeout=120_000)
     assert page.locator('#record-list li[data-record="b10052"]').get_attribute("aria-current") == "true"
     assert "records.json" not in req.names
 
 
 def go_to(page, rid: str) -> None:
     page.evaluate("(id) => { window.location.hash = 'record=' + encodeURIComponent(id); }", rid)
-    page.wait_for_function("(id) => { const c = mercuryStatic.store.state.current; return c.id === id && c.record; }",
-                           arg=rid, timeout=120_000)
+    wait_open(page, rid, timeout=120_000)
 
 
 def counts(page) -> dict[str, str]:
@@ -107,7 +108,7 @@ def test_status_counts_of_records_far_apart_are_right_after_a_reload(page, big, 
     base = serve_dir(big)
     open_page(page, base, annotator="counter")
     page.keyboard.press("s")  # b00000 submitted
-    page.wait_for_function("() => mercuryStatic.store.state.current.id === 'b00001'", timeout=120_000)
+    wait_current(page, 'b00001', timeout=120_000)
     go_to(page, "b10000")
     page.keyboard.press("d")  # discarded
     go_to(page, "b19999")
@@ -118,7 +119,7 @@ def test_status_counts_of_records_far_apart_are_right_after_a_reload(page, big, 
     page.click('.finish [data-action="reopen"]')  # back to in progress
     page.wait_for_function("() => document.querySelector('#status-filter [data-status=in_progress] .status-count')"
                            ".textContent === '1'", timeout=120_000)
-    page.wait_for_function("() => mercuryStatic.store.state.ui.save.state === 'saved'", timeout=120_000)
+    wait_saved(page, timeout=120_000)
 
     req = Requests(page)
     open_page(page, base, annotator="counter")
@@ -127,7 +128,7 @@ def test_status_counts_of_records_far_apart_are_right_after_a_reload(page, big, 
                            "(b) => b.querySelector('.status-count').textContent === w[b.dataset.status])", arg=want,
                            timeout=120_000)
     assert page.locator("#progress-text").inner_text() == f"3 / {N} done"
-    assert page.evaluate("() => mercuryStatic.store.state.current.id") == "b00001"  # the first one to do
+    assert current_id(page) == "b00001"  # the first one to do
     # the ids shards placing the work are read after the first record shows, never before it
     before_first = page.evaluate("""() => { const t = performance.getEntriesByName('mercury-first-record')[0].startTime;
         return performance.getEntriesByType('resource').filter((e) => e.startTime < t).map((e) => e.name); }""")
@@ -186,7 +187,7 @@ def test_export_then_import_into_a_fresh_profile_by_position(browser, big, serve
     page = ctx.new_page()
     open_page(page, base, annotator="porter")
     page.keyboard.press("s")
-    page.wait_for_function("() => mercuryStatic.store.state.current.id === 'b00001'", timeout=120_000)
+    wait_current(page, 'b00001', timeout=120_000)
     go_to(page, "b19998")
     page.keyboard.press("s")
     go_to(page, "b07777")
@@ -243,7 +244,7 @@ def test_the_page_never_requests_records_json(page, big, serve_dir):
     page.keyboard.press("Escape")
     page.locator("#pane-summary").click()
     page.keyboard.press("s")
-    page.wait_for_function("() => mercuryStatic.store.state.current.id === 'b15556'", timeout=120_000)
+    wait_current(page, 'b15556', timeout=120_000)
     assert "records.json" not in req.names
 
 
@@ -257,14 +258,14 @@ def test_work_whose_ids_shard_cannot_be_read_is_still_exported(browser, big, ser
     page.keyboard.press("s")
     go_to(page, "b00003")
     page.keyboard.press("d")
-    page.wait_for_function("() => mercuryStatic.store.state.current.id === 'b00004'", timeout=120_000)
-    page.wait_for_function("() => mercuryStatic.store.state.ui.save.state === 'saved'", timeout=120_000)
+    wait_current(page, 'b00004', timeout=120_000)
+    wait_saved(page, timeout=120_000)
     page.route("**/data/ids-*.json", lambda route: route.abort())
     page.goto("about:blank")
     open_page(page, base, annotator="keeper")
-    assert page.evaluate("() => mercuryStatic.store.state.current.id") == "b00000"
+    assert current_id(page) == "b00000"
     page.keyboard.press("d")  # the open record: placed with its change
-    page.wait_for_function("() => mercuryStatic.store.state.current.id === 'b00001'", timeout=120_000)
+    wait_current(page, 'b00001', timeout=120_000)
     with page.expect_download(timeout=120_000) as dl:
         page.click('header [data-action="export"]')
     path = tmp_path / dl.value.suggested_filename

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import pytest
 from mercury_static.bundle.contents import load_bundle
-from test_page import READY, block_model, open_page, own_annotations, select, state
+from pagedriver import READY, current_id, open_page, own_annotations, query, record_work, select, wait, wait_current, wait_left, wait_open
+from test_page import block_model
 
 pytestmark = pytest.mark.browser
 
@@ -19,8 +20,8 @@ COUNT_MOUSE = """() => { window.mouseEvents = 0;
 
 
 def selected(page, side: str) -> str:
-    return page.evaluate("(side) => { const d = mercuryStatic.store.state.draft[side];"
-                         " return d ? mercuryStatic.panes[side].view.slice(d[0], d[1]) : null; }", side)
+    return query(page, "(side) => { const d = pd.draft()[side];"
+                       " return d ? pd.pane(side).view.slice(d[0], d[1]) : null; }", side)
 
 
 def press_until(page, key: str, done, limit: int = 60):
@@ -55,8 +56,8 @@ def test_a_whole_record_with_the_keyboard_only(page, bundle_server):
     page.keyboard.press("Shift+ArrowLeft")  # shrink, then grow again
     assert selected(page, "summary") == "3.2 million"
     page.keyboard.press("Shift+ArrowRight")
-    page.wait_for_function("() => { const a = mercuryStatic.store.state.assist;"
-                           " return a.kind && a.query.text === '3.2 million euros'; }")  # assistance ran on it
+    wait(page, "() => { const a = pd.assist();"
+               " return a.kind && a.query.text === '3.2 million euros'; }")  # assistance ran on it
     assert page.evaluate("() => getSelection().toString()") == "3.2 million euros"  # the page's selection
 
     # the lit matches: move to the evidence and pair it
@@ -89,15 +90,15 @@ def test_a_whole_record_with_the_keyboard_only(page, bundle_server):
 
     # the next selection starts after the last one
     page.keyboard.press("ArrowRight")
-    d = state(page, "s.draft.summary")
+    d = query(page, "() => pd.draft().summary")
     assert d[0] >= a["summary"]["end"]
     page.keyboard.press("Escape")  # a bare selection clears at once
-    assert state(page, "s.draft.summary") is None
+    assert query(page, "() => pd.draft().summary") is None
 
     # after saving, s submits
     page.keyboard.press("s")
-    page.wait_for_function("() => mercuryStatic.store.state.current.id !== 'harbor-lighthouse'")
-    assert page.evaluate("() => mercuryStatic.store.state.work.records['harbor-lighthouse'].status") == "submitted"
+    wait_left(page, 'harbor-lighthouse')
+    assert record_work(page, 'harbor-lighthouse')['status'] == "submitted"
     assert page.evaluate("() => window.mouseEvents") == 0
 
 
@@ -107,18 +108,18 @@ def test_no_source_span_and_sentences_from_the_keyboard(page, bundle_server):
     page.wait_for_selector(READY)
     page.keyboard.press("Escape")
     page.keyboard.press("ArrowDown")  # the first sentence
-    first = state(page, "s.current.record.summary.sentences[0]")
-    assert state(page, "s.draft.summary") == first
+    first = query(page, "() => pd.record().summary.sentences[0]")
+    assert query(page, "() => pd.draft().summary") == first
     page.keyboard.press("Shift+ArrowDown")
-    second = state(page, "s.current.record.summary.sentences[1]")
-    assert state(page, "s.draft.summary") == [first[0], second[1]]
+    second = query(page, "() => pd.record().summary.sentences[1]")
+    assert query(page, "() => pd.draft().summary") == [first[0], second[1]]
     page.keyboard.press("Shift+ArrowUp")
-    assert state(page, "s.draft.summary") == first
-    page.wait_for_function("() => mercuryStatic.store.state.assist.side === 'source'")
+    assert query(page, "() => pd.draft().summary") == first
+    wait(page, "() => pd.assist().side === 'source'")
     page.keyboard.press("l")  # pair the best match…
-    assert state(page, "s.draft.source") is not None
+    assert query(page, "() => pd.draft().source") is not None
     page.keyboard.press("x")  # …then "no source span"
-    assert state(page, "s.draft.source") is None
+    assert query(page, "() => pd.draft().source") is None
     page.keyboard.press("1")
     page.keyboard.press("c")
     page.keyboard.type("not in the source")
@@ -141,7 +142,7 @@ def test_focus_is_trapped_in_dialogs_and_returned(page, bundle_server):
         page.keyboard.press(key)
         assert page.evaluate(inside), key
     page.keyboard.press("n")  # shortcuts do not act behind a dialog
-    assert state(page, "s.current.id") == "harbor-lighthouse"
+    assert current_id(page) == "harbor-lighthouse"
     page.keyboard.press("Escape")
     assert not page.locator("#overlay-help").is_visible()
     assert active(page) == "pane-summary"
@@ -175,7 +176,7 @@ def test_keyboard_words_after_an_emoji_are_code_point_spans(page, bundle_server,
     for word in ("Visitors", "shaped"):  # after one, then two astral characters
         press_until(page, "ArrowRight", lambda w=word: selected(page, "summary") == w)
         start = summary.index(word)
-        assert state(page, "s.draft.summary") == [start, start + len(word)]
+        assert query(page, "() => pd.draft().summary") == [start, start + len(word)]
     page.keyboard.press("Shift+ArrowRight")
     assert selected(page, "summary") == "shaped sleeping"
     assert page.evaluate("() => getSelection().toString()") == "shaped sleeping"  # the DOM range: same words
@@ -261,20 +262,20 @@ def test_a_modifier_key_up_never_brings_back_a_saved_span(page, bundle_server):
     assert len(own_annotations(page, "harbor-lighthouse")) == 1
     for key in ("Shift", "Shift+Q", "Control", "Alt"):  # Shift+↓ in a ranking: test_page_questions.py
         page.keyboard.press(key)
-        assert state(page, "s.draft.summary") is None, key
+        assert query(page, "() => pd.draft().summary") is None, key
     # a mouse selection, saved, then a Shift key-up
     select(page, "summary", "14 June", ranked=False)
     page.keyboard.press("3")
     page.keyboard.press("Enter")
     assert len(own_annotations(page, "harbor-lighthouse")) == 2
     page.keyboard.press("Shift")
-    assert state(page, "s.draft.summary") is None
+    assert query(page, "() => pd.draft().summary") is None
     # a mouse-up after no press in the text (the release of a pane's scrollbar) does not take it either
-    page.evaluate("() => mercuryStatic.panes.summary.scroller.dispatchEvent(new MouseEvent('mouseup', {bubbles: true}))")
-    assert state(page, "s.draft.summary") is None
+    query(page, "() => pd.pane('summary').scroller.dispatchEvent(new MouseEvent('mouseup', {bubbles: true}))")
+    assert query(page, "() => pd.draft().summary") is None
     page.keyboard.press("s")
-    page.wait_for_function("() => mercuryStatic.store.state.current.id !== 'harbor-lighthouse'")
-    assert page.evaluate("() => mercuryStatic.store.state.work.records['harbor-lighthouse'].status") == "submitted"
+    wait_left(page, 'harbor-lighthouse')
+    assert record_work(page, 'harbor-lighthouse')['status'] == "submitted"
 
 
 def test_a_selection_extended_with_native_shift_keys_is_still_taken(page, bundle_server):
@@ -282,9 +283,9 @@ def test_a_selection_extended_with_native_shift_keys_is_still_taken(page, bundle
     block_model(page)
     open_page(page, bundle_server, "harbor-lighthouse")
     page.keyboard.press("ArrowRight")
-    first = state(page, "s.draft.summary")
+    first = query(page, "() => pd.draft().summary")
     page.keyboard.press("Shift+End")
-    d = state(page, "s.draft.summary")
+    d = query(page, "() => pd.draft().summary")
     assert d[0] == first[0] and d[1] > first[1]
 
 
@@ -300,14 +301,14 @@ def test_enter_in_a_text_field_leaves_it(page, bundle_server):
     assert active(page) == "pane-summary"
     page.keyboard.press("ArrowRight")  # a shortcut again: a span, a label, Enter saves with the note
     page.keyboard.press("3")
-    assert state(page, "s.draft.note") == "wrong amount"
+    assert query(page, "() => pd.draft().note") == "wrong amount"
     page.keyboard.press("Enter")
     [a] = own_annotations(page, "harbor-lighthouse")
     assert a["note"] == "wrong amount"
     # the k field: Enter applies it and leaves it
     page.locator("#ctl-k").fill("3")
     page.locator("#ctl-k").press("Enter")
-    assert state(page, "s.view.k") == 3
+    assert query(page, "() => pd.view().k") == 3
     assert active(page) not in ("ctl-k", "INPUT")
     # the record filter: Enter opens the first match and leaves the filter; n is "next record" again
     if not page.locator("#record-filter").is_visible():
@@ -315,7 +316,7 @@ def test_enter_in_a_text_field_leaves_it(page, bundle_server):
     page.locator("#record-filter").fill("bakery")
     page.wait_for_function("() => document.querySelectorAll('#record-list li[data-record]').length === 1")
     page.locator("#record-filter").press("Enter")
-    page.wait_for_function("() => mercuryStatic.store.state.current.id === 'bakery-coop'")
+    wait_current(page, 'bakery-coop')
     assert active(page) not in ("record-filter", "INPUT")
     page.keyboard.press("n")
     assert page.locator("#record-filter").input_value() == "bakery"
@@ -338,10 +339,10 @@ def test_arrow_right_selects_the_first_word_of_every_real_faithbench_summary(pag
     open_page(page, serve_dir(bundle), records[0].id)
     missed = []
     for i, rec in enumerate(records):
-        page.wait_for_function("(id) => mercuryStatic.store.state.current.record?.id === id", arg=rec.id)
+        wait_open(page, rec.id)
         page.locator("#pane-summary").focus()
         page.keyboard.press("ArrowRight")
-        d = state(page, "s.draft.summary")
+        d = query(page, "() => pd.draft().summary")
         if not d or d[0] != re.search(r"[^\W_]", rec.summary).start():
             missed.append(rec.id)
         page.keyboard.press("Escape")  # a bare selection clears at once: n then moves on
@@ -448,7 +449,7 @@ def test_the_full_faithbench_record_takes_at_most_20_keys(page, fb_bundles, serv
     key.type("2015")
     key("Enter")
     assert selected(page, "summary") == "2015"
-    page.wait_for_function("() => mercuryStatic.store.state.assist.side === 'source'")
+    wait(page, "() => pd.assist().side === 'source'")
     key("o", "f")
     key.type("2017")
     key("Enter")
@@ -462,8 +463,8 @@ def test_the_full_faithbench_record_takes_at_most_20_keys(page, fb_bundles, serv
     key("q")
     key.type("Date and day are wrong.")
     key("Escape", "s")
-    page.wait_for_function("() => mercuryStatic.store.state.work.records['fb-0']?.status === 'submitted'")
-    rec = page.evaluate("() => mercuryStatic.store.state.work.records['fb-0'].responses")
+    wait(page, "() => pd.entry('fb-0')?.status === 'submitted'")
+    rec = query(page, "() => pd.entry('fb-0').responses")
     assert {k: v["value"] for k, v in rec.items()} == {"verdict": "hallucinated", "confidence": 4,
                                                       "comment": "Date and day are wrong."}
     assert page.evaluate("() => window.mouseEvents") == 0
@@ -486,7 +487,7 @@ def test_find_walks_the_occurrences_and_grows_and_shrinks_by_words(page, fb_bund
     page.keyboard.press("ArrowUp")
     assert page.locator("#find-count").inner_text() == "3 of 3"  # wraps
     page.keyboard.press("Escape")
-    assert state(page, "s.draft.summary") is None and active(page) == "pane-summary"
+    assert query(page, "() => pd.draft().summary") is None and active(page) == "pane-summary"
     assert not page.locator("#find-bar").is_visible()
     page.keyboard.press("f")
     assert page.input_value("#find-input") == "the"  # the phrase is kept
@@ -495,7 +496,7 @@ def test_find_walks_the_occurrences_and_grows_and_shrinks_by_words(page, fb_bund
     page.keyboard.press("f")
     page.keyboard.press("Enter")  # the next occurrence
     assert selected(page, "summary") == "the"
-    assert state(page, "s.draft.summary")[0] == FB_SUMMARY.index("the new")
+    assert query(page, "() => pd.draft().summary")[0] == FB_SUMMARY.index("the new")
     page.keyboard.press("Shift+ArrowRight")
     page.keyboard.press("Shift+ArrowRight")
     assert selected(page, "summary") == "the new ferry"
@@ -513,7 +514,7 @@ def test_find_walks_the_occurrences_and_grows_and_shrinks_by_words(page, fb_bund
 
 def drag(page, side: str, start: int, end: int) -> None:
     """A real mouse drag from code point `start` to `end` (mid-word ends)."""
-    box = page.evaluate("""([side, s, e]) => { const p = mercuryStatic.panes[side];
+    box = query(page, """([side, s, e]) => { const p = pd.pane(side);
         const a = p.rangeFor(s, s + 1).getClientRects()[0], b = p.rangeFor(e - 1, e).getClientRects()[0];
         return [a.left + 1, a.top + a.height / 2, b.right - 1, b.top + b.height / 2]; }""", [side, start, end])
     page.mouse.move(box[0], box[1])
@@ -531,7 +532,7 @@ def test_a_mouse_selection_snaps_to_whole_words_unless_the_settings_keep_charact
     page.wait_for_selector("#pane-summary .text[data-complete]", state="attached")
     s = FB_SUMMARY.index("rry termi")
     drag(page, "summary", s, s + len("rry termi"))
-    page.wait_for_function("() => mercuryStatic.store.state.draft.summary")
+    wait(page, "() => pd.draft().summary")
     assert selected(page, "summary") == want
     assert page.evaluate("() => getSelection().toString()") == want  # what is shown is what the draft holds
 
@@ -558,7 +559,7 @@ def test_saved_annotations_walked_edited_deleted_and_the_history_undone_and_redo
         page.keyboard.press("Enter")
     anns = {a["summary"]["text"]: a for a in own_annotations(page, "harbor-lighthouse")}
     money, days = anns["3.2 million euros"]["id"], anns["Mondays"]["id"]
-    current = lambda: page.evaluate("() => mercuryStatic.store.state.ui.hover")  # noqa: E731
+    current = lambda: query(page, "() => pd.hover()")  # noqa: E731
     page.keyboard.press("m")
     assert current() == money  # summary order, not the order they were made in
     assert page.locator("#annotations li.current").get_attribute("data-annotation") == money
@@ -568,7 +569,7 @@ def test_saved_annotations_walked_edited_deleted_and_the_history_undone_and_redo
     assert current() == money
     # open it: shrink its span, pair a source span, add to its note, save it back
     page.keyboard.press("Enter")
-    assert state(page, "s.draft.editingId") == money
+    assert query(page, "() => pd.draft().editingId") == money
     page.locator("#pane-summary").focus()
     page.keyboard.press("Shift+ArrowLeft")
     page.keyboard.press("o")
@@ -629,7 +630,7 @@ def test_hotkeys_from_the_settings_file_act_and_are_in_the_help(page, build_bund
     page.keyboard.press("Enter")
     [a] = own_annotations(page, "harbor-lighthouse")
     page.keyboard.press(">")
-    assert page.evaluate("() => mercuryStatic.store.state.ui.hover") == a["id"]
+    assert query(page, "() => pd.hover()") == a["id"]
     page.keyboard.press("?")
     rows = dict(tuple(r) for r in page.locator("#help-keys tr").evaluate_all(
         "els => els.map(e => [e.cells[0].textContent, e.cells[1].textContent])"))
@@ -649,7 +650,7 @@ def prior_bundle(build_bundle, tmp_path_factory):
 
 
 def walk_state(page):
-    return page.evaluate("""() => ({ hover: mercuryStatic.store.state.ui.hover,
+    return query(page, """() => ({ hover: pd.hover(),
         bar: document.querySelector('#suggest-walk')?.hidden === false,
         what: document.querySelector('#suggest-walk .walk-what b')?.textContent })""")
 
@@ -660,7 +661,7 @@ def test_suggested_spans_walked_one_at_a_time_by_keys(page, prior_bundle, serve_
     decided ones are not offered again."""
     block_model(page)
     open_page(page, serve_dir(prior_bundle), record="0", annotator="kim")
-    prior = state(page, "s.current.record.prior_annotations")
+    prior = query(page, "() => pd.record().prior_annotations")
     assert len(prior) == 5
     page.evaluate(COUNT_MOUSE)
     page.keyboard.press("w")
@@ -679,8 +680,8 @@ def test_suggested_spans_walked_one_at_a_time_by_keys(page, prior_bundle, serve_
     assert walk_state(page)["hover"] == "prior:3"
     page.keyboard.press("e")  # into the draft: change the label, save
     assert not walk_state(page)["bar"]
-    assert state(page, "s.draft.summary") == [prior[3]["summary"]["start"], prior[3]["summary"]["end"]]
-    assert state(page, "s.draft.note") == prior[3]["note"]
+    assert query(page, "() => pd.draft().summary") == [prior[3]["summary"]["start"], prior[3]["summary"]["end"]]
+    assert query(page, "() => pd.draft().note") == prior[3]["note"]
     page.keyboard.press("3")
     page.keyboard.press("1")
     page.keyboard.press("Enter")
@@ -693,7 +694,7 @@ def test_suggested_spans_walked_one_at_a_time_by_keys(page, prior_bundle, serve_
     page.keyboard.press("Escape")
     assert walk_state(page) == {"hover": None, "bar": False, "what": None}
     page.keyboard.press("n")  # the walk is over: n is the next record again
-    page.wait_for_function("() => mercuryStatic.store.state.current.id === '1'")
+    wait_current(page, '1')
     assert page.evaluate("() => window.mouseEvents") == 0
 
 

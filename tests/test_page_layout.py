@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from mercury_static.bundle.contents import load_bundle
+from pagedriver import select_range, set_model, show_message, wait, wait_current, wait_open
 from page_fixtures import faithbench_dump
 
 pytestmark = pytest.mark.browser
@@ -28,7 +29,7 @@ def open_at(context, base, size, record="0", annotator="alice"):
     page.route("**/models/**", lambda route: route.abort())
     page.goto(f"{base}?annotator={annotator}" + (f"#record={record}" if record else ""))
     page.wait_for_selector("body[data-ready]", timeout=60_000)
-    page.wait_for_function("() => mercuryStatic.store.state.current.record", timeout=60_000)
+    wait_open(page, timeout=60_000)
     page.keyboard.press("Escape")
     page.errors = errors
     return page
@@ -59,13 +60,13 @@ def inside_viewport(page, selector) -> bool:
 def test_topbar_one_line_and_footer_visible(context, fb_bundle, serve_dir, size):
     page = open_at(context, serve_dir(fb_bundle), size, annotator="alice-marie-the-second")
     # the longest forms of the slots whose text changes
-    page.evaluate("() => mercuryStatic.store.actions.setModel({status: 'failed', message: 'no wasm'})")
+    set_model(page, "failed", "no wasm")
     page.evaluate("""() => { const el = document.getElementById('unexported');
         el.textContent = '12345 not exported'; el.dataset.count = '12345'; }""")
     if size[0] >= 1280:
         assert topbar_lines(page) == 1
     for state in ("loading", "ready"):
-        page.evaluate("(s) => mercuryStatic.store.actions.setModel({status: s, message: ''})", state)
+        set_model(page, state)
         if size[0] >= 1280:
             assert topbar_lines(page) == 1
     # record 0 has 14 suggestions: Submit / Discard stay in the viewport, in a footer
@@ -80,10 +81,8 @@ def test_topbar_one_line_and_footer_visible(context, fb_bundle, serve_dir, size)
 def test_validation_message_in_the_draft_card_not_a_banner(context, fb_bundle, serve_dir):
     page = open_at(context, serve_dir(fb_bundle), (1280, 720), record="1")
     top = page.evaluate("() => document.getElementById('pane-source').getBoundingClientRect().top")
-    page.evaluate("""() => { const p = mercuryStatic.panes.summary; const t = p.view.text;
-        const sel = getSelection(); sel.removeAllRanges(); sel.addRange(p.rangeFor(4, 20));
-        p.scroller.dispatchEvent(new MouseEvent('mouseup', {bubbles: true})); }""")
-    page.wait_for_function("() => mercuryStatic.store.state.draft.summary")
+    select_range(page, "summary", 4, 20)
+    wait(page, "() => pd.draft().summary")
     page.keyboard.press("Enter")  # no label picked
     msg = page.locator("#draft #draft-message")
     assert "label" in msg.inner_text()
@@ -94,7 +93,7 @@ def test_validation_message_in_the_draft_card_not_a_banner(context, fb_bundle, s
     assert msg.inner_text() == ""
     # other messages (an import's result) are a bar below the texts: the panes' tops stay put (the text does
     # not move under the mouse) and no line of text is covered
-    page.evaluate("() => mercuryStatic.store.actions.message('Imported 3 annotations on 2 records from alice.json.')")
+    show_message(page, "Imported 3 annotations on 2 records from alice.json.")
     assert page.locator("#banners #message").is_visible()
     assert page.evaluate("() => document.getElementById('pane-source').getBoundingClientRect().top") == top
     assert_banners_cover_no_text(page)
@@ -137,7 +136,7 @@ def test_1024_lists_collapse_texts_keep_60_percent(context, fb_bundle, serve_dir
     assert page.locator("#records").is_visible()
     assert page.evaluate(texts) >= 0.6 * 1024
     page.locator('#record-list li[data-record="3"] button').click()
-    page.wait_for_function("() => mercuryStatic.store.state.current.id === '3'")
+    wait_current(page, '3')
     assert not page.locator("#records").is_visible()  # picking a record closes the drawer
     page.click('[data-action="toggle-list"]')
     assert page.locator("#records").is_visible()
@@ -153,10 +152,8 @@ def test_1024_lists_collapse_texts_keep_60_percent(context, fb_bundle, serve_dir
     # hidden again, it opens when a draft starts (its form shows the labels and messages)
     page.keyboard.press("]")
     assert not page.locator("#side").is_visible()
-    page.evaluate("""() => { const p = mercuryStatic.panes.summary;
-        const sel = getSelection(); sel.removeAllRanges(); sel.addRange(p.rangeFor(4, 20));
-        p.scroller.dispatchEvent(new MouseEvent('mouseup', {bubbles: true})); }""")
-    page.wait_for_function("() => mercuryStatic.store.state.draft.summary")
+    select_range(page, "summary", 4, 20)
+    wait(page, "() => pd.draft().summary")
     assert page.locator("#draft").is_visible()
     assert not page.errors
 
@@ -176,7 +173,7 @@ def test_real_faithbench_batch(context, build_bundle, serve_dir):
     # the record with the most suggestions: the footer stays in view
     rec = max(load_bundle(bundle).records, key=lambda r: len(r.prior_annotations))
     page.evaluate("(id) => { location.hash = 'record=' + encodeURIComponent(id); }", rec.id)
-    page.wait_for_function("(id) => mercuryStatic.store.state.current.record?.id === id", arg=rec.id)
+    wait_open(page, rec.id)
     assert page.locator("#suggestions li").count() == len(rec.prior_annotations) > 0
     assert inside_viewport(page, '.finish [data-action="submit"]')
     assert not page.errors
@@ -271,10 +268,10 @@ def fbq(build_bundle, tmp_path_factory):
 
 def with_messages(page):
     """The longest forms of the top bar's changing slots, a banner and a toast, all at once."""
-    page.evaluate("() => mercuryStatic.store.actions.setModel({status: 'failed', message: 'no wasm'})")
+    set_model(page, "failed", "no wasm")
     page.evaluate("""() => { const el = document.getElementById('unexported');
         el.textContent = '12345 not exported'; el.dataset.count = '12345'; }""")
-    page.evaluate("() => mercuryStatic.store.actions.message('Imported 3 annotations on 2 records from alice.json.')")
+    show_message(page, "Imported 3 annotations on 2 records from alice.json.")
     page.evaluate("""() => { const t = document.getElementById('toast'); t.hidden = false;
         t.textContent = 'Deleted the annotation. Ctrl+Z: undo'; }""")
 

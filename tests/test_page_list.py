@@ -8,6 +8,8 @@ import pytest
 
 from mercury_static.bundle.record_index import read_columns
 
+from pagedriver import go_to, query, select_range, wait_open
+
 pytestmark = pytest.mark.browser
 
 N = 2000
@@ -37,8 +39,7 @@ def current_row_in_view(page) -> bool:
 
 
 def wait_current(page, rid: str) -> None:
-    page.wait_for_function("(id) => { const c = mercuryStatic.store.state.current; return c.id === id && c.record; }",
-                           arg=rid)
+    wait_open(page, rid)
 
 
 def test_virtual_record_list(page, many_bundle, serve_dir):
@@ -125,7 +126,7 @@ def test_shard_cache_keeps_only_recent_shards(page, build_bundle, tmp_path, serv
 
     def visit(rid: str) -> list[str]:
         fetched.clear()
-        page.evaluate("(id) => mercuryStatic.store.actions.goToId(id)", rid)
+        go_to(page, rid)
         wait_current(page, rid)
         page.wait_for_timeout(150)  # the prefetch of the next record
         return [f for f in fetched if f.startswith("records-")]
@@ -135,12 +136,10 @@ def test_shard_cache_keeps_only_recent_shards(page, build_bundle, tmp_path, serv
     assert visit("r036") == []  # recent: still cached
     assert visit("r000") == [f"records-{index['shard'][0]:04d}.json"]  # evicted long ago: fetched again
     # the re-fetched record is complete: its texts, vectors and the precomputed ranking work
-    page.evaluate("async () => { const r = mercuryStatic.store.state.current.record;"
-                  " await r.source.vectorsReady; await r.summary.vectorsReady; }")
-    s, e = page.evaluate("() => { const t = mercuryStatic.panes.summary.view.text; return [0, t.length]; }")
-    page.evaluate("""([s, e]) => { const p = mercuryStatic.panes.summary;
-        const sel = getSelection(); sel.removeAllRanges(); sel.addRange(p.rangeFor(s, e));
-        p.scroller.dispatchEvent(new MouseEvent('mouseup', {bubbles: true})); }""", [s, e])
+    query(page, "async () => { const r = pd.record();"
+                " await r.source.vectorsReady; await r.summary.vectorsReady; }")
+    s, e = query(page, "() => { const t = pd.pane('summary').view.text; return [0, t.length]; }")
+    select_range(page, "summary", s, e)
     page.wait_for_selector('#pane-source .s[data-rank="1"]')
 
 
@@ -164,7 +163,7 @@ def test_shared_source_shard_is_not_fetched_again(page, build_bundle, tmp_path, 
     page.goto(serve_dir(bundle) + "?annotator=alice")
     page.wait_for_selector("body[data-ready]")
     for i in range(0, 30, 3):
-        page.evaluate("(id) => mercuryStatic.store.actions.goToId(id)", f"s{i:03d}")
+        go_to(page, f"s{i:03d}")
         wait_current(page, f"s{i:03d}")
         page.wait_for_timeout(100)
     texts = [f for f in fetched if f.startswith("texts-")]

@@ -7,6 +7,7 @@ import random
 
 import pytest
 
+from pagedriver import add_init_script, query, select_range, wait, wait_model
 from page_fixtures import sentence
 
 pytestmark = pytest.mark.browser
@@ -31,12 +32,11 @@ def long_bundle(build_bundle, tmp_path_factory):
 
 def select_in_summary(page, target: str) -> None:
     """Select `target` in the summary once the record's vectors are in (a selection as a mouse-up makes it)."""
-    page.evaluate("async () => { const r = mercuryStatic.store.state.current.record;"
-                  " await r.source.vectorsReady; await r.summary.vectorsReady; }")
-    s = page.evaluate("(t) => mercuryStatic.panes.summary.view.text.indexOf(t)", target)
-    page.evaluate("""([s, e]) => { const p = mercuryStatic.panes.summary;
-        const sel = getSelection(); sel.removeAllRanges(); sel.addRange(p.rangeFor(s, e));
-        p.scroller.dispatchEvent(new MouseEvent('mouseup', {bubbles: true})); }""", [s, s + len(target)])
+    query(page, "async () => { const r = pd.record();"
+                " await r.source.vectorsReady; await r.summary.vectorsReady; }")
+    s = query(page, "(t) => pd.pane('summary').view.text.indexOf(t)", target)
+    select_range(page, "summary", s, s + len(target))
+
 
 def test_long_source_sections_minimap_and_match_keys(page, long_bundle, serve_dir):
     bundle, target = long_bundle
@@ -51,9 +51,9 @@ def test_long_source_sections_minimap_and_match_keys(page, long_bundle, serve_di
     assert docs.count() == N_DOCS
     assert docs.nth(11).get_attribute("data-doc") == "doc-11"
     assert docs.nth(11).locator(".doc-head").text_content().strip() == "Report number 11"
-    assert page.evaluate("""() => { const c = document.getElementById('pane-source').cloneNode(true);
+    assert query(page, """() => { const c = document.getElementById('pane-source').cloneNode(true);
         c.querySelectorAll('.doc-title').forEach(e => e.remove());
-        return c.textContent === mercuryStatic.panes.source.view.text; }""")
+        return c.textContent === pd.pane('source').view.text; }""")
 
     # select the summary sentence copied from document 11: its source sentence ranks first, scrolled to
     select_in_summary(page, target)
@@ -102,9 +102,9 @@ def test_minimap_marks_are_numbered_as_the_counter_and_a_click_is_the_match_l_pa
     page.wait_for_selector("#pane-source .text[data-complete]", state="attached")
     page.evaluate("() => { const m = document.getElementById('ctl-min'); m.value = '0'; m.dispatchEvent(new Event('input')); }")
     select_in_summary(page, target)
-    page.wait_for_function("() => document.querySelectorAll('#mm-source .mm-mark').length >= 2"
-                           " && document.querySelectorAll('#mm-source .mm-mark').length"
-                           " === mercuryStatic.store.state.assist.results.length")
+    wait(page, "() => document.querySelectorAll('#mm-source .mm-mark').length >= 2"
+               " && document.querySelectorAll('#mm-source .mm-mark').length"
+               " === pd.assist().results.length")
     marks = page.locator("#mm-source .mm-mark").evaluate_all(
         "ms => ms.map(m => ({n: Number(m.dataset.match), top: parseFloat(m.style.top), title: m.title,"
         " sentence: Number(m.dataset.sentence), best: m.dataset.best === 'true'}))")
@@ -112,7 +112,7 @@ def test_minimap_marks_are_numbered_as_the_counter_and_a_click_is_the_match_l_pa
     by_top = sorted(marks, key=lambda m: (m["top"], m["sentence"]))
     assert [m["n"] for m in by_top] == list(range(1, n + 1))  # down the strip: match 1, 2, 3…
     assert all(m["title"].startswith(f"match {m['n']} of {n}") for m in marks)
-    best = page.evaluate("() => mercuryStatic.store.state.assist.results[0].index")
+    best = query(page, "() => pd.assist().results[0].index")
     assert [m["sentence"] for m in marks if m["best"]] == [best]
     # the same numbers as `.` walks them
     page.keyboard.press(".")
@@ -124,8 +124,8 @@ def test_minimap_marks_are_numbered_as_the_counter_and_a_click_is_the_match_l_pa
     assert page.locator("#match-source").inner_text().startswith(f"match {other['n']} of {n}")
     assert int(page.locator("#pane-source .s[data-focus]").get_attribute("data-sentence")) == other["sentence"]
     page.keyboard.press("l")
-    span = page.evaluate("() => mercuryStatic.store.state.draft.source")
-    assert span == page.evaluate("(i) => mercuryStatic.store.state.current.record.source.sentences[i]", other["sentence"])
+    span = query(page, "() => pd.draft().source")
+    assert span == query(page, "(i) => pd.record().source.sentences[i]", other["sentence"])
     page.keyboard.press(".")  # and `.` goes on from it
     assert page.locator("#match-source").inner_text().startswith(f"match {other['n'] % n + 1} of {n}")
 
@@ -138,7 +138,7 @@ const post = Worker.prototype.postMessage;
 Worker.prototype.postMessage = function (msg, ...rest) {
   if (msg && msg.type === 'tokens') return post.call(this, { ...msg, texts: [] }, ...rest);
   if (!msg || msg.type !== 'embed') return post.call(this, msg, ...rest);
-  const span = window.mercuryStatic.store.state.draft.summary;
+  const span = pd.draft().summary;
   window.__asked.push({ texts: msg.texts, draft: span ? [...span] : null });
   if (window.__embedDelay) setTimeout(() => post.call(this, msg, ...rest), window.__embedDelay);
   else post.call(this, msg, ...rest);
@@ -147,22 +147,20 @@ Worker.prototype.postMessage = function (msg, ...rest) {
 
 
 def select_half(page, target: str) -> tuple[int, int]:
-    s = page.evaluate("(t) => mercuryStatic.panes.summary.view.text.indexOf(t)", target)
+    s = query(page, "(t) => pd.pane('summary').view.text.indexOf(t)", target)
     e = s + target.rindex(" ", 0, len(target) // 2)
-    page.evaluate("""([s, e]) => { const p = mercuryStatic.panes.summary;
-        const sel = getSelection(); sel.removeAllRanges(); sel.addRange(p.rangeFor(s, e));
-        p.scroller.dispatchEvent(new MouseEvent('mouseup', {bubbles: true})); }""", [s, e])
+    select_range(page, "summary", s, e)
     return s, e
 
 
 def open_with_model(page, url: str) -> None:
-    page.add_init_script(WATCH_WORKER)
+    add_init_script(page, WATCH_WORKER)
     page.goto(url + "?annotator=alice")
     page.wait_for_selector("body[data-ready]")
     page.keyboard.press("Escape")
-    page.wait_for_function("() => mercuryStatic.store.state.model.status === 'ready'", timeout=60_000)
-    page.evaluate("async () => { const r = mercuryStatic.store.state.current.record;"
-                  " await r.source.vectorsReady; await r.summary.vectorsReady; }")
+    wait_model(page, timeout=60_000)
+    query(page, "async () => { const r = pd.record();"
+                " await r.source.vectorsReady; await r.summary.vectorsReady; }")
 
 
 def test_the_worker_is_asked_before_the_draft_takes_the_selection(page, long_bundle, serve_dir):
@@ -171,18 +169,17 @@ def test_the_worker_is_asked_before_the_draft_takes_the_selection(page, long_bun
     bundle, target = long_bundle
     open_with_model(page, serve_dir(bundle))
     s, e = select_half(page, target)
-    page.wait_for_function("() => mercuryStatic.store.state.assist.kind === 'model'")
+    wait(page, "() => pd.assist().kind === 'model'")
     asked = page.evaluate("() => window.__asked.at(-1)")
-    assert asked["texts"] == [page.evaluate("([s, e]) => mercuryStatic.panes.summary.view.slice(s, e)", [s, e])]
+    assert asked["texts"] == [query(page, "([s, e]) => pd.pane('summary').view.slice(s, e)", [s, e])]
     assert asked["draft"] != [s, e]  # sent before the draft held it
-    assert page.evaluate("() => mercuryStatic.store.state.draft.summary") == [s, e]
+    assert query(page, "() => pd.draft().summary") == [s, e]
 
 
 # Every assist state the store takes, in order: [kind, pending, number of results, the source pane's header]
 # (the page's own subscribers have drawn it by then); the minimum score at 0, so an answer lights something.
-WATCH_ASSIST = """() => { window.__shown = []; mercuryStatic.store.subscribe((s, prev) => {
-    if (s.assist !== prev.assist) window.__shown.push([s.assist.kind, s.assist.pending, s.assist.results.length,
-        document.getElementById('assist-source').textContent]); });
+WATCH_ASSIST = """() => { window.__shown = []; pd.watchAssist((a) => {
+    window.__shown.push([a.kind, a.pending, a.results.length, document.getElementById('assist-source').textContent]); });
     const m = document.getElementById('ctl-min'); m.value = '0'; m.dispatchEvent(new Event('input')); }"""
 
 
@@ -193,9 +190,9 @@ def test_a_ready_models_answer_is_not_preceded_by_the_instant_one(page, long_bun
     ranking, and the instant answer is shown only if the model has not answered within HOLD_MS (150 ms)."""
     bundle, target = long_bundle
     open_with_model(page, serve_dir(bundle))
-    page.evaluate(WATCH_ASSIST)
+    query(page, WATCH_ASSIST)
     select_half(page, target)
-    page.wait_for_function("() => mercuryStatic.store.state.assist.kind === 'model'", timeout=10_000)
+    wait(page, "() => pd.assist().kind === 'model'", timeout=10_000)
     page.wait_for_timeout(200)  # past HOLD_MS: the instant answer did not come after it
     shown = page.evaluate("() => window.__shown")
     assert shown[0] == [None, True, 0, "ranking with the model…"]  # at once, at the selection
@@ -212,21 +209,21 @@ def test_a_late_models_answer_follows_the_instant_one_shown_after_a_wait(page, l
     bundle, target = long_bundle
     open_with_model(page, serve_dir(bundle))
     page.evaluate("() => { window.__embedDelay = 700; }")
-    page.evaluate(WATCH_ASSIST)
+    query(page, WATCH_ASSIST)
     select_half(page, target)
     page.wait_for_timeout(60)
-    assert page.evaluate("() => mercuryStatic.store.state.assist.pending") is True
+    assert query(page, "() => pd.assist().pending") is True
     assert page.locator("#pane-source .s[data-rank]").count() == 0
     scroller = page.locator("#pane-source")
     assert scroller.evaluate("el => el.scrollTop") == 0
     # the model is late: the instant answer lights, scrolls and draws its marks
     page.wait_for_function("() => document.getElementById('pane-source').scrollTop > 0"
                            " && document.querySelectorAll('#mm-source .mm-mark').length > 0", timeout=2_000)
-    assert page.evaluate("() => mercuryStatic.store.state.assist.kind") == "precomputed"
-    page.wait_for_function("() => mercuryStatic.store.state.assist.kind === 'model'", timeout=10_000)
+    assert query(page, "() => pd.assist().kind") == "precomputed"
+    wait(page, "() => pd.assist().kind === 'model'", timeout=10_000)
     assert [k[:2] for k in page.evaluate("() => window.__shown")] == [[None, True], ["precomputed", False], ["model", False]]
-    page.wait_for_function("() => document.querySelectorAll('#mm-source .mm-mark').length"
-                           " === mercuryStatic.store.state.assist.results.length")
+    wait(page, "() => document.querySelectorAll('#mm-source .mm-mark').length"
+               " === pd.assist().results.length")
     best = page.locator('#pane-source .s[data-rank="1"]')
     page.wait_for_function("""() => { const el = document.querySelector('#pane-source .s[data-rank="1"]'),
         b = document.getElementById('pane-source').getBoundingClientRect(), r = el.getBoundingClientRect();

@@ -10,6 +10,7 @@ import pytest
 
 from mercury_static.bundle.record_index import read_columns
 
+from pagedriver import query, wait, wait_open, wait_saved
 from page_fixtures import summhay_topic
 
 pytestmark = pytest.mark.browser
@@ -33,26 +34,26 @@ def goto(page, base, record=None, size=(1440, 900)):
     page.route("**/models/**", lambda route: route.abort())
     page.goto(f"{base}?annotator=alice" + (f"#record={record}" if record else ""))
     page.wait_for_selector("body[data-ready]", timeout=60_000)
-    page.wait_for_function("() => mercuryStatic.store.state.current.record", timeout=60_000)
+    wait_open(page, timeout=60_000)
     page.keyboard.press("Escape")
 
 
 def select_summary_line(page, n: int):
     """Select bullet line n (0-based) of the summary with a DOM selection, as a mouse selection ends."""
-    page.evaluate("async () => { const r = mercuryStatic.store.state.current.record;"
-                  " await r.source.vectorsReady; await r.summary.vectorsReady; }")
-    page.evaluate("""(n) => { const p = mercuryStatic.panes.summary, t = p.view.text;
+    query(page, "async () => { const r = pd.record();"
+                " await r.source.vectorsReady; await r.summary.vectorsReady; }")
+    query(page, """(n) => { const p = pd.pane('summary'), t = p.view.text;
         let s = 0; for (let i = 0; i < n; i++) s = t.indexOf('\\n', s) + 1;
         const e = t.indexOf('.', s) + 1;
         const sel = getSelection(); sel.removeAllRanges(); sel.addRange(p.rangeFor(s + 2, e));
         p.scroller.dispatchEvent(new MouseEvent('mouseup', {bubbles: true})); }""", n)
-    page.wait_for_function("() => mercuryStatic.store.state.assist.side === 'source'"
-                           " && mercuryStatic.store.state.assist.results.length >= 2")
+    wait(page, "() => pd.assist().side === 'source'"
+               " && pd.assist().results.length >= 2")
 
 
 # Each mark's top (% of the minimap) against where its sentence is once every block is really laid out.
 MARKS_VS_LAYOUT = """() => {
-    const pane = mercuryStatic.panes.source, sc = pane.scroller;
+    const pane = pd.pane('source'), sc = pane.scroller;
     const marks = [...document.querySelectorAll('#mm-source .mm-mark')];
     if (!marks.length) return null;
     const shown = marks.map(m => parseFloat(m.style.top));
@@ -70,15 +71,15 @@ def marks_follow_the_layout(page):
     """Wait until the marks sit where their sentences are. MARKS_VS_LAYOUT lays out every block: checked at
     every frame, it left the page no idle time for its own measure of the blocks, whose result the marks
     wait for (on a slower machine the check then failed for 20 s), so it is checked twice a second."""
-    page.wait_for_function(f"() => {{ const r = ({MARKS_VS_LAYOUT})(); return r && r.err < 1; }}", polling=500,
-                           timeout=30_000)
+    wait(page, f"() => {{ const r = ({MARKS_VS_LAYOUT})(); return r && r.err < 1; }}", polling=500,
+         timeout=30_000)
 
 
 def test_minimap_from_the_real_layout_and_redrawn_on_resize(page, sh_bundle, serve_dir):
     goto(page, serve_dir(sh_bundle))
     select_summary_line(page, 0)
     marks_follow_the_layout(page)
-    far = page.evaluate(MARKS_VS_LAYOUT)
+    far = query(page, MARKS_VS_LAYOUT)
     assert max(far["truth"]) > 20  # marks spread over the text, not bunched at the top
     # a narrower window changes every block's height: the marks follow
     page.set_viewport_size({"width": 1100, "height": 900})
@@ -95,8 +96,8 @@ def test_match_counter_sticky_header_and_citation_links(page, sh_bundle, serve_d
     cites = page.locator("#pane-summary .cite")
     assert cites.count() == 6
     assert cites.evaluate_all("els => els.map(e => e.textContent)")[:2] == ["[16]", "[27]"]
-    assert page.evaluate("""() => { const c = document.getElementById('pane-summary').cloneNode(true);
-        return c.textContent === mercuryStatic.panes.summary.view.text; }""")
+    assert query(page, """() => { const c = document.getElementById('pane-summary').cloneNode(true);
+        return c.textContent === pd.pane('summary').view.text; }""")
     page.locator('#pane-summary .cite[data-doc="27"]').first.click()
     doc_top = """(n) => { const d = document.querySelectorAll('#pane-source .doc')[n - 1].getBoundingClientRect();
         return d.top - document.getElementById('pane-source').getBoundingClientRect().top; }"""
@@ -107,7 +108,7 @@ def test_match_counter_sticky_header_and_citation_links(page, sh_bundle, serve_d
     page.wait_for_function(f"() => Math.abs(({doc_top})(16)) < 4")
     assert page.evaluate("() => document.activeElement.dataset.doc") == "16"
     # sticky header: in the middle of document 2 (30 sentences) its header is at the top of the pane
-    page.evaluate("""() => { const p = mercuryStatic.panes.source, d = document.querySelectorAll('#pane-source .doc')[1];
+    query(page, """() => { const p = pd.pane('source'), d = document.querySelectorAll('#pane-source .doc')[1];
         const s = Number(d.querySelectorAll('.s')[15].dataset.sentence);
         p.scroller.scrollTop += p.sentenceEl(s).getBoundingClientRect().top - p.scroller.getBoundingClientRect().top; }""")
     page.wait_for_timeout(300)
@@ -121,7 +122,7 @@ def test_match_counter_sticky_header_and_citation_links(page, sh_bundle, serve_d
     # counter: "N matches · best in document 16", then "match k of N · document D" while jumping
     select_summary_line(page, 0)
     counter = page.locator("#match-source")
-    n = page.evaluate("() => mercuryStatic.store.state.assist.results.length")
+    n = query(page, "() => pd.assist().results.length")
     assert counter.inner_text() == f"{n} matches · best in document 16"
     for k in range(1, 3):
         page.keyboard.press(".")
@@ -134,7 +135,7 @@ def test_match_counter_sticky_header_and_citation_links(page, sh_bundle, serve_d
 
 # Scroll the source so sentence i starts at the pane's top / the sentence at the pane's top (both
 # independent of the page's own scroll-memory code).
-SCROLL_TO = """(i) => { const p = mercuryStatic.panes.source, el = p.sentenceEl(i);
+SCROLL_TO = """(i) => { const p = pd.pane('source'), el = p.sentenceEl(i);
     p.scroller.scrollTop += el.getBoundingClientRect().top - p.scroller.getBoundingClientRect().top; }"""
 TOP = """() => { const sc = document.getElementById('pane-source'), top = sc.getBoundingClientRect().top + 1;
     let best = null;
@@ -143,7 +144,7 @@ TOP = """() => { const sc = document.getElementById('pane-source'), top = sc.get
 
 
 def open_complete(page, base, rid):
-    page.wait_for_function("(id) => mercuryStatic.store.state.current.record?.id === id", arg=rid)
+    wait_open(page, rid)
     # every block laid out and measured: until then a measured block above the view may still move it
     page.wait_for_selector("#pane-source .text[data-measured]", state="attached", timeout=30_000)
 
@@ -153,13 +154,13 @@ def test_scroll_positions_kept_per_record_across_reloads(page, sh_bundle, serve_
     ids = read_columns(sh_bundle / "data")["ids"]
     goto(page, base, ids[0])
     open_complete(page, base, ids[0])
-    page.evaluate(SCROLL_TO, 300)
+    query(page, SCROLL_TO, 300)
     page.wait_for_timeout(800)
     first = page.evaluate(TOP)
     assert abs(first - 300) <= 1
     page.keyboard.press("n")
     open_complete(page, base, ids[1])
-    page.evaluate(SCROLL_TO, 120)
+    query(page, SCROLL_TO, 120)
     page.wait_for_timeout(800)
     second = page.evaluate(TOP)
     page.reload()
@@ -208,14 +209,14 @@ def word_scenario(context, base, side) -> list[int]:
     goto(page, base, f"in-{side}")
     page.wait_for_selector(f"#pane-{side} .text[data-complete]", state="attached", timeout=30_000)
     page.wait_for_timeout(500)
-    box = page.evaluate("""(side) => { const p = mercuryStatic.panes[side];
+    box = query(page, """(side) => { const p = pd.pane(side);
         const a = p.rangeFor(30, 31).getClientRects()[0], b = p.rangeFor(900, 901).getClientRects()[0];
         return [a.left + 1, a.top + a.height / 2, b.right - 1, b.top + b.height / 2]; }""", side)
     page.mouse.move(box[0], box[1])
     page.mouse.down()
     page.mouse.move(box[2], box[3], steps=4)
     page.mouse.up()
-    page.wait_for_function("(side) => mercuryStatic.store.state.draft[side]", arg=side)
+    wait(page, "(side) => pd.draft()[side]", side)
     page.mouse.wheel(0, 3000)
     page.wait_for_timeout(1500)
     tasks = page.evaluate("() => window.__longtasks")
@@ -264,17 +265,17 @@ def word_annotate_reload(context, base, side) -> dict[str, list[int]]:
     page.locator(f"#pane-{side}").focus()
     for _ in range(4):
         page.keyboard.press("ArrowRight")
-    page.wait_for_function("(side) => { const d = mercuryStatic.store.state.draft[side]; return d && d[1] - d[0] === 20000; }", arg=side)
+    wait(page, "(side) => { const d = pd.draft()[side]; return d && d[1] - d[0] === 20000; }", side)
     page.wait_for_timeout(500)
     step("select with the keyboard")
     page.keyboard.press("1")
     page.keyboard.press("Enter")
-    page.wait_for_function("() => mercuryStatic.store.state.ui.save.state === 'saved'")
+    wait_saved(page)
     step("save")
     page.reload()
     ready()
     step("reload with it saved")
-    box = page.evaluate("""(side) => { const p = mercuryStatic.panes[side];
+    box = query(page, """(side) => { const p = pd.pane(side);
         const a = p.rangeFor(30, 31).getClientRects()[0], b = p.rangeFor(200, 201).getClientRects()[0];
         return [a.left + 1, a.top + a.height / 2, b.right - 1, b.top + b.height / 2]; }""", side)
     page.mouse.dblclick(box[0], box[1])
@@ -285,7 +286,7 @@ def word_annotate_reload(context, base, side) -> dict[str, list[int]]:
     page.mouse.down()
     page.mouse.move(box[2], box[3], steps=20)
     page.mouse.up()
-    page.wait_for_function("(side) => mercuryStatic.store.state.draft[side]", arg=side)
+    wait(page, "(side) => pd.draft()[side]", side)
     page.wait_for_timeout(500)
     step("drag")
     page.close()
@@ -311,7 +312,7 @@ def test_a_document_title_is_not_read_twice(page, sh_bundle, serve_dir):
         return getComputedStyle(t, '::before').content; }"""
     at_top = page.evaluate(header, 1)
     assert "Document 2" not in at_top, at_top
-    page.evaluate("""() => { const p = mercuryStatic.panes.source, d = document.querySelectorAll('#pane-source .doc')[1];
+    query(page, """() => { const p = pd.pane('source'), d = document.querySelectorAll('#pane-source .doc')[1];
         const s = Number(d.querySelectorAll('.s')[15].dataset.sentence);
         p.scroller.scrollTop += p.sentenceEl(s).getBoundingClientRect().top - p.scroller.getBoundingClientRect().top; }""")
     page.wait_for_function(f"() => ({header})(1).includes('Document 2')")

@@ -7,6 +7,7 @@ import pytest
 
 from mercury_static.bundle.record_index import read_columns
 
+from pagedriver import current_id, describe, wait, wait_open
 from page_fixtures import faithbench_dump, summhay_topic
 
 pytestmark = pytest.mark.browser
@@ -29,21 +30,20 @@ def goto(page, base, record=None, annotator="alice"):
     page.route("**/models/**", lambda route: route.abort())
     page.goto(f"{base}?annotator={annotator}" + (f"#record={record}" if record is not None else ""))
     page.wait_for_selector("body[data-ready]", timeout=60_000)
-    page.wait_for_function("() => mercuryStatic.store.state.current.record", timeout=60_000)
+    wait_open(page, timeout=60_000)
     page.keyboard.press("Escape")
     page.wait_for_selector("#record-list li[data-record]")
 
 
 def current(page) -> str:
-    return page.evaluate("() => mercuryStatic.store.state.current.id")
+    return current_id(page)
 
 
 def wait_current(page, rid: str):
     try:
-        page.wait_for_function("(id) => { const c = mercuryStatic.store.state.current; return c.id === id && c.record; }",
-                               arg=rid)
+        wait_open(page, rid)
     except Exception:  # say where the page is (a rare timeout of this test under load)
-        print("page state:", page.evaluate("() => { const s = mercuryStatic.store.state; return JSON.stringify({id: s.current.id, rec: !!s.current.record, loading: s.current.loading, work: Object.keys(s.work.records).map(k => [k, s.work.records[k].status]), msg: s.ui.message, url: location.href}); }"))
+        print("page state:", describe(page))
         raise
 
 
@@ -81,8 +81,7 @@ def test_first_todo_next_todo_and_all_done(context, fb_bundle, serve_dir):
     for _ in range(N - 3):
         before = current(page)
         page.keyboard.press("s")
-        page.wait_for_function("(b) => mercuryStatic.store.state.current.id !== b || mercuryStatic.store.state.ui.allDone",
-                               arg=before)
+        wait(page, "(b) => pd.currentId() !== b || pd.allDone()", before)
     page.wait_for_selector("#all-done:not([hidden])")
     text = page.locator("#all-done").inner_text()
     assert f"All {N} records done" in text and "Export" in text and "coordinator" in text
@@ -186,7 +185,7 @@ def test_reimport_of_a_just_exported_file_is_not_unexported(browser, fb_bundle, 
     page = b.new_page()
     goto(page, base, record="0")
     page.set_input_files("#import-file", str(path))
-    page.wait_for_function("() => Object.keys(mercuryStatic.store.state.work.records).length === 1")
+    wait(page, "() => Object.keys(pd.entries()).length === 1")
     assert page.locator("#unexported").inner_text() == "all exported"
     assert page.locator("#annotations li").count() == 1
     # a change after the import is unexported again

@@ -8,9 +8,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from pagedriver import READY, annotate, export_file, open_page, own_annotations, query, select, wait
 from test_collect import annotate_and_submit, link_of, open_link
 from test_page_review import open_review, review_server, team  # noqa: F401 - fixtures
-from test_page import READY, annotate, block_model, export_file, open_page, own_annotations, select, stored_records
+from test_page import block_model, stored_records
 
 pytestmark = pytest.mark.browser
 
@@ -37,7 +38,7 @@ HOLD = """async () => {
     window.released = new Promise((ok) => { os.transaction.oncomplete = ok; });
     const spin = () => { if (window.holding) os.get('nothing').onsuccess = spin; };
     spin(); }"""
-SAVED = "() => mercuryStatic.store.state.ui.save.state === 'saved'"
+SAVED = "() => pd.saveState() === 'saved'"
 
 
 def test_two_tabs_saving_on_one_record_keep_every_annotation(context, bundle_server):
@@ -59,7 +60,7 @@ def test_two_tabs_saving_on_one_record_keep_every_annotation(context, bundle_ser
                 p.bring_to_front()
                 p.keyboard.press("Enter")
         for p in (a, b):
-            p.wait_for_function(SAVED)
+            wait(p, SAVED)
         a.reload()
         a.wait_for_selector(READY)
         texts = sorted(x["summary"]["text"] for x in stored_records(a)[record]["annotations"].values()
@@ -94,7 +95,7 @@ def test_a_change_neither_store_kept_never_looks_saved(browser, bundle_server, t
         p.on("dialog", lambda d: (asked.append(d.type), d.accept()))
         open_page(p, bundle_server, "harbor-lighthouse")
         p.set_input_files("#import-file", str(path))
-        p.wait_for_function("() => mercuryStatic.store.state.ui.save.state === 'saving'")
+        wait(p, "() => pd.saveState() === 'saving'")
         p.reload()
         p.wait_for_selector(READY)
         p.wait_for_function("() => document.body.dataset.record === 'harbor-lighthouse'")
@@ -128,7 +129,7 @@ def test_a_change_neither_store_kept_never_looks_saved(browser, bundle_server, t
         holder.evaluate(HOLD)
         p.bring_to_front()
         p.set_input_files("#import-file", str(path))
-        p.wait_for_function("() => mercuryStatic.store.state.ui.save.state === 'saving'")
+        wait(p, "() => pd.saveState() === 'saving'")
         p.reload(wait_until="commit")
         holder.evaluate("() => { window.holding = false; return window.released; }")
         p.wait_for_selector(READY)
@@ -141,7 +142,7 @@ def test_a_change_neither_store_kept_never_looks_saved(browser, bundle_server, t
         assert "NOT saved" in banner.inner_text() and "harbor-lighthouse" in banner.inner_text()
         assert banner.locator("button").inner_text() == "Export my work to a file"
         annotate(p, "lighthouse", "1")  # a later save does not turn it back to "saved" in this load
-        p.wait_for_function("() => !mercuryStatic.store.state.draft.summary")
+        wait(p, "() => !pd.draft().summary")
         p.wait_for_timeout(500)
         assert p.locator("#save-status").get_attribute("data-state") == "error"
         p.reload()  # said once: the next load starts clean
@@ -208,9 +209,9 @@ def test_with_a_storage_link_the_page_counts_what_is_not_uploaded_and_keeps_stat
     page.wait_for_function("() => document.querySelector('#save-status').dataset.state === 'saved'")
     assert page.locator("#upload-status").inner_text() == "uploaded just now"
     assert page.locator("#unexported").inner_text() == "all uploaded"  # nothing exported, yet all delivered
-    page.evaluate("() => mercuryStatic.store.actions.showAllDone(true)")
+    query(page, "() => pd.showAllDone(true)")
     assert page.locator("#all-done-export").inner_text() == "Everything is uploaded: your coordinator has all your work."
-    page.evaluate("() => mercuryStatic.store.actions.showAllDone(false)")
+    query(page, "() => pd.showAllDone(false)")
     # the two statuses never read as one phrase: apart, with a rule between them
     gap = page.evaluate("""() => {
         const a = document.querySelector('#save-status').getBoundingClientRect();
@@ -244,9 +245,9 @@ def test_a_half_typed_review_comment_survives_a_reload(page, review_server):  # 
     page.keyboard.press("End")
     page.keyboard.type(" 3.2")
     page.keyboard.press("Enter")
-    page.wait_for_function("(id) => Object.keys(mercuryStatic.store.state.work.records[id]?.review || {})"
-                           ".some((k) => k.startsWith('c:'))", arg=record)
-    [text] = page.evaluate("""(id) => Object.entries(mercuryStatic.store.state.work.records[id].review)
+    wait(page, "(id) => Object.keys(pd.entry(id)?.review || {})"
+               ".some((k) => k.startsWith('c:'))", record)
+    [text] = query(page, """(id) => Object.entries(pd.entry(id).review)
         .filter(([k]) => k.startsWith('c:')).map(([, v]) => v.value.text)""", record)
     assert text == "the source says 2.3, not 3.2"
     page.reload()  # posted: no box comes back

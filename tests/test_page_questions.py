@@ -17,9 +17,10 @@ import pytest
 
 from mercury_static.bundle.record_index import read_columns
 from conftest import CHROMIUM_ARGS, chromium_path
+from pagedriver import READY, current_id, export_file, open_page, query, wait, wait_current, wait_left, wait_open
 from page_settings import faithbench_like
 from schema_lite import errors
-from test_page import READY, STORED, block_model, export_file, open_page, state, stored_records
+from test_page import STORED, block_model, stored_records
 from test_page_safety import browser_pid
 
 pytestmark = pytest.mark.browser
@@ -49,16 +50,16 @@ def settings_url(settings_bundle, serve_dir):
 
 
 def responses(page, rid: str) -> dict:
-    return page.evaluate("""(rid) => { const e = mercuryStatic.store.state.work.records[rid];
+    return query(page, """(rid) => { const e = pd.entry(rid);
         const out = {}; for (const [q, r] of Object.entries(e?.responses || {})) if (r.value !== null) out[q] = r.value;
         return out; }""", rid)
 
 
 def wait_saved_response(page, rid: str, question: str, value):
-    page.wait_for_function("""([rid, q, v]) => { const e = mercuryStatic.store.state.work.records[rid];
+    wait(page, """([rid, q, v]) => { const e = pd.entry(rid);
         return e && e.responses && JSON.stringify(e.responses[q]?.value) === JSON.stringify(v)
-          && document.querySelector('#save-state').dataset.state === 'saved'; }""", arg=[rid, question, value],
-                           timeout=30_000)
+          && document.querySelector('#save-state').dataset.state === 'saved'; }""", [rid, question, value],
+               timeout=30_000)
 
 
 def focused_question(page) -> str | None:
@@ -123,11 +124,11 @@ def test_every_question_by_keyboard_survives_a_reload_and_is_exported(page, sett
     page.keyboard.press("0")
     assert "verdict" not in responses(page, "0")
     page.keyboard.press("Control+z")
-    page.wait_for_function("() => mercuryStatic.store.state.work.records['0'].responses.verdict.value === 'hallucinated'")
+    wait(page, "() => pd.entry('0').responses.verdict.value === 'hallucinated'")
     # the export (version 2 on): the answers and the suggestions shown (none accepted)
     page.keyboard.press("Escape")
     page.keyboard.press("s")
-    page.wait_for_function("() => mercuryStatic.store.state.current.id !== '0'")
+    wait_left(page, '0')
     data = export_file(page, tmp_path)
     assert data["version"] == 3
     [rec] = [r for r in data["records"] if r["record_id"] == "0"]
@@ -142,17 +143,17 @@ def test_submit_is_refused_while_a_required_question_is_unanswered(page, setting
     msg = page.locator("#message")
     msg.wait_for()
     assert "“Verdict” is required" in msg.inner_text() and "Quality" in msg.inner_text()
-    assert state(page, "s.current.id") == "2" and state(page, "s.work.records['2']?.status ?? null") is None
+    assert current_id(page) == "2" and query(page, "() => pd.entry('2')?.status ?? null") is None
     assert focused_question(page) == "verdict"  # the control of the question it names has the focus
     page.keyboard.press("1")
     page.keyboard.press("s")
     page.wait_for_function("() => document.querySelector('#message')?.textContent.includes('“Quality” is required')")
-    assert state(page, "s.current.id") == "2"
+    assert current_id(page) == "2"
     page.locator('#questions [data-question="quality"] input[data-value="5"]').check()  # the mouse works too
     page.keyboard.press("Escape")
     page.keyboard.press("s")
-    page.wait_for_function("() => mercuryStatic.store.state.current.id !== '2'")
-    assert state(page, "s.work.records['2'].status") == "submitted"
+    wait_left(page, '2')
+    assert query(page, "() => pd.entry('2').status") == "submitted"
     assert responses(page, "2") == {"verdict": "consistent", "quality": 5}
 
 
@@ -170,12 +171,12 @@ def test_clearing_a_required_answer_of_a_submitted_record_takes_it_back_to_in_pr
     page.locator('#questions [data-question="quality"] input[data-value="3"]').check()
     page.keyboard.press("Escape")
     page.keyboard.press("s")
-    page.wait_for_function("() => mercuryStatic.store.state.work.records['4']?.status === 'submitted'")
+    wait(page, "() => pd.entry('4')?.status === 'submitted'")
     page.evaluate("() => { location.hash = 'record=4'; }")
-    page.wait_for_function("() => mercuryStatic.store.state.current.id === '4'")
+    wait_current(page, '4')
     page.locator('#questions [data-question="verdict"] input[data-value="consistent"]').focus()
     page.keyboard.press("0")  # clears the verdict
-    page.wait_for_function("() => mercuryStatic.store.state.work.records['4'].status === 'in_progress'")
+    wait(page, "() => pd.entry('4').status === 'in_progress'")
     assert "“Verdict” is required" in page.locator("#message").inner_text()
     data = export_file(page, tmp_path)
     [rec] = [r for r in data["records"] if r["record_id"] == "4"]
@@ -205,7 +206,7 @@ def test_a_blank_text_answer_is_no_answer_and_the_record_still_merges(page, sett
     assert area.input_value() == "\n "  # what is being typed stays in the box
     page.keyboard.press("Escape")
     page.keyboard.press("s")
-    page.wait_for_function("() => mercuryStatic.store.state.work.records['5']?.status === 'submitted'")
+    wait(page, "() => pd.entry('5')?.status === 'submitted'")
     data = export_file(page, tmp_path)
     [rec] = [r for r in data["records"] if r["record_id"] == "5"]
     assert rec["responses"] == {"verdict": "hallucinated", "quality": 2}
@@ -224,19 +225,19 @@ def test_a_suggestion_shows_agent_and_score_and_one_key_accepts_it(page, setting
     page.keyboard.press("a")  # outside the form: the first suggestion not yet accepted
     wait_saved_response(page, "1", "verdict", "hallucinated")
     assert box.get_attribute("data-accepted") == "true"
-    assert state(page, "s.work.records['1'].accepted.verdict.agent") == "HHEM-2.1"
+    assert query(page, "() => pd.entry('1').accepted.verdict.agent") == "HHEM-2.1"
     # the span suggestion has agent and score in the suggestions card, and Accept copies it
     card = page.locator("#suggestions")
     assert "prior-detector" in card.inner_text() and "score 0.70" in card.inner_text()
     page.locator("#pane-summary").focus()
     page.keyboard.press("a")  # every record-level suggestion is accepted: a takes the span suggestion
-    page.wait_for_function("() => mercuryStatic.store.state.work.records['1'].accepted?.spans?.agent === 'prior-detector'")
+    wait(page, "() => pd.entry('1').accepted?.spans?.agent === 'prior-detector'")
     assert card.locator('[data-action="accept"]').first.inner_text() == "Accepted"
     page.keyboard.press("a")  # nothing left to accept: no second copy
-    assert len(page.evaluate("() => Object.keys(mercuryStatic.store.state.work.records['1'].annotations)")) == 1
+    assert len(query(page, "() => Object.keys(pd.entry('1').annotations)")) == 1
     # changing the answer by hand takes the acceptance back
     page.locator('#questions [data-question="verdict"] input[data-value="consistent"]').check()
-    page.wait_for_function("() => mercuryStatic.store.state.work.records['1'].accepted.verdict.agent === null")
+    wait(page, "() => pd.entry('1').accepted.verdict.agent === null")
     page.keyboard.press("a")  # inside the question (its radio has the focus): its suggestion
     wait_saved_response(page, "1", "verdict", "hallucinated")
     data = export_file(page, tmp_path)
@@ -258,11 +259,11 @@ def test_the_accepted_option_chosen_again_by_keyboard_stays_accepted(page, setti
     page.keyboard.press("q")  # verdict
     page.keyboard.press("a")
     wait_saved_response(page, "3", "verdict", "hallucinated")
-    assert state(page, "s.work.records['3'].accepted.verdict.agent") == "HHEM-2.1"
+    assert query(page, "() => pd.entry('3').accepted.verdict.agent") == "HHEM-2.1"
     page.keyboard.press("2")  # Hallucinated, again
     page.keyboard.press("1")  # and a real change by hand takes it back
     wait_saved_response(page, "3", "verdict", "consistent")
-    assert state(page, "s.work.records['3'].accepted.verdict.agent") is None
+    assert query(page, "() => pd.entry('3').accepted.verdict.agent") is None
     page.keyboard.press("a")
     page.keyboard.press("2")
     wait_saved_response(page, "3", "verdict", "hallucinated")
@@ -279,7 +280,7 @@ def test_blind_mode_puts_no_suggestion_in_the_dom(context, blind_bundle, serve_d
     html = page.content()
     for needle in ("HHEM", "hhem", "0.41", "prior-detector", "judge-", "Suggested", "score 0."):
         assert needle not in html, needle
-    assert state(page, "s.current.record.suggestions.length + s.current.record.prior_annotations.length") == 0
+    assert query(page, "() => pd.record().suggestions.length + pd.record().prior_annotations.length") == 0
     assert "null" not in page.locator("#questions").inner_text()  # no stray text where no preview is
     assert page.locator('#questions [data-question="comment"] .q-preview').count() == 0
     page.keyboard.press("a")  # nothing to accept
@@ -308,11 +309,11 @@ def test_a_blind_annotator_who_types_her_name_differently_is_still_blind(context
     page.keyboard.press("Enter")
     page.wait_for_selector(READY)
     page.wait_for_function("() => document.querySelector('#questions').dataset.loaded === 'true'")
-    assert state(page, "s.annotator") == "Alice"  # normalised (names.js): the name merge and the queues use
+    assert query(page, "() => pd.annotator()") == "Alice"  # normalised (names.js): the name merge and the queues use
     html = page.content()
     for needle in ("HHEM", "prior-detector", "score 0."):
         assert needle not in html, needle
-    assert state(page, "s.current.record.suggestions.length + s.current.record.prior_annotations.length") == 0
+    assert query(page, "() => pd.record().suggestions.length + pd.record().prior_annotations.length") == 0
 
 
 def test_extra_fields_show_dataset_text_as_text(page, settings_url):
@@ -394,7 +395,7 @@ def test_metadata_filters_and_sort_combine_with_the_text_filter_and_hidden_metad
     # combined with the text filter (status words): answer one question of one of them → in progress
     target = in_range[-1]
     page.evaluate("(id) => { location.hash = 'record=' + id; }", target)
-    page.wait_for_function("(id) => mercuryStatic.store.state.current.record?.id === id", arg=target)
+    wait_open(page, target)
     page.keyboard.press("Escape")  # leaves the range field
     page.keyboard.press("q")
     page.keyboard.press("1")
@@ -435,7 +436,7 @@ def test_a_name_with_no_queue_is_told_so(context, settings_url):
     block_model(page3)
     page3.goto(settings_url + "?annotator=%20alice%E2%80%8B")
     page3.wait_for_function("() => document.querySelector('#progress-text')?.textContent.includes('of your queue')")
-    assert page3.evaluate("mercuryStatic.store.state.annotator") == "alice"
+    assert query(page3, "() => pd.annotator()") == "alice"
 
 
 def test_the_annotators_queue_leads_and_other_records_stay_reachable(page, settings_url, settings_bundle):
@@ -447,7 +448,7 @@ def test_the_annotators_queue_leads_and_other_records_stay_reachable(page, setti
     block_model(page)
     page.goto(settings_url + "?annotator=alice")
     page.wait_for_selector(READY)
-    page.wait_for_function("(id) => mercuryStatic.store.state.current.record?.id === id", arg=mine[0])
+    wait_open(page, mine[0])
     page.keyboard.press("Escape")
     progress = page.locator("#progress-text")
     assert progress.inner_text() == f"0 / {len(mine)} of your queue"
@@ -461,23 +462,23 @@ def test_the_annotators_queue_leads_and_other_records_stay_reachable(page, setti
     page.wait_for_function("(n) => document.querySelectorAll('#record-list li[data-record]').length === n", arg=len(ids))
     page.keyboard.press("Escape")
     page.keyboard.press("d")  # discard: the next one of her queue, not of the bundle
-    page.wait_for_function("(id) => mercuryStatic.store.state.current.id === id", arg=mine[1])
+    wait_current(page, mine[1])
     page.wait_for_function("(t) => document.querySelector('#progress-text').textContent === t",
                            arg=f"1 / {len(mine)} of your queue")
     # a record outside her queue is reachable; "to do" from it goes back to her queue
     page.evaluate("(id) => { location.hash = 'record=' + id; }", others[0])
-    page.wait_for_function("(id) => mercuryStatic.store.state.current.record?.id === id", arg=others[0])
+    wait_open(page, others[0])
     page.keyboard.press("t")
-    page.wait_for_function("(id) => mercuryStatic.store.state.current.id === id", arg=mine[1])
+    wait_current(page, mine[1])
     for rid in mine[1:]:
-        page.wait_for_function("(id) => mercuryStatic.store.state.current.record?.id === id", arg=rid)
+        wait_open(page, rid)
         page.keyboard.press("d")
     done = page.locator("#all-done")
     done.wait_for()
     assert f"All {len(mine)} records of your queue done" in done.inner_text()
     assert progress.inner_text() == f"{len(mine)} / {len(mine)} of your queue"
     # the records outside it are still to do, and still open
-    assert all(state(page, f"s.work.records[{json.dumps(r)}]?.status ?? null") is None for r in others)
+    assert all(query(page, "(id) => pd.entry(id)?.status ?? null", r) is None for r in others)
 
 
 def test_similar_records_are_the_top_10_by_cosine_of_the_built_record_vectors(page, build_bundle, tmp_path_factory,
@@ -514,7 +515,7 @@ def test_similar_records_are_the_top_10_by_cosine_of_the_built_record_vectors(pa
     # a click opens the record
     target = page.locator("#similar-list li").first.get_attribute("data-record")
     page.locator("#similar-list li button").first.click()
-    page.wait_for_function("(id) => mercuryStatic.store.state.current.id === id", arg=target)
+    wait_current(page, target)
 
 
 def test_end_to_end_filter_answer_by_keyboard_accept_export_merge_agreement(browser, settings_url, settings_bundle,
@@ -536,10 +537,10 @@ def test_end_to_end_filter_answer_by_keyboard_accept_export_merge_agreement(brow
         page.locator('#meta-filters [data-meta="summarizer"] input[data-value="model-a"]').check()
         page.wait_for_function("() => !document.querySelector('#record-list li[data-record=\"0\"]')")
         page.locator('#record-list li[data-record="1"] button').click()
-        page.wait_for_function("() => mercuryStatic.store.state.current.record?.id === '1'")
+        wait(page, "() => pd.record()?.id === '1'")
         page.keyboard.press("Escape")  # out of the list
         for rid, quality in (("1", "4" if who == "alice" else "2"), ("3", "3")):
-            page.wait_for_function("(id) => mercuryStatic.store.state.current.record?.id === id", arg=rid)
+            wait_open(page, rid)
             for key in (verdict_keys if rid == "1" else ["q", "2"]):
                 page.keyboard.press(key)
             page.keyboard.press("q")  # topics
@@ -553,7 +554,7 @@ def test_end_to_end_filter_answer_by_keyboard_accept_export_merge_agreement(brow
             page.keyboard.press("Escape")
             wait_saved_response(page, rid, "comment", f"{who} on {rid}")
             page.keyboard.press("s")
-            page.wait_for_function("(id) => mercuryStatic.store.state.current.id !== id", arg=rid)
+            wait_left(page, rid)
             if rid == "1":
                 page.evaluate("() => { location.hash = 'record=3'; }")
         path = tmp_path / f"{who}.json"
@@ -665,7 +666,7 @@ def test_faithbench_with_its_settings_file_end_to_end(browser, build_bundle, ser
     page.wait_for_function("(n) => document.querySelectorAll('#record-list li[data-record]').length === n",
                            arg=len(picked))
     page.locator(f'#record-list li[data-record="{picked[-1]}"] button').click()
-    page.wait_for_function("(id) => mercuryStatic.store.state.current.record?.id === id", arg=picked[-1])
+    wait_open(page, picked[-1])
     page.keyboard.press("Escape")
     suggestion = page.locator('#questions [data-question="verdict"] .q-suggestion')
     assert "HHEM-2.1" in suggestion.inner_text()
@@ -677,7 +678,7 @@ def test_faithbench_with_its_settings_file_end_to_end(browser, build_bundle, ser
     page.keyboard.press("Escape")
     wait_saved_response(page, picked[-1], "comment", "checked against the source")
     page.keyboard.press("s")
-    page.wait_for_function("(id) => mercuryStatic.store.state.current.id !== id", arg=picked[-1])
+    wait_left(page, picked[-1])
     path = tmp_path / "alice.json"
     path.write_text(json.dumps(export_file(page, tmp_path / "dl")), encoding="utf-8")
     ctx.close()
@@ -704,11 +705,11 @@ def test_a_bundle_without_settings_looks_as_before_and_loads_none_of_their_modul
     assert "question" not in page.locator("#help-keys").inner_text()
     page.keyboard.press("q")  # no form: q and a do nothing
     page.keyboard.press("a")
-    assert state(page, "s.work.records['harbor-lighthouse'] ?? null") is None
+    assert query(page, "() => pd.entry('harbor-lighthouse') ?? null") is None
     loaded = {u.rsplit("/", 1)[-1] for u in requested if "/app/" in u}
     assert not loaded & {"questions.js", "fields.js", "filters.js", "queue.js", "similar.js"}, loaded
     page.keyboard.press("s")
-    page.wait_for_function("() => mercuryStatic.store.state.current.id !== 'harbor-lighthouse'")
+    wait_left(page, 'harbor-lighthouse')
     [rec] = export_file(page, tmp_path)["records"]
     assert rec["responses"] == {} and rec["suggestions"] == {"shown": True, "accepted": {}}
 
@@ -722,12 +723,12 @@ def test_q_on_a_new_record_starts_at_the_first_question(page, settings_url):
         page.keyboard.press("q")
     assert focused_question(page) == "quality"
     page.keyboard.press("n")
-    page.wait_for_function("() => mercuryStatic.store.state.current.id === '2'")
+    wait_current(page, '2')
     page.keyboard.press("q")
     assert focused_question(page) == "verdict"
     page.keyboard.press("Escape")
     page.keyboard.press("p")
-    page.wait_for_function("() => mercuryStatic.store.state.current.id === '1'")
+    wait_current(page, '1')
     page.keyboard.press("Shift+Q")  # back from the start: the last question
     assert focused_question(page) == "comment"
 
@@ -773,7 +774,7 @@ def test_ratings_0_to_10_and_options_past_9_have_keys(page, wide_url):
     page.keyboard.press("0")
     assert responses(page, "0").get("score") == 10
     page.keyboard.press("1")  # 1 or the start of 10: taken after a pause
-    page.wait_for_function("() => mercuryStatic.store.state.work.records['0'].responses.score.value === 1")
+    wait(page, "() => pd.entry('0').responses.score.value === 1")
     page.keyboard.press("Backspace")
     assert "score" not in responses(page, "0")
     page.keyboard.press("q")
@@ -803,13 +804,13 @@ def test_ratings_0_to_10_and_options_past_9_have_keys(page, wide_url):
     page.keyboard.press("1")
     page.keyboard.press("2")
     page.keyboard.press("Enter")
-    [a] = page.evaluate("() => Object.values(mercuryStatic.store.state.work.records['0'].annotations)")
+    [a] = query(page, "() => Object.values(pd.entry('0').annotations)")
     assert sorted(a["label"]) == ["L11", "L2"]
     for _ in range(5):  # to the ranking, after a saved span: Shift+↓ there starts no draft
         page.keyboard.press("Shift+Q")
         if focused_question(page) == "steps":
             break
     page.keyboard.press("Shift+ArrowDown")
-    assert page.evaluate("() => mercuryStatic.store.state.draft.summary") is None
+    assert query(page, "() => pd.draft().summary") is None
     page.keyboard.press("?")  # and the help says so
     assert "two digits" in page.locator("#help-keys").inner_text()

@@ -13,6 +13,7 @@ from urllib.parse import quote, unquote
 
 import pytest
 from conftest import CHROMIUM_ARGS, chromium_path
+from pagedriver import query, wait
 from test_page import STORED, block_model
 from test_page_safety import browser_pid
 
@@ -99,8 +100,8 @@ def current(page) -> str:
 
 
 def entry(page, record: str) -> dict:
-    return page.evaluate("""(id) => JSON.parse(JSON.stringify(mercuryStatic.store.state.work.records[id] || null))""",
-                         record)
+    return query(page, """(id) => JSON.parse(JSON.stringify(pd.entry(id) || null))""",
+                       record)
 
 
 def review_item(page, record: str, key: str):
@@ -121,16 +122,16 @@ def download(page, tmp_path: Path, key: str = "E") -> dict:
 
 def press(page, key: str, until: str, arg=None):
     page.keyboard.press(key)
-    page.wait_for_function(until, arg=arg)
+    wait(page, until, arg)
 
 
 def focus_key(page, key: str):
     """ArrowDown until annotation `key` is the selected one (keyboard only)."""
     for _ in range(6):
-        if page.evaluate("() => mercuryStatic.store.state.review.focus") == key:
+        if query(page, "() => pd.review().focus") == key:
             return
         page.keyboard.press("ArrowDown")
-    assert page.evaluate("() => mercuryStatic.store.state.review.focus") == key
+    assert query(page, "() => pd.review().focus") == key
 
 
 def test_a_reviewer_adjudicates_ten_records_keyboard_only_and_the_gold_holds_exactly_that(page, team, review_server,
@@ -164,41 +165,41 @@ def test_a_reviewer_adjudicates_ten_records_keyboard_only_and_the_gold_holds_exa
         text = summaries[rid]
         w = words(text)
         focus_key(page, "alice:a1")
-        press(page, "a", "(id) => mercuryStatic.store.state.work.records[id]?.review?.['d:alice:a1']?.value?.action === 'accept'", rid)
+        press(page, "a", "(id) => pd.entry(id)?.review?.['d:alice:a1']?.value?.action === 'accept'", rid)
         focus_key(page, "bob:b1")
         page.keyboard.press("e")
         page.wait_for_selector("#rv-ed-summary-start:focus")
         page.keyboard.press("Tab")  # to the end of the summary span: one word more
         page.keyboard.press("Control+a")
         page.keyboard.type(str(w[5][1]))
-        press(page, "Enter", "(id) => mercuryStatic.store.state.work.records[id]?.review?.['d:bob:b1']?.value?.action === 'edit'", rid)
+        press(page, "Enter", "(id) => pd.entry(id)?.review?.['d:bob:b1']?.value?.action === 'edit'", rid)
         focus_key(page, "carol:c1")
-        press(page, "r", "(id) => mercuryStatic.store.state.work.records[id]?.review?.['d:carol:c1']?.value?.action === 'reject'", rid)
+        press(page, "r", "(id) => pd.entry(id)?.review?.['d:carol:c1']?.value?.action === 'reject'", rid)
         if n == 1:  # the reviewer's own answer: 0, then the options by keyboard
             page.keyboard.press("0")
             page.wait_for_selector("[data-own=verdict]:focus")
             page.keyboard.press("ArrowDown")
-            press(page, "Enter", "(id) => mercuryStatic.store.state.work.records[id]?.review?.['q:verdict']?.value?.value", rid)
+            press(page, "Enter", "(id) => pd.entry(id)?.review?.['q:verdict']?.value?.value", rid)
         else:
-            press(page, "1", "(id) => mercuryStatic.store.state.work.records[id]?.review?.['q:verdict']?.value?.from === 'alice'", rid)
+            press(page, "1", "(id) => pd.entry(id)?.review?.['q:verdict']?.value?.from === 'alice'", rid)
         page.keyboard.press("c")  # on the selected annotation (carol's)
         page.wait_for_selector("#rv-comment:focus")
         page.keyboard.type(f"too vague {n}")
-        press(page, "Enter", "(id) => Object.keys(mercuryStatic.store.state.work.records[id]?.review || {}).some((k) => k.startsWith('c:'))", rid)
+        press(page, "Enter", "(id) => Object.keys(pd.entry(id)?.review || {}).some((k) => k.startsWith('c:'))", rid)
         if n == 0:
             page.keyboard.press("Shift+C")
             page.wait_for_selector("#rv-comment:focus")
             page.keyboard.type("hard one")
-            press(page, "Enter", "(id) => Object.keys(mercuryStatic.store.state.work.records[id].review).filter((k) => k.startsWith('c:')).length === 2", rid)
+            press(page, "Enter", "(id) => Object.keys(pd.entry(id).review).filter((k) => k.startsWith('c:')).length === 2", rid)
         press(page, "s", "(id) => document.body.dataset.record !== id", rid)
         decided.append((rid, span(text, w[3][0], w[5][1])))
     page.wait_for_function(SAVED)
     assert page.inner_text("#progress-text") == f"10 / {header['counts']['records']} adjudicated"
     # the filter "not adjudicated": the other records only
     page.click("#rv-filter-unreviewed")
-    page.wait_for_function("(n) => mercuryStatic.store.state.review.order?.length === n", arg=header["counts"]["records"] - 10)
+    wait(page, "(n) => pd.review().order?.length === n", header["counts"]["records"] - 10)
     # Mercury's view: alice's annotations across the records
-    press(page, "ArrowDown", "() => mercuryStatic.store.state.review.focus")
+    press(page, "ArrowDown", "() => pd.review().focus")
     page.keyboard.press("v")
     page.wait_for_function(f"() => document.querySelectorAll('#rv-by-annotator tbody tr').length === {RECORDS}")
     page.keyboard.press("Escape")
@@ -299,15 +300,15 @@ def test_the_reviewers_own_annotation_by_keyboard_and_its_delete(page, review_se
     page.keyboard.type("0")
     page.keyboard.press("Tab")
     page.keyboard.type("3")
-    assert page.inner_text("#rv-ed-summary-text") == f"“{page.evaluate('() => mercuryStatic.store.state.review.texts.summary.slice(0, 3)')}”"
+    assert page.inner_text("#rv-ed-summary-text") == f"“{query(page, '() => pd.review().texts.summary.slice(0, 3)')}”"
     for _ in range(3):  # past the source span (none): the first label
         page.keyboard.press("Tab")
     page.keyboard.press("Space")
     page.keyboard.press("Enter")
-    page.wait_for_function("(id) => Object.keys(mercuryStatic.store.state.work.records[id]?.annotations || {}).length", arg=rid)
+    wait(page, "(id) => Object.keys(pd.entry(id)?.annotations || {}).length", rid)
     [added] = download(page, tmp_path)["records"][0]["added"]
     assert (added["summary"]["start"], added["summary"]["end"], added["label"]) == (0, 3, ["Questionable"])
-    assert page.evaluate("() => mercuryStatic.store.state.review.focus") == added["id"]
+    assert query(page, "() => pd.review().focus") == added["id"]
     assert page.locator("#rv-summary .rv-l8").count() == 1  # drawn as gold
     page.keyboard.press("r")  # delete it
     page.wait_for_function("() => !document.querySelector('#rv-summary .rv-l8')")
@@ -317,17 +318,17 @@ def test_the_reviewers_own_annotation_by_keyboard_and_its_delete(page, review_se
 
 def test_filters_by_annotator_pair_question_and_metadata(page, review_server, team):
     open_review(page, review_server)
-    order = "() => mercuryStatic.store.state.review.order"
+    order = "() => pd.review().order"
     page.select_option("#rv-filter-annotator", "bob")
-    page.wait_for_function(f"() => ({order})()?.length === {RECORDS}")  # the records bob worked on
+    wait(page, f"() => ({order})()?.length === {RECORDS}")  # the records bob worked on
     page.select_option("#rv-filter-pair", "alice\ncarol")
-    page.wait_for_function(f"() => ({order})()?.length === {RECORDS}")
+    wait(page, f"() => ({order})()?.length === {RECORDS}")
     page.select_option("#rv-filter-question", "verdict")  # alice and carol said hallucinated, bob consistent
-    page.wait_for_function(f"() => ({order})()?.length === {RECORDS}")
+    wait(page, f"() => ({order})()?.length === {RECORDS}")
     page.fill("#rv-filter-text", "transport")  # a metadata value (topic) of two records, one of them annotated
     page.keyboard.press("Enter")
-    page.wait_for_function(f"() => ({order})()?.length === 1")
-    rows = page.evaluate(f"() => ({order})().map((p) => mercuryStatic.store.state.review.data.rows[p].id)")
+    wait(page, f"() => ({order})()?.length === 1")
+    rows = query(page, f"() => ({order})().map((p) => pd.review().data.rows[p].id)")
     assert rows == ["bridge-closure"] and "bridge-closure" in team[2]
     assert page.locator("#rv-list li[data-record]").count() == 1
     page.keyboard.press("n")  # the walk follows the filter
@@ -337,7 +338,7 @@ def test_filters_by_annotator_pair_question_and_metadata(page, review_server, te
     page.select_option("#rv-filter-annotator", "")
     page.select_option("#rv-filter-pair", "")
     page.select_option("#rv-filter-question", "")
-    page.wait_for_function(f"() => ({order})() === null")
+    wait(page, f"() => ({order})() === null")
 
 
 # --------------------------------------------------------------------------- saved like annotation work
@@ -346,7 +347,7 @@ def decide_first(page) -> str:
     """Accept alice's annotation on the open record (keyboard); returns the record id once it is saved."""
     rid = current(page)
     focus_key(page, "alice:a1")
-    press(page, "a", "(id) => mercuryStatic.store.state.work.records[id]?.review?.['d:alice:a1']", rid)
+    press(page, "a", "(id) => pd.entry(id)?.review?.['d:alice:a1']", rid)
     page.wait_for_function(SAVED)
     return rid
 
@@ -432,13 +433,13 @@ def test_two_tabs_keep_each_others_decisions(context, review_server, tmp_path):
     rid = current(a)
     open_review(b, review_server, record=rid)
     focus_key(a, "alice:a1")
-    press(a, "a", "(id) => mercuryStatic.store.state.work.records[id]?.review?.['d:alice:a1']", rid)
+    press(a, "a", "(id) => pd.entry(id)?.review?.['d:alice:a1']", rid)
     b.bring_to_front()
     focus_key(b, "carol:c1")
-    press(b, "r", "(id) => mercuryStatic.store.state.work.records[id]?.review?.['d:carol:c1']", rid)
+    press(b, "r", "(id) => pd.entry(id)?.review?.['d:carol:c1']", rid)
     for p in (a, b):  # each tab has the other's decision, live
-        p.wait_for_function("""(id) => { const r = mercuryStatic.store.state.work.records[id]?.review || {};
-            return r['d:alice:a1']?.value?.action === 'accept' && r['d:carol:c1']?.value?.action === 'reject'; }""", arg=rid)
+        wait(p, """(id) => { const r = pd.entry(id)?.review || {};
+            return r['d:alice:a1']?.value?.action === 'accept' && r['d:carol:c1']?.value?.action === 'reject'; }""", rid)
         p.wait_for_function(SAVED)
     a.bring_to_front()
     [r] = download(a, tmp_path)["records"]
@@ -485,16 +486,16 @@ def test_a_real_faithbench_batch_reviewed_in_the_page(build_bundle, serve_dir, p
     decided = {}
     for _ in range(3):
         rid = current(page)
-        rec = page.evaluate("() => mercuryStatic.store.state.review.rec")
+        rec = query(page, "() => pd.review().rec")
         lanes = {header["annotators"].index(a["annotator"]) for a in rec["annotations"]}
         for lane in lanes:  # every annotator with spans has their lane on the summary
             assert page.locator(f"#rv-summary .rv-l{lane}").count() >= 1
         for _ in rec["annotations"]:
             page.keyboard.press("ArrowDown")
-            key = page.evaluate("() => mercuryStatic.store.state.review.focus")
+            key = query(page, "() => pd.review().focus")
             who = page.get_attribute(f'#rv-items li[data-key="{key}"]', "data-key").split(":")[0]
             action = "accept" if who == keep else "reject"
-            press(page, action[0], "([id, k, a]) => mercuryStatic.store.state.work.records[id]?.review?.['d:' + k]?.value?.action === a",
+            press(page, action[0], "([id, k, a]) => pd.entry(id)?.review?.['d:' + k]?.value?.action === a",
                   [rid, key, action])
         decided[rid] = sorted(a["key"] for a in rec["annotations"] if a["annotator"] == keep)
         press(page, "s", "(id) => document.body.dataset.record !== id", rid)

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from conftest import CHROMIUM_ARGS, chromium_path
 from mercury_static.bundle.contents import load_bundle
-from test_page import (READY, STORED, annotate, block_model, export_file, open_page, own_annotations, select,
-                       state, stored_records)
+from pagedriver import READY, annotate, current_draft, current_id, export_file, open_page, own_annotations, query, select, wait, wait_current, wait_left, wait_model, wait_open
+from test_page import STORED, block_model, stored_records
 
 pytestmark = pytest.mark.browser
 
@@ -29,8 +29,8 @@ def wait_saved(page):
 
 
 def record_status(page, rid: str):
-    return page.evaluate("(rid) => { const r = mercuryStatic.store.state.work.records;"
-                         " return Object.prototype.hasOwnProperty.call(r, rid) ? r[rid].status : null; }", rid)
+    return query(page, "(rid) => { const r = pd.entries();"
+                       " return Object.prototype.hasOwnProperty.call(r, rid) ? r[rid].status : null; }", rid)
 
 
 # ------------------------------------------------------------------------------ drafts are work
@@ -41,37 +41,37 @@ def test_s_with_a_finished_draft_saves_it_first_and_an_unfinished_one_stops(page
     select(page, "summary", "3.2 million euros")
     page.keyboard.press("3")
     page.keyboard.press("s")  # the issue: this recorded "consistent" with 0 annotations
-    page.wait_for_function("() => mercuryStatic.store.state.current.id !== 'harbor-lighthouse'")
+    wait_left(page, 'harbor-lighthouse')
     [a] = own_annotations(page, "harbor-lighthouse")
     assert a["summary"]["text"] == "3.2 million euros"
     assert record_status(page, "harbor-lighthouse") == "submitted"
 
     # unfinished (a span and a note, no label): s stops with the inline choice; nothing is recorded
-    rid = state(page, "s.current.id")
-    select(page, "summary", state(page, "s.current.record.summary.text").split(" ")[0])
+    rid = current_id(page)
+    select(page, "summary", query(page, "() => pd.record().summary.text").split(" ")[0])
     page.fill("#draft-note", "check this")
     page.keyboard.press("Escape")  # leaves the note
     page.keyboard.press("s")
     choice = page.locator("#draft-choice")
     choice.wait_for()
-    assert record_status(page, rid) is None and state(page, "s.current.id") == rid
+    assert record_status(page, rid) is None and current_id(page) == rid
     assert page.evaluate("() => document.activeElement.dataset.choice") == "stay"  # focused, Enter = stay
     page.keyboard.press("Enter")
-    assert not choice.is_visible() and state(page, "s.draft.note") == "check this"
+    assert not choice.is_visible() and query(page, "() => pd.draft().note") == "check this"
     for key in ("d", "n", "p"):
         page.keyboard.press(key)
         choice.wait_for()
         page.keyboard.press("Escape")  # Esc = stay
-        assert state(page, "s.current.id") == rid and record_status(page, rid) is None
+        assert current_id(page) == rid and record_status(page, rid) is None
     # a click in the record list stops the same way
     page.locator('#record-list li[data-record="council-vote"] button').click()
     choice.wait_for()
-    assert state(page, "s.current.id") == rid
+    assert current_id(page) == rid
     page.locator('#draft-choice [data-choice="stay"]').click()
     # throwing it away is the explicit way to submit without it
     page.keyboard.press("s")
     page.locator('#draft-choice [data-choice="discard"]').click()
-    page.wait_for_function("(rid) => mercuryStatic.store.state.current.id !== rid", arg=rid)
+    wait_left(page, rid)
     assert record_status(page, rid) == "submitted" and own_annotations(page, rid) == []
 
 
@@ -84,29 +84,29 @@ def test_draft_survives_reload_and_leaving_the_record(page, bundle_server):
     wait_saved(page)
     page.reload()
     page.wait_for_selector(READY)
-    draft = state(page, "s.draft")
+    draft = current_draft(page)
     assert (tuple(draft["summary"]), tuple(draft["source"]), draft["note"]) == (s, src, "half done")
     assert page.locator("#draft-note").input_value() == "half done"
-    page.wait_for_function("() => mercuryStatic.store.state.assist.side === 'source'")  # its assistance too
+    wait(page, "() => pd.assist().side === 'source'")  # its assistance too
     # a deep link to another record stops the same way; "stay" keeps the address on this record
     page.evaluate("() => { location.hash = '#record=council-vote'; }")
     page.locator('#draft-choice [data-choice="stay"]').click()
-    assert state(page, "s.current.id") == "harbor-lighthouse"
+    assert current_id(page) == "harbor-lighthouse"
     assert page.evaluate("() => location.hash") == "#record=harbor-lighthouse"
     assert "3.2 million euros" in page.locator('#draft [data-span="summary"]').inner_text()
     # n with it: the choice; "keep it for later" moves on, and coming back restores it
     page.keyboard.press("n")
     page.locator('#draft-choice [data-choice="keep"]').click()
-    page.wait_for_function("() => mercuryStatic.store.state.current.id !== 'harbor-lighthouse'")
-    assert state(page, "s.draft.note") == ""
+    wait_left(page, 'harbor-lighthouse')
+    assert query(page, "() => pd.draft().note") == ""
     page.keyboard.press("p")
-    page.wait_for_function("() => mercuryStatic.store.state.current.record?.id === 'harbor-lighthouse'")
-    draft = state(page, "s.draft")
+    wait(page, "() => pd.record()?.id === 'harbor-lighthouse'")
+    draft = current_draft(page)
     assert (tuple(draft["summary"]), tuple(draft["source"]), draft["note"]) == (s, src, "half done")
     # a label finishes it: then leaving saves it as an annotation
     page.keyboard.press("3")
     page.keyboard.press("n")
-    page.wait_for_function("() => mercuryStatic.store.state.current.id !== 'harbor-lighthouse'")
+    wait_left(page, 'harbor-lighthouse')
     [a] = own_annotations(page, "harbor-lighthouse")
     assert (a["summary"]["text"], a["source"]["text"], a["note"]) == ("3.2 million euros", "2.3 million euros", "half done")
 
@@ -146,14 +146,14 @@ def test_a_utf16_draft_of_the_earlier_page_is_restored_after_an_emoji(page, bund
     page.evaluate(PUT_DRAFT, [key, "space-exhibit", old])
     page.reload()
     page.wait_for_selector(READY)
-    page.wait_for_function("() => mercuryStatic.store.state.draft.note === 'from the old page'")
-    draft = state(page, "s.draft")
+    wait(page, "() => pd.draft().note === 'from the old page'")
+    draft = current_draft(page)
     assert (draft["summary"], draft["source"]) == (span_s, span_e)
     assert quote_s in page.locator('#draft [data-span="summary"]').inner_text()
     page.wait_for_function("() => CSS.highlights.get('ms-draft')?.size === 2")  # drawn on the same words
     assert sorted(page.evaluate("() => [...CSS.highlights.get('ms-draft')].map((r) => r.toString())")) == \
         sorted([quote_s, quote_e])
-    page.wait_for_function("() => mercuryStatic.store.state.assist.side === 'source'")  # its assistance too
+    wait(page, "() => pd.assist().side === 'source'")  # its assistance too
     # the next change stores it in code points, and a reload restores that as it is
     page.fill("#draft-note", "checked")
     page.locator("#draft-note").blur()
@@ -162,12 +162,12 @@ def test_a_utf16_draft_of_the_earlier_page_is_restored_after_an_emoji(page, bund
     assert (stored["unit"], stored["summary"], stored["source"]) == ("cp", span_s, span_e)
     page.reload()
     page.wait_for_selector(READY)
-    page.wait_for_function("() => mercuryStatic.store.state.draft.note === 'checked'")
-    assert (state(page, "s.draft.summary"), state(page, "s.draft.source")) == (span_s, span_e)
+    wait(page, "() => pd.draft().note === 'checked'")
+    assert (query(page, "() => pd.draft().summary"), query(page, "() => pd.draft().source")) == (span_s, span_e)
     # saved as an annotation: Python's offsets and the quoted text
     page.keyboard.press("3")
     page.keyboard.press("Enter")
-    page.wait_for_function("() => !mercuryStatic.store.state.draft.summary")
+    wait(page, "() => !pd.draft().summary")
     [a] = own_annotations(page, "space-exhibit")
     assert a["summary"] == {"start": span_s[0], "end": span_s[1], "text": quote_s}
     assert a["source"] == {"start": span_e[0], "end": span_e[1], "text": quote_e}
@@ -182,18 +182,18 @@ def test_esc_in_the_note_leaves_the_field_and_clearing_a_labelled_draft_takes_tw
     page.keyboard.type("a note")
     page.keyboard.press("Escape")
     assert page.evaluate("() => document.activeElement.id") != "draft-note"
-    d = state(page, "s.draft")
+    d = current_draft(page)
     assert d["summary"] and d["labels"] == ["Unwanted.Intrinsic"] and d["note"] == "a note"
     page.keyboard.press("Escape")  # first step: says what a second one does
     assert "again" in page.locator("#draft-message").inner_text()
-    assert state(page, "s.draft.note") == "a note"
+    assert query(page, "() => pd.draft().note") == "a note"
     page.keyboard.press("Escape")
-    assert state(page, "s.draft") == {"anchor": None, "summary": None, "source": None, "labels": [], "note": "",
+    assert current_draft(page) == {"anchor": None, "summary": None, "source": None, "labels": [], "note": "",
                                       "editingId": None}
     # a bare selection clears at once
     select(page, "summary", "3.2 million euros")
     page.keyboard.press("Escape")
-    assert state(page, "s.draft.summary") is None
+    assert query(page, "() => pd.draft().summary") is None
 
 
 # ------------------------------------------------------------------------------ durable storage
@@ -230,8 +230,8 @@ def test_sigkill_of_the_browser_right_after_saved_loses_nothing(browser, bundle_
     annotate(pg, "3.2 million euros", "3", note="kept", source="2.3 million euros")
     select(pg, "summary", "Mondays")  # and a draft after it
     pg.fill("#draft-note", "draft kept")
-    pg.wait_for_function("() => document.querySelector('#save-state').dataset.state === 'saved'"
-                         " && mercuryStatic.store.state.drafts['harbor-lighthouse']?.note === 'draft kept'")
+    wait(pg, "() => document.querySelector('#save-state').dataset.state === 'saved'"
+             " && pd.savedDraft('harbor-lighthouse')?.note === 'draft kept'")
     time.sleep(delay_ms / 1000)
     os.kill(browser_pid(profile), signal.SIGKILL)
     try:
@@ -245,7 +245,7 @@ def test_sigkill_of_the_browser_right_after_saved_loses_nothing(browser, bundle_
         pg.wait_for_selector(READY)
         [a] = own_annotations(pg, "harbor-lighthouse")
         assert (a["summary"]["text"], a["source"]["text"], a["note"]) == ("3.2 million euros", "2.3 million euros", "kept")
-        assert state(pg, "s.draft.note") == "draft kept"
+        assert query(pg, "() => pd.draft().note") == "draft kept"
         assert pg.locator("#annotations li[data-annotation]").count() == 1
     finally:
         ctx.close()
@@ -344,7 +344,7 @@ def test_proto_and_constructor_are_ids_like_any_other(context, browser, proto_bu
     assert a.locator('#record-list li[data-record="constructor"]').get_attribute("data-status") == "todo"
     annotate(a, "1999", "3")
     a.keyboard.press("s")
-    a.wait_for_function("() => mercuryStatic.store.state.current.id === 'constructor'")
+    wait_current(a, 'constructor')
     b = context.new_page()
     block_model(b)
     open_page(b, base, "constructor")
@@ -406,10 +406,10 @@ def test_undo_delete_edit_submit_and_discard(page, bundle_server):
     # submit and discard: undone, and back on the record
     for key, status in (("s", "submitted"), ("d", "discarded")):
         page.keyboard.press(key)
-        page.wait_for_function("() => mercuryStatic.store.state.current.id !== 'harbor-lighthouse'")
+        wait_left(page, 'harbor-lighthouse')
         assert record_status(page, "harbor-lighthouse") == status
         page.keyboard.press("Control+z")
-        page.wait_for_function("() => mercuryStatic.store.state.current.id === 'harbor-lighthouse'")
+        wait_current(page, 'harbor-lighthouse')
         assert record_status(page, "harbor-lighthouse") == "in_progress"
     wait_saved(page)
     assert stored_records(page)["harbor-lighthouse"]["status"] == "in_progress"
@@ -419,30 +419,30 @@ def test_undo_delete_edit_submit_and_discard(page, bundle_server):
 
 def test_a_late_model_answer_lights_nothing_after_save_and_the_header_follows_the_record(page, bundle_server):
     open_page(page, bundle_server, "harbor-lighthouse")
-    page.wait_for_function("() => mercuryStatic.store.state.model.status === 'ready'", timeout=60_000)
+    wait_model(page, timeout=60_000)
     # keep the model's worker busy, so the selection's answer arrives after the save
-    page.evaluate("() => { window.busy = mercuryStatic.embed(Array.from({length: 48}, (_, i) =>"
-                  " ('a long sentence number ' + i + ' ').repeat(20))); }")
+    query(page, "() => { window.busy = pd.embed(Array.from({length: 48}, (_, i) =>"
+                " ('a long sentence number ' + i + ' ').repeat(20))); }")
     select(page, "summary", "every afternoon except Mondays")
-    assert state(page, "s.assist.kind") == "precomputed"
+    assert query(page, "() => pd.assist().kind") == "precomputed"
     page.keyboard.press("2")
     page.keyboard.press("Enter")
     assert len(own_annotations(page, "harbor-lighthouse")) == 1
     page.evaluate("() => window.busy")
     page.wait_for_timeout(500)
-    assert state(page, "s.assist.side") is None
+    assert query(page, "() => pd.assist().side") is None
     assert page.locator(".s[data-rank]").count() == 0
     assert page.locator("#assist-source").inner_text() == ""
     # a click on a source sentence without a query span makes no draft
     page.locator('.s[data-side="source"]').first.click()
-    assert state(page, "s.draft.source") is None
+    assert query(page, "() => pd.draft().source") is None
     # the header clears on a record change
     select(page, "summary", "every afternoon except Mondays")
     assert page.locator("#assist-source").inner_text() != ""
     page.keyboard.press("n")
     page.locator('#draft-choice [data-choice="keep"]').click()
-    page.wait_for_function("() => mercuryStatic.store.state.current.record?.id !== 'harbor-lighthouse'"
-                           " && mercuryStatic.store.state.current.record")
+    wait(page, "() => pd.record()?.id !== 'harbor-lighthouse'"
+               " && pd.record()")
     assert page.locator("#assist-source").inner_text() == ""
 
 
@@ -472,11 +472,11 @@ def test_work_under_an_earlier_build_is_offered_and_checked_against_the_texts(pa
     root, ids, _ = two_builds
     base = serve_dir(root)
     open_page(page, base + "v1/", ids[0])
-    first = state(page, "s.current.record.summary.text").split(" ")[1]
+    first = query(page, "() => pd.record().summary.text").split(" ")[1]
     annotate(page, first, "1")
     page.keyboard.press("s")
-    page.wait_for_function("(id) => mercuryStatic.store.state.current.record?.id === id", arg=ids[1])
-    annotate(page, state(page, "s.current.record.summary.text").split(" ")[0], "2")  # its text changes in v2
+    wait_open(page, ids[1])
+    annotate(page, query(page, "() => pd.record().summary.text").split(" ")[0], "2")  # its text changes in v2
     wait_saved(page)
     open_page(page, base + "v2/", ids[0])
     offer = page.locator("[data-earlier]")
@@ -503,7 +503,7 @@ def test_work_saved_under_a_spelling_of_the_name_before_normalisation_is_offered
     root, ids, _ = two_builds
     base = serve_dir(root)
     open_page(page, base + "v1/", ids[0])
-    first = state(page, "s.current.record.summary.text").split(" ")[1]
+    first = query(page, "() => pd.record().summary.text").split(" ")[1]
     annotate(page, first, "1")
     wait_saved(page)
     bundle_id = json.loads((root / "v1" / "manifest.json").read_text(encoding="utf-8"))["bundle_id"]
@@ -517,7 +517,7 @@ def test_work_saved_under_a_spelling_of_the_name_before_normalisation_is_offered
         await new Promise((ok) => { os.transaction.oncomplete = ok; });
     }""", [f"mercury-static:v1:{bundle_id}:alice", f"mercury-static:v1:{bundle_id}:alice\u200b"])
     open_page(page, base + "v1/", ids[0], annotator="alice\u200b")
-    assert state(page, "s.annotator") == "alice" and own_annotations(page, ids[0]) == []
+    assert query(page, "() => pd.annotator()") == "alice" and own_annotations(page, ids[0]) == []
     offer = page.locator("[data-earlier]")
     offer.wait_for()
     assert 'of this bundle, saved under the name "alice\u200b"' in offer.inner_text()
@@ -534,22 +534,22 @@ def test_work_saved_under_a_spelling_of_the_name_before_normalisation_is_offered
 
 def test_paired_sentence_label_colours_and_a_short_source_lights_only_the_related(page, bundle_server):
     open_page(page, bundle_server, "urban-bees")
-    page.wait_for_function("() => mercuryStatic.store.state.model.status === 'ready'", timeout=60_000)
-    summary = state(page, "s.current.record.summary.text")
-    sents = state(page, "s.current.record.summary.sentences")
-    n_source = state(page, "s.current.record.source.sentences.length")
+    wait_model(page, timeout=60_000)
+    summary = query(page, "() => pd.record().summary.text")
+    sents = query(page, "() => pd.record().summary.sentences")
+    n_source = query(page, "() => pd.record().source.sentences.length")
     lit = []
     for s, e in sents:
         select(page, "summary", summary[s:e].strip())
-        page.wait_for_function("() => mercuryStatic.store.state.assist.kind === 'model'")
-        scores = state(page, "s.assist.results.map(r => r.score)")
+        wait(page, "() => pd.assist().kind === 'model'")
+        scores = query(page, "() => pd.assist().results.map(r => r.score)")
         assert all(x >= scores[0] - 0.15 for x in scores[2:])
         lit.append(len(scores))
         page.keyboard.press("Escape")
     assert max(lit) <= 3 < n_source  # top 5 of 6 lit nearly everything
     # the paired sentence: solid border and a "paired" tag, unlike the best match's outline
     select(page, "summary", summary[sents[0][0]:sents[0][1]].strip())
-    page.wait_for_function("() => mercuryStatic.store.state.assist.kind === 'model'")
+    wait(page, "() => pd.assist().kind === 'model'")
     second = page.locator('.s[data-side="source"][data-rank="2"]')
     second.click()
     paired = page.locator('.s[data-side="source"][data-paired="first"]')
@@ -567,6 +567,6 @@ def test_paired_sentence_label_colours_and_a_short_source_lights_only_the_relate
     assert len(set(colours)) == 2
     assert page.evaluate("() => ['ms-label-0', 'ms-label-1'].map(n => CSS.highlights.get(n)?.size)") == [2, 1]
     legend = page.locator("#label-legend")
-    choices = state(page, "s.labelChoices")
+    choices = query(page, "() => pd.labelChoices()")
     assert [t.strip() for t in legend.locator(".legend-item").all_inner_texts()] == [c.replace(".", " › ") for c in choices]
     assert page.locator('.s[data-paired]').count() == 0  # saved: nothing is paired any more

@@ -9,8 +9,9 @@ import json
 
 import numpy as np
 import pytest
+from pagedriver import open_page
 from page_settings import faithbench_like
-from test_page import block_model, open_page
+from test_page import block_model
 
 from mercury_static.bundle.contents import ShardLimits
 from mercury_static.bundle.record_cells import read_cells

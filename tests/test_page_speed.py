@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from pagedriver import query, wait, wait_model
+
 pytestmark = pytest.mark.browser
 
 READY = "body[data-ready]"
@@ -15,13 +17,13 @@ def open_demo(page, url: str) -> None:
     page.goto(f"{url}?annotator=alice#record={RECORD}")
     page.wait_for_selector(READY)
     page.keyboard.press("Escape")  # the guidelines panel of a first visit
-    page.evaluate("async () => { const r = mercuryStatic.store.state.current.record;"
-                  " await r.source.vectorsReady; await r.summary.vectorsReady; }")
+    query(page, "async () => { const r = pd.record();"
+                " await r.source.vectorsReady; await r.summary.vectorsReady; }")
 
 
 # Mutations of the source pane's sentence attributes and of its minimap while `calls` run, in the page.
 COUNT_MUTATIONS = """async (calls) => {
-    const pane = mercuryStatic.panes.source, n = pane.view.sentences.length;
+    const pane = pd.pane('source'), n = pane.view.sentences.length;
     const levelOf = (s) => (s >= 0.6 ? 3 : s >= 0.45 ? 2 : 1);
     const res = (pairs) => pairs.map(([index, score]) => ({ index: index % n, score }));
     const counts = [];
@@ -45,7 +47,7 @@ def test_a_new_highlight_writes_only_the_attributes_that_change(page, bundle_ser
     first = [[0, 0.7], [2, 0.5], [4, 0.3]]
     same = [[0, 0.7], [2, 0.5], [4, 0.3]]
     moved = [[0, 0.7], [4, 0.31], [1, 0.5]]  # 0 unchanged, 4 re-ranked (2nd, other score), 1 new, 2 gone
-    counts = page.evaluate(COUNT_MUTATIONS, [first, same, moved, []])
+    counts = query(page, COUNT_MUTATIONS, [first, same, moved, []])
     assert len(counts[0]["attrs"]) == 9 and counts[0]["marks"] == 1
     assert counts[1] == {"attrs": [], "marks": 0}  # the same answer again (model refining precomputed)
     changed = sorted(counts[2]["attrs"])
@@ -60,40 +62,39 @@ def test_a_new_highlight_writes_only_the_attributes_that_change(page, bundle_ser
 
 def test_the_minimap_keeps_its_marks_when_only_scores_change(page, bundle_server):
     open_demo(page, bundle_server)
-    counts = page.evaluate(COUNT_MUTATIONS, [[[0, 0.7], [3, 0.5]], [[0, 0.71], [3, 0.52]]])
+    counts = query(page, COUNT_MUTATIONS, [[[0, 0.7], [3, 0.5]], [[0, 0.71], [3, 0.52]]])
     assert counts[1]["marks"] == 0 and sorted(counts[1]["attrs"]) == ["0:data-score", "3:data-score"]
     titles = page.locator("#mm-source .mm-mark").evaluate_all("els => els.map(e => e.title)")
     assert titles == ["match 1 of 2: score 0.71 (the best)", "match 2 of 2: score 0.52"]  # they follow the new scores
 
 
-SELECT = """([side, s, e]) => { const ms = mercuryStatic, p = ms.panes[side];
+SELECT = """([side, s, e]) => { const p = pd.pane(side);
     const sel = getSelection(); sel.removeAllRanges(); sel.addRange(p.rangeFor(s, e));
     p.scroller.dispatchEvent(new MouseEvent('mouseup', {bubbles: true}));
-    const a = ms.store.state.assist;  // read synchronously: before any worker answer could arrive
-    return {kind: a.kind, results: a.results.map(r => r.index), timings: ms.timings()}; }"""
+    const a = pd.assist();  // read synchronously: before any worker answer could arrive
+    return {kind: a.kind, results: a.results.map(r => r.index), timings: pd.timings()}; }"""
 
 
 def test_a_whole_stored_sentence_is_answered_at_once_with_the_models_vector(page, bundle_server):
     open_demo(page, bundle_server)
-    page.wait_for_function("() => mercuryStatic.store.state.model.status === 'ready'", timeout=60_000)
-    s, e = page.evaluate("() => mercuryStatic.panes.summary.view.sentences[1]")
-    got = page.evaluate(SELECT, ["summary", s, e])
+    wait_model(page, timeout=60_000)
+    s, e = query(page, "() => pd.pane('summary').view.sentences[1]")
+    got = query(page, SELECT, ["summary", s, e])
     assert got["kind"] == "model" and got["results"]  # no worker round trip
     assert got["timings"]["modelMs"] is not None
     # the same ranking as the worker's vector of that text gives
-    text = page.evaluate("([s, e]) => mercuryStatic.panes.summary.view.text.slice(s, e)", [s, e])
-    cos = page.evaluate("""async ([text, i]) => { const [v] = await mercuryStatic.embed([text]);
-        const w = mercuryStatic.store.state.current.record.summary.sentenceVectors[i][0];
+    text = query(page, "([s, e]) => pd.pane('summary').view.text.slice(s, e)", [s, e])
+    cos = query(page, """async ([text, i]) => { const [v] = await pd.embed([text]);
+        const w = pd.record().summary.sentenceVectors[i][0];
         let d = 0; for (let j = 0; j < v.length; j++) d += v[j] * w[j]; return d; }""", [text, 1])
     assert cos > 0.9999
     # a part of a sentence whose row the worker has run is answered at once too, from its tokens
     # (a row not run yet goes to the worker: test_page_long.py)
-    page.wait_for_function("() => mercuryStatic.store.state.current.record.summary.tokenRows.every(Boolean)",
-                           timeout=60_000)
+    wait(page, "() => pd.record().summary.tokenRows.every(Boolean)", timeout=60_000)
     page.keyboard.press("Escape")
-    got = page.evaluate(SELECT, ["summary", s, s + (e - s) // 2])
+    got = query(page, SELECT, ["summary", s, s + (e - s) // 2])
     assert got["kind"] == "model" and got["results"]
-    assert page.evaluate("() => mercuryStatic.store.state.assist.pending") is False
+    assert query(page, "() => pd.assist().pending") is False
 
 
 EARLY = """
@@ -123,4 +124,4 @@ def test_no_work_that_can_wait_runs_before_the_first_paint(page, bundle_server):
     page.keyboard.press("Escape")  # the guidelines of a first visit
     page.locator("#pane-summary").focus()
     page.keyboard.press("ArrowRight")
-    page.wait_for_function("() => mercuryStatic.store.state.draft.summary")
+    wait(page, "() => pd.draft().summary")

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 from conftest import CHROMIUM_ARGS, chromium_path
-from test_page import READY, STORED, block_model, export_file, open_page, own_annotations, select, state, stored_records
+from pagedriver import READY, export_file, go_to, open_page, own_annotations, pane_text, query, record_work, select, wait, wait_current, wait_left, wait_saved
+from test_page import STORED, block_model, stored_records
 from test_page_safety import browser_pid
 
 pytestmark = pytest.mark.browser
@@ -72,7 +73,7 @@ def test_a_full_disk_stays_not_saved_until_that_change_is_on_disk(browser, bundl
         big_note(page)  # too large for the full disk (a small write still fits)
         page.wait_for_function(f"() => ({SAVE})() === 'error'", timeout=30_000)
         page.keyboard.press("Enter")  # the annotation (2 MB) fails too; the cleared draft after it is written
-        page.wait_for_function("""async () => { const d = mercuryStatic.store.state.drafts['harbor-lighthouse'];
+        wait(page, """async () => { const d = pd.savedDraft('harbor-lighthouse');
             return d && !d.labels.length; }""")
         page.wait_for_function(f"() => ({SAVE})() !== 'saving'", timeout=30_000)
         page.wait_for_timeout(500)
@@ -92,7 +93,7 @@ def test_a_full_disk_stays_not_saved_until_that_change_is_on_disk(browser, bundl
         assert len(rec["annotations"][0]["note"]) > BIG_NOTE // 2
         # still "NOT saved" after other small writes succeed; once the disk has room, the next change writes it
         select(page, "summary", "Mondays", ranked=False)  # a new draft: a small write, on disk
-        page.wait_for_function("() => mercuryStatic.store.state.drafts['harbor-lighthouse'].summary")
+        wait(page, "() => pd.savedDraft('harbor-lighthouse').summary")
         page.wait_for_timeout(500)
         assert page.evaluate(SAVE) == "error"
         filler.unlink()
@@ -107,10 +108,10 @@ def test_a_full_disk_stays_not_saved_until_that_change_is_on_disk(browser, bundl
 
 def big_note(page):
     """A long paste into the note (random letters: compression does not shrink them much)."""
-    page.evaluate("""(n) => {
+    query(page, """(n) => {
         const bytes = new Uint8Array(n);
         for (let o = 0; o < n; o += 65536) crypto.getRandomValues(bytes.subarray(o, o + 65536));
-        mercuryStatic.store.actions.setNote(Array.from(bytes, (b) => String.fromCharCode(97 + (b % 26))).join(''));
+        pd.setNote(Array.from(bytes, (b) => String.fromCharCode(97 + (b % 26))).join(''));
     }""", BIG_NOTE)
 
 
@@ -139,7 +140,7 @@ def test_a_change_not_saved_survives_a_killed_browser(browser, bundle_server, ti
     page.fill("#draft-note", "kept")
     page.locator("#draft-note").blur()
     page.keyboard.press("Enter")
-    page.wait_for_function("() => !mercuryStatic.store.state.draft.summary")
+    wait(page, "() => !pd.draft().summary")
     page.wait_for_function(f"() => ({SAVE})() !== 'saving'", timeout=30_000)
     assert page.evaluate(SAVE) == "error"
     assert "could not write to the disk" in page.inner_text("#storage-error")
@@ -204,7 +205,7 @@ def test_a_refused_write_is_not_reported_saved_by_a_later_one(page, bundle_serve
     select(page, "summary", "3.2 million euros", ranked=False)
     page.keyboard.press("3")
     page.keyboard.press("Enter")
-    page.wait_for_function("() => !mercuryStatic.store.state.draft.summary")
+    wait(page, "() => !pd.draft().summary")
     page.wait_for_function(f"() => ({SAVE})() !== 'saving'", timeout=30_000)
     page.wait_for_timeout(500)
     assert page.evaluate(SAVE) == "error"
@@ -228,18 +229,18 @@ def test_two_tabs_save_one_draft_once(context, bundle_server, tmp_path):
     open_page(a, bundle_server, "bakery-coop")
     select(a, "summary", "about 15 percent", ranked=False)
     a.keyboard.press("1")
-    a.wait_for_function("() => mercuryStatic.store.state.ui.save.state === 'saved'")
-    draft_id = state(a, "s.draft.id")  # the id it will be saved as
+    wait_saved(a)
+    draft_id = query(a, "() => pd.draft().id")  # the id it will be saved as
     open_page(b, bundle_server, "bakery-coop")  # the stored draft shows in the second tab
-    b.wait_for_function("() => mercuryStatic.store.state.draft.labels.length === 1")
+    wait(b, "() => pd.draft().labels.length === 1")
     b.keyboard.press("n")  # saved there, on the way to the next record
-    b.wait_for_function("() => mercuryStatic.store.state.current.id !== 'bakery-coop'")
-    a.wait_for_function("""() => Object.values(mercuryStatic.store.state.work.records['bakery-coop']?.annotations || {})
+    wait_left(b, 'bakery-coop')
+    wait(a, """() => Object.values(pd.entry('bakery-coop')?.annotations || {})
         .length === 1""")
     a.bring_to_front()
     a.keyboard.press("Enter")  # the first tab no longer holds that draft: nothing to save twice
     a.wait_for_timeout(500)
-    assert not state(a, "s.draft.summary")
+    assert not query(a, "() => pd.draft().summary")
     assert len(own_annotations(a, "bakery-coop")) == 1
     assert [x["id"] for x in stored_records(a)["bakery-coop"]["annotations"].values()] == [draft_id]
     [rec] = [r for r in export_file(a, tmp_path)["records"] if r["record_id"] == "bakery-coop"]
@@ -250,7 +251,7 @@ def test_import_compares_instants_clamps_the_future_and_leaves_out_what_merge_re
                                                                                          demo_bundle, tmp_path):
     block_model(page)
     open_page(page, bundle_server, "urban-bees")
-    summary = page.evaluate("() => mercuryStatic.panes.summary.view.text")
+    summary = pane_text(page, "summary")
     first = summary.split(" ")[0]
     select(page, "summary", first, ranked=False)
     page.keyboard.press("1")
@@ -290,14 +291,14 @@ def test_import_compares_instants_clamps_the_future_and_leaves_out_what_merge_re
     entry = stored_records(page)["urban-bees"]
     assert "accepted" not in entry and set(entry["annotations"]) == {local["id"]}
     # the record stamped 9999 was brought back to now: reopening it afterwards wins, after a reload too
-    page.evaluate("() => mercuryStatic.store.actions.goToId('harbor-lighthouse')")
-    page.wait_for_function("() => mercuryStatic.store.state.current.id === 'harbor-lighthouse'")
-    assert page.evaluate("() => mercuryStatic.store.state.work.records['harbor-lighthouse'].status") == "submitted"
-    page.evaluate("() => mercuryStatic.store.actions.setStatus('in_progress')")
+    go_to(page, "harbor-lighthouse")
+    wait_current(page, 'harbor-lighthouse')
+    assert record_work(page, 'harbor-lighthouse')['status'] == "submitted"
+    query(page, "() => pd.setStatus('in_progress')")
     page.wait_for_function(f"() => ({SAVE})() === 'saved'")
     page.reload()
     page.wait_for_selector(READY)
-    assert page.evaluate("() => mercuryStatic.store.state.work.records['harbor-lighthouse'].status") == "in_progress"
+    assert record_work(page, 'harbor-lighthouse')['status'] == "in_progress"
 
 
 def test_import_into_a_fresh_profile_does_not_claim_it_kept_newer_work(page, bundle_server, demo_bundle, tmp_path):

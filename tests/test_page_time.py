@@ -12,7 +12,8 @@ from typer.testing import CliRunner
 
 from mercury_static.cli import app
 from mercury_static.merge.timeontask import IDLE_S
-from test_page import annotate, block_model, export_file, open_page
+from pagedriver import annotate, export_file, open_page, query
+from test_page import block_model
 
 T0 = 1_800_000_000_000  # the pages' clock at install (ms): 2027-01-15
 IDLE_MS = IDLE_S * 1000
@@ -93,7 +94,7 @@ def session(browser, base: str, annotator: str, record: str, work, tmp_path) -> 
     s.before_export = page.evaluate("Date.now()")
     s.export = export_file(page, tmp_path / annotator)
     s.after_export = page.evaluate("Date.now()")
-    stored = page.evaluate("""() => Object.fromEntries(Object.entries(mercuryStatic.store.state.work.records)
+    stored = query(page, """() => Object.fromEntries(Object.entries(pd.entries())
         .map(([id, e]) => [id, Object.values(e.active || {}).reduce((a, b) => a + b, 0)]))""")
     ctx.close()
     assert {r["record_id"]: r["active_ms"] for r in s.export["records"]} == stored  # the export is the page's

@@ -8,7 +8,8 @@ import json
 import pytest
 from playwright.sync_api import expect
 
-from test_page import READY, annotate, block_model, open_page, own_annotations, stored_records
+from pagedriver import READY, annotate, open_page, own_annotations
+from test_page import block_model, stored_records
 
 pytestmark = pytest.mark.browser
 

@@ -8,6 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from pagedriver import query, wait
+
 pytestmark = pytest.mark.browser
 
 TEXTS = [
@@ -198,12 +200,11 @@ def test_a_model_folder_without_a_weights_file(demo_bundle, serve_dir, browser, 
 
 
 def test_the_annotator_page_embeds_like_python(bundle_server, page, embedder):
-    """The real page's hook (`window.mercuryStatic.embed`) gives the Python vectors too."""
+    """The real page's hook (`embed`, through pagedriver) gives the Python vectors too."""
     page.goto(bundle_server + "?annotator=parity")
-    page.wait_for_function("() => window.mercuryStatic && document.body.dataset.ready === 'true'",
-                           timeout=30_000)
-    got = np.array(page.evaluate("async (t) => (await mercuryStatic.embed(t)).map((v) => Array.from(v))",
-                                 TEXTS), dtype=np.float32)
+    wait(page, "() => pd.hooked() && document.body.dataset.ready === 'true'", timeout=30_000)
+    got = np.array(query(page, "async (t) => (await pd.embed(t)).map((v) => Array.from(v))", TEXTS),
+                   dtype=np.float32)
     ref = embedder.embed(TEXTS)
     cosine = (got * ref).sum(axis=1) / np.linalg.norm(got, axis=1)
     assert len(got) == len(TEXTS) >= 20

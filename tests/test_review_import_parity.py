@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
+from pagedriver import query, show_message, wait
 from test_page_review import open_review, review_server, team  # noqa: F401 (fixtures)
 
 from mercury_static.review.write_bundle import load_review
@@ -219,14 +220,14 @@ def test_the_page_imports_exactly_what_gold_reads(team, review_server, run, page
         field = FIELD.search(res.output)
         verdicts[name] = (path, field[1] if field and not ok else None)
     open_review(page, review_server)
-    before = page.evaluate("() => JSON.stringify(mercuryStatic.store.state.work.records)")
+    before = query(page, "() => JSON.stringify(pd.entries())")
     # refused ones first (each must leave the work as it was), then the valid ones
     for name, _, ok in sorted(all_cases, key=lambda c: c[2]):
         path, field = verdicts[name]
-        page.evaluate("() => mercuryStatic.store.actions.message(null)")
+        show_message(page, None)
         page.set_input_files("#import-file", str(path))
-        page.wait_for_function("() => mercuryStatic.store.state.ui.message")
-        message = page.evaluate("() => mercuryStatic.store.state.ui.message")
+        wait(page, "() => pd.message()")
+        message = query(page, "() => pd.message()")
         if ok:
             assert message.startswith("Imported"), f"{name}: gold reads it, the page refused: {message}"
             continue
@@ -234,7 +235,7 @@ def test_the_page_imports_exactly_what_gold_reads(team, review_server, run, page
         assert message.startswith(f"{path.name}: ") and message.endswith("nothing was imported."), message
         if field is not None and name not in OWN_FIELD:
             assert f"field '{field}'" in message, f"{name}: gold names field {field!r}; the page: {message}"
-        assert page.evaluate("() => JSON.stringify(mercuryStatic.store.state.work.records)") == before, name
+        assert query(page, "() => JSON.stringify(pd.entries())") == before, name
     # what was imported is what gold reads: the page's next export is read by gold, and holds the decisions
     exported = tmp_path / "next.json"
     with page.expect_download() as dl:

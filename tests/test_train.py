@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from conftest import TEST_CACHE
+from pagedriver import open_page, query_vector, ranked, select, wait, wait_model
 from test_tune import export, files_of, manifest
 from tune_fixture import OPTIONS, write_dump
 
@@ -229,7 +230,6 @@ def test_the_page_ranks_as_eval_does_with_the_trained_model(trained, dump, build
     from mercury_static.bundle.contents import text_id
     from mercury_static.tune.evaluate import query_position
     from mercury_static.tune.tune import load_pairs
-    from test_page import open_page, ranked, select
 
     model, _ = trained
     bundle = build_bundle([dump], name="page-trained", ranker=OPTIONS, model=model)
@@ -239,16 +239,16 @@ def test_the_page_ranks_as_eval_does_with_the_trained_model(trained, dump, build
     query, record = data.queries[j]
     open_page(page, serve_dir(bundle), record=record.id)
     assert page.locator("#model-info").text_content() == "model: team-model, trained on 36 pairs"
-    page.wait_for_function("() => mercuryStatic.store.state.model.status === 'ready'", timeout=60_000)
-    page.wait_for_function("""() => { const r = mercuryStatic.store.state.current.record;
+    wait_model(page, timeout=60_000)
+    wait(page, """() => { const r = pd.record();
         return Boolean(r) && r.summary.tokenRows.length > 0 && r.summary.tokenRows.every(Boolean); }""",
-                           timeout=60_000)
+               timeout=60_000)
     span = select(page, "summary", query.text)
     assert span == query.selection
     # the selection is a whole stored sentence: its tokens blended with its stored vector, at once
-    page.wait_for_function("() => { const a = mercuryStatic.store.state.assist; "
-                           "return a.kind === 'model' && !a.pending; }", timeout=30_000)
-    got = np.array(page.evaluate("() => mercuryStatic.queryVector()"), dtype=np.float32)
+    wait(page, "() => { const a = pd.assist(); "
+               "return a.kind === 'model' && !a.pending; }", timeout=30_000)
+    got = np.array(query_vector(page), dtype=np.float32)
     want = data.query_vector(j, options)
     assert float(got @ want) >= 0.9999
     source = data.index[text_id(record.source)]

@@ -1,0 +1,269 @@
+"""The one place the browser tests meet the page's internals: user actions and a small query API.
+
+The state store's shape and its action names change as the page is refactored; tests that read
+`window.mercuryStatic.store…` themselves would freeze them. Every browser test acts and reads through this
+module instead (tests/test_pagedriver.py fails on any other test file that reaches the store), so such a
+change is adapted here, in `PD`, and nowhere else.
+
+Two layers:
+- `PD`, a JS object `pd` in scope of every function given to `query` and `wait`: named queries (the open
+  record, a record's saved work, the draft, the save status, the assistance, the review state, a text pane)
+  and the few actions a test takes without the UI. A test's own JS predicate is written against `pd`.
+- Python helpers for what tests do most: open a page, select a span the way a user drags it, annotate,
+  export, wait for a record, read the annotations of a record.
+
+Offsets are code points, as the store keeps them and the exports write them.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from urllib.parse import quote
+
+READY = "body[data-ready]"
+
+# Everything that knows the store's shape and its action names: keep it here.
+PD = """{
+    hooked: () => !!window.mercuryStatic,
+    currentId: () => window.mercuryStatic.store.state.current.id,
+    record: () => window.mercuryStatic.store.state.current.record,
+    loading: () => window.mercuryStatic.store.state.current.loading,
+    allDone: () => window.mercuryStatic.store.state.ui.allDone,
+    entry: (id) => window.mercuryStatic.store.state.work.records[id],
+    entries: () => window.mercuryStatic.store.state.work.records,
+    draft: () => window.mercuryStatic.store.state.draft,
+    savedDraft: (id) => window.mercuryStatic.store.state.drafts[id],
+    saveState: () => window.mercuryStatic.store.state.ui.save.state,
+    message: () => window.mercuryStatic.store.state.ui.message,
+    hover: () => window.mercuryStatic.store.state.ui.hover,
+    assist: () => window.mercuryStatic.store.state.assist,
+    watchAssist: (fn) => window.mercuryStatic.store.subscribe((s, prev) => {
+        if (s.assist !== prev.assist) fn(s.assist); }),
+    modelStatus: () => window.mercuryStatic.store.state.model.status,
+    review: () => window.mercuryStatic.store.state.review,
+    clientId: () => window.mercuryStatic.store.state.clientId,
+    annotator: () => window.mercuryStatic.store.state.annotator,
+    view: () => window.mercuryStatic.store.state.view,
+    labelChoices: () => window.mercuryStatic.store.state.labelChoices,
+    goTo: (id) => window.mercuryStatic.store.actions.goToId(id),
+    setModel: (model) => window.mercuryStatic.store.actions.setModel(model),
+    showMessage: (text) => window.mercuryStatic.store.actions.message(text),
+    setNote: (note) => window.mercuryStatic.store.actions.setNote(note),
+    setStatus: (status) => window.mercuryStatic.store.actions.setStatus(status),
+    showAllDone: (on) => window.mercuryStatic.store.actions.showAllDone(on),
+    selectSpan: (side, start, end) => window.mercuryStatic.store.actions.select(side, start, end),
+    toggleLabel: (label) => window.mercuryStatic.store.actions.toggleLabel(label),
+    saveDraft: () => window.mercuryStatic.store.actions.saveDraft(),
+    pane: (side) => window.mercuryStatic.panes[side],
+    embed: (texts) => window.mercuryStatic.embed(texts),
+    version: () => window.mercuryStatic.version,
+    timings: () => window.mercuryStatic.timings(),
+    queryVector: () => window.mercuryStatic.queryVector(),
+}"""
+
+
+def _fn(fn: str) -> str:
+    """`fn` (a JS function written against `pd`) called with `pd` in scope."""
+    return f"(arg) => {{ const pd = {PD}; return ({fn})(arg); }}"
+
+
+def query(page, fn: str, arg=None):
+    """Evaluate `fn(arg)` in the page, `pd` in scope (a promise is awaited)."""
+    return page.evaluate(_fn(fn), arg)
+
+
+def wait(page, fn: str, arg=None, timeout: float | None = None, polling: float | None = None):
+    """Wait until `fn(arg)`, `pd` in scope, is truthy (checked at every frame, or every `polling` ms)."""
+    return page.wait_for_function(_fn(fn), arg=arg, timeout=timeout, polling=polling)
+
+
+def add_init_script(page, script: str) -> None:
+    """Run `script` in every document of `page` before the page's own, `pd` in scope of its functions."""
+    page.add_init_script(f"{{ const pd = {PD};\n{script}\n}}")
+
+
+# ------------------------------------------------------------------------------------------ queries
+
+def current_id(page) -> str | None:
+    return query(page, "() => pd.currentId()")
+
+
+def record_work(page, rid: str) -> dict | None:
+    """A record's saved work (status, annotations, responses, …) as JSON, None if it has none."""
+    return query(page, "(id) => JSON.parse(JSON.stringify(pd.entry(id) || null))", rid)
+
+
+def query_vector(page) -> list[float] | None:
+    """The vector of the assistance's last answer (its query: a selection's tokens, blended)."""
+    return query(page, "() => pd.queryVector()")
+
+
+def current_draft(page) -> dict:
+    """The draft being made: its spans (code points), labels, note, …"""
+    return query(page, "() => pd.draft()")
+
+
+def pane_text(page, side: str) -> str:
+    return query(page, "(side) => pd.pane(side).view.text", side)
+
+
+def describe(page) -> str:
+    """Where the page is, as one line of JSON (printed when a wait times out)."""
+    return query(page, """() => JSON.stringify({id: pd.currentId(), rec: !!pd.record(), loading: pd.loading(),
+        work: Object.entries(pd.entries()).map(([k, e]) => [k, e.status]), msg: pd.message(), url: location.href})""")
+
+
+def own_annotations(page, record: str) -> list[dict]:
+    """The annotations of `record` saved by this page, without the deleted ones."""
+    return query(page, """(rid) => {
+        const e = pd.entry(rid);
+        return e ? Object.values(e.annotations).filter(a => !a.deleted) : [];
+    }""", record)
+
+
+def ranked(page, side: str) -> dict[int, str]:
+    """{rank: sentence text} of the highlighted sentences of a pane."""
+    return {int(el["rank"]): el["text"] for el in page.evaluate(
+        """(side) => [...document.querySelectorAll(`.s[data-side="${side}"][data-rank]`)]
+             .map(el => ({rank: el.dataset.rank, text: el.textContent}))""", side)}
+
+
+# -------------------------------------------------------------------------------------------- waits
+
+def wait_current(page, rid: str, timeout: float | None = None) -> None:
+    """The page is on record `rid` (its texts may still be loading)."""
+    wait(page, "(id) => pd.currentId() === id", rid, timeout=timeout)
+
+
+def wait_left(page, rid: str, timeout: float | None = None) -> None:
+    """The page has moved on from record `rid`."""
+    wait(page, "(id) => pd.currentId() !== id", rid, timeout=timeout)
+
+
+def wait_open(page, rid: str | None = None, timeout: float | None = None) -> None:
+    """Record `rid` (else any record) is open: current and its texts loaded."""
+    if rid is None:
+        wait(page, "() => pd.record()", None, timeout=timeout)
+    else:
+        wait(page, "(id) => pd.currentId() === id && pd.record()?.id === id", rid, timeout=timeout)
+
+
+def wait_saved(page, timeout: float | None = None) -> None:
+    wait(page, "() => pd.saveState() === 'saved'", None, timeout=timeout)
+
+
+def wait_model(page, status: str = "ready", timeout: float | None = None) -> None:
+    wait(page, "(status) => pd.modelStatus() === status", status, timeout=timeout)
+
+
+# ------------------------------------------------------------------------------------------ actions
+
+def go_to(page, rid: str) -> None:
+    """Open record `rid` as the page's navigation does (the list, a deep link)."""
+    query(page, "(id) => pd.goTo(id)", rid)
+
+
+def set_model(page, status: str, message: str = "") -> None:
+    """Show the model as `status` (loading, ready, failed) without loading it."""
+    query(page, "([status, message]) => pd.setModel({status, message})", [status, message])
+
+
+def show_message(page, text: str | None) -> None:
+    """The page's message line (None clears it), as an import or a save writes it."""
+    query(page, "(text) => pd.showMessage(text)", text)
+
+
+def open_page(page, base: str, record: str | None = None, annotator: str | None = "alice"):
+    url = base + (f"?annotator={quote(annotator)}" if annotator else "")
+    if record:
+        url += f"#record={quote(record)}"
+    page.goto(url)
+    page.wait_for_selector(READY)
+    if record:  # ready comes before the deep-linked record is drawn: wait for its texts
+        page.wait_for_function("(id) => document.body.dataset.record === id", arg=record)
+        for side in ("source", "summary"):  # and for its texts, which go into the DOM in idle time
+            page.wait_for_selector(f"#pane-{side} .text[data-complete]", state="attached", timeout=30_000)
+    page.keyboard.press("Escape")  # closes the guidelines panel that opens on the first visit
+    return page
+
+
+def select(page, side: str, needle: str, nth: int = 0, ranked: bool = True) -> tuple[int, int]:
+    """Select `needle` in a pane with a real mouse drag; returns the code-point span the page recorded.
+
+    With `ranked`, wait until the other pane shows the answer for this selection (query spans only)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    page.bring_to_front()  # an annotator selects in the tab in front (a background tab renders no frames)
+    for attempt in range(3):
+        # the coordinates are taken right before the drag, after a frame (the page scrolls a pane to the best
+        # match at the next frame after an answer); on a loaded machine a late layout step (fonts, measured
+        # block heights) can still move the text under them, so a drag that missed is redone
+        box = query(page,
+                    """async ([side, needle, nth]) => {
+                await new Promise((r) => requestAnimationFrame(() => r()));
+                const pane = pd.pane(side);
+                let u = -1;
+                for (let i = 0; i <= nth; i++) u = pane.view.text.indexOf(needle, u + 1);
+                if (u < 0) throw new Error('needle not in text: ' + needle);
+                const [s, e] = pane.view.offsets.spanCp([u, u + needle.length]); // the store's unit
+                pane.sentenceEl(pane.view.sentencesIn(s, e)[0]).scrollIntoView({block: 'center'});
+                const first = pane.rangeFor(s, s + 1).getClientRects()[0];
+                const rects = pane.rangeFor(e - 1, e).getClientRects();
+                const last = rects[rects.length - 1];
+                return {x1: first.left + 1, y1: first.top + first.height / 2,
+                        x2: last.right - 1, y2: last.top + last.height / 2, s, e};
+            }""", [side, needle, nth])
+        page.mouse.move(box["x1"], box["y1"])
+        page.mouse.down()
+        page.mouse.move((box["x1"] + box["x2"]) / 2, (box["y1"] + box["y2"]) / 2, steps=3)
+        page.mouse.move(box["x2"], box["y2"], steps=3)
+        page.mouse.up()
+        try:
+            wait(page, "([side, s, e]) => { const d = pd.draft()[side];"
+                       " return d && d[0] === s && d[1] === e; }", [side, box["s"], box["e"]],
+                 timeout=10_000 if attempt < 2 else 30_000)
+            break
+        except PlaywrightTimeout:
+            if attempt == 2:
+                raise
+            page.wait_for_timeout(700)  # past the double-click interval: the next drag is a fresh single press
+    if ranked:
+        wait(page, "([s, e]) => { const a = pd.assist();"
+                   " return a.kind && a.query.start === s && a.query.end === e; }", [box["s"], box["e"]])
+    return box["s"], box["e"]
+
+
+def select_range(page, side: str, start: int, end: int) -> None:
+    """Select code points [start, end) of a pane as a finished mouse selection (the selection set, then
+    the pane's mouseup): the page takes it as the user's."""
+    query(page, """([side, s, e]) => { const p = pd.pane(side);
+        const sel = getSelection(); sel.removeAllRanges(); sel.addRange(p.rangeFor(s, e));
+        p.scroller.dispatchEvent(new MouseEvent('mouseup', {bubbles: true})); }""", [side, start, end])
+
+
+def set_min_score(page, value: float):
+    """Move the minimum-score control (the ranking is then checked independently of the ranker's threshold)."""
+    page.evaluate("(v) => { const m = document.getElementById('ctl-min'); m.value = String(v);"
+                  " m.dispatchEvent(new Event('input')); }", value)
+
+
+def annotate(page, summary: str, label_key: str = "3", note: str = "", source: str | None = None):
+    """Select a summary span, optionally pair a source span, pick a label by number, save with Enter."""
+    select(page, "summary", summary)
+    if source:
+        select(page, "source", source, ranked=False)
+    page.keyboard.press(label_key)
+    if note:
+        page.fill("#draft-note", note)
+        page.locator("#draft-note").blur()
+    page.keyboard.press("Enter")
+
+
+def export_file(page, tmp_path: Path) -> dict:
+    """Export with the header's button; the file the browser downloads, parsed."""
+    with page.expect_download() as dl:
+        page.click('header [data-action="export"]')
+    path = tmp_path / dl.value.suggested_filename
+    dl.value.save_as(path)
+    return json.loads(path.read_text(encoding="utf-8"))
