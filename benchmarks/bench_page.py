@@ -468,7 +468,7 @@ MERCURY_PAGE_JS = """async ([side, start, end, against]) => {
                                                          against, k: ms.store.state.view.k})});
   const answer = await r.json();
   if (!r.ok || !answer.matches.length) throw new Error('mercury server: ' + JSON.stringify(answer));
-  ms.store.actions.setAssist({side: other, query: {side, start, end}, kind: 'model', pending: false, citation: null,
+  ms.store.actions.showRelated({side: other, query: {side, start, end}, kind: 'model', citation: null, refined: false,
     results: answer.matches.map((m) => ({index: m.sentence, score: m.score})), best: answer.matches[0].score});
   return performance.now() - t0;
 }"""
@@ -477,7 +477,7 @@ MERCURY_PAGE_JS = """async ([side, start, end, against]) => {
 def mercury_page_runs(browser, bundle_dir: Path, model, record: str, half: bool = False,
                       tokens: bool = False) -> list[tuple[str, float]]:
     """Mercury's path from the annotator page itself: the loopback server also serves the bundle, and the
-    page (no mouse-up, so its own worker is not asked) takes the span into the draft, POSTs it, and
+    page takes the span into the draft (its own assistant observes that query too), POSTs it, and
     lights the server's matches through the store, as a Mercury-style client of this page would. The
     same clear, selection, draft and highlights as the page's model path; only the engine differs.
     (span text, ms from the draft to the answer in the store) per selection of the long source's

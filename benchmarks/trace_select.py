@@ -170,7 +170,7 @@ CATEGORY_OF = (  # first match in a sample's stack, from the leaf: (category, fu
     ("marking (sentences)", {"markRanked", "setHighlights"}),
     ("minimap", {"show", "_draw", "_drawSoon", "redraw"}),
     ("scroll to best", {"scrollToSentence"}),
-    ("store + other subscribers", {"setAssist", "update", "emit", "notify"}),
+    ("store + other subscribers", {"showRelated", "rankingPending", "update", "emit", "notify"}),
 )
 
 

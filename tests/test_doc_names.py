@@ -26,7 +26,7 @@ FILE_SUFFIXES = {"json", "jsonl", "py", "js", "mjs", "md", "html", "css", "bin",
 DATA_KEYS = {"manifest.ranker", "manifest.ranker_spec", "manifest.settings", "model.trained", "record_vectors.cells",
              "citations.patterns", "suggestions.blind", "suggestions.columns", "suggestions.file", "suggestions.shown",
              "responses.order", "responses.quality", "responses.verdict", "quality.agent_spans", "text.encode",
-             "commands.items", "assist.pending"}
+             "commands.items", "assist.pending", "ui.save", "ui.upload"}
 """Keys of the files (manifest.json, the settings, an export, a report), of the page's state and a Python
 expression, written
 like `module.symbol` where a module of that name exists: they name data, not code."""

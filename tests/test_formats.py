@@ -81,12 +81,12 @@ def test_the_manifest_matches_its_schema_and_dataclass(demo_bundle):
 
 
 def page_export(manifest: dict, ids: list[str], work: dict, tmp_path: Path) -> dict:
-    """The page's own export code (site_template/app/state/transfer.js) run under Node on `work`."""
+    """The page's own export code (site_template/app/state/exportfile.js) run under Node on `work`."""
     if shutil.which("node") is None:
         pytest.skip("node not installed")
     script = tmp_path / "export.mjs"
     script.write_text(
-        f"import {{ buildExport }} from {json.dumps((REPO / 'site_template/app/state/transfer.js').as_uri())};\n"
+        f"import {{ buildExport }} from {json.dumps((REPO / 'site_template/app/state/exportfile.js').as_uri())};\n"
         f"const args = {json.dumps({'manifest': manifest, 'ids': ids, 'work': work})};\n"
         "const positions = new Map(args.ids.map((id, i) => [id, i]));\n"
         "console.log(JSON.stringify(buildExport({...args, positions, annotator: 'alice', clientId: 'c1', "

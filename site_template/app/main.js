@@ -11,13 +11,12 @@ import { mountHighlights } from './controllers/highlights.js';
 import { mountModel } from './controllers/model.js';
 import { openFirst, openQueue, recordNavigation } from './controllers/records.js';
 import { mountSelection } from './controllers/selection.js';
-import { mountTransfer } from './controllers/transfer.js';
+import { mountFiles } from './controllers/files.js';
 import { mountTimeOnTask } from './controllers/timeontask.js';
 import { modelLabel, rankerLabel } from './data/data.js';
 import { pageSettings } from './state/settings.js';
 import { clientId, prefs, WorkStorage } from './state/storage.js';
 import { createAppStore, SIDES } from './state/store.js';
-import { spanSuggestionsAsPrior } from './state/suggestions.js';
 import { TextPane } from './text/textpane.js';
 import { h } from './util.js';
 import { mountViews } from './views/mount.js';
@@ -64,8 +63,6 @@ async function main() {
   const start = { wanted, linked: Boolean(wanted && first?.id === wanted), at: first ? first.position : 0 };
   const annotator = await resolveAnnotator();
   const settings = pageSettings(manifest, annotator);
-  bundle.hideSuggestions = settings.blind; // blind: no suggestion reaches the store, hence the DOM
-  bundle.spanSuggestions = (suggestions, texts) => spanSuggestionsAsPrior(suggestions, bundle.spanQuestion, texts);
   const parts = settingsParts(settings, manifest);
   const storage = new WorkStorage(manifest.bundle_id, annotator);
   window.addEventListener('pagehide', () => storage.saveJournal()); // changes still in flight survive a reload
@@ -76,7 +73,7 @@ async function main() {
   const viewKey = `view:${manifest.bundle_id}`;
   const store = createAppStore({
     bundle, annotator, clientId: clientId(), storage, work: opened.work, aside: opened.aside, lost: opened.lost,
-    openError: opened.error,
+    openError: opened.error, blind: settings.blind, // blind: no suggestion reaches the store, hence the DOM
     view: prefs.get(viewKey, { minScore: manifest.ranker?.min_score ?? 0.2 }), questions: settings.all,
   });
   mountTimeOnTask(store);
@@ -99,17 +96,17 @@ async function main() {
   if (bundle.recordIndex.count) {
     await bundle.recordIndex.rowAt(start.at).then((row) => bundle.recordShardData(row.shard)).catch(() => null);
   }
-  const transfer = mountTransfer(store, bundle, storage, annotator, spellings);
-  const draft = draftCommands(store, panes, assistant);
+  const transfer = mountFiles(store, bundle, storage, annotator, spellings);
+  const draft = draftCommands(store, panes);
   const views = mountViews(store, bundle, { settings, queue, mods, commands: { ...draft, ...nav, ...transfer } });
   const labelNumber = labelDigits(store);
-  const matches = mountHighlights(store, panes, { manifest, assistant, labelNumber });
+  const matches = mountHighlights(store, panes, { manifest, labelNumber });
   const selection = mountSelection(store, panes, {
-    assistant, goToMatch: matches.goToMatch, words: settings.span.granularity !== 'character',
+    goToMatch: matches.goToMatch, words: settings.span.granularity !== 'character',
   });
   mountCommands(store, {
     manifest, panes, nav, transfer, draft, views, labelNumber, matches, selection, questionsMod: mods.questionsMod,
-    viewKey, assistant,
+    viewKey,
   });
   storage.watch((work) => store.actions.mergeExternal(work)); // work saved by other tabs
   mountHashSync(store, nav.navigate);

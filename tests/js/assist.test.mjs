@@ -4,6 +4,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { makeLevelOf, Assistant, HOLD_MS, LIT_GAP, meanVector } from '../../site_template/app/assist/assist.js';
+import { emptyAssist, relatedSlice } from '../../site_template/app/state/related.js';
+import { emptyDraft } from '../../site_template/app/state/draft.js';
+import { createStore } from '../../site_template/app/state/store.js';
 import { DEFAULT_OPTIONS, rankSentences } from '../../site_template/app/assist/rank.js';
 import { TextView } from '../../site_template/app/data/data.js';
 import { blend, selectionVector } from '../../site_template/app/assist/tokens.js';
@@ -54,13 +57,17 @@ const record = () => ({
     'The river floods in spring.'], [[0.9, 0.1, 0, 0], [0.7, 0, 0.7, 0], [0, 1, 0, 0], [0, 0, 0, 1]]),
 });
 
-/** The store's part the assistant reads and writes; `shown` collects every assist state set. */
+/** The store's part the assistant reads and writes (the assist slice's actions); `shown`: every assist state set. */
 function fakeStore(rec, span) {
   const shown = [];
   const store = {
     state: { current: { record: rec }, draft: { anchor: 'summary', summary: span, source: null }, view: { k: 5, minScore: 0 } },
-    actions: { setAssist(assist) { store.state = { ...store.state, assist }; shown.push(assist); } },
+    update(part) {
+      store.state = { ...store.state, ...part };
+      shown.push(part.assist);
+    },
   };
+  store.actions = relatedSlice({ store });
   return { store, shown };
 }
 
@@ -252,4 +259,58 @@ test('a selection made before the model existed is refined from its tokens once 
   assert.equal(shown.at(-1).refined, true);
   const tokens = selectionVector([rec.summary.tokenRows[0]], ...SPAN);
   assert.deepEqual(Array.from(a.last.vec), Array.from(blend(tokens, MODEL_VEC)));
+});
+
+// --- the assistant follows the store: no controller calls it ----------------------------------------------
+
+/** A real store (store.js createStore, the assist slice's actions) holding what the assistant observes. */
+function followingStore(rec) {
+  const store = createStore({
+    current: { record: rec }, draft: emptyDraft(), query: null, view: { k: 5, minScore: 0 },
+    model: { status: 'idle', message: '' }, assist: emptyAssist(),
+  });
+  store.actions = relatedSlice({ store });
+  return store;
+}
+
+test('a new query is answered (its vector asked of the model first), a dropped one forgotten', async () => {
+  const rec = record();
+  const store = followingStore(rec);
+  const model = fakeModel({ free: false });
+  const a = new Assistant(store, { ranker: {} }, () => model);
+  a.follow();
+  const query = { side: 'summary', start: SPAN[0], end: SPAN[1] };
+  store.update({ draft: { ...emptyDraft(), anchor: 'summary', summary: SPAN }, query });
+  assert.equal(model.calls.length, 1); // asked as the update is notified (prefetch), before the answer
+  assert.equal(store.state.assist.kind, null);
+  await later(0);
+  assert.equal(store.state.assist.kind, 'precomputed'); // a busy model: the instant answer at once
+  assert.equal(model.calls.length, 1); // run() took the prefetched call
+  model.calls[0].answer(MODEL_VEC);
+  await later(0);
+  assert.equal(store.state.assist.kind, 'model');
+  assert.equal(a.last.kind, 'model');
+  store.update({ draft: emptyDraft(), query: null });
+  assert.equal(a.last, null); // forgotten: a late answer to it is dropped
+});
+
+test('a new view re-ranks the query, another record forgets it, a ready model refines it', async () => {
+  const rec = record();
+  const store = followingStore(rec);
+  const a = new Assistant(store, { ranker: {} }, () => null);
+  a.follow();
+  const query = { side: 'summary', start: SPAN[0], end: SPAN[1] };
+  store.update({ draft: { ...emptyDraft(), anchor: 'summary', summary: SPAN }, query });
+  await later(0);
+  assert.ok(store.state.assist.results.length > 1);
+  store.update({ view: { k: 1, minScore: 0 } });
+  await later(0);
+  assert.equal(store.state.assist.results.length, 1);
+  const model = fakeModel();
+  a.getEmbedder = () => model;
+  store.update({ model: { status: 'ready', message: '' } });
+  await later(0);
+  assert.equal(model.calls.length, 1); // the shown precomputed answer refined with the model's vector
+  store.update({ current: { record: record() } });
+  assert.equal(a.last, null);
 });

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { normalizeName } from '../../site_template/app/state/names.js';
 import { loadQueue } from '../../site_template/app/state/queue.js';
 import { pageSettings } from '../../site_template/app/state/settings.js';
-import { parseImport } from '../../site_template/app/state/transfer.js';
+import { parseImport } from '../../site_template/app/state/exportfile.js';
 
 const CASES = JSON.parse(readFileSync(new URL('../names_cases.json', import.meta.url), 'utf8'));
 const show = (s) => JSON.stringify(s).replace(/[^\x20-\x7e]/gu, (c) => `\\u{${c.codePointAt(0).toString(16)}}`);

@@ -9,7 +9,7 @@ import {
 import { mergeRecord, mergeWork } from '../../site_template/app/state/storage.js';
 import { unexportedCount } from '../../site_template/app/state/store.js';
 import { EXPORT } from '../../site_template/app/data/formats.js';
-import { buildExport, checkAgainstBundle, parseImport } from '../../site_template/app/state/transfer.js';
+import { buildExport, checkAgainstBundle, parseImport } from '../../site_template/app/state/exportfile.js';
 
 const plain = (x) => JSON.parse(JSON.stringify(x));
 const QUESTIONS = [

@@ -1,14 +1,14 @@
 // The review mode's pure parts: overlapping spans cut into pieces (review/text.js), the reviewer's work in a work
-// entry and its export (review/work.js, docs/review.md), merged between tabs like any entry (storage.js).
+// entry and its export (state/reviewentries.js, docs/review.md), merged between tabs like any entry (storage.js).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { mergeRecord } from '../../site_template/app/state/storage.js';
-import { filterRows } from '../../site_template/app/review/app.js';
+import { filterRows } from '../../site_template/app/state/review.js';
 import { segments } from '../../site_template/app/review/text.js';
 import {
   addComment, buildReviewExport, commentsOf, decide, decisionOf, goldOf, setAnswer, touched,
-} from '../../site_template/app/review/work.js';
+} from '../../site_template/app/state/reviewentries.js';
 
 test('segments: overlapping spans cut the text at every boundary, each piece with the spans over it', () => {
   const spans = [{ start: 2, end: 8, key: 'a' }, { start: 5, end: 12, key: 'b' }, { start: 5, end: 8, key: 'c' }];

@@ -8,6 +8,7 @@ import { test } from 'node:test';
 
 import { TextView } from '../../site_template/app/data/data.js';
 import { createAppStore, emptyAssist, recordStatus, refusedText } from '../../site_template/app/state/store.js';
+import { reviewSlice } from '../../site_template/app/state/review.js';
 
 const IDS = ['r0', 'r1', 'r2'];
 const text = (id, t) => new TextView({ id, text: t, sentences: [[0, t.indexOf('.') + 1]] });
@@ -161,7 +162,7 @@ test('`x` drops the span paired with the anchor, never the anchor', async () => 
   const store = await openStore();
   store.actions.clearPair(); // no draft: nothing to drop
   store.actions.select('summary', 0, 4);
-  store.actions.setAssist({ ...emptyAssist(), side: 'source' });
+  store.actions.showRelated({ ...emptyAssist(), side: 'source' });
   assert.equal(store.actions.select('source', 0, 5), 'pair');
   store.actions.clearPair();
   assert.deepEqual([store.state.draft.anchor, store.state.draft.summary, store.state.draft.source], ['summary', [0, 4], null]);
@@ -177,11 +178,48 @@ test('storage that refused to open shows from the start; layout and upload are s
   assert.deepEqual([store.state.layout, store.state.ui.upload], [{ list: false, side: null }, { state: 'sent' }]);
 });
 
-test("the review mode's view is a slice of the store, each change merged into it", async () => {
-  const store = await openStore();
-  store.actions.setReview({ pos: -1, focus: null, filter: { unreviewed: false } });
-  store.actions.setReview({ pos: 3 });
-  assert.deepEqual(store.state.review, { pos: 3, focus: null, filter: { unreviewed: false } });
+test("the review mode's view is a slice of the store, changed only through its actions", async () => {
+  const rows = [{ id: 'r0', annotators: ['alice'], questions: [] }, { id: 'r1', annotators: ['alice', 'bob'], questions: [] }];
+  const ann = { key: 'alice:a1', annotator: 'alice', label: ['Benign'], summary: { start: 0, end: 4, text: 'Cats' } };
+  const data = {
+    annotators: ['alice', 'bob'], questions: [], count: rows.length, rows,
+    rowAt: async (p) => rows[p], allRows: async () => rows, record: async () => ({ annotations: [ann], responses: [] }),
+  };
+  const bundle = bundleOf([]);
+  bundle.manifest.review = { review_id: 'rv' };
+  const store = createAppStore({
+    bundle, annotator: 'rev', clientId: 'c1', storage: memoryStorage(), view: {},
+    review: reviewSlice({ data, reviewer: 'rev' }),
+  });
+  assert.equal(store.actions.setReview, undefined); // no setter of the whole slice
+  const review = store.actions.review;
+  await review.open(1);
+  assert.deepEqual([store.state.review.pos, store.state.review.row.id, store.state.review.focus], [1, 'r1', null]);
+  review.decide('accept'); // nothing focused: said, nothing decided
+  assert.equal(store.state.ui.message, 'Select an annotation first (↓ / ↑, or click it).');
+  assert.equal(store.state.work.records.r1, undefined);
+  review.focus('alice:a1');
+  review.decide('accept');
+  assert.equal(store.state.work.records.r1.review['d:alice:a1'].value.action, 'accept');
+  review.toggleLane(8);
+  assert.deepEqual(store.state.review.hidden, [8]);
+  review.setFilter({ annotator: 'bob', ghost: 'x' });
+  await new Promise((r) => setTimeout(r, 0));
+  assert.deepEqual([store.state.review.filter.annotator, 'ghost' in store.state.review.filter], ['bob', false]);
+  assert.deepEqual(store.state.review.order, [1]);
+  // the editor: the reviewer's own annotation, its fields set through the slice's actions
+  review.startEdit(true);
+  const opened = store.state.review.editor.opened;
+  review.setEditorSpan('summary', [0, 4]);
+  review.toggleEditorLabel('Benign', true);
+  review.toggleEditorLabel('Unwanted', true);
+  review.toggleEditorLabel('Benign', false);
+  review.setEditorNote('mine');
+  assert.equal(store.state.review.editor.opened, opened); // the same editor, its fields changed
+  assert.equal(review.saveEdit(), true);
+  const own = Object.values(store.state.work.records.r1.annotations);
+  assert.deepEqual(own.map((a) => [a.summary.text, a.label, a.note]), [['Cats', ['Unwanted'], 'mine']]);
+  assert.deepEqual([store.state.review.editor, store.state.review.focus], [null, own[0].id]);
 });
 
 test('time on task: a look alone makes no work; the time goes with the first change, and the save times it', async () => {

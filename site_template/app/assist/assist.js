@@ -13,8 +13,8 @@
  * A selection of exactly one stored sentence has its stored vector as the span's: the model's vector of the
  * same text (computed at build time, float16), so the worker is not asked for it.
  */
-import { rankSentences, prepareQuery, DEFAULT_OPTIONS, gradeProbability } from './rank.js';
-import { other, emptyAssist } from '../state/store.js';
+import { rankSentences, prepareQuery, prepareSentences, DEFAULT_OPTIONS, gradeProbability } from './rank.js';
+import { other } from '../state/draft.js';
 import { citedSplit } from './citecheck.js';
 import { blend, selectionVector } from './tokens.js';
 
@@ -90,6 +90,48 @@ export class Assistant {
   }
 
   /**
+   * Observe the store instead of being called: a new query (the draft's `query`: a selection taken as the
+   * anchor, or a reopened record's stored draft) is answered, a record opened or a query dropped forgets the
+   * last one, a new k or minimum score re-ranks it, a model become ready refines it. A new query's vector is
+   * asked of the worker at once (`prefetch`), before the rest of the store's subscribers and the save run;
+   * the answer itself comes in a microtask, after the store's update that asked for it.
+   */
+  follow() {
+    this.store.subscribe((s, prev) => {
+      if (s.current.record !== prev.current.record) {
+        this.reset();
+        this._idle(s.current.record);
+      }
+      if (s.query !== prev.query) {
+        if (!s.query) this.reset();
+        else {
+          const { side, start, end } = s.query;
+          this.prefetch(side, start, end);
+          queueMicrotask(() => {
+            if (this.store.state.query === s.query) this.run(side, start, end);
+          });
+        }
+      }
+      if (s.view !== prev.view) queueMicrotask(() => this.rerank());
+      if (s.model.status === 'ready' && prev.model.status !== 'ready') queueMicrotask(() => this.refine());
+    });
+  }
+
+  /**
+   * Index a new record's texts for ranking in idle time (the first selection on a long text is fast too),
+   * then run its rows (`warm`) once the model is ready.
+   */
+  _idle(rec) {
+    if (!rec) return;
+    const idle = globalThis.requestIdleCallback || ((fn) => setTimeout(fn, 200));
+    idle(() => {
+      if (this.store.state.current.record !== rec) return;
+      for (const view of [rec.source, rec.summary]) prepareSentences(view.rankInput(), this.options);
+      this.warm();
+    });
+  }
+
+  /**
    * Whether `query` is still the draft's query span (a late answer after a save, clear or record change is
    * dropped).
    */
@@ -131,8 +173,8 @@ export class Assistant {
     const results = citation ? citation.results
       : ranked.filter((r, i) => r.score >= view.minScore && (i < 2 || r.score >= near)).slice(0, view.k).map(graded);
     this.last = { query, vec, kind };
-    this.store.actions.setAssist({
-      side: target, results, kind, query, best, pending: false, citation: citation && citation.text, refined,
+    this.store.actions.showRelated({
+      side: target, results, kind, query, best, citation: citation && citation.text, refined,
     });
   }
 
@@ -155,7 +197,9 @@ export class Assistant {
     const query = { side, start, end, text: rec[side].slice(start, end) };
     const fromTokens = this._tokenVector(query, rec) && !this._blends;
     if (!fromTokens && !this._atOnce(query, rec, emb)) {
-      this.early = { rec, side, start, end, free: emb.free, vector: emb.embedLatest(query.text) };
+      const vector = emb.embedLatest(query.text);
+      vector.catch(() => {}); // a query dropped before run() takes it: its failure is no page error
+      this.early = { rec, side, start, end, free: emb.free, vector };
     }
   }
 
@@ -301,7 +345,7 @@ export class Assistant {
    */
   _hold(query, rec, t0, seq) {
     if (!this._current(query, rec)) return;
-    this.store.actions.setAssist({ ...emptyAssist(), side: other(query.side), query, pending: true });
+    this.store.actions.rankingPending(other(query.side), query);
     setTimeout(() => { // in a task of its own, after the selection's handler: while the worker embeds
       if (seq !== this.seq || this.modelAnswered || !this._current(query, rec)) return;
       const ctx = this._context(query, rec);

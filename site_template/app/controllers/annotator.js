@@ -8,7 +8,7 @@ import { prefs } from '../state/storage.js';
 
 /**
  * The names as given before they were normalised (the link's, the remembered one), under which an earlier
- * page may have saved this annotator's work (offered for import, transfer.js offerEarlier).
+ * page may have saved this annotator's work (offered for import, files.js offerEarlier).
  */
 export const spellings = [(new URLSearchParams(window.location.search).get('annotator') || '').trim(), String(prefs.get('annotator') || '')];
 

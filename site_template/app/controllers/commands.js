@@ -15,7 +15,7 @@ export function labelDigits(store) {
 }
 
 /** The draft card's commands: {save() (then the focus returns to the summary), clear()}. */
-export function draftCommands(store, panes, assistant) {
+export function draftCommands(store, panes) {
   const { actions } = store;
   return {
     /** After a save from the form, focus returns to the summary (where `s` submits and the next span starts). */
@@ -23,15 +23,13 @@ export function draftCommands(store, panes, assistant) {
       if (actions.saveDraft()) panes.summary.scroller.focus({ preventScroll: true });
     },
     clear: () => {
-      if (!actions.requestClear()) return;
-      window.getSelection().removeAllRanges();
-      assistant.reset();
+      if (actions.requestClear()) window.getSelection().removeAllRanges();
     },
   };
 }
 
-/** The k and minimum-score controls: the view (remembered per bundle under `viewKey`) and a new ranking. */
-function mountViewControls(store, viewKey, assistant) {
+/** The k and minimum-score controls: the view (remembered per bundle under `viewKey`; the assistant re-ranks). */
+function mountViewControls(store, viewKey) {
   const kInput = document.getElementById('ctl-k');
   const minInput = document.getElementById('ctl-min');
   const minOut = document.getElementById('ctl-min-out');
@@ -44,7 +42,6 @@ function mountViewControls(store, viewKey, assistant) {
     minOut.textContent = minScore.toFixed(2);
     store.actions.setView({ k, minScore });
     prefs.set(viewKey, { k, minScore });
-    assistant.rerank();
   };
   kInput.addEventListener('change', onView);
   minInput.addEventListener('input', onView);
@@ -53,7 +50,7 @@ function mountViewControls(store, viewKey, assistant) {
 /**
  * Wire the buttons and keys to the commands. `parts`: {manifest, panes, nav (records.js), transfer,
  * draft (draftCommands), views (views/mount.js), labelNumber, matches (highlights.js), selection
- * (selection.js: keysel, finder), questionsMod, viewKey, assistant}.
+ * (selection.js: keysel, finder), questionsMod, viewKey}.
  */
 export function mountCommands(store, parts) {
   const { actions } = store;
@@ -130,5 +127,5 @@ export function mountCommands(store, parts) {
       accept: () => form.accept() || actions.acceptNextSpan(),
     } : {}),
   }, actionsByKey(keys));
-  mountViewControls(store, parts.viewKey, parts.assistant);
+  mountViewControls(store, parts.viewKey);
 }

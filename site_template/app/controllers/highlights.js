@@ -1,9 +1,8 @@
 /**
- * What the panes show of the store: a new record's texts (its scroll and draft assistance restored), the
+ * What the panes show of the store: a new record's texts (its scroll restored), the
  * related-sentence highlights with their info line and minimap, the match counter and the match cursor
  * (`.` / `,` jump, `l` pairs), and the CSS highlights of annotations, draft and pairing.
  */
-import * as ranker from '../assist/rank.js';
 import { makeLevelOf } from '../assist/assist.js';
 import { mountScrollMemory } from '../state/scrollmemory.js';
 import { SIDES } from '../state/store.js';
@@ -25,7 +24,7 @@ function assistInfo({ assist, view }) {
  * Draw the store into the `panes` (textpane.js by side); `labelNumber`: the label digits (keys.js
  * numberKeys), reset with each record. Returns {goToMatch(pos), jumpMatch(dir), pairMatch()}.
  */
-export function mountHighlights(store, panes, { manifest, assistant, labelNumber }) {
+export function mountHighlights(store, panes, { manifest, labelNumber }) {
   const { actions } = store;
   const levelOf = makeLevelOf(manifest);
   const scrollMemory = mountScrollMemory(manifest.bundle_id, panes, SIDES);
@@ -34,12 +33,11 @@ export function mountHighlights(store, panes, { manifest, assistant, labelNumber
   let scrolledTo = { query: null, index: -1 }; // the query and best match the pane last scrolled to
   let matchCursor = -1;
   let focused = null;
-  /** A new record (or none, while one loads): render its panes, restore its scroll and draft assistance. */
+  /** A new record (or none, while one loads): render its panes, restore its scroll. */
   function showRecord(s) {
     const rec = s.current.record;
     shownRecord = rec;
     labelNumber.reset();
-    assistant.reset();
     scrollMemory.leave();
     for (const side of SIDES) {
       // summary bullets' [N] link to the source's documents
@@ -48,18 +46,6 @@ export function mountHighlights(store, panes, { manifest, assistant, labelNumber
     }
     if (rec) scrollMemory.restore(rec.id);
     document.body.dataset.record = rec ? rec.id : '';
-    // a restored draft gets its assistance back, as if just selected
-    const d = s.draft;
-    if (rec && d.anchor && d[d.anchor]) queueMicrotask(() => assistant.run(d.anchor, d[d.anchor][0], d[d.anchor][1]));
-    // Index the texts for ranking in idle time, so the first selection on a long text is fast too.
-    if (rec && typeof ranker.prepareSentences === 'function') {
-      const idle = window.requestIdleCallback || ((fn) => setTimeout(fn, 200));
-      idle(() => {
-        if (shownRecord !== rec) return;
-        for (const side of SIDES) ranker.prepareSentences(rec[side].rankInput(), manifest.ranker);
-        assistant.warm(); // the selections' vectors from their tokens, once the model is ready
-      });
-    }
   }
   /** A new assistance answer: its info line, highlights and minimap, scrolled to its best match. */
   function showAssist(s) {

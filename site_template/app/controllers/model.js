@@ -1,6 +1,7 @@
 /**
  * The in-browser model, loaded lazily (after the first record has painted, or at the first `embed` call):
- * its status goes to the store's `model`; once ready, the assistant refines its answer with it.
+ * its status goes to the store's `model`. The assistant follows the store (assist.js `follow`): once the
+ * model is ready it refines its answer with it.
  */
 import { Assistant } from '../assist/assist.js';
 
@@ -10,6 +11,7 @@ export function mountModel(store, bundle) {
   const { actions } = store;
   let embedder = null;
   const assistant = new Assistant(store, manifest, () => embedder);
+  assistant.follow();
 
   let modelPromise = null;
   function loadModel() {
@@ -23,10 +25,7 @@ export function mountModel(store, bundle) {
         };
         embedder.onStatus(report);
         report();
-        return embedder.ready.then(() => {
-          report();
-          assistant.refine();
-        });
+        return embedder.ready.then(report);
       }).catch((err) => {
         actions.setModel({ status: 'failed', message: String(err && err.message ? err.message : err) });
         throw err;

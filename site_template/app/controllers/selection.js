@@ -1,7 +1,7 @@
 /**
  * Selection → span: a mouse selection in a pane (a drag grows to whole words), the keyboard's selection
- * (keysel.js) and find (find.js) take a span into the draft, and a new query asks the assistant; clicks in
- * the panes follow citations, pair a highlighted sentence, jump to a minimap's match.
+ * (keysel.js) and find (find.js) take a span into the draft (the assistant observes the query it makes);
+ * clicks in the panes follow citations, pair a highlighted sentence, jump to a minimap's match.
  */
 import { KeyboardSelection } from '../keys/keysel.js';
 import { mountFind } from '../keys/find.js';
@@ -11,18 +11,14 @@ import { SIDES } from '../state/store.js';
  * Wire the `panes`' selection and clicks; `goToMatch`: highlights.js's. `words`: selections snap to whole
  * words (the span question's granularity is not `character`). Returns {keysel, finder}.
  */
-export function mountSelection(store, panes, { assistant, goToMatch, words }) {
+export function mountSelection(store, panes, { goToMatch, words }) {
   const { actions } = store;
   // The span of the page's selection last taken into the draft (or put there by the keyboard): after a
   // save the selection still shows it, and a key-up must not take it again as a new draft.
   let taken = '';
   let pressedInText = false; // a mouse press in a pane's text, not on its scrollbar
   const spanKey = (side, s, e) => `${store.state.current.id}:${side}:${s}:${e}`;
-  /** Take a span into the draft; a new query's vector is asked of the worker first (assist.js prefetch). */
-  const take = (side, s, e) => {
-    if (actions.roleOf(side) === 'anchor') assistant.prefetch(side, s, e);
-    if (actions.select(side, s, e) === 'anchor') assistant.run(side, s, e);
-  };
+  const take = (side, s, e) => actions.select(side, s, e);
   const keysel = new KeyboardSelection(panes, (side) => store.state.draft[side], (side, s, e) => {
     taken = spanKey(side, s, e);
     take(side, s, e);

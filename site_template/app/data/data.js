@@ -176,11 +176,7 @@ export class Bundle {
     this.baseUrl = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`;
     this.manifest = manifest;
     this.recordIndex = recordIndex;
-    this.hideSuggestions = false; // blind mode (settings.suggestions.blind): no suggestion leaves this module
     this.spanQuestion = (manifest.settings?.questions || []).find((q) => q.type === 'span')?.name || 'spans';
-    // (suggestions, {source, summary}) -> prior annotations: set by main.js (suggestions.js), so that this
-    // module, on the boot path, imports nothing
-    this.spanSuggestions = () => [];
     this.dim = (manifest.vectors && manifest.vectors.dim) || (manifest.model && manifest.model.dim) || 384;
     this._cache = { r: new Lru(SHARD_CACHE), t: new Lru(SHARD_CACHE), v: new Lru(SHARD_CACHE) };
     this._texts = new Lru(TEXT_CACHE);
@@ -268,8 +264,9 @@ export class Bundle {
   }
 
   /**
-   * Load a record (at position `at`, if the caller knows it) with both texts resolved: {id, title,
-   * metadata, prior_annotations, gold, source, summary}.
+   * Load a record (at position `at`, if the caller knows it) with both texts resolved, as stored: {id,
+   * title, metadata, prior_annotations, gold, source, summary, fields, meta, suggestions} (the page shows it
+   * through suggestions.js `recordAsShown`).
    */
   async record(id, at = undefined) {
     const row = await this.indexRow(id, at);
@@ -283,16 +280,10 @@ export class Bundle {
       this.text(rec.source, this._textShardOf(rec, 'source')),
       this.text(rec.summary, this._textShardOf(rec, 'summary')),
     ]);
-    const blind = this.hideSuggestions;
-    const suggestions = blind ? [] : rec.suggestions || [];
-    // span suggestions join the prior annotations: the suggestions card shows and accepts both
-    const prior = blind ? []
-      : [...(rec.prior_annotations || []), ...this.spanSuggestions(suggestions, { source, summary })];
     return {
       id: rec.id, title: rec.title || null, metadata: rec.metadata || {},
-      prior_annotations: prior, gold: rec.gold || null, source, summary,
-      fields: rec.fields || {}, meta: rec.meta || {},
-      suggestions: suggestions.filter((sg) => sg && sg.question !== this.spanQuestion),
+      prior_annotations: rec.prior_annotations || [], gold: rec.gold || null, source, summary,
+      fields: rec.fields || {}, meta: rec.meta || {}, suggestions: rec.suggestions || [],
     };
   }
 

@@ -2,9 +2,9 @@
  * One record entry of a review export checked by the rules `gold` reads it with (review/exports.py
  * `read_entry`, merge/checks.py): the page must not keep a decision that gold would refuse, or every later
  * export of the reviewer is refused too. Each check here is the twin of one there, in the same order, and
- * names the same field. Pure: the review record and its texts are given (review/transfer.js loads them).
+ * names the same field. Pure: the review record and its texts are given (review/reviewimport.js loads them).
  */
-import { findInvalid } from '../state/transfer.js';
+import { findInvalid } from '../state/exportfile.js';
 import { responseProblem } from '../state/responses.js';
 import { labelPath } from '../state/storage.js';
 import { instant } from '../state/times.js';
@@ -27,7 +27,7 @@ const TEXT_LIMIT = 10_000;
 const SPANS = 'spans';
 // [[[end]]]
 
-/** A number the file writes as a float (`3.0`, `1e2`): gold reads it as no integer (review/transfer.js). */
+/** A number the file writes as a float (`3.0`, `1e2`): gold reads it as no integer (review/reviewimport.js). */
 export class JsonFloat {
   constructor(value) {
     this.value = value;

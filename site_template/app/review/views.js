@@ -6,10 +6,12 @@
  * slices it shows (store.js watch); every text of the dataset goes in as text (util.js h), never HTML.
  */
 import { SIDES, unexportedCount, watch } from '../state/store.js';
+import { leafLabels } from '../state/labels.js';
 import { h } from '../util.js';
 import { labelText } from '../views/views.js';
 import { MarkedText } from './text.js';
-import { answerOf, commentsOf, decisionOf, goldOf, isAdjudicated } from './work.js';
+import { answerOf, commentsOf, decisionOf, goldOf, isAdjudicated } from '../state/reviewentries.js';
+import { lanesOf, reviewItems, reviewSpans } from '../state/review.js';
 
 const GOLD = 8;
 const MAX_ROWS = 300; // rows drawn in the list (the filter narrows it; n / p walk the whole order)
@@ -73,14 +75,16 @@ export function reviewLayout(manifest, data) {
 }
 
 /** The label paths of an annotation as one line ("Unwanted › Intrinsic"). */
-const labelsLine = (label, texts) => label.filter((l) => !label.some((o) => o.startsWith(`${l}.`))).map((l) => labelText(l, texts)).join(', ');
+const labelsLine = (label, texts) => leafLabels(label).map((l) => labelText(l, texts)).join(', ');
 const quote = (span) => (span ? `“${span.text}”` : 'no source span');
 
-export function mountReviewViews(store, api) {
+export function mountReviewViews(store) {
   const rv = () => store.state.review;
   const { data } = rv();
+  const actions = store.actions.review;
+  const lanes = lanesOf(data);
   const texts = Object.fromEntries(SIDES.map((side) => [side, new MarkedText(document.getElementById(`rv-${side}`))]));
-  const laneOf = (annotator) => api.lanes[data.annotators.indexOf(annotator)];
+  const laneOf = (annotator) => lanes[data.annotators.indexOf(annotator)];
   const swatch = (lane) => h('span', { class: `rv-swatch rv-c${lane}`, 'aria-hidden': 'true' });
   const labelTexts = () => store.state.labelTexts;
 
@@ -93,7 +97,7 @@ export function mountReviewViews(store, api) {
       document.body.dataset.record = '';
       return;
     }
-    for (const side of SIDES) texts[side].render(r.texts[side], api.spansOf(side, s));
+    for (const side of SIDES) texts[side].render(r.texts[side], reviewSpans(side, s));
     document.body.dataset.record = r.row.id;
     drawn = null;
     showFocus(s);
@@ -119,7 +123,7 @@ export function mountReviewViews(store, api) {
         if (!span) return;
         if (!rv().editor) {
           if (side !== 'summary') return;
-          api.startEdit(true);
+          actions.startEdit(true);
         }
         editorSet(side, span);
         return;
@@ -127,7 +131,7 @@ export function mountReviewViews(store, api) {
       const keys = texts[side].keysAt(sel.anchorNode);
       if (!keys.length) return;
       const i = keys.indexOf(rv().focus);
-      api.setReview({ focus: keys[(i + 1) % keys.length] });
+      actions.focus(keys[(i + 1) % keys.length]);
     });
   }
 
@@ -137,11 +141,11 @@ export function mountReviewViews(store, api) {
     const row = (lane, name, key, title) => {
       const box = h('input', { type: 'checkbox', 'data-lane': String(lane) });
       box.checked = !s.review.hidden.includes(lane);
-      box.addEventListener('change', () => api.toggleLane(lane));
+      box.addEventListener('change', () => actions.toggleLane(lane));
       return h('label', { class: 'rv-legend-row', title }, box, swatch(lane), ` ${name} `, h('kbd', {}, `Alt+${key}`));
     };
     legend.replaceChildren(h('h3', {}, 'Annotators'),
-      ...data.annotators.map((a, i) => row(api.lanes[i], a, String(i + 1), `show or hide ${a}'s spans`)),
+      ...data.annotators.map((a, i) => row(lanes[i], a, String(i + 1), `show or hide ${a}'s spans`)),
       row(GOLD, 'gold (your decisions)', '0', 'show or hide the gold spans'));
   });
 
@@ -153,8 +157,8 @@ export function mountReviewViews(store, api) {
   const unexp = document.getElementById('unexported');
   const adjudicate = document.querySelector('[data-rv=adjudicate]');
   const reopen = document.querySelector('[data-rv=reopen]');
-  adjudicate.addEventListener('click', () => api.adjudicate());
-  reopen.addEventListener('click', () => api.reopen());
+  adjudicate.addEventListener('click', () => actions.adjudicate());
+  reopen.addEventListener('click', () => actions.reopen());
   watch(store, (s) => [s.review.row, s.review.rec, s.work, s.review.order], (s) => {
     const r = s.review;
     const order = r.order;
@@ -194,7 +198,7 @@ export function mountReviewViews(store, api) {
       return;
     }
     const entry = s.work.records[r.row.id];
-    const list = api.items(s).map((it) => {
+    const list = reviewItems(s).map((it) => {
       const dec = it.kind === 'theirs' ? decisionOf(entry, it.key) : { action: 'added' };
       const shown = it.kind === 'own' ? it.ann : goldOf(it.ann, dec) || it.ann;
       const who = it.kind === 'theirs' ? it.ann.annotator : `${r.reviewer} (yours)`;
@@ -222,34 +226,38 @@ export function mountReviewViews(store, api) {
   box.addEventListener('click', (ev) => {
     const b = ev.target.closest('[data-rv-act]');
     const li = ev.target.closest('li.rv-item');
-    if (li) api.setReview({ focus: li.dataset.key });
+    if (li) actions.focus(li.dataset.key);
     if (!b) return;
-    const act = b.dataset.rvAct;
-    if (act === 'accept' || act === 'reject') api.setDecision(act);
-    else if (act === 'edit') api.startEdit(false);
-    else if (act === 'add') api.startEdit(true);
-    else if (act === 'comment') api.setReview({ comment: { on: b.dataset.key }, editor: null });
+    const what = b.dataset.rvAct;
+    if (what === 'accept' || what === 'reject') actions.decide(what);
+    else if (what === 'edit') actions.startEdit(false);
+    else if (what === 'add') actions.startEdit(true);
+    else if (what === 'comment') actions.openComment(b.dataset.key);
   });
 
   // --- the editor (an edit of an annotator's annotation, or the reviewer's own) --------------------------
   const editor = document.getElementById('rv-editor');
   const inputs = {};
-  function editorSet(side, span) {
-    const ed = rv().editor;
-    if (!ed) return;
-    ed[side] = span;
+  /** The editor's span of `side` shown in its inputs and preview. */
+  function showSpan(side, span) {
     if (inputs[side]) {
       inputs[side][0].value = span ? String(span[0]) : '';
       inputs[side][1].value = span ? String(span[1]) : '';
       inputs[side][2].textContent = preview(side, span);
     }
   }
+  /** A span selected in a pane: the editor's span of that side. */
+  function editorSet(side, span) {
+    if (!rv().editor) return;
+    actions.setEditorSpan(side, span);
+    showSpan(side, span);
+  }
   const preview = (side, span) => {
     const v = rv().texts?.[side];
     if (!span || !v) return side === 'source' ? 'no source span' : '';
     return span[0] >= 0 && span[0] < span[1] && span[1] <= v.length ? `“${v.slice(span[0], span[1])}”` : 'outside the text';
   };
-  watch(store, (s) => [s.review.editor], (s) => {
+  watch(store, (s) => [s.review.editor?.opened], (s) => { // redrawn when opened, not at each field's change
     const ed = s.review.editor;
     editor.hidden = !ed;
     if (!ed) {
@@ -260,8 +268,9 @@ export function mountReviewViews(store, api) {
       const read = () => {
         const a = inputs[side][0].value.trim();
         const b = inputs[side][1].value.trim();
-        ed[side] = a === '' && b === '' ? null : [Number(a), Number(b)];
-        inputs[side][2].textContent = preview(side, ed[side]);
+        const span = a === '' && b === '' ? null : [Number(a), Number(b)];
+        actions.setEditorSpan(side, span);
+        inputs[side][2].textContent = preview(side, span);
       };
       const from = h('input', { type: 'number', min: '0', id: `rv-ed-${side}-start`, 'aria-label': `${side} span start` });
       const to = h('input', { type: 'number', min: '0', id: `rv-ed-${side}-end`, 'aria-label': `${side} span end` });
@@ -269,28 +278,25 @@ export function mountReviewViews(store, api) {
       inputs[side] = [from, to, out];
       from.addEventListener('input', read);
       to.addEventListener('input', read);
-      editorSet(side, ed[side]);
+      showSpan(side, ed[side]);
       return h('div', { class: 'rv-range' }, h('span', {}, side === 'summary' ? 'summary' : 'source'), from, '–', to, out);
     };
     const labels = store.state.labelChoices.map((l, i) => {
       const c = h('input', { type: 'checkbox', value: l, 'data-label': l });
       c.checked = ed.labels.includes(l);
       c.addEventListener('change', () => {
-        ed.labels = c.checked ? [...ed.labels, l] : ed.labels.filter((x) => x !== l);
-        if (store.state.oneLabel && c.checked) {
-          ed.labels = [l];
-          for (const o of editor.querySelectorAll('[data-label]')) o.checked = o === c;
-        }
+        actions.toggleEditorLabel(l, c.checked);
+        for (const o of editor.querySelectorAll('[data-label]')) o.checked = rv().editor.labels.includes(o.value);
       });
       return h('label', { class: 'label-choice' }, c, ` ${i + 1}. ${labelText(l, labelTexts())}`);
     });
     const note = h('textarea', { id: 'rv-ed-note', rows: '2', placeholder: 'note' });
     note.value = ed.note;
-    note.addEventListener('input', () => { ed.note = note.value; });
+    note.addEventListener('input', () => actions.setEditorNote(note.value));
     const save = h('button', { type: 'button', class: 'primary', 'data-rv-ed': 'save' }, 'Save (Enter)');
-    save.addEventListener('click', () => api.saveEdit());
+    save.addEventListener('click', () => actions.saveEdit());
     const cancel = h('button', { type: 'button', 'data-rv-ed': 'cancel' }, 'Cancel (Esc)');
-    cancel.addEventListener('click', () => api.setReview({ editor: null }));
+    cancel.addEventListener('click', () => actions.closeEditor());
     const title = ed.kind === 'theirs' ? `Edit ${ed.key} (the gold keeps your version)` : ed.key ? 'Edit your annotation' : 'Your own annotation';
     editor.replaceChildren(h('h3', {}, title),
       h('p', { class: 'muted' }, 'Select text in a pane to set its span, or type the offsets (characters from the start); an empty source range: no linked span.'),
@@ -305,15 +311,15 @@ export function mountReviewViews(store, api) {
   const show = (v) => (v === undefined ? '—' : Array.isArray(v) ? v.join(', ') : String(v));
   watch(store, (s) => [s.review.rec, s.work, s.review.question], (s) => {
     const r = s.review;
-    if (!r.rec || !api.questions.length) {
-      qbox.hidden = !api.questions.length;
+    if (!r.rec || !actions.questions.length) {
+      qbox.hidden = !actions.questions.length;
       qbox.replaceChildren();
       return;
     }
     const entry = s.work.records[r.row.id];
     const byWho = new Map(r.rec.responses.map((x) => [x.annotator, x.values || {}]));
     qbox.hidden = false;
-    qbox.replaceChildren(h('h3', {}, 'Questions'), ...api.questions.map((q, qi) => {
+    qbox.replaceChildren(h('h3', {}, 'Questions'), ...actions.questions.map((q, qi) => {
       const gold = answerOf(entry, q.name);
       const flag = r.rec.disagreement?.questions?.[q.name];
       const answers = data.annotators.map((a, i) => {
@@ -321,7 +327,7 @@ export function mountReviewViews(store, api) {
         const picked = gold && gold.from === a;
         const b = h('button', { type: 'button', class: `rv-answer ${picked ? 'picked' : ''}`, 'data-annotator': a, disabled: !has, 'aria-pressed': picked ? 'true' : 'false', title: `take ${a}'s answer (${i + 1})` },
           h('kbd', {}, String(i + 1)), ' ', swatch(laneOf(a)), ` ${a}: ${has ? show(byWho.get(a)[q.name]) : '—'}`);
-        b.addEventListener('click', () => api.answer(q.name, { from: a }));
+        b.addEventListener('click', () => actions.answer(q.name, { from: a }));
         return b;
       });
       const sugg = (r.rec.suggestions || []).filter((x) => x.question === q.name).map((x) => h('div', { class: 'rv-sugg muted' },
@@ -358,11 +364,11 @@ export function mountReviewViews(store, api) {
     let value = raw;
     if (def.type === 'rating') value = (def.values || []).find((v) => String(v) === raw) ?? Number(raw);
     else if (def.type === 'multi_label' || def.type === 'ranking') value = raw.split(',').map((x) => x.trim()).filter(Boolean);
-    api.answer(name, { value });
+    actions.answer(name, { value });
     input.blur();
   }
   function focusOwn() {
-    const q = api.questions[rv().question];
+    const q = actions.questions[rv().question];
     const el = q && qbox.querySelector(`[data-question="${CSS.escape(q.name)}"] [data-own]`);
     if (el) el.focus();
   }
@@ -379,15 +385,15 @@ export function mountReviewViews(store, api) {
     const out = [h('h3', {}, 'Comments on the record'), h('ul', { class: 'rv-thread' }, ...commentsOn(entry, 'record').map(commentLine))];
     if (r.comment) {
       const ta = h('textarea', { id: 'rv-comment', rows: '2', placeholder: 'Enter posts · Shift+Enter: new line · Esc: cancel', 'aria-label': `comment on ${r.comment.on}` });
-      ta.value = api.keptComment(); // redrawn (another tab's change, a reload): the typed text stays
-      ta.addEventListener('input', () => api.keepComment(ta.value));
+      ta.value = actions.keptComment(); // redrawn (another tab's change, a reload): the typed text stays
+      ta.addEventListener('input', () => actions.keepComment(ta.value));
       const post = h('button', { type: 'button', class: 'primary' }, 'Post');
-      post.addEventListener('click', () => api.postComment(ta.value));
+      post.addEventListener('click', () => actions.postComment(ta.value));
       out.push(h('div', { class: 'rv-comment-box' }, h('p', { class: 'muted' }, r.comment.on === 'record' ? 'Your comment on the record:' : `Your comment on ${r.comment.on}:`), ta, post));
       queueMicrotask(() => ta.focus());
     } else {
       const b = h('button', { type: 'button', class: 'link' }, 'comment on the record (C)');
-      b.addEventListener('click', () => api.setReview({ comment: { on: 'record' }, editor: null }));
+      b.addEventListener('click', () => actions.openComment('record'));
       out.push(b);
     }
     cbox.replaceChildren(...out);
@@ -409,15 +415,15 @@ export function mountReviewViews(store, api) {
   });
   list.addEventListener('click', (ev) => {
     const li = ev.target.closest('li[data-position]');
-    if (li) api.open(Number(li.dataset.position));
+    if (li) actions.open(Number(li.dataset.position));
   });
   const byId = (id) => document.getElementById(id);
-  byId('rv-filter-unreviewed').addEventListener('change', (ev) => api.setFilter({ unreviewed: ev.target.checked }));
-  byId('rv-filter-question').addEventListener('change', (ev) => api.setFilter({ question: ev.target.value }));
-  byId('rv-filter-annotator').addEventListener('change', (ev) => api.setFilter({ annotator: ev.target.value }));
-  byId('rv-filter-pair').addEventListener('change', (ev) => api.setFilter({ pair: ev.target.value }));
+  byId('rv-filter-unreviewed').addEventListener('change', (ev) => actions.setFilter({ unreviewed: ev.target.checked }));
+  byId('rv-filter-question').addEventListener('change', (ev) => actions.setFilter({ question: ev.target.value }));
+  byId('rv-filter-annotator').addEventListener('change', (ev) => actions.setFilter({ annotator: ev.target.value }));
+  byId('rv-filter-pair').addEventListener('change', (ev) => actions.setFilter({ pair: ev.target.value }));
   const textFilter = byId('rv-filter-text');
-  textFilter.addEventListener('change', () => api.filterText(textFilter.value));
+  textFilter.addEventListener('change', () => actions.filterText(textFilter.value));
 
   // --- Mercury's view: one annotator's annotations across records ---------------------------------------
   const by = document.getElementById('rv-by-annotator');
@@ -431,10 +437,10 @@ export function mountReviewViews(store, api) {
       return;
     }
     const close = h('button', { type: 'button', 'data-rv': 'close-by' }, 'Close (Esc)');
-    close.addEventListener('click', () => api.setReview({ byAnnotator: null }));
+    close.addEventListener('click', () => actions.showByAnnotator(null));
     const pick = h('select', { 'aria-label': 'annotator' }, ...data.annotators.map((a) => h('option', { value: a }, a)));
     pick.value = who;
-    pick.addEventListener('change', () => api.setReview({ byAnnotator: pick.value }));
+    pick.addEventListener('change', () => actions.showByAnnotator(pick.value));
     const table = h('tbody');
     const status = h('p', { class: 'muted' }, 'Reading the records…');
     by.replaceChildren(h('div', { class: 'row' }, h('h3', {}, 'All annotations of '), pick, close), status,
@@ -452,8 +458,8 @@ export function mountReviewViews(store, api) {
           h('td', {}, h('button', { type: 'button', class: 'link' }, rec.id)), h('td', {}, labelsLine(a.label, labelTexts())),
           h('td', {}, a.summary.text), h('td', {}, a.source ? a.source.text : '—'), h('td', {}, a.note || ''), h('td', {}, dec ? ACTION_TEXT[dec.action] : '—'));
         tr.querySelector('button').addEventListener('click', () => {
-          api.setReview({ byAnnotator: null });
-          api.open(p).then(() => api.setReview({ focus: a.key }));
+          actions.showByAnnotator(null);
+          actions.open(p).then(() => actions.focus(a.key));
         });
         table.append(tr);
       }
@@ -464,11 +470,11 @@ export function mountReviewViews(store, api) {
 
   return {
     moveFocus(dir) {
-      const its = api.items();
+      const its = reviewItems(store.state);
       if (!its.length) return;
       const i = its.findIndex((it) => it.key === rv().focus);
       const j = i < 0 ? (dir > 0 ? 0 : its.length - 1) : Math.max(0, Math.min(its.length - 1, i + dir));
-      api.setReview({ focus: its[j].key });
+      actions.focus(its[j].key);
     },
     focusOwn,
     submitOwn,

@@ -1,7 +1,8 @@
 /**
  * Machine suggestions of a record (record shard `suggestions`, issue 13): what the form shows next to
  * each question, and span suggestions turned into the prior-annotation shape, so today's suggestions card
- * and its Accept serve them. In blind mode data.js hands none of them out (settings.suggestions.blind).
+ * and its Accept serve them. data.js hands a record out as stored; `recordAsShown` is the page's view of it
+(blind mode, settings.suggestions.blind: no suggestion reaches the store, hence the DOM).
  */
 import { labelPath } from './storage.js';
 
@@ -46,6 +47,19 @@ export function spanSuggestionsAsPrior(suggestions, spanName, texts) {
     }
   }
   return out;
+}
+
+/**
+ * A record as the page shows it (the store's `current.record`, an import's check): in blind mode no
+ * suggestion and no prior annotation; else the span suggestions of question `spanQuestion` join the prior
+ * annotations (the suggestions card shows and accepts both) and `suggestions` keeps the other questions'.
+ */
+export function recordAsShown(rec, { blind, spanQuestion }) {
+  const suggestions = blind ? [] : rec.suggestions || [];
+  const prior = blind ? []
+    : [...(rec.prior_annotations || []), ...spanSuggestionsAsPrior(suggestions, spanQuestion, rec)];
+  const others = suggestions.filter((sg) => sg && sg.question !== spanQuestion);
+  return { ...rec, prior_annotations: prior, suggestions: others };
 }
 
 /** Whether a prior annotation / span suggestion is already among the annotator's own (same label and spans). */

@@ -12,7 +12,7 @@ import { mountLayout } from './layout.js';
 import { mountSuggestionWalk } from './suggestwalk.js';
 import {
   mountAllDone, mountAnnotations, mountBanners, mountDraft, mountFinish, mountOverlays, mountRecordInfo,
-  mountSuggestions, mountToast, mountTopbar, renderSaveStatus,
+  mountSaveStatus, mountSuggestions, mountToast, mountTopbar,
 } from './views.js';
 
 /**
@@ -56,16 +56,7 @@ export function mountViews(store, bundle, { settings, queue, mods, commands }) {
   mountFinish(store);
   mountAllDone(store, bundle, exportNow, () => actions.showAllDone(false), queue);
   const layout = mountLayout(store);
-  // The "saved" indicator of the top bar: "saved" only once storage says the change is on disk.
-  const saveStatus = document.getElementById('save-status');
-  const showSave = (s) => {
-    if (s.ui.storageError) renderSaveStatus(saveStatus, { state: 'error', message: s.ui.storageError });
-    else renderSaveStatus(saveStatus, { state: s.ui.save.state === 'failed' ? 'error' : s.ui.save.state, at: s.ui.save.at });
-  };
-  store.subscribe((s, prev) => {
-    if (s.ui.save !== prev.ui.save || s.ui.storageError !== prev.ui.storageError) showSave(s);
-  });
-  if (store.state.ui.storageError) showSave(store.state); // known at load: refused, or lost as a page closed
+  mountSaveStatus(store, document.getElementById('save-status'));
   // dialogs keep the focus while open and give it back when closed
   const traps = { help: null, guidelines: null };
   store.subscribe((s) => {

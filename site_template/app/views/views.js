@@ -7,6 +7,8 @@ import { renderGuidelines } from './markdown.js';
 import { LABEL_COLOURS, labelColour } from '../text/pairing.js';
 import { statusCounts } from '../state/nav.js';
 import { acceptedPriors } from '../state/suggestions.js';
+import { leafLabels } from '../state/labels.js';
+import { SAVE_WORDS, saveStatusOf } from '../state/saving.js';
 import { fold } from '../data/recordindex.js';
 import { selectPositions, STATUS_TEXT } from '../state/listquery.js';
 import { liveAnnotations, recordStatus, undelivered, watch } from '../state/store.js';
@@ -22,8 +24,6 @@ import { virtualList } from './virtuallist.js';
  */
 export const labelText = (label, texts = {}) => label.split('.')
   .map((part, i, parts) => texts[parts.slice(0, i + 1).join('.')] ?? part).join(' › ');
-/** The most specific labels of a stored path list (["Unwanted", "Unwanted.Intrinsic"] -> the second). */
-const leafLabels = (labels) => labels.filter((l) => !labels.some((o) => o.startsWith(`${l}.`)));
 const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /**
@@ -32,12 +32,24 @@ const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
  */
 let clock = null; // made once: toLocaleTimeString builds a formatter per call (~1 ms, at every save)
 
-export function renderSaveStatus(el, { state, at = null, message = '' }) {
+function renderSaveStatus(el, { state, at = null, message = '' }) {
   el.dataset.state = state;
   if (!clock) clock = new Intl.DateTimeFormat([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
   const time = at && state === 'saved' && !message ? clock.format(new Date(at)) : '';
-  el.textContent = { idle: '', saving: 'saving…', saved: 'saved', error: 'NOT saved' }[state] ?? '';
+  el.textContent = SAVE_WORDS[state === 'error' ? 'failed' : state]?.short ?? '';
   el.title = message || (state === 'saved' ? `Your last change is saved in this browser (${time}).` : '');
+}
+
+/**
+ * The top bar's "saved" indicator, drawn from the store (saving.js `saveStatusOf`: "saved" only once storage
+ * says the change is on disk); the annotation page and the review mode both mount it.
+ */
+export function mountSaveStatus(store, el) {
+  const show = (s) => renderSaveStatus(el, saveStatusOf(s.ui));
+  store.subscribe((s, prev) => {
+    if (s.ui.save !== prev.ui.save || s.ui.storageError !== prev.ui.storageError) show(s);
+  });
+  if (store.state.ui.storageError) show(store.state); // known at load: refused, or lost as a page closed
 }
 
 /**
@@ -337,8 +349,6 @@ function choiceView(choice, actions) {
       button('Stay (Esc)', 'stay', 'primary'), keep ? button(keep, 'keep') : null, button(discard, 'discard')));
 }
 
-const SAVE_TEXT = { idle: '', saving: 'saving…', saved: 'saved in this browser', failed: 'NOT saved: export your work (see the red message at the top)' };
-
 /**
  * The annotation form: spans of the draft, label choices (numbered), note, save/clear, and its inline
  * messages: what is missing, the second step of a clear, the choice before leaving an unfinished
@@ -388,7 +398,7 @@ export function mountDraft(store, actions, handlers) {
   watch(store, (s) => [s.ui.save], (s) => {
     saveState.dataset.state = s.ui.save.state;
     saveState.dataset.seq = String(s.ui.save.seq);
-    saveState.textContent = SAVE_TEXT[s.ui.save.state] || '';
+    saveState.textContent = SAVE_WORDS[s.ui.save.state]?.full || '';
   });
 
   watch(store, (s) => [s.draft, s.current.record], (s) => {

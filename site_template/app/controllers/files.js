@@ -2,8 +2,9 @@
  * The annotator's files: export (the button, `e`), import (the file input), the offer of work saved here
  * under an earlier build or another spelling of the name, and the optional upload to the team's storage.
  */
-import { buildExport, checkAgainstBundle, downloadJson, exportFileName, exportText, parseImport } from '../state/transfer.js';
+import { buildExport, checkAgainstBundle, downloadJson, exportFileName, exportText, parseImport } from '../state/exportfile.js';
 import { normalizeName } from '../state/names.js';
+import { pageSettings } from '../state/settings.js';
 import { prefs } from '../state/storage.js';
 import { startUploads, takeLink } from '../state/upload.js';
 import { nowIso } from '../util.js';
@@ -30,9 +31,10 @@ function importMessage(res, fileName, left, future, shared) {
  * Wire export and import for `annotator`'s work in `store` (`storage`: its WorkStorage, `spellings`: the
  * names as given, annotator.js). Returns {exportNow(), importFile() (opens the file picker), offerEarlier()}.
  */
-export function mountTransfer(store, bundle, storage, annotator, spellings) {
+export function mountFiles(store, bundle, storage, annotator, spellings) {
   const { manifest } = bundle;
   const { actions } = store;
+  const { blind } = pageSettings(manifest, annotator); // an import's acceptances checked against what was shown
   /**
    * Export the work as it is now, records in bundle order: their positions are the store's placed ones,
    * the few not placed yet read from their ids shards. If those cannot be read, these records are
@@ -77,7 +79,7 @@ export function mountTransfer(store, bundle, storage, annotator, spellings) {
       const parsed = parseImport(await file.text(), {
         manifest, annotator, clientId: store.state.clientId, now: nowIso(),
       });
-      const res = await checkAgainstBundle(parsed.work, bundle);
+      const res = await checkAgainstBundle(parsed.work, bundle, blind);
       const left = [...parsed.left, ...res.left];
       const shared = actions.importFile(res.work, !left.length && Boolean(parsed.exportedAt));
       actions.message(importMessage(res, file.name, left, parsed.future, shared));
@@ -102,7 +104,7 @@ export function mountTransfer(store, bundle, storage, annotator, spellings) {
         manifest, positions: all, annotator, clientId: store.state.clientId, work, exportedAt: at,
       });
       const parsed = parseImport(JSON.stringify(file), { manifest, annotator }); // its times: another key's
-      const res = await checkAgainstBundle(parsed.work, bundle);
+      const res = await checkAgainstBundle(parsed.work, bundle, blind);
       actions.importWork(res.work);
       prefs.set(`earlier-done:${manifest.bundle_id}:${key}`, at);
       const skipped = parsed.skipped + res.skipped;

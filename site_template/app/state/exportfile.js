@@ -7,6 +7,7 @@ import { acceptedAgents, answers, isEmpty, responseProblem } from './responses.j
 import { normalizeName } from './names.js';
 import { pageSettings } from './settings.js';
 import { STATUSES, dict, labelPath, withKey } from './storage.js';
+import { recordAsShown } from './suggestions.js';
 import { liveAnnotations } from './store.js';
 import { instant } from './times.js';
 import { activeMs } from './timeontask.js';
@@ -310,9 +311,9 @@ export function parseImport(text, { manifest, annotator, clientId = null, now = 
  * offsets are out of range, whose quoted text differs from the text at its offsets, or whose label is
  * unknown, an answer that does not fit its question, an acceptance of an agent that made no suggestion
  * for that question on this record, are left out: counted in `skipped`, each named in `left`. Returns
- * {work, records, annotations, skipped, left}.
+ * {work, records, annotations, skipped, left}. `blind`: the suggestions are hidden from this annotator.
  */
-export async function checkAgainstBundle(work, bundle) {
+export async function checkAgainstBundle(work, bundle, blind) {
   const labels = new Set(bundle.manifest.labels || []);
   const questions = new Map(pageSettings(bundle.manifest, null).questions.map((q) => [q.name, q]));
   const spanQuestion = bundle.spanQuestion;
@@ -330,7 +331,7 @@ export async function checkAgainstBundle(work, bundle) {
     let rec;
     try {
       if (!positions.has(id)) throw new Error(`no record ${id}`);
-      rec = await bundle.record(id, positions.get(id));
+      rec = recordAsShown(await bundle.record(id, positions.get(id)), { blind: Boolean(blind), spanQuestion });
     } catch {
       left.push(`record ${id}: not in this bundle`);
       continue;

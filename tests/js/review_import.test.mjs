@@ -1,4 +1,4 @@
-// Import of a review export (review/transfer.js, review/importcheck.js): the file is checked against this
+// Import of a review export (review/reviewimport.js, review/importcheck.js): the file is checked against this
 // review bundle and reviewer, every record entry by gold's rules against its review record and texts; the
 // first fault refuses the whole file with one line naming the entry and the field. (That each rule agrees
 // with gold's is tests/test_review_import_parity.py, in Chromium against the CLI.)
@@ -7,8 +7,8 @@ import { test } from 'node:test';
 
 import { REVIEW } from '../../site_template/app/data/formats.js';
 import { TextView } from '../../site_template/app/data/data.js';
-import { checkReviewImport, parseReviewImport, readReviewFile } from '../../site_template/app/review/transfer.js';
-import { buildReviewExport, decide } from '../../site_template/app/review/work.js';
+import { checkReviewImport, parseReviewImport, readReviewFile } from '../../site_template/app/review/reviewimport.js';
+import { buildReviewExport, decide } from '../../site_template/app/state/reviewentries.js';
 
 const manifest = {
   bundle_id: 'b1', labels: ['Benign', 'Unwanted', 'Unwanted.Intrinsic'],

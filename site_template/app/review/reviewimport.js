@@ -11,9 +11,9 @@
 import { dict } from '../state/storage.js';
 import { normalizeName } from '../state/names.js';
 import { pageSettings } from '../state/settings.js';
-import { parseJson } from '../state/transfer.js';
+import { parseJson } from '../state/exportfile.js';
 import { checkEntry, JsonFloat, needsTexts } from './importcheck.js';
-import { REVIEW_EXPORT_FORMAT, REVIEW_EXPORT_VERSION } from './work.js';
+import { REVIEW_EXPORT_FORMAT, REVIEW_EXPORT_VERSION } from '../state/reviewentries.js';
 
 /** The largest file gold reads (safeio.EXPORT_LIMIT). */
 export const IMPORT_LIMIT = 512 * 1024 * 1024;

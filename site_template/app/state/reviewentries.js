@@ -11,8 +11,8 @@
  *
  * Pure functions over entries (no DOM); the review export (docs/review.md) is built here.
  */
-import { liveAnnotations } from '../state/store.js';
-import { compareTimes } from '../state/times.js';
+import { liveAnnotations } from './entries.js';
+import { compareTimes } from './times.js';
 import { REVIEW } from '../data/formats.js';
 
 export const { name: REVIEW_EXPORT_FORMAT, version: REVIEW_EXPORT_VERSION } = REVIEW;

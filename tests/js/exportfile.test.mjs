@@ -1,10 +1,10 @@
-// Export building and import parsing (transfer.js): the file contract with `mercury-static merge`, and an
+// Export building and import parsing (state/exportfile.js): the file contract with `mercury-static merge`, and an
 // import that refuses another bundle's or another annotator's file whole with one readable line.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { EXPORT } from '../../site_template/app/data/formats.js';
-import { buildExport, exportFileName, parseImport } from '../../site_template/app/state/transfer.js';
+import { buildExport, exportFileName, parseImport } from '../../site_template/app/state/exportfile.js';
 
 const manifest = { bundle_id: 'b1', title: 'Demo bundle', tool_version: '0.1.0' };
 const positions = new Map([['r1', 0], ['r2', 1], ['r3', 2]]); // the work's ids placed by the ids shards

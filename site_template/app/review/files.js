@@ -1,0 +1,51 @@
+/**
+ * The review's files: the review export (the button, Shift+E) downloaded, and an earlier review export
+ * imported (the file input), each record entry checked by gold's rules against its review record and texts
+ * (reviewfile.js) before the store merges it.
+ */
+import { buildReviewExport } from '../state/reviewentries.js';
+import { downloadJson, exportFileName } from '../state/exportfile.js';
+import { nowIso } from '../util.js';
+import { checkReviewImport, parseReviewImport, readReviewFile } from './reviewimport.js';
+
+/** Wire export and import; returns {exportNow(), chooseImport()}. */
+export function mountReviewFiles(store, { bundle, data, reviewer }) {
+  const { manifest } = bundle;
+  const { actions } = store;
+  async function exportNow() {
+    const at = nowIso();
+    await data.allRows().catch(() => null);
+    const order = new Map(data.rows.filter(Boolean).map((r, i) => [r.id, i]));
+    const file = buildReviewExport({
+      manifest, reviewer, clientId: store.state.clientId, work: store.state.work, order, exportedAt: at,
+    });
+    downloadJson(file, exportFileName(manifest, `review-${reviewer}`, at));
+    actions.markExported(at);
+  }
+
+  /** The review record of `id` (null: not in this review) and, when asked, its texts. */
+  let rowsById = null;
+  async function lookup(id, withTexts) {
+    rowsById ??= new Map((await data.allRows()).filter(Boolean).map((r) => [r.id, r]));
+    const row = rowsById.get(id);
+    if (!row) return null;
+    const [record, texts] = await Promise.all([data.record(row), withTexts ? bundle.record(id) : null]);
+    return { record, texts };
+  }
+  const importInput = document.getElementById('import-file');
+  importInput.addEventListener('change', async () => {
+    const file = importInput.files[0];
+    importInput.value = '';
+    if (!file) return;
+    try {
+      const doc = parseReviewImport(await readReviewFile(file), { manifest, reviewer, name: file.name });
+      const work = await checkReviewImport(doc, { manifest, name: file.name, lookup });
+      actions.importWork(work);
+      const n = Object.keys(work.records).length;
+      actions.message(`Imported your review of ${n} record${n === 1 ? '' : 's'} from ${file.name}; newer decisions here were kept.`);
+    } catch (err) {
+      actions.message(err.message);
+    }
+  });
+  return { exportNow, chooseImport: () => importInput.click() };
+}
