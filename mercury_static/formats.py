@@ -54,7 +54,7 @@ MERGED = Format("mercury-static/merged", 1, (1,))
 version are in the merge report (`--report`), not in the file."""
 RECORD_INDEX = Format("mercury-static/record-index", 2, (1, 2), unnamed=1)
 """data/index.json, the sharded record index's top file; bundles built before it had a name carry only
-`version: 1`. Version 2 (issue 28 §4) adds the split prefixes ("split", their unions in the term shards'
+`version: 1`. Version 2 adds the split prefixes ("split", their unions in the term shards'
 "prefixes") and bitmap posting lists; version 1 is version 2 without them, so the page reads both."""
 QUEUES = Format("mercury-static/queues", 2, (1, 2), unnamed=1)
 """data/queues-SHA12.json. Version 2: `{format, version, queues: {annotator: [record ids]}}`; version 1

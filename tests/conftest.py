@@ -1,4 +1,5 @@
-"""Session fixtures: the real exported model, a real bundle, a real HTTP server and a real Chromium."""
+"""Session fixtures: the real exported model and the stand-in one, real bundles, a real HTTP server and a real
+Chromium. Which model a test uses: docs/development.md, *Which model a test uses*."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import fcntl
 import os
 import shutil
 import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -29,17 +31,33 @@ def chromium_path() -> str | None:
     return None
 
 
+@contextmanager
+def cache_lock():
+    """pytest-xdist's workers share the cache: the first exports while the others wait, then load its copy."""
+    TEST_CACHE.mkdir(parents=True, exist_ok=True)
+    with open(TEST_CACHE / ".export.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
 @pytest.fixture(scope="session")
 def exported_model():
     """The default model as exported into the test cache: its ONNX file and its page form (builds embed
     with the page form, whether shipped or exported)."""
     from mercury_static.assist.model_export import default_model_path, ensure_model
 
-    TEST_CACHE.mkdir(parents=True, exist_ok=True)
-    # pytest-xdist's workers share the cache: the first exports while the others wait, then load its copy
-    with open(TEST_CACHE / ".export.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with cache_lock():
         return ensure_model(default_model_path(), cache_dir=TEST_CACHE)
+
+
+@pytest.fixture(scope="session")
+def stand_in_model() -> Path:
+    """The stand-in model's folder (tests/stand_in_model.py), exported into the test cache: what `--model`
+    and `BuildOptions.model` take, for tests that do not measure the model."""
+    from stand_in_model import ensure_stand_in
+
+    with cache_lock():
+        return ensure_stand_in(TEST_CACHE)
 
 
 @pytest.fixture(scope="session")
@@ -49,13 +67,27 @@ def embedder(exported_model):
     return Embedder(exported_model.dir)
 
 
+REAL_MODEL_MARKS = ("browser", "slow")
+"""Tests whose bundles `build_bundle` builds with the default model: the page runs it, and the slow tests
+measure it (scale, memory, training); every other test gets the stand-in unless it says `model=`."""
+_running = {"real_model": False}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    _running["real_model"] = any(item.get_closest_marker(mark) for mark in REAL_MODEL_MARKS)
+
+
 @pytest.fixture(scope="session")
-def build_bundle(exported_model, tmp_path_factory):
-    """Build a bundle with the test model cache: `build_bundle(inputs, **options) -> Path`."""
+def build_bundle(stand_in_model, tmp_path_factory):
+    """Build a bundle with the test model cache: `build_bundle(inputs, **options) -> Path`. The model is
+    `model=` when given (None: the shipped default, as `BuildOptions` reads it), else the default model
+    for a test marked browser or slow, the stand-in for the others."""
     from mercury_static.build.pipeline import BuildOptions, build
 
     def _build(inputs, name: str = "bundle", **options) -> Path:
         out = tmp_path_factory.mktemp("bundles") / name
+        options.setdefault("model", None if _running["real_model"] else stand_in_model)
         build([Path(p) for p in inputs], out, BuildOptions(cache_dir=TEST_CACHE, **options))
         return out
 
@@ -64,6 +96,14 @@ def build_bundle(exported_model, tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def demo_bundle(build_bundle) -> Path:
+    """The demo with the default model (the page's tests run it)."""
+    return build_bundle([EXAMPLES / "demo.jsonl"], name="demo", labels=EXAMPLES / "labels.yaml",
+                        guidelines=EXAMPLES / "guidelines.md", title="Demo", model=None)
+
+
+@pytest.fixture(scope="session")
+def stand_in_demo(build_bundle) -> Path:
+    """The demo with the stand-in model: for tests of the bundle that do not read its vectors' meaning."""
     return build_bundle([EXAMPLES / "demo.jsonl"], name="demo", labels=EXAMPLES / "labels.yaml",
                         guidelines=EXAMPLES / "guidelines.md", title="Demo")
 

@@ -1,4 +1,4 @@
-"""The page tests' FaithBench-like input with a dataset settings file (issue 13), for real `build --settings` bundles: an
+"""The page tests' FaithBench-like input with a dataset settings file, for real `build --settings` bundles: an
 extra Markdown field (record 0's holds HTML), a required label question with HHEM-style suggestions from a
 score column, a multi-label, a required rating, a ranking and a text question, two visible metadata filters
 and a hidden detector score, a span suggestion from a JSONL file, queues and record vectors."""

@@ -132,7 +132,7 @@ def test_span_agent_by_hand():
 def test_roc_auc_is_the_pairwise_probability_and_scales():
     """The rank form equals the pairwise definition (ties half) on random scores with many ties, and 40,000
     scored records take well under a second (the pairwise loop took minutes: `merge` and `gold` on 10,000+
-    records with a suggestion agent, issue 24's benchmark)."""
+    records with a suggestion agent, benchmarks/RESULTS.md)."""
     import random
     import time
 

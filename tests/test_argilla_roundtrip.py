@@ -1,6 +1,6 @@
 """An Argilla 2.8 settings.json goes through `build --settings`, an annotator's export and `merge --format
 argilla`, and comes out as it came in: argilla's own `Settings.from_json` reads both files, and every field
-that differs is named in a `note:` line of the merge (issue 23, section 6)."""
+that differs is named in a `note:` line of the merge."""
 
 from __future__ import annotations
 
@@ -150,7 +150,7 @@ def test_settings_come_out_as_they_came_in(roundtrip):
 
 @pytest.mark.slow
 def test_settings_fields_kept(roundtrip):
-    """The parts issue 23 found changed, one by one, in argilla's reading of the written file."""
+    """The parts found changed, one by one, in argilla's reading of the written file."""
     overlapping, _, out, _, _ = roundtrip
     (after,) = read_with_argilla(out / ".argilla" / "settings.json")
     q = {x["name"]: x for x in after["questions"]}

@@ -1,4 +1,4 @@
-"""Issue 13: annotator queues (`assign` and the settings' distribution): coverage, balance, determinism, the
+"""Annotator queues (`assign` and the settings' distribution): coverage, balance, determinism, the
 manifest rewritten atomically (killed mid-way it is the old or the new one), bad names one line."""
 
 from __future__ import annotations
@@ -55,12 +55,12 @@ def test_queues_are_deterministic_and_seeded_by_the_bundle():
 
 
 @pytest.fixture
-def bundle(demo_bundle, tmp_path) -> Path:
+def bundle(stand_in_demo, tmp_path) -> Path:
     """A private copy of the demo bundle (assign rewrites it)."""
     import shutil
 
     copy = tmp_path / "bundle"
-    shutil.copytree(demo_bundle, copy)
+    shutil.copytree(stand_in_demo, copy)
     return copy
 
 

@@ -1,4 +1,4 @@
-"""Issue 11 §2: every bad input ends in one line naming the file, place and field, exit code 2 (never a
+"""Every bad input ends in one line naming the file, place and field, exit code 2 (never a
 traceback, a hang, an unopenable bundle or a silent change); merge and eval outputs never replace inputs."""
 
 from __future__ import annotations
@@ -220,7 +220,7 @@ def test_too_large_a_labels_file_is_refused(tmp_path, run):
 
 # ---------------------------------------------------------------- prior annotations outside the label set
 
-def test_prior_annotations_with_unknown_labels_are_warned_about_and_not_suggested(tmp_path, run):
+def test_prior_annotations_with_unknown_labels_are_warned_about_and_not_suggested(tmp_path, run, stand_in_model):
     summary = "A dog sat on the mat."
     flat = {"summary_span": "dog", "summary_start": 2, "summary_end": 5, "annotator_name": "old"}
     dump = tmp_path / "dump.json"
@@ -229,7 +229,7 @@ def test_prior_annotations_with_unknown_labels_are_warned_about_and_not_suggeste
             {**flat, "annot_id": 1, "label": "Unwanted.Intrinsic"}, {**flat, "annot_id": 2, "label": "Wrong"},
             {**flat, "annot_id": 3, "label": ["Unwanted", "Unwanted.Made-up"]}]}]}), encoding="utf-8")
     out = tmp_path / "out"
-    result = run("build", dump, "-o", out)
+    result = run("build", dump, "-o", out, "--model", stand_in_model)
     assert result.exit_code == 0, result.output
     warnings = [x for x in result.output.splitlines() if x.startswith("warning:")]
     assert len(warnings) == 2, result.output

@@ -1,4 +1,4 @@
-"""Issue 23 §3: what no input may do: a traceback (an integer int() refuses, an Argilla settings value of the
+"""What no input may do: a traceback (an integer int() refuses, an Argilla settings value of the
 wrong type, a merged file's `responses` of the wrong type) or a hang (a YAML alias bomb or cycle). Each is
 one line naming the file and the field, exit 2 (merge and tune: one `skipped:` line, the rest read). The
 fixes are in the shared readers (safeio.loads, yaml_strict.load), so every input kind is tried."""

@@ -1,4 +1,4 @@
-"""Issue 16, build side: the build-time graph candidates keep the page's vectors, and the Mercury-style
+"""The build side of the build's speed: the build-time graph candidates keep the page's vectors, and the Mercury-style
 comparison server answers what its docstring says (real model, real HTTP, real bundle)."""
 
 from __future__ import annotations

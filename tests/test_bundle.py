@@ -21,10 +21,10 @@ def tree_digest(root: Path) -> dict[str, str]:
             for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-def test_two_builds_are_byte_identical(build_bundle, demo_bundle):
+def test_two_builds_are_byte_identical(build_bundle, stand_in_demo):
     again = build_bundle([EXAMPLES / "demo.jsonl"], name="demo-again", labels=EXAMPLES / "labels.yaml",
                          guidelines=EXAMPLES / "guidelines.md", title="Demo")
-    assert tree_digest(again) == tree_digest(demo_bundle)
+    assert tree_digest(again) == tree_digest(stand_in_demo)
 
 
 def test_two_builds_with_settings_are_byte_identical(build_bundle):
@@ -77,18 +77,18 @@ def test_shared_texts_are_stored_once(build_bundle, tmp_path):
     assert [t["id"] for t in stored].count(text_id(source)) == 1
 
 
-def test_no_other_origin_in_the_page(demo_bundle):
+def test_no_other_origin_in_the_page(stand_in_demo):
     """Nothing in the bundle's HTML, JS or CSS points at another origin."""
     pattern = re.compile(r"""(?:src|href|import|from|fetch|url)\s*[=(]?\s*["'`]?(?:https?:)?//""")
-    for path in [demo_bundle / "index.html", *(demo_bundle / "app").rglob("*")]:
+    for path in [stand_in_demo / "index.html", *(stand_in_demo / "app").rglob("*")]:
         if path.is_file():
             assert not pattern.search(path.read_text(encoding="utf-8")), path
-    html = (demo_bundle / "index.html").read_text(encoding="utf-8")
+    html = (stand_in_demo / "index.html").read_text(encoding="utf-8")
     assert "Content-Security-Policy" in html
     for ref in re.findall(r"""(?:src|href)=["']([^"']+)""", html):
         if ref.startswith("data:"):
             continue
-        assert not re.match(r"[a-z]+:|//", ref) and (demo_bundle / ref.split("?")[0]).exists(), ref
+        assert not re.match(r"[a-z]+:|//", ref) and (stand_in_demo / ref.split("?")[0]).exists(), ref
 
 
 def test_serve_mime_types(bundle_server):
@@ -119,7 +119,7 @@ def test_build_refuses_to_replace_a_folder_that_is_not_a_bundle(tmp_path):
     assert (tmp_path / "precious.txt").read_text() == "keep me"
 
 
-def test_ranker_options_are_bundle_options(tmp_path, exported_model, monkeypatch):
+def test_ranker_options_are_bundle_options(tmp_path, stand_in_model, monkeypatch):
     """`build --ranker-option` lands in the manifest (the page reads it); unknown keys are refused."""
     from typer.testing import CliRunner
     from mercury_static.cli import app
@@ -128,8 +128,10 @@ def test_ranker_options_are_bundle_options(tmp_path, exported_model, monkeypatch
     monkeypatch.setenv("MERCURY_STATIC_CACHE", str(TEST_CACHE))
     data = tmp_path / "one.jsonl"
     data.write_text(json.dumps({"id": "a", "source": "The cat sat on the mat.", "summary": "A dog sat."}))
-    ok = CliRunner().invoke(app, ["build", str(data), "-o", str(tmp_path / "b"), "--ranker-option", "min_score=0.5"])
+    model = ["--model", str(stand_in_model)]
+    ok = CliRunner().invoke(app, ["build", str(data), "-o", str(tmp_path / "b"), "--ranker-option", "min_score=0.5",
+                                  *model])
     assert ok.exit_code == 0, ok.output
     assert json.loads((tmp_path / "b" / "manifest.json").read_text())["ranker"]["min_score"] == 0.5
-    bad = CliRunner().invoke(app, ["build", str(data), "-o", str(tmp_path / "c"), "--ranker-option", "bogus=1"])
+    bad = CliRunner().invoke(app, ["build", str(data), "-o", str(tmp_path / "c"), "--ranker-option", "bogus=1", *model])
     assert bad.exit_code == 2 and "bogus" in bad.output

@@ -76,11 +76,11 @@ KILL_AFTER_FIRST_WRITE = SLOW_AFTER_FIRST_WRITE.replace("time.sleep({seconds})",
 
 
 @pytest.fixture
-def bundle(demo_bundle, tmp_path) -> Path:
+def bundle(stand_in_demo, tmp_path) -> Path:
     import shutil
 
     copy = tmp_path / "bundle"
-    shutil.copytree(demo_bundle, copy)
+    shutil.copytree(stand_in_demo, copy)
     return copy
 
 
@@ -100,12 +100,13 @@ def test_a_build_killed_while_it_replaces_the_bundle_leaves_the_old_or_the_new(b
     assert beside(bundle) == []  # the killed build's leftovers are gone, and no lock file stays
 
 
-def test_without_an_exchange_a_folder_left_aside_is_put_back(bundle, exported_model):
+def test_without_an_exchange_a_folder_left_aside_is_put_back(bundle, stand_in_model):
     """Where the system cannot swap two folders in one step (two renames), a kill between them leaves
     the old bundle aside; the next command on the folder puts it back before anything else."""
     old = tree(bundle)
     hook = "from mercury_static.bundle import folder as bundle_folder; bundle_folder._exchange = lambda a, b: False\n"
-    proc = cli("build", EXAMPLES / "demo.jsonl", "-o", bundle, hook=hook + KILL_ON_RENAME_INTO.format(out=str(bundle)))
+    proc = cli("build", EXAMPLES / "demo.jsonl", "-o", bundle, "--model", stand_in_model,
+               hook=hook + KILL_ON_RENAME_INTO.format(out=str(bundle)))
     proc.communicate(timeout=300)
     assert not bundle.exists() and any(".old." in n for n in beside(bundle))  # the case the recovery is for
     assign = cli("assign", bundle, "--annotators", "alice,bob")
@@ -117,14 +118,14 @@ def test_without_an_exchange_a_folder_left_aside_is_put_back(bundle, exported_mo
     assert beside(bundle) == []
 
 
-def test_leftovers_of_killed_builds_are_removed_and_nothing_else(bundle, exported_model, run):
+def test_leftovers_of_killed_builds_are_removed_and_nothing_else(bundle, stand_in_model, run):
     names = [".bundle.abcd1234", ".bundle.work.x1y2z3w4", ".bundle.old.qqqqqqqq"]
     kept = [".bundle.notes", ".bundle.abcd12345", ".other.abcd1234", "bundle-copy"]
     for name in names + kept:
         (bundle.parent / name).mkdir()
         (bundle.parent / name / "f").write_text("x")
     (bundle.parent / ".bundle.zzzz9999.txt").write_text("a file, not a folder")
-    assert run("build", EXAMPLES / "demo.jsonl", "-o", bundle).exit_code == 0
+    assert run("build", EXAMPLES / "demo.jsonl", "-o", bundle, "--model", stand_in_model).exit_code == 0
     left = set(os.listdir(bundle.parent))
     assert not left & set(names)
     assert set(kept) | {".bundle.zzzz9999.txt"} <= left

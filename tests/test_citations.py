@@ -1,4 +1,4 @@
-"""Issue 26 §1: citation markers of a summary sentence and the documents they cite (citations.py), on the
+"""Citation markers of a summary sentence and the documents they cite (citations.py), on the
 cases the page's citations.js is tested against (tests/citations_cases.json)."""
 
 from __future__ import annotations

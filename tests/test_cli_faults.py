@@ -1,4 +1,4 @@
-"""Issue 11 §2: output paths, printing and merge faults: one line and exit 2 (or a skipped line and exit 1),
+"""Output paths, printing and merge faults: one line and exit 2 (or a skipped line and exit 1),
 inputs never overwritten, names and ids printed as they are (no markup, no emoji codes, no terminal
 control characters), annotator names compared after Unicode normalisation."""
 
@@ -105,11 +105,11 @@ def test_serve_port_out_of_range(run, bundle):
     assert "--port 70000: not a port number (0 to 65535" in error_line(run("serve", bundle, "--port", "70000"))
 
 
-def test_paths_and_ids_print_as_they_are(tmp_path, run):
+def test_paths_and_ids_print_as_they_are(tmp_path, run, stand_in_model):
     data = tmp_path / "d[red]x.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in RECORDS))
     out = tmp_path / "out[bold]:smile:[/]"
-    result = run("build", data, "-o", out)
+    result = run("build", data, "-o", out, "--model", stand_in_model)
     assert result.exit_code == 0, result.output
     assert f"built {out}: 2 records" in result.output and f"mercury-static serve {out}" in result.output
     dup = tmp_path / "dup.jsonl"

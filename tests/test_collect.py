@@ -1,4 +1,4 @@
-"""Collecting work in the team's own storage (issue 25): `links`, the page's upload, merge and progress from
+"""Collecting work in the team's own storage: `links`, the page's upload, merge and progress from
 storage, against real servers on loopback (moto's S3 server, wsgidav) and real Chromium."""
 
 from __future__ import annotations
@@ -248,31 +248,31 @@ def put_exports(tmp_path: Path, bundle_dir: Path) -> list[Path]:
             export("bob", "b1", recs[1], "2026-11-29T10:30:00Z")]
 
 
-def test_merge_from_s3_is_byte_identical_to_merge_from_disk(run, s3, demo_bundle, tmp_path):
-    files = put_exports(tmp_path, demo_bundle)
+def test_merge_from_s3_is_byte_identical_to_merge_from_disk(run, s3, stand_in_demo, tmp_path):
+    files = put_exports(tmp_path, stand_in_demo)
     for f in files:
         s3.client().put_object(Bucket="collect", Key=f"round1/{f.parent.name}/{f.name}", Body=f.read_bytes())
     disk = sorted(files, key=lambda f: f"{f.parent.name}/{f.name}")
-    a = run("merge", *disk, "--bundle", demo_bundle, "-o", tmp_path / "disk.json", "--report", tmp_path / "d.json")
-    b = run("merge", f"{S3_TARGET}/", "--bundle", demo_bundle, "-o", tmp_path / "s3.json",
+    a = run("merge", *disk, "--bundle", stand_in_demo, "-o", tmp_path / "disk.json", "--report", tmp_path / "d.json")
+    b = run("merge", f"{S3_TARGET}/", "--bundle", stand_in_demo, "-o", tmp_path / "s3.json",
             "--report", tmp_path / "s.json")
     assert a.exit_code == b.exit_code == 0, (a.output, b.output)
     assert (tmp_path / "disk.json").read_bytes() == (tmp_path / "s3.json").read_bytes()
     assert (tmp_path / "d.json").read_bytes() == (tmp_path / "s.json").read_bytes()
     assert b"alice-desktop" in (tmp_path / "s3.json").read_bytes()  # alice's newer browser wins her record
     # an empty prefix is one clear line, exit 2
-    r = run("merge", "s3://collect/nothing/", "--bundle", demo_bundle, "-o", tmp_path / "x.json")
+    r = run("merge", "s3://collect/nothing/", "--bundle", stand_in_demo, "-o", tmp_path / "x.json")
     assert r.exit_code == 2 and "holds no .json export" in r.output
 
 
-def test_merge_from_webdav_is_byte_identical_to_merge_from_disk(run, dav, demo_bundle, tmp_path):
-    files = put_exports(tmp_path, demo_bundle)
+def test_merge_from_webdav_is_byte_identical_to_merge_from_disk(run, dav, stand_in_demo, tmp_path):
+    files = put_exports(tmp_path, stand_in_demo)
     for f in files:
         (dav.root / "drop" / f"{f.parent.name}--{f.name}").write_bytes(f.read_bytes())
     disk = sorted(files, key=lambda f: f"{f.parent.name}--{f.name}")
-    a = run("merge", *disk, "--bundle", demo_bundle, "-o", tmp_path / "disk.json")
+    a = run("merge", *disk, "--bundle", stand_in_demo, "-o", tmp_path / "disk.json")
     url = dav.url.replace("http://", "http://team:secret@") + "drop/"
-    b = run("merge", url, "--bundle", demo_bundle, "-o", tmp_path / "dav.json")
+    b = run("merge", url, "--bundle", stand_in_demo, "-o", tmp_path / "dav.json")
     assert a.exit_code == b.exit_code == 0, (a.output, b.output)
     assert (tmp_path / "disk.json").read_bytes() == (tmp_path / "dav.json").read_bytes()
 
@@ -296,17 +296,17 @@ def test_page_uploads_to_a_webdav_folder(run, dav, collect_bundle, page, tmp_pat
 
 # ------------------------------------------------------------------------------------------- progress
 
-def test_progress_counts_per_annotator(run, s3, demo_bundle, tmp_path):
-    files = put_exports(tmp_path, demo_bundle)
+def test_progress_counts_per_annotator(run, s3, stand_in_demo, tmp_path):
+    files = put_exports(tmp_path, stand_in_demo)
     for f in files:
         s3.client().put_object(Bucket="collect", Key=f"round1/{f.parent.name}/{f.name}", Body=f.read_bytes())
-    r = run("progress", f"{S3_TARGET}/", "--bundle", demo_bundle)
+    r = run("progress", f"{S3_TARGET}/", "--bundle", stand_in_demo)
     assert r.exit_code == 0, r.output
     rows = {ln.split()[0]: ln for ln in r.stdout.splitlines()[1:]}
     assert set(rows) == {"alice", "bob"}
     assert re.search(r"alice\s+2 browsers\s+\d+ to do\s+0 in progress\s+1 submitted", rows["alice"]), rows["alice"]
     # the report of the round in flight, read from the same storage: merge's figures and the page
-    r = run("progress", f"{S3_TARGET}/", "--bundle", demo_bundle, "--report", tmp_path / "now.html")
+    r = run("progress", f"{S3_TARGET}/", "--bundle", stand_in_demo, "--report", tmp_path / "now.html")
     assert r.exit_code == 0, r.output
     report = json.loads((tmp_path / "now.json").read_text(encoding="utf-8"))
     assert sorted(report["progress"]["annotators"]) == ["alice", "bob"]

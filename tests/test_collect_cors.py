@@ -14,8 +14,8 @@ NOT_CHECKED = "CORS not checked"
 
 
 @pytest.fixture
-def links_bundle(demo_bundle, fresh_copy):
-    return fresh_copy(demo_bundle)
+def links_bundle(stand_in_demo, fresh_copy):
+    return fresh_copy(stand_in_demo)
 
 
 def s3_links(run, s3, bundle, *args):

@@ -54,8 +54,8 @@ def dav_url(server, password="secret", folder="drop/") -> str:
 
 
 @pytest.fixture
-def links_bundle(demo_bundle, fresh_copy):
-    return fresh_copy(demo_bundle)
+def links_bundle(stand_in_demo, fresh_copy):
+    return fresh_copy(stand_in_demo)
 
 
 # ------------------------------------------------------------------------------------------------- S3
@@ -107,12 +107,12 @@ def test_a_server_that_never_answers_ends_in_bounded_time(run, s3, links_bundle,
         silent.stop()
 
 
-def test_merge_reads_an_s3_key_with_hash_and_spaces(run, s3, demo_bundle, tmp_path):
-    files = put_exports(tmp_path, demo_bundle)
+def test_merge_reads_an_s3_key_with_hash_and_spaces(run, s3, stand_in_demo, tmp_path):
+    files = put_exports(tmp_path, stand_in_demo)
     names = ["alice/lap#top.json", "alice/desk top%20.json", "bob/b1.json"]
     for f, key in zip(files, names):
         s3.client().put_object(Bucket="collect", Key=f"round1/{key}", Body=f.read_bytes())
-    r = run("merge", f"{S3_TARGET}/", "--bundle", demo_bundle, "-o", tmp_path / "m.json")
+    r = run("merge", f"{S3_TARGET}/", "--bundle", stand_in_demo, "-o", tmp_path / "m.json")
     assert r.exit_code == 0, r.output
     assert "exported from 2 browsers" in r.output
 
@@ -132,10 +132,10 @@ def test_webdav_server_down(run, links_bundle, tmp_path):
         one_error(run(*args), "connection refused")
 
 
-def test_webdav_folder_with_a_hash_in_a_name_and_an_unreadable_file(run, demo_bundle, tmp_path):
+def test_webdav_folder_with_a_hash_in_a_name_and_an_unreadable_file(run, stand_in_demo, tmp_path):
     root = tmp_path / "dav"
     (root / "drop").mkdir(parents=True)
-    files = put_exports(tmp_path, demo_bundle)
+    files = put_exports(tmp_path, stand_in_demo)
     names = ["alice--lap#top.json", "alice--desk 100%.json", "bob--b1.json"]
     for f, name in zip(files, names):
         (root / "drop" / name).write_bytes(f.read_bytes())
@@ -144,7 +144,7 @@ def test_webdav_folder_with_a_hash_in_a_name_and_an_unreadable_file(run, demo_bu
     server.start()
     try:
         url = dav_url(server)
-        r = run("merge", url, "--bundle", demo_bundle, "-o", tmp_path / "m.json")
+        r = run("merge", url, "--bundle", stand_in_demo, "-o", tmp_path / "m.json")
         assert r.exit_code == 1, r.output
         skipped = [ln for ln in r.output.splitlines() if ln.startswith("skipped:")]
         assert skipped == [f"skipped: http://***@127.0.0.1:{server.port}/drop/carol--c1.json: cannot read "
@@ -152,7 +152,7 @@ def test_webdav_folder_with_a_hash_in_a_name_and_an_unreadable_file(run, demo_bu
         merged = (tmp_path / "m.json").read_text(encoding="utf-8")
         assert "alice-lap" in merged or "alice-desk" in merged
         assert "exported from 2 browsers" in r.output  # both of alice's files were read
-        strict = run("merge", url, "--bundle", demo_bundle, "-o", tmp_path / "s.json", "--strict")
+        strict = run("merge", url, "--bundle", stand_in_demo, "-o", tmp_path / "s.json", "--strict")
         one_error(strict, "carol--c1.json", "HTTP 403")
     finally:
         server.stop()
@@ -185,11 +185,11 @@ class Out:
         self.output, self.exit_code = p.stdout + p.stderr, p.returncode
 
 
-def test_fsspec_present_but_the_storage_package_missing(demo_bundle, links_bundle, tmp_path):
+def test_fsspec_present_but_the_storage_package_missing(stand_in_demo, links_bundle, tmp_path):
     out = tmp_path / "m.json"
     for modules, source in (("s3fs", f"{S3_TARGET}/"), ("webdav4", f"http://team:{SECRET}@127.0.0.1:9/drop/")):
         for name in ("merge", "progress", "review"):
-            args = commands(demo_bundle, source, tmp_path)[name]
+            args = commands(stand_in_demo, source, tmp_path)[name]
             one_error(Out(run_without(tmp_path, modules, *args)), "collect extra",
                       "pip install 'mercury-static[collect]'")
     r = Out(run_without(tmp_path, "botocore", "links", links_bundle, "--annotators", "alice",
@@ -200,7 +200,7 @@ def test_fsspec_present_but_the_storage_package_missing(demo_bundle, links_bundl
 
 # --------------------------------------------------------------------------------------- secrets, URLs
 
-def test_no_output_line_shows_a_secret(run, dav, links_bundle, demo_bundle, tmp_path):
+def test_no_output_line_shows_a_secret(run, dav, links_bundle, stand_in_demo, tmp_path):
     """The test server's password is `secret`: no line of links, merge, progress or review shows it (nor the
     user name), and a URL keeps its `//`."""
     (dav.root / "empty").mkdir()
@@ -210,14 +210,14 @@ def test_no_output_line_shows_a_secret(run, dav, links_bundle, demo_bundle, tmp_
     assert r.exit_code == 0, r.output
     status = r.output.splitlines()[-1]
     assert f"{at}/drop/ only" in status, status
-    merge = run("merge", empty, "--bundle", demo_bundle, "-o", tmp_path / "m.json")
+    merge = run("merge", empty, "--bundle", stand_in_demo, "-o", tmp_path / "m.json")
     assert one_error(merge, "holds no .json export").startswith(f"error: {at}/empty/: ")
-    progress = run("progress", empty, "--bundle", demo_bundle)
+    progress = run("progress", empty, "--bundle", stand_in_demo)
     assert f"no export of this bundle in {at}/empty/ yet" in progress.output, progress.output
     (dav.root / "drop" / "bad.json").write_text("{}", encoding="utf-8")
-    files = put_exports(tmp_path, demo_bundle)
+    files = put_exports(tmp_path, stand_in_demo)
     (dav.root / "drop" / "bob--b1.json").write_bytes(files[2].read_bytes())
-    review = run("review", drop, "--bundle", demo_bundle, "-o", tmp_path / "review")
+    review = run("review", drop, "--bundle", stand_in_demo, "-o", tmp_path / "review")
     assert f"skipped: {at}/drop/bad.json: " in review.output, review.output
     for result in (r, merge, progress, review):
         assert "secret" not in result.output and "//team" not in result.output, result.output
@@ -256,17 +256,17 @@ def test_links_url_must_be_http_and_composes_query_and_fragment(run, dav, links_
 # ----------------------------------------------------------------------------------- review from storage
 
 @pytest.mark.parametrize("kind", ["s3", "webdav"])
-def test_review_reads_storage_like_merge(run, s3, dav, demo_bundle, tmp_path, kind):
-    files = put_exports(tmp_path, demo_bundle)
+def test_review_reads_storage_like_merge(run, s3, dav, stand_in_demo, tmp_path, kind):
+    files = put_exports(tmp_path, stand_in_demo)
     for f in files:
         if kind == "s3":
             s3.client().put_object(Bucket="collect", Key=f"round1/{f.parent.name}/{f.name}", Body=f.read_bytes())
         else:
             (dav.root / "drop" / f"{f.parent.name}--{f.name}").write_bytes(f.read_bytes())
     source = f"{S3_TARGET}/" if kind == "s3" else dav_url(dav)
-    r = run("review", source, "--bundle", demo_bundle, "-o", tmp_path / "review")
+    r = run("review", source, "--bundle", stand_in_demo, "-o", tmp_path / "review")
     assert r.exit_code == 0, r.output
-    disk = run("review", *files, "--bundle", demo_bundle, "-o", tmp_path / "review-disk")
+    disk = run("review", *files, "--bundle", stand_in_demo, "-o", tmp_path / "review-disk")
     review_id = re.compile(r"review id (\w+)")
     header = json.loads((tmp_path / "review" / "data" / "review.json").read_text(encoding="utf-8"))
     assert header["counts"]["annotations"] == 2 and header["annotators"] == ["alice", "bob"], header

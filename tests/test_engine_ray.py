@@ -1,4 +1,4 @@
-"""Issue 15 §3: `build --engine ray` on a real local Ray (2 CPUs) gives the bundle `--engine local` gives,
+"""`build --engine ray` on a real local Ray (2 CPUs) gives the bundle `--engine local` gives,
 byte for byte; a cluster address that answers nothing is one line, at once."""
 
 from __future__ import annotations

@@ -134,7 +134,7 @@ def test_evaluate_end_to_end(tmp_path, exported_model):
     assert groups["dump · span"].queries == 2  # duplicate annotation counted once
     assert groups["topic · bullet"].queries == 2  # one per summary method
     assert groups["topic · insight"].queries == 2  # once per topic, not per summary method
-    # issue 26: the bullet citing [1][3] (documents with its insight) is also scored with its citations
+    # The bullet citing [1][3] (documents with its insight) is also scored with its citations
     cited = groups["topic · bullet"].cited
     assert cited["queries"] == 1 and cited["cited_right"] == 1.0 and groups["dump · span"].cited is None
     # "4 million" / "5 million": the lexical + vector ranker finds the cost sentence first
@@ -189,7 +189,7 @@ def test_eval_without_gold_is_one_clear_error(tmp_path, exported_model, monkeypa
     assert "Traceback" not in result.output
 
 
-# ---------------------------------------------------------------- cross-validation (issue 12)
+# ---------------------------------------------------------------- cross-validation
 
 def test_folds_hold_each_record_once_and_every_length():
     from mercury_static.tune.crossval import assign_folds
@@ -283,7 +283,7 @@ def test_the_shipped_gold_example_evaluates(tmp_path, exported_model, monkeypatc
 
 
 def test_cited_row_checks_the_citation_against_the_ranking():
-    """Issue 26: a bullet's citations ([1][3] = documents 0 and 2) put their sentences first; the best match
+    """A bullet's citations ([1][3] = documents 0 and 2) put their sentences first; the best match
     of the whole source outside them is the citation-error signal; the citation is right when a cited
     document holds gold evidence."""
     from mercury_static.tune.evaluate import Query, cited_figures, cited_row
@@ -311,7 +311,7 @@ def test_cited_row_checks_the_citation_against_the_ranking():
 
 
 def test_fit_calibration_gives_each_band_its_hit_rate():
-    """Issue 26 §2: one score means a different chance of evidence on a short and on a long source; the
+    """One score means a different chance of evidence on a short and on a long source; the
     fitted table's probability follows each band's hit rate (reliability), and a band without data takes
     its neighbour's row."""
     from mercury_static.tune import crossval
@@ -340,7 +340,7 @@ def test_fit_calibration_gives_each_band_its_hit_rate():
 
 
 def test_eval_cli_reports_the_citations(tmp_path, exported_model, monkeypatch):
-    """Issue 26: `eval` on a SummHay topic prints the second table, for the bullets that cite documents."""
+    """`eval` on a SummHay topic prints the second table, for the bullets that cite documents."""
     from mercury_static.cli import app
 
     monkeypatch.setenv("MERCURY_STATIC_CACHE", str(TEST_CACHE))

@@ -1,4 +1,4 @@
-"""Issue 11 §3: one Mercury parser for build and merge; the manifest, the export file and the merged output
+"""One Mercury parser for build and merge; the manifest, the export file and the merged output
 match their JSON Schemas in docs/ (checked on real outputs), and readers refuse unknown formats/versions."""
 
 from __future__ import annotations
@@ -69,10 +69,10 @@ def test_build_and_merge_read_one_dump_alike(dump_and_bundle):
     assert derived[0].startswith("m") and derived[1] == "José"
 
 
-def test_the_manifest_matches_its_schema_and_dataclass(demo_bundle):
+def test_the_manifest_matches_its_schema_and_dataclass(stand_in_demo):
     from mercury_static.formats import Manifest
 
-    manifest = json.loads((demo_bundle / "manifest.json").read_text(encoding="utf-8"))
+    manifest = json.loads((stand_in_demo / "manifest.json").read_text(encoding="utf-8"))
     assert errors(manifest, SCHEMAS["manifest"]) == []
     assert Manifest.from_json(manifest, "manifest.json").to_json() == manifest
     # the schema is not vacuous
@@ -130,12 +130,12 @@ def test_a_page_export_and_its_merge_match_their_schemas(dump_and_bundle, tmp_pa
     ({"format": "mercury-static/bundle-v2"}, "field 'format': 'mercury-static/bundle-v2' is not"),
     ({"format": None}, "field 'format': missing (expected 'mercury-static/bundle')"),
 ])
-def test_the_bundle_reader_refuses_another_format_or_version(demo_bundle, tmp_path, change, words):
+def test_the_bundle_reader_refuses_another_format_or_version(stand_in_demo, tmp_path, change, words):
     from mercury_static.bundle.contents import load_bundle
     from mercury_static.core.records import InputError
 
     copy = tmp_path / "b"
-    shutil.copytree(demo_bundle, copy)
+    shutil.copytree(stand_in_demo, copy)
     manifest = json.loads((copy / "manifest.json").read_text(encoding="utf-8"))
     (copy / "manifest.json").write_text(json.dumps({**manifest, **change}), encoding="utf-8")
     with pytest.raises(InputError) as caught:
@@ -213,7 +213,7 @@ def test_the_page_checks_ranker_options_as_python_does(tmp_path):
         values += list(o.choices) + ["bogus"]
         values += [[], [[10, 1, 1, 1]], [[10, 1, 1, 1], [300, -2, 0.5, 3]], [[300, 1, 1, 1], [10, 1, 1, 1]],
                    [[0, 1, 1, 1]], [[10.5, 1, 1, 1]], [[10, 1, 1]], [[10, 1, 1, 1000]], [[10, True, 1, 1]],
-                   [[10, 1, 1, 1]] * 9]  # the calibration's bands (issue 26)
+                   [[10, 1, 1, 1]] * 9]  # the calibration's bands
         for v in values:
             try:
                 ranker_options.check_value(o, v)
@@ -254,13 +254,13 @@ def of_version(path: Path, version) -> Path:
 
 @pytest.mark.parametrize("command", ["assign", "merge --bundle", "merge export", "progress export", "tune --apply",
                                      "eval --options"])
-def test_every_command_refuses_a_file_of_another_version(run, demo_bundle, tmp_path, command):
+def test_every_command_refuses_a_file_of_another_version(run, stand_in_demo, tmp_path, command):
     """Each command's reader of one of our formats refuses another version with one line naming the file
     and the field, exit 2 (never a misread)."""
     from mercury_static.bundle.contents import load_bundle
 
     bundle = tmp_path / "bundle"
-    shutil.copytree(demo_bundle, bundle)
+    shutil.copytree(stand_in_demo, bundle)
     manifest = load_bundle(bundle).manifest
     export = tmp_path / "alice.json"
     export.write_text(json.dumps({"format": "mercury-static/annotations", "version": 2, "annotator": "alice",

@@ -99,7 +99,7 @@ def test_make_demo_in_a_fresh_clone(browser, tmp_path):
     assert status == "", status
     lint = subprocess.run(["make", "lint"], cwd=clone, capture_output=True, text=True, env=env)
     assert lint.returncode == 0, lint.stdout[-3000:] + lint.stderr[-3000:]
-    shutil.rmtree(clone, ignore_errors=True)  # its .venv is 2 GB
+    shutil.rmtree(clone, ignore_errors=True)  # its .venv is large
 
 
 def _answers(url: str) -> bool:

@@ -1,4 +1,4 @@
-"""The layout (issue 27): no package imports one that imports it back, and DESIGN.md maps every module."""
+"""The layout: no package imports one that imports it back, and DESIGN.md maps every module."""
 
 from __future__ import annotations
 

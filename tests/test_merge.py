@@ -193,7 +193,7 @@ def test_two_clients(tiny, tmp_path):
 
 
 def test_times_are_instants_and_a_future_one_is_clamped_and_noted(tiny, tmp_path):
-    """Issue 23: "+09:00" 8 h before a Z time is older (as text it sorts after it); a version stamped 9999 (a wrong
+    """"+09:00" 8 h before a Z time is older (as text it sorts after it); a version stamped 9999 (a wrong
     clock) counts as the merge's time, so it still wins over older ones but is named in a note."""
     tokyo = export(tmp_path / "tokyo.json", tiny, "alice",
                    rec("r1", ann("a1", "r1", "1899"), updated_at="2026-11-29T12:00:00+09:00"), client="tokyo")

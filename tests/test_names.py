@@ -1,4 +1,4 @@
-"""Issue 23 §4: one name, one annotator. The rule (names.py) against the cases the page's names.js is tested
+"""One name, one annotator. The rule (names.py) against the cases the page's names.js is tested
 against (tests/names_cases.json); every place a list of names enters refuses two spellings of one name,
 naming both; the names stored are the normalised ones."""
 
@@ -40,9 +40,9 @@ def one_error(result, *parts: str) -> str:
 
 
 @pytest.fixture
-def bundle(demo_bundle, tmp_path) -> Path:
+def bundle(stand_in_demo, tmp_path) -> Path:
     copy = tmp_path / "bundle"
-    shutil.copytree(demo_bundle, copy)
+    shutil.copytree(stand_in_demo, copy)
     return copy
 
 

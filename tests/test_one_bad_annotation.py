@@ -1,4 +1,4 @@
-"""Issue 23 §5: one bad annotation is not a bad file. FaithBench dumps have annotations whose label list is
+"""One bad annotation is not a bad file. FaithBench dumps have annotations whose label list is
 empty: build, eval, merge and tune all drop that one annotation (one line naming the record and the
 annotation) and keep the rest, and so agree on which annotations, and which gold pairs, there are."""
 
@@ -45,14 +45,14 @@ def faithbench_dump(path: Path) -> tuple[Path, str, list[int], list[int]]:
 
 
 @pytest.mark.parametrize("make", [own_dump, faithbench_dump])
-def test_build_eval_merge_and_tune_drop_the_one_bad_annotation_alike(run, tmp_path, make):
+def test_build_eval_merge_and_tune_drop_the_one_bad_annotation_alike(run, stand_in_model, tmp_path, make):
     from mercury_static.bundle.contents import load_bundle
     from mercury_static.tune.evaluate import load_eval_set
     from mercury_static.tune.tune import load_pairs
 
     dump, sample, kept, dropped = make(tmp_path / "dump.json")
     bundle = tmp_path / "bundle"
-    built = run("build", dump, "-o", bundle)
+    built = run("build", dump, "-o", bundle, "--model", stand_in_model)
     assert built.exit_code == 0, built.output
     warnings = [x for x in built.output.splitlines() if x.startswith("warning:")]
     assert len(warnings) == len(dropped), built.output  # once each: build reads its inputs once

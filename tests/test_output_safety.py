@@ -15,11 +15,12 @@ DATA = '{"id": "a", "source": "The cat sat on the mat. It was warm.", "summary":
 
 
 @pytest.fixture
-def run(exported_model, monkeypatch):
+def run(stand_in_model, monkeypatch):
+    """The CLI in-process; its builds embed with the stand-in model (these tests check the output folder)."""
     from mercury_static.cli import app
 
     monkeypatch.setenv("MERCURY_STATIC_CACHE", str(TEST_CACHE))
-    return lambda *args: CliRunner().invoke(app, [str(a) for a in args])
+    return lambda *args: CliRunner().invoke(app, [str(a) for a in (*args, "--model", stand_in_model)])
 
 
 def snapshot(folder: Path) -> dict:

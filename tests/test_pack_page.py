@@ -78,10 +78,10 @@ def test_a_wheel_ships_every_copied_file():
                for name in COPIED), globs
 
 
-def test_a_bundle_ships_the_packed_page_and_index_html_preloads_its_chunks(demo_bundle, tmp_path):
+def test_a_bundle_ships_the_packed_page_and_index_html_preloads_its_chunks(stand_in_demo, tmp_path):
     page = pack(SOURCES, tmp_path / "p")
-    assert _tree(demo_bundle / "app") == _tree(page.app)
-    html = (demo_bundle / "index.html").read_text(encoding="utf-8")
+    assert _tree(stand_in_demo / "app") == _tree(page.app)
+    html = (stand_in_demo / "index.html").read_text(encoding="utf-8")
     assert re.findall(r'<link rel="modulepreload" href="app/([^"]+)">', html) == page.preload
     assert re.findall(r'<script type="module"[^>]*src="([^"]+)"', html) == ["app/main.js"]
 

@@ -1,4 +1,4 @@
-"""The annotator page in real Chromium against real bundles (issue 3).
+"""The annotator page in real Chromium against real bundles.
 
 Fixtures come from conftest.py: `bundle_server` (the demo bundle over HTTP), `build_bundle`, `serve_dir`,
 `context` (fails on any request leaving loopback) and `page` (fails on uncaught page errors).
@@ -190,7 +190,7 @@ def test_second_tab_sees_changes_and_nothing_is_overwritten(context, bundle_serv
 def test_quota_full_says_so_and_export_still_works(page, bundle_server, tmp_path):
     block_model(page)
     open_page(page, bundle_server, "council-vote")
-    # a real quota: the origin gets 2 MB (Chromium's own quota override), then another database fills it
+    # a real quota: the origin gets `quotaSize` (Chromium's own quota override), then another database fills it
     cdp = page.context.new_cdp_session(page)
     cdp.send("Storage.overrideQuotaForOrigin", {"origin": bundle_server.rstrip("/"), "quotaSize": 2 << 20})
     page.evaluate("""async () => {

@@ -1,4 +1,4 @@
-"""A bundle built from an Argilla 2.8 settings.json in the page (issue 23, section 6): the span labels show
+"""A bundle built from an Argilla 2.8 settings.json in the page: the span labels show
 their Argilla texts (the exported label stays the value), and a span question that does not allow
 overlapping spans offers one label per span and no span over another.
 

@@ -1,4 +1,4 @@
-"""Issue 26 §1 in the page: a selected summary sentence that cites documents of a long (SummHay) source
+"""Citations in the page: a selected summary sentence that cites documents of a long (SummHay) source
 lights the best matches inside each cited document and, apart and marked, the best match outside them,
 and says it in one line ("cited doc 30: … — best elsewhere: doc 6 …"); every lit sentence says its score
 and grade probability on hover."""

@@ -1,4 +1,4 @@
-"""The page on the sharded record index (issue 15 §1): a deep link and the first record are found with an
+"""The page on the sharded record index: a deep link and the first record are found with an
 ids shard and index shards 0 and the record's, never every index shard; a bundle whose index is
 missing says so in one line."""
 
@@ -134,7 +134,7 @@ def filtered(page, text: str, want: list[str]) -> None:
 
 
 def test_the_filter_finds_any_word_of_either_text(page, index_bundle, bundle_server, serve_dir):
-    """Issue 28 §4: a word late in the summary or only in the source finds its record, over the term index
+    """A word late in the summary or only in the source finds its record, over the term index
     (30 records in 8 index shards) and where one index shard holds every row (the demo: substring matching of
     the row, the texts' words through the term index)."""
     page.route("**/models/**", lambda route: route.abort())

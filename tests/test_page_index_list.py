@@ -1,4 +1,4 @@
-"""The page on the sharded record index at 20,000 records in 100 index shards (issue 15 §1): the list, the
+"""The page on the sharded record index at 20,000 records in 100 index shards: the list, the
 filters, the status counts, export and import each read only the index shards they need (requests counted),
 and the page never requests data/records.json."""
 

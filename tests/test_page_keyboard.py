@@ -1,4 +1,4 @@
-"""A whole record annotated with the keyboard only (issue 10 §2): select in either pane by word and
+"""A whole record annotated with the keyboard only: select in either pane by word and
 sentence, the assistance as for a mouse selection, pair the match, label, note (Enter saves, Shift+Enter
 is a newline), focus back in the summary, `s` submits; focus visible and trapped in dialogs.
 
@@ -214,7 +214,7 @@ def test_rewritten_guidelines_open_again_once(page, serve_dir, tmp_path):
     assert shown_on_open() and not shown_on_open()
 
 
-# ------------------------------------------------------------------ keyboard traps (issue 23 §7)
+# ------------------------------------------------------------------ keyboard traps
 
 LEADS = {  # summaries starting before their first sentence: a space (FaithBench), a newline and a quote, a dash
     "lead-space": (" The ferry left at dawn. It came back at noon.", "The", "It", "dawn"),
@@ -352,7 +352,7 @@ def test_arrow_right_selects_the_first_word_of_every_real_faithbench_summary(pag
 
 
 def test_keys_for_export_and_the_filter_box(page, bundle_server, tmp_path):
-    """Issue 28 §2: `e` exports (the button's download), `/` puts the cursor in the filter box, opening the
+    """`e` exports (the button's download), `/` puts the cursor in the filter box, opening the
     list where it is a closed drawer (1024 px); both are in the help."""
     block_model(page)
     page.set_viewport_size({"width": 1024, "height": 768})
@@ -375,7 +375,7 @@ def test_keys_for_export_and_the_filter_box(page, bundle_server, tmp_path):
     assert "/" in keys and "e" in keys
 
 
-# --------------------------------------------------------------- issue 28 §1: fewer keys to a span
+# --------------------------------------------------------------- fewer keys to a span
 
 FB_SUMMARY = ("The harbour board approved the new ferry terminal in 2015 after a long debate. "
               "The plan was put forward by Councillor Warburton on Monday, who said it would cost 4 million pounds.")
@@ -421,7 +421,7 @@ class Keys:
 
 
 def test_the_full_faithbench_record_takes_at_most_20_keys(page, fb_bundles, serve_dir):
-    """Issue 28 §1: an unsupported span with a note, a paired span, a verdict, a rating, a comment, submit,
+    """An unsupported span with a note, a paired span, a verdict, a rating, a comment, submit,
     from the keyboard only: find-and-select (f, a phrase, Enter) instead of walking word by word (the audit's
     34 keys, half of them → to reach "2015")."""
     block_model(page)
@@ -537,7 +537,7 @@ def test_a_mouse_selection_snaps_to_whole_words_unless_the_settings_keep_charact
     assert page.evaluate("() => getSelection().toString()") == want  # what is shown is what the draft holds
 
 
-# --------------------------------------------------------------- issue 28 §2: saved annotations by keyboard
+# --------------------------------------------------------------- saved annotations by keyboard
 
 def history(page) -> list[tuple[str, str]]:
     return [tuple(x) for x in page.locator("#history-list li").evaluate_all(
@@ -610,7 +610,7 @@ def test_saved_annotations_walked_edited_deleted_and_the_history_undone_and_redo
 
 
 def test_hotkeys_from_the_settings_file_act_and_are_in_the_help(page, build_bundle, serve_dir, tmp_path):
-    """Issue 28 §2: `keys:` in the settings file changes an action's key (the old one then does nothing) and
+    """`keys:` in the settings file changes an action's key (the old one then does nothing) and
     the help shows the keys as configured."""
     from conftest import EXAMPLES
 
@@ -638,7 +638,7 @@ def test_hotkeys_from_the_settings_file_act_and_are_in_the_help(page, build_bund
     assert rows["f"].startswith("no source span")
 
 
-# --------------------------------------------------------------- issue 28 §3: suggested spans one at a time
+# --------------------------------------------------------------- suggested spans one at a time
 
 @pytest.fixture(scope="module")
 def prior_bundle(build_bundle, tmp_path_factory):

@@ -1,4 +1,4 @@
-"""Issue 10 §4: a layout that stays put at 1440×900, 1280×720 and 1024×768 (real Chromium, real bundles)."""
+"""A layout that stays put at 1440×900, 1280×720 and 1024×768 (real Chromium, real bundles)."""
 
 from __future__ import annotations
 
@@ -179,7 +179,7 @@ def test_real_faithbench_batch(context, build_bundle, serve_dir):
     assert not page.errors
 
 
-# ------------------------------------------------------------- issue 28 §5: any screen, nothing overlaps
+# ------------------------------------------------------------- any screen, nothing overlaps
 
 ALL_SIZES = [(390, 844), (1024, 768), (1280, 720), (1440, 900), (1920, 1080)]
 SHOTS = Path(__file__).resolve().parent.parent / ".cache" / "screenshots"
@@ -296,7 +296,7 @@ def test_any_screen_nothing_overlaps_or_is_cut(context, queued_fb, sh_long, fbq,
 
 
 def test_no_null_in_the_record_card(context, build_bundle, tmp_path, serve_dir):
-    """Issue 28 §5: a metadata value that is null (an empty cell) is left out of the card, not shown as "null"."""
+    """A metadata value that is null (an empty cell) is left out of the card, not shown as "null"."""
     import json
     path = tmp_path / "nulls.jsonl"
     rows = [{"id": "r1", "source": "It starts. It ends.", "summary": "It starts.",

@@ -1,4 +1,4 @@
-"""The virtual record list (issue 5): thousands of records, only the rows in view in the DOM."""
+"""The virtual record list: thousands of records, only the rows in view in the DOM."""
 
 from __future__ import annotations
 

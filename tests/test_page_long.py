@@ -1,4 +1,4 @@
-"""The page on a long, multi-document source (issue 5): document boundaries, minimap, match jumping."""
+"""The page on a long, multi-document source: document boundaries, minimap, match jumping."""
 
 from __future__ import annotations
 
@@ -164,7 +164,7 @@ def open_with_model(page, url: str) -> None:
 
 
 def test_the_worker_is_asked_before_the_draft_takes_the_selection(page, long_bundle, serve_dir):
-    """Issue 29: the span's embedding waited for the draft's update and save (a store update, its
+    """The span's embedding waited for the draft's update and save (a store update, its
     subscribers, an IndexedDB write) before it was sent to the worker."""
     bundle, target = long_bundle
     open_with_model(page, serve_dir(bundle))
@@ -184,10 +184,10 @@ WATCH_ASSIST = """() => { window.__shown = []; pd.watchAssist((a) => {
 
 
 def test_a_ready_models_answer_is_not_preceded_by_the_instant_one(page, long_bundle, serve_dir):
-    """Issue 29: on a long source the instant answer lit, scrolled to and drew the marks of sentences that the
+    """On a long source the instant answer lit, scrolled to and drew the marks of sentences that the
     model's answer replaced a few tens of milliseconds later: frames that ran while the worker embedded, and
     that its answer then waited for. With a ready model free to answer, the pane now says the model is
-    ranking, and the instant answer is shown only if the model has not answered within HOLD_MS (150 ms)."""
+    ranking, and the instant answer is shown only if the model has not answered within HOLD_MS."""
     bundle, target = long_bundle
     open_with_model(page, serve_dir(bundle))
     query(page, WATCH_ASSIST)
@@ -204,7 +204,7 @@ def test_a_ready_models_answer_is_not_preceded_by_the_instant_one(page, long_bun
 
 
 def test_a_late_models_answer_follows_the_instant_one_shown_after_a_wait(page, long_bundle, serve_dir):
-    """Issue 29: the instant answer waits HOLD_MS for a ready model; a model later than that (a slow machine)
+    """The instant answer waits HOLD_MS for a ready model; a model later than that (a slow machine)
     gets the instant answer shown, scrolled to and marked in the minimap, then replaced by its own."""
     bundle, target = long_bundle
     open_with_model(page, serve_dir(bundle))

@@ -1,4 +1,4 @@
-"""Issue 10 §5: navigation for a day's work (real Chromium, FaithBench- and SummHay-shaped bundles)."""
+"""Navigation for a day's work (real Chromium, FaithBench- and SummHay-shaped bundles)."""
 
 from __future__ import annotations
 

@@ -70,7 +70,7 @@ def test_two_tabs_saving_on_one_record_keep_every_annotation(context, bundle_ser
 
 
 def test_a_change_neither_store_kept_never_looks_saved(browser, bundle_server, tmp_path):
-    """An export holding a 10 MB note, imported, then the page reloaded while it still says "saving": the unload
+    """An export holding a note of ten million characters, imported, then the page reloaded while it still says "saving": the unload
     journal cannot hold that much, so the next load either has the annotation or says it was NOT saved and
     offers Export (the save indicator in its error state)."""
     ctx = browser.new_context(accept_downloads=True)

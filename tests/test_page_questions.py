@@ -1,4 +1,4 @@
-"""Issue 13 in the page: the questions form, extra fields, suggestions and blind mode, export version 2.
+"""The dataset settings in the page: the questions form, extra fields, suggestions and blind mode, export version 2.
 
 Real Chromium, a FaithBench-like bundle really built with a settings file and the real model
 (settings_fixtures.py), real IndexedDB; the crash test SIGKILLs the real browser.
@@ -520,7 +520,7 @@ def test_similar_records_are_the_top_10_by_cosine_of_the_built_record_vectors(pa
 
 def test_end_to_end_filter_answer_by_keyboard_accept_export_merge_agreement(browser, settings_url, settings_bundle,
                                                                               tmp_path):
-    """Issue 13's "done when": two annotators in real Chromium filter the list, answer every question by
+    """The settings' whole round: two annotators in real Chromium filter the list, answer every question by
     keyboard, one accepts the HHEM suggestion, both export (version 2), `mercury-static merge` merges the
     files and prints the agreement per question and per suggestion agent."""
     from typer.testing import CliRunner

@@ -1,4 +1,4 @@
-"""The review mode of the page (issue 24, docs/review.md): three annotators' real exports of a real bundle with
+"""The review mode of the page (docs/review.md): three annotators' real exports of a real bundle with
 questions -> `review` -> a reviewer adjudicates in real Chromium, keyboard only -> the review export -> gold.
 Review work is saved like annotation work: reload, a killed browser, two tabs, an unreadable stored entry."""
 

@@ -1,4 +1,4 @@
-"""The page never loses work (issue 10 §1 and §3): drafts are work, storage is durable at "saved",
+"""The page never loses work: drafts are work, storage is durable at "saved",
 unreadable storage is kept aside, odd record ids are ids, undo, and stale assistance is dropped.
 
 Real Chromium, the real demo bundle and model, real IndexedDB; the crash test SIGKILLs the real

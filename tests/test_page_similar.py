@@ -1,4 +1,4 @@
-"""Similar records over k-means cells in the page (issue 15 §1): a bundle of 64 records in cells of 4 (16
+"""Similar records over k-means cells in the page: a bundle of 64 records in cells of 4 (16
 cells, nprobe 8). Opening the card reads one of-file, the centroids and exactly the bundle's nprobe cells
 (never record_vectors.bin), and shows the top 10 of the records in those cells, as brute force over them
 gives it."""

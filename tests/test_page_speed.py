@@ -1,4 +1,4 @@
-"""The page's speed paths (issue 16): the highlight touches only what changes, a whole stored sentence is
+"""The page's speed paths: the highlight touches only what changes, a whole stored sentence is
 answered without the worker."""
 
 from __future__ import annotations
@@ -114,7 +114,7 @@ Object.defineProperty(Element.prototype, 'scrollTop', {
 
 
 def test_no_work_that_can_wait_runs_before_the_first_paint(page, bundle_server):
-    """The word segmenter (its word-break data: ~15 ms of main thread) is made at the first keyboard
+    """The word segmenter (its word-break data: main-thread work) is made at the first keyboard
     selection, not at module load; a pane that never scrolled gets no scrollTop write (each one lays out
     the whole page once more before its first paint). Keyboard selection still works after it."""
     page.add_init_script(EARLY)

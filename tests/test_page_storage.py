@@ -1,4 +1,4 @@
-"""The page says "saved" only when it is (issue 23, part 1): a full disk and a refused write stay "NOT saved"
+"""The page says "saved" only when it is (part 1): a full disk and a refused write stay "NOT saved"
 until that very change is on disk; two tabs save one draft once; an import reads times as instants and leaves
 out what merge would refuse, saying so. Real Chromium, a real full filesystem, real tabs and a real file."""
 
@@ -30,7 +30,7 @@ database): on a full disk that write fails ("DataError: Failed to write blobs"),
 
 @pytest.fixture
 def tiny_disk():
-    """`tiny_disk(path)`: a 64 MB tmpfs mounted at `path` for the test (a Chromium profile, or only its IndexedDB
+    """`tiny_disk(path)`: a small tmpfs (`size=`) mounted at `path` for the test (a Chromium profile, or only its IndexedDB
     folder, on it fills it for real); skipped where mounting is not allowed."""
     if shutil.which("mount") is None or os.geteuid() != 0:
         pytest.skip("mounting a tmpfs needs root and mount(8)")
@@ -72,7 +72,7 @@ def test_a_full_disk_stays_not_saved_until_that_change_is_on_disk(browser, bundl
         filler = fill_disk(disk, "filler")
         big_note(page)  # too large for the full disk (a small write still fits)
         page.wait_for_function(f"() => ({SAVE})() === 'error'", timeout=30_000)
-        page.keyboard.press("Enter")  # the annotation (2 MB) fails too; the cleared draft after it is written
+        page.keyboard.press("Enter")  # the annotation (BIG_NOTE) fails too; the cleared draft after it is written
         wait(page, """async () => { const d = pd.savedDraft('harbor-lighthouse');
             return d && !d.labels.length; }""")
         page.wait_for_function(f"() => ({SAVE})() !== 'saving'", timeout=30_000)
@@ -302,7 +302,7 @@ def test_import_compares_instants_clamps_the_future_and_leaves_out_what_merge_re
 
 
 def test_import_into_a_fresh_profile_does_not_claim_it_kept_newer_work(page, bundle_server, demo_bundle, tmp_path):
-    """Issue 28 §5: a fresh browser has no work to keep; the message says what was imported, nothing more."""
+    """A fresh browser has no work to keep; the message says what was imported, nothing more."""
     block_model(page)
     open_page(page, bundle_server, "urban-bees")
     bundle_id = json.loads((demo_bundle / "manifest.json").read_text(encoding="utf-8"))["bundle_id"]

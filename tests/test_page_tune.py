@@ -1,4 +1,4 @@
-"""Issue 12 §2 in the real page: options applied to a served bundle (no rebuild) reach the page on its next
+"""Tuned ranker options in the real page: options applied to a served bundle (no rebuild) reach the page on its next
 reload, the work stored before is still there, and the help panel says which ranker runs."""
 
 from __future__ import annotations

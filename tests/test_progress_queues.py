@@ -11,8 +11,8 @@ from mercury_static.bundle.assign import assign_bundle
 from mercury_static.bundle.contents import load_bundle
 
 
-def test_to_do_counts_the_annotators_queue(run, demo_bundle, fresh_copy, tmp_path):
-    bundle_dir = fresh_copy(demo_bundle)
+def test_to_do_counts_the_annotators_queue(run, stand_in_demo, fresh_copy, tmp_path):
+    bundle_dir = fresh_copy(stand_in_demo)
     manifest = assign_bundle(bundle_dir, ["ana", "ben"], 1)
     bundle = load_bundle(bundle_dir)
     queues = load_queue_file(bundle_dir, manifest)

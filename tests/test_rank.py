@@ -213,7 +213,7 @@ def test_unknown_normalisation_is_an_error_not_a_guess():
 
 
 def test_grade_probability_per_length_band():
-    """Issue 26 §2: the grade is P(evidence) from the calibration row of the source's length band (the first
+    """The grade is P(evidence) from the calibration row of the source's length band (the first
     whose bound is >= its sentence count, else the last); an empty table grades the score itself."""
     import math
 

@@ -29,7 +29,7 @@ OPTION_SETS = [
     {"norm": "zscore", "w_entity": 0.4, "w_bm25": 0.2, "bm25_k1": 0.9, "bm25_b": 0.4},
     {"norm": "none", "w_bm25": 0.5, "w_lexical": 0, "w_entity": 0.2, "prefix": 0},  # absolute, whole tokens
     {"c_dense": 0.0, "c_bm25": 0.3, "c_entity": 0.2, "c_context_bm25": 0.1},  # the confidence's own weights
-    {"calibration": [[4, 2.0, 1.0, -1.0], [50, 6.0, -1.5, -2.0]], "grades": [0.4, 0.6]},  # grade bands (issue 26)
+    {"calibration": [[4, 2.0, 1.0, -1.0], [50, 6.0, -1.5, -2.0]], "grades": [0.4, 0.6]},  # grade bands
 ]
 
 TOKEN_TEXTS = [

@@ -1,4 +1,4 @@
-"""Similar records at scale (issue 15 §1): the k-means cells of the record vectors are deterministic, hold
+"""Similar records at scale: the k-means cells of the record vectors are deterministic, hold
 every record exactly once with its stored vector, and a bundle up to `cell_records` records is one cell."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The sharded record index (issue 15 §1): shard layout, id → position with one shard, term postings that
-give what a full scan gives (split prefixes and bitmap lists included, issue 28 §4), byte-identical rewrites,
+"""The sharded record index: shard layout, id → position with one shard, term postings that
+give what a full scan gives (split prefixes and bitmap lists included), byte-identical rewrites,
 and the build writing every record into it."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from mercury_static.bundle.record_index import (META_SEP, PREFIX, IndexRow, enco
 
 N = 20_000
 K = 64  # records per index shard: 313 shards
-SPLIT = 700  # split a prefix whose lists weigh more: "12" (11 kB of lists) and then "123" (777 B) are
+SPLIT = 700  # split a prefix whose lists weigh more: "12" and then "123" are split
 TOPICS = ["model-a", "Model-B", "cnn", "xsum", "Ünïcode", "日本語"]
 
 
@@ -142,7 +142,7 @@ def test_posting_lists_are_deltas_or_a_bitmap_whichever_is_shorter():
         assert got == (b64 if len(json.dumps(b64)) < len(json.dumps(deltas).replace(" ", "")) else deltas), positions
         assert decode(got) == positions
     assert encode_postings(np.array([], dtype=np.int32)) == []
-    assert isinstance(encode_postings(np.arange(1_000_000, dtype=np.int32)), str)  # 125 kB bits, not 2 MB of 1s
+    assert isinstance(encode_postings(np.arange(1_000_000, dtype=np.int32)), str)  # a bit a record, not a delta of 1 each
     assert list_bytes(1_000_000, 1_000_000) == len(json.dumps(encode_postings(np.arange(1_000_000, dtype=np.int32))))
     assert abs(list_bytes(100, 1_000_000) - len(json.dumps([0] + [10_000] * 99).replace(" ", ""))) < 5  # even gaps
 
@@ -160,8 +160,8 @@ def test_split_prefixes_are_the_heavy_ones_that_begin_a_longer_word():
 
 
 def test_a_heavy_prefix_is_split_so_that_no_term_shard_holds_it_whole(tmp_path):
-    """Issue 28 §4: one prefix (`co`) holding most postings, as `co` and `th` of English texts. Sharded by two
-    characters it all lands in one term shard (416 kB here before version 2, what a filter word `co…` read); split, the
+    """One prefix (`co`) holding most postings, as `co` and `th` of English texts. Sharded by two
+    characters it all lands in one term shard (before version 2, what a filter word `co…` read); split, the
     largest term shard stays near the limit and every filter word still gives the scan's answer."""
     rows = [IndexRow(id=f"r{i}", title="", tags=[], shard=0, text_shards=[0],
                      text_words=tuple(sorted({f"co{(i * 37 + k * 101) % 9000}" for k in range(20)} | {"the", "a"})))
@@ -224,7 +224,7 @@ def test_the_build_writes_every_record_into_the_index(build_bundle, tmp_path):
 
 
 def test_the_filter_words_are_those_of_both_texts_too(build_bundle, tmp_path):
-    """Issue 28 §4: a word late in the summary (past the row title) and a word only in the source are terms,
+    """A word late in the summary (past the row title) and a word only in the source are terms,
     with every other word of either text; each record posts a word once."""
     summary = ("The council met on Monday and, after a long debate about the harbour and its many ferries, "
                "approved the plan put forward by Councillor Warburton.")
@@ -338,7 +338,7 @@ def test_a_duplicate_id_is_named_within_a_shard_and_across_shards(tmp_path):
 def test_the_writers_memory_does_not_grow_with_the_records(tmp_path):
     """Python's heap (tracemalloc) while writing 10,000 and 40,000 rows: ids and postings are spooled
     (sqlite's page cache is capped apart: SPOOL_CACHE_KB), so only a shard's rows and the largest term
-    shard are held. Holding them all grew by 9.6 MB here."""
+    shard are held. Holding them all grew with the records."""
     import tracemalloc
 
     def rows(n: int):

@@ -1,4 +1,4 @@
-"""Record index row titles and filter tags (issue 10 §5): what the page's record list shows and matches."""
+"""Record index row titles and filter tags: what the page's record list shows and matches."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 13: the settings file (YAML/JSON and Argilla's settings.json), what build writes from it (manifest
+"""The settings file (YAML/JSON and Argilla's settings.json), what build writes from it (manifest
 `settings`, record `fields`/`meta`/`suggestions`, the record index's `meta`, record vectors), and its bad input:
 one line naming the file, the entry or record and the field, exit 2, nothing written."""
 
@@ -371,43 +371,44 @@ def test_record_vectors_are_the_mean_of_the_summary_rows(rag_bundle):
     from mercury_static.bundle.contents import load_bundle, load_vectors
 
     manifest = json.loads((rag_bundle / "manifest.json").read_text(encoding="utf-8"))
-    assert manifest["record_vectors"] == {"path": "data/record_vectors.bin", "encoding": "float16", "dim": 384,
+    dim = manifest["model"]["dim"]
+    assert manifest["record_vectors"] == {"path": "data/record_vectors.bin", "encoding": "float16", "dim": dim,
                                           "cells": {"path": "data/cells", "count": 1, "of_size": 16384, "nprobe": 1}}
-    stored = np.frombuffer((rag_bundle / "data" / "record_vectors.bin").read_bytes(), "<f2").reshape(-1, 384)
+    stored = np.frombuffer((rag_bundle / "data" / "record_vectors.bin").read_bytes(), "<f2").reshape(-1, dim)
     bundle = load_bundle(rag_bundle)
     assert stored.shape[0] == len(bundle.records) == 3
     for row, rec in zip(stored.astype(np.float32), bundle.records):
         t = rec.summary_text
-        rows = load_vectors(rag_bundle, t.shard, 384)[t.row0:t.row0 + len(t.rows)]
+        rows = load_vectors(rag_bundle, t.shard, dim)[t.row0:t.row0 + len(t.rows)]
         mean = rows.mean(0) / np.linalg.norm(rows.mean(0))
         assert len(t.rows) >= 1 and np.abs(row - mean).max() < 2e-3
     # the two-sentence summary's vector is neither of its sentences'
     t = bundle.records[1].summary_text
     assert len(t.rows) == 2
-    rows = load_vectors(rag_bundle, t.shard, 384)[t.row0:t.row0 + 2]
+    rows = load_vectors(rag_bundle, t.shard, dim)[t.row0:t.row0 + 2]
     assert (rows @ stored[1].astype(np.float32)).max() < 0.999
 
 
-def test_no_settings_file_is_todays_bundle(demo_bundle):
+def test_no_settings_file_is_todays_bundle(stand_in_demo):
     from mercury_static.formats import default_manifest_settings
 
-    manifest = json.loads((demo_bundle / "manifest.json").read_text(encoding="utf-8"))
+    manifest = json.loads((stand_in_demo / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["settings"] == default_manifest_settings()
     assert [q["type"] for q in manifest["settings"]["questions"]] == ["span"]
     assert manifest["settings"]["fields"]["source"] == {"title": "Source"}
     assert manifest["queues"] is None and manifest["record_vectors"] is None
-    assert not list((demo_bundle / "data").glob("queues*.json"))
-    assert not (demo_bundle / "data" / "record_vectors.bin").exists()
-    index = read_columns(demo_bundle / "data")
+    assert not list((stand_in_demo / "data").glob("queues*.json"))
+    assert not (stand_in_demo / "data" / "record_vectors.bin").exists()
+    index = read_columns(stand_in_demo / "data")
     assert "meta" not in index
-    for r in shard_records(demo_bundle):
+    for r in shard_records(stand_in_demo):
         assert not {"fields", "meta", "suggestions"} & set(r)
 
 
-def test_a_manifest_without_settings_reads_as_today(demo_bundle):
+def test_a_manifest_without_settings_reads_as_today(stand_in_demo):
     from mercury_static.formats import Manifest, default_manifest_settings
 
-    manifest = json.loads((demo_bundle / "manifest.json").read_text(encoding="utf-8"))
+    manifest = json.loads((stand_in_demo / "manifest.json").read_text(encoding="utf-8"))
     for key in ("settings", "queues", "record_vectors"):
         del manifest[key]
     info = Manifest.from_json(manifest, "manifest.json")
@@ -464,7 +465,7 @@ def test_metadata_values_are_type_checked(run, tmp_path, meta, rows, words):
          "at_or_above": "consistent", "below": "hallucinated"}]}},
      ["s.yaml: suggestions.columns[0]: field 'score_from': column 'hhem_2.1' is in none of the 3 records"]),
 ])
-def test_a_settings_column_in_no_record_is_a_misspelling(run, tmp_path, settings, words):
+def test_a_settings_column_in_no_record_is_a_misspelling(run, stand_in_model, tmp_path, settings, words):
     """Absent from some records is no value; absent from all is a typo that would give an empty filter or no
     suggestion at all, silently. The first record lacks the column: the check is over the whole input, not
     over what was read so far (a streamed build reads one record at a time)."""
@@ -477,7 +478,7 @@ def test_a_settings_column_in_no_record_is_a_misspelling(run, tmp_path, settings
     assert not out.exists()
     fixed = json.loads(json.dumps(settings).replace("lenght", "length").replace("hhem_2.1", "hhem"))
     path.write_text(yaml.safe_dump(fixed), encoding="utf-8")
-    assert run("build", data, "-o", out, "--settings", path).exit_code == 0
+    assert run("build", data, "-o", out, "--settings", path, "--model", stand_in_model).exit_code == 0
 
 
 @pytest.mark.parametrize("line, words", [
@@ -543,7 +544,7 @@ def test_the_span_question_labels_replace_labels(build_bundle, tmp_path):
     assert manifest["label_choices"] == ["Wrong.Number", "Wrong.Name"]
 
 
-def test_the_manifest_settings_read_back(rag_bundle, demo_bundle):
+def test_the_manifest_settings_read_back(rag_bundle, stand_in_demo):
     """merge reads the questions back from the manifest (`settings.from_manifest`) as build wrote them."""
     from mercury_static.settings.schema import from_manifest
 
@@ -552,7 +553,7 @@ def test_the_manifest_settings_read_back(rag_bundle, demo_bundle):
     assert s.questions == expected.questions
     assert [m.name for m in s.metadata] == ["model", "length", "hhem"]
     assert s.metadata[0].values is None and s.metadata[1].min is None  # the data's, not declared (`from_data`)
-    default = from_manifest(json.loads((demo_bundle / "manifest.json").read_text(encoding="utf-8"))["settings"])
+    default = from_manifest(json.loads((stand_in_demo / "manifest.json").read_text(encoding="utf-8"))["settings"])
     assert default.questions == parse({}).questions
     from mercury_static.bundle.contents import load_bundle
 
@@ -595,14 +596,15 @@ def test_faithbench_settings_build(build_bundle):
     assert all(set(m) == {"summarizer", "hhem"} for m in index["meta"])  # gpt_4o is hidden
 
 
-def test_a_settings_json_written_by_argilla_is_read(run, tmp_path):
+def test_a_settings_json_written_by_argilla_is_read(run, stand_in_model, tmp_path):
     """tests/argilla_settings.json was written by argilla 2.8.0 (`rg.Settings(...).to_json`, every question
     type, three metadata types, a vector, min_submitted 2): build reads it and says how to get the overlap."""
     rows = [{"id": r["id"], "context": r["source"], "answer": r["summary"], "question": r["prompt"],
              "model": r["model"], "length": r["length"], "hhem": r["hhem"]} for r in ROWS]
     data = write_jsonl(tmp_path / "rag.jsonl", rows)
     out = tmp_path / "out"
-    result = run("build", data, "-o", out, "--settings", Path(__file__).parent / "argilla_settings.json")
+    result = run("build", data, "-o", out, "--settings", Path(__file__).parent / "argilla_settings.json",
+                 "--model", stand_in_model)
     assert result.exit_code == 0, result.output
     assert "warning: " in result.output and "min_submitted 2" in result.output and "--overlap 2" in result.output
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
@@ -644,7 +646,7 @@ def test_rewording_keeps_the_bundle_id_and_answers_do_not(build_bundle, tmp_path
 
 
 def test_the_span_granularity_reaches_the_manifest_only_when_it_is_character():
-    """Issue 28 §1: a mouse selection snaps to whole words unless the span question keeps characters; the
+    """A mouse selection snaps to whole words unless the span question keeps characters; the
     default is not written (a bundle without it keeps its id)."""
     from mercury_static.settings.schema import MetadataRanges, manifest_settings
 
@@ -657,7 +659,7 @@ def test_the_span_granularity_reaches_the_manifest_only_when_it_is_character():
 
 
 def test_clashing_hotkeys_stop_the_build_in_one_line(run, tmp_path):
-    """Issue 28 §2: the settings file's hotkeys are checked at build: exit 2, one line, nothing written."""
+    """The settings file's hotkeys are checked at build: exit 2, one line, nothing written."""
     data = write_jsonl(tmp_path / "d.jsonl", ROWS)
     settings = tmp_path / "s.yaml"
     settings.write_text("keys:\n  next_saved: '>'\n  prev_saved: '>'\n", encoding="utf-8")

@@ -1,4 +1,4 @@
-"""Issue 15 §2: the streaming build. Chunks do not show in the bundle (tiny chunks give the bytes of one big
+"""The streaming build. Chunks do not show in the bundle (tiny chunks give the bytes of one big
 chunk, with any workers), and peak memory does not grow with the number of records."""
 
 from __future__ import annotations
@@ -107,7 +107,7 @@ print(json.dumps({"peak_kb": int(next(x for x in status.splitlines() if x.starts
 
 
 def peak_mb(tmp_path: Path, records: int) -> float:
-    """VmHWM of a child process building `records` records of 8 KB of metadata each (from 40 sentences, so
+    """VmHWM of a child process building `records` records of a long `note` each (from 40 sentences, so
     embedding is cheap: the texts are distinct, the rows are not)."""
     rng = random.Random(5)
     pool = [" ".join(rng.choice(WORDS) for _ in range(8)).capitalize() + "." for _ in range(40)]
@@ -126,8 +126,8 @@ def peak_mb(tmp_path: Path, records: int) -> float:
 
 @pytest.mark.slow
 def test_peak_memory_does_not_grow_with_records(tmp_path):
-    """4× the records (3 × 4,000 × 8 KB = 96 MB more input, read, stored and written) leave the peak within
-    a few MB: only a chunk, an open shard and the scratch database's page cache are in memory."""
+    """4× the records (3 × 4,000 long notes more input, read, stored and written) leave the peak where
+    it was: only a chunk, an open shard and the scratch database's page cache are in memory."""
     small, large = peak_mb(tmp_path, 4000), peak_mb(tmp_path, 16000)
     assert large - small < 16, (small, large)
 

@@ -17,7 +17,7 @@ def test_parse_time_reads_the_shared_cases(text, us):
     if us is None:
         with pytest.raises(Reject, match="not an ISO-8601 time"):
             parse_time(text, "updated_at")
-    else:  # a float of seconds: exact to the microsecond in this century, to 64 µs at year 9999
+    else:  # a float of seconds: exact to the microsecond in this century, to 64 microseconds at year 9999
         assert abs(parse_time(text, "updated_at") * 1e6 - us) <= 64
 
 

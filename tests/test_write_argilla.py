@@ -90,7 +90,8 @@ def test_argilla_layout(asked, tmp_path):
     assert r2["responses"] == {"spans": [{"value": [], "user_id": a, "status": "draft"}],
                                "quality": [{"value": 3, "user_id": a, "status": "draft"}]}
     assert r2["status"] == "pending" and r3["responses"]["spans"][0]["status"] == "discarded"
-    assert [len(r["vectors"]["summary_vector"]) for r in records] == [384] * 3
+    dim = asked.manifest["model"]["dim"]
+    assert [len(r["vectors"]["summary_vector"]) for r in records] == [dim] * 3
     assert [q["type"] for q in settings["questions"]] == ["span", "label_selection", "multi_label_selection",
                                                           "rating", "ranking", "text"]
     assert settings["questions"][0]["settings"]["options"][2] == {"text": "Unwanted.Intrinsic",
@@ -98,7 +99,7 @@ def test_argilla_layout(asked, tmp_path):
     assert [f["name"] for f in settings["fields"]] == ["source", "summary", "question"]
     assert [(m["name"], m["visible_for_annotators"]) for m in settings["metadata"]] == [("model", True), ("hhem", False)]
     assert settings["distribution"] == {"strategy": "overlap", "min_submitted": 2}
-    assert settings["vectors"][0]["dimensions"] == 384 and settings["guidelines"] == "Read both texts."
+    assert settings["vectors"][0]["dimensions"] == dim and settings["guidelines"] == "Read both texts."
     # deterministic: the same inputs give the same bytes
     again = merge_argilla(tmp_path / "again", asked, bob, alice, notes=notes)
     assert all((again / f).read_bytes() == (out / f).read_bytes() for f in ("records.json", ".argilla/settings.json"))
@@ -166,16 +167,16 @@ def test_damaged_record_vectors_are_one_line(asked, tmp_path, damage):
     copy = tmp_path / "bundle"
     shutil.copytree(asked.dir, copy)
     vectors = copy / "data" / "record_vectors.bin"
-    raw = vectors.read_bytes()
+    raw, dim = vectors.read_bytes(), asked.manifest["model"]["dim"]
     if damage == "missing":
         vectors.unlink()
     else:
-        vectors.write_bytes(raw[:-3] if damage == "truncated" else raw[:-384 * 2])
+        vectors.write_bytes(raw[:-3] if damage == "truncated" else raw[:-dim * 2])
     export_file = export(tmp_path / "alice.json", asked, "alice", entry("r1", {"verdict": "consistent"}))
     run = CliRunner().invoke(app, ["merge", str(export_file), "--bundle", str(copy), "-o", str(tmp_path / "out"),
                                    "--format", "argilla"], env={"COLUMNS": "300"})
     assert run.exit_code == 2 and "Traceback" not in run.output and not (tmp_path / "out").exists()
     (line,) = [x for x in run.output.splitlines() if x.strip()]
     assert line.startswith(f"error: {copy}: cannot read the bundle: data/record_vectors.bin: ")
-    assert {"truncated": "not 384-dimensional", "a row short": "2 rows for 3 records",
+    assert {"truncated": f"not {dim}-dimensional", "a row short": "2 rows for 3 records",
             "missing": "record_vectors.bin"}[damage] in line

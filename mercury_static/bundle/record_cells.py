@@ -1,5 +1,5 @@
-"""Similar records at any size (issue 15 §1): a coarse index of the record vectors, so the page reads a few
-cells, not every record's vector (768 MB at a million records of 384 dimensions).
+"""Similar records at any size: a coarse index of the record vectors, so the page reads a few cells, not
+every record's vector (two bytes a dimension for every record).
 
 Spherical k-means (the vectors are unit length and the page ranks by dot product) computed at build from
 data/record_vectors.bin, deterministically: the sample is every (n/S)-th record, the seeds are evenly spaced
@@ -24,11 +24,11 @@ import numpy as np
 CELLS_DIR = "data/cells"
 ITERATIONS = 10
 SAMPLE_PER_CELL = 40  # sample rows per cell the centroids are fitted on
-OF_SIZE = 16_384  # positions per `of-NNNN.bin` (the cell of each record): 64 kB
+OF_SIZE = 16_384  # positions per `of-NNNN.bin` (the cell of each record), four bytes each
 NPROBE = 8  # cells the page reads for a query (recall measured: benchmarks/RESULTS.md)
 CAP = 2  # a cell holds at most CAP × n / count records: what a query reads stays bounded on skewed data
 CHOICES = 4  # a record whose nearest cell is full goes to the next nearest of these with room
-_CHUNK = 4_096  # rows read and assigned at a time: their scores against 1,000 cells are 16 MB
+_CHUNK = 4_096  # rows read and assigned at a time: their scores against every cell stay small
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """The sharded record index: what the page needs to list, find and filter records without downloading
-every record's row (~80 bytes a record: 80 MB for a million, what the one-file index of older bundles,
-data/records.json, weighed).
+every record's row (tens of bytes a record, what the one-file index of older bundles, data/records.json,
+weighed).
 
 Written from the per-record columns in bundle order, one row at a time; layout, hashing and filter
 semantics in docs/DESIGN.md ("The sharded record index"). The page's reader is `app/data/recordindex.js`.
@@ -154,7 +154,7 @@ def split_prefixes(terms: Iterable[tuple[str, int]], records: int, limit: int) -
 def encode_postings(positions: np.ndarray) -> list[int] | str:
     """A posting list (ascending positions) as JSON: its deltas `[p0, p1 - p0, …]`, or when shorter the
     base64 of its bitmap (bit p % 8 of byte p // 8 set for each position p): a word in most records is
-    1 bit a record (125 kB at 1M records) instead of ~2 bytes."""
+    1 bit a record instead of ~2 bytes."""
     if not len(positions):
         return []
     deltas = np.diff(positions.astype(np.int64), prepend=0)

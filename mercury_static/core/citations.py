@@ -34,7 +34,7 @@ MARGIN = 0.1
 """How far the best match outside the cited documents must score above every cited one to say "check the
 citation": on SummHay's bullets, beyond 0.1 a flagged citation is wrong 56-69% of the time (5-10% of all
 are) and 78-90% of the wrong ones are flagged; at 0 every second bullet is flagged, 9-16% of them wrongly
-cited (benchmarks/RESULTS.md, issue 26)."""
+cited (benchmarks/RESULTS.md)."""
 MAX_RANGE = 100  # "[1-100000]" is a typo, not a hundred thousand citations
 _PART = re.compile(r"[0-9]+|[-\u2013]")
 _ALPHABET = "".join(map(chr, range(32, 127))) + "\t\n\r\f\v\u00a0\u2013"

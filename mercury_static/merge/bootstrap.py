@@ -18,7 +18,7 @@ RESAMPLES = 1000
 SEED = 0
 LEVEL = 0.95
 CHUNK = 2_000_000
-"""Record weights held at once (resamples × records): 16 MB of float64, whatever the round's size."""
+"""Record weights held at once (resamples × records) as float64: a bounded block whatever the round's size."""
 METHOD = {"resamples": RESAMPLES, "seed": SEED, "level": LEVEL, "interval": "percentile", "over": "records"}
 """How the intervals were drawn, as the JSON report states it."""
 

@@ -35,8 +35,8 @@ from mercury_static.review.disagreement import SPANS, disagreement
 
 ROWS_PER_SHARD = 1000
 RECORDS_PER_SHARD = 50
-"""A records shard of 50 contested records of 3 annotators is ~90 KB: what the page loads for the first record
-(benchmarks/RESULTS.md, bench_review)."""
+"""A records shard of 50 contested records of 3 annotators is what the page loads for the first record (its size:
+benchmarks/RESULTS.md, bench_review)."""
 DATA = "data"
 HEADER = f"{DATA}/review.json"
 DASHBOARD = "report.html"

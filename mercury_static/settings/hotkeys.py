@@ -1,4 +1,4 @@
-"""The settings file's `keys` (issue 28 §2): the page's one-key shortcuts changed per action, checked at
+"""The settings file's `keys`: the page's one-key shortcuts changed per action, checked at
 build so that a typo never reaches an annotator: an unknown action, a key the page keeps for itself or a key
 of two actions is one line naming the file and the action. The page's defaults (site_template/app/keys/keymap.js
 `DEFAULT_KEYS`) are generated from `DEFAULT_KEYS` (`make generate`)."""

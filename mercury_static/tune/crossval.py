@@ -228,7 +228,7 @@ def learned_options(sets: Sequence[EvalSet], folds: list[np.ndarray], options: d
     return options_for
 
 
-# ---------------------------------------------------------------- the grade calibration (issue 26)
+# ---------------------------------------------------------------- the grade calibration
 
 # source sentence counts bounding the length bands of the grade calibration: a FaithBench article
 # (median 7 sentences, at most 52), and beyond it the long sources (a SummHay haystack: 3,931)

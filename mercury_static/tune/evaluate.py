@@ -15,7 +15,7 @@ The context of a summary selection is the summary sentence(s) it overlaps (text 
 the page passes as ``contextText`` / ``contextVec``; its position (``queryPosition``) is the selection's
 midpoint as a share of the summary's length, passed only when the source is not sectioned (as the page does).
 
-Citations (issue 26): a query whose text cites documents of a sectioned source (``[70][80]``, citations.py)
+Citations: a query whose text cites documents of a sectioned source (``[70][80]``, citations.py)
 is also scored "with citations": its ranking with the sentences of the cited documents first (what the page
 shows first), and checked: is the best match inside the cited documents evidence, does the best match of
 the whole source lie outside them (the page's "best elsewhere", a citation-error signal), and do the cited

@@ -14,7 +14,7 @@ let pooling = 'mean';
 /** Data that onnxruntime-web reads only when it creates the session (an external-data Blob: it awaits
  * arrayBuffer()), so the weights download and are dequantized while transformers.js fetches the graph and
  * the runtime starts, instead of before. Read once: the session holds its own copy, so this lets go of the
- * 42 MB of float32 (transformers.js keeps the session options). */
+ * float32 weights (transformers.js keeps the session options). */
 class PendingData extends Blob {
   constructor(bytes) {
     super();
@@ -42,7 +42,7 @@ async function init(msg) {
   env.allowLocalModels = true;
   env.allowRemoteModels = false;
   env.useBrowserCache = false; // the HTTP cache suffices; a stale Cache Storage copy could hide a rebuilt model
-  env.useWasmCache = false; // else transformers.js keeps its own 14 MB copy of the .wasm for the page's lifetime
+  env.useWasmCache = false; // else transformers.js keeps its own copy of the .wasm for the page's lifetime
   // A path (e.g. '/bundle/models/'), not an http URL: v4 silently skips local files given a full URL.
   env.localModelPath = msg.modelsPath;
   const wasm = env.backends.onnx.wasm;
@@ -56,7 +56,7 @@ async function init(msg) {
   // Same float32 math as the Python build (no fused int8 kernel): identical vectors.
   const options = { extra: { session: { disable_quant_qdq: '1' } } };
   if (msg.weights) {
-    // The graph was optimized at export (page_model.py): optimizing it again here cost ~250 ms of each start.
+    // The graph was optimized at export (page_model.py): optimizing it again here slowed each start.
     const bytes = loadWeights(msg.weights).then((w) => w.data.buffer);
     bytes.catch(() => {}); // reported by the session creation, which awaits it
     options.graphOptimizationLevel = 'disabled';

@@ -27,7 +27,7 @@ test('makeLevelOf: the manifest\'s grades win', () => {
   assert.deepEqual([0.49, 0.5, 0.69, 0.7].map(levelOf), [1, 2, 2, 3]);
 });
 
-// --- the instant answer and the model's (issue 29) -----------------------------------------------------
+// --- the instant answer and the model's --------------------------------------------------------------
 
 const unit = (...xs) => {
   const v = Float32Array.from(xs);
@@ -86,7 +86,7 @@ const later = (ms) => new Promise((r) => setTimeout(r, ms));
 const SPAN = [0, 19]; // "The bridge opened i": half of the first summary sentence
 const MODEL_VEC = unit(0.6, 0, 0.8, 0);
 
-/** The model's ranking as rankSentences gives it (the answer the page ends with, before and after issue 29). */
+/** The model's ranking as rankSentences gives it (the answer the page ends with, whichever answer comes first). */
 function modelRanking(rec) {
   const ctxVec = meanVector(rec.summary.sentenceVectors[0]);
   return rankSentences({

@@ -57,7 +57,7 @@ test('a case ranked right after the same words with another vector and options s
 });
 
 test('every case prepared ahead (prepareQuery, as while the model embeds) still ranks as rank.py', () => {
-  // issue 29: the lexical terms and the context's cosines are computed before the query's vector exists;
+  // The lexical terms and the context's cosines are computed before the query's vector exists;
   // the ranking then reuses them (same vector object, same texts) and must give rank.py's numbers; a
   // preparation of other words or another context vector in between must not leak into it
   fixture.cases.forEach((c, n) => {
@@ -75,7 +75,7 @@ test('every case prepared ahead (prepareQuery, as while the model embeds) still 
   });
 });
 
-test('the grade probability and the grade are rank.py\'s (issue 26)', () => {
+test('the grade probability and the grade are rank.py\'s', () => {
   assert.ok(fixture.grades.length >= 21);
   for (const g of fixture.grades) {
     const [score, best, n] = g.args;

@@ -1,4 +1,4 @@
-// Record-level responses (responses.js, issue 13): merged per question, newest wins, never resurrected;
+// Record-level responses (responses.js): merged per question, newest wins, never resurrected;
 // validated as merge validates them; exported at the current version and imported from versions 1 and up.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

@@ -51,13 +51,13 @@ export const LIT_GAP = 0.15;
 /**
  * How long the instant answer waits for a free, ready model's answer before it is shown. On a long text,
  * lighting an answer, scrolling to it and drawing its marks to replace them all a moment later cost
- * frames that ran while the worker embedded, and delayed its answer (issue 29).
+ * frames that ran while the worker embedded, and delayed its answer.
  */
 export const HOLD_MS = 150;
 
 /**
- * The top of the ranking a cited split is first tried on: sorting all of a 3,931-sentence source took
- * 2-3 ms of the model's answer (issue 29); the whole ranking is sorted only when the cited documents'
+ * The top of the ranking a cited split is first tried on: sorting all of a long source's sentences
+ * delayed the model's answer; the whole ranking is sorted only when the cited documents'
  * matches are not all in it.
  */
 export const CITED_TOP = 64;
@@ -339,8 +339,8 @@ export class Assistant {
   /**
    * The model's answer is on its way: the pane says the model is ranking, and the instant answer is
    * ranked and shown only if that answer has not come within HOLD_MS. Ranking it now as well cost the
-   * main thread 2-3 ms while the worker embedded, and the model's answer then often waited for the
-   * frame that followed (issue 29). What the model's ranking needs apart from the span's vector (its
+   * main thread time while the worker embedded, and the model's answer then often waited for the
+   * frame that followed. What the model's ranking needs apart from the span's vector (its
    * lexical terms, the context's cosines) is computed meanwhile (rank.js prepareQuery).
    */
   _hold(query, rec, t0, seq) {
@@ -362,7 +362,7 @@ export class Assistant {
   /**
    * The build's vector of exactly the query's text, or null: a selection of one whole sentence stored
    * as one row (not cut into windows) was embedded by the same model at build time, so asking the
-   * worker again would only redo that work (35-50 ms for a long sentence on one core).
+   * worker again would only redo that work (a long sentence's embedding, on one core).
    */
   _storedVector(query, rec) {
     const view = rec[query.side];

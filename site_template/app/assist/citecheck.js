@@ -1,5 +1,5 @@
 /**
- * Checking a citation at a glance (issue 26): when the summary sentence of a selection cites documents of
+ * Checking a citation at a glance: when the summary sentence of a selection cites documents of
  * a sectioned source ("… [70][80]"), the page lights the best matches inside each cited document and,
  * apart and marked, the best match outside them, and says so in one line ("cited doc 70: 0.47 (p 0.62) —
  * best elsewhere: doc 6, 0.49 (p 0.70)"). The parsing and the split are citations.js's (twin of

@@ -157,7 +157,7 @@ function maxCos(sentences, vec) {
   return out;
 }
 
-/** Per sentence, the best dot product of its rows with `vec` (four partial sums: 1.5x faster in V8). */
+/** Per sentence, the best dot product of its rows with `vec` (four partial sums: V8 runs them faster). */
 function computeMaxCos(sentences, vec) {
   const out = new Float64Array(sentences.length);
   const dim = vec.length;
@@ -325,7 +325,7 @@ function usedTerms(opt, normalised, mass, hasVec, hasCtxVec, hasCtxText, hasKeys
  * Compute ahead what rankSentences of this selection will need that does not depend on its vector: the
  * lexical terms and the context vector's cosines (both kept for the next ranking of the same query text,
  * context and sentences). The page calls it while the model embeds the span, so that the model's answer
- * is ranked with one cosine pass and the fusion (issue 29); the numbers are the same.
+ * is ranked with one cosine pass and the fusion; the numbers are the same.
  */
 export function prepareQuery({ queryText, contextVec = null, contextText = null, sentences, options }) {
   const opt = { ...DEFAULT_OPTIONS, ...(options || {}) };

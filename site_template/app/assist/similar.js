@@ -1,8 +1,8 @@
 /**
- * "Similar records" (issue 13, Argilla's vectors): the 10 records whose record vector (the normalised
+ * "Similar records" (as Argilla's vectors): the 10 records whose record vector (the normalised
  * mean of the summary's sentence vectors, float16) has the highest cosine with the open record's.
  *
- * The vectors are read by k-means cells (issue 15 §1; written by mercury_static/bundle/record_cells.py, layout in
+ * The vectors are read by k-means cells (written by mercury_static/bundle/record_cells.py, layout in
  * docs/DESIGN.md "Similar records at scale"): the open record's cell (`of-NNNN.bin` names it), the
  * centroids, then the `nprobe` cells nearest to the record's vector, scanned in the main thread. Up to
  * `cell_records` records (1,000) a bundle is one cell: every vector, the exact answer. Nothing is fetched

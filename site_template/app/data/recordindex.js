@@ -1,5 +1,5 @@
 /**
- * The sharded record index (issue 15 §1, docs/DESIGN.md "The sharded record index"; written by
+ * The sharded record index (docs/DESIGN.md "The sharded record index"; written by
  * mercury_static/bundle/record_index.py): rows, id → position, next without work and filter postings of a
  * bundle of any size, each answer reading only the shards it needs. Shards are fetched through the
  * caller's `fetchJson(path)` (the bundle's base URL is data.js's business) and kept LRU.

@@ -1,5 +1,5 @@
 /**
- * Find-and-select (issue 28 §1): `f` opens a box over the focused text; what is typed lights its next
+ * Find-and-select: `f` opens a box over the focused text; what is typed lights its next
  * occurrence from the pane's caret (case-insensitive, any run of spaces matching any other); Enter takes
  * it as the selection (grown to whole words unless the span question's granularity is "character"),
  * Shift+Enter or ↓ / ↑ move to the next / previous occurrence, Esc closes the box. The phrase stays:

@@ -1,6 +1,6 @@
 /**
- * The page's one-key shortcuts by action, and the settings file's changes to them (issue 28 §2:
- * `keys: {find: F2, next_saved: [">", "m"]}`; build checks them as settings.py's `check_keys`: no unknown
+ * The page's one-key shortcuts by action, and the settings file's changes to them
+ * (`keys: {find: F2, next_saved: [">", "m"]}`; build checks them as settings.py's `check_keys`: no unknown
  * action, no key of two actions). The fixed keys (digits, Enter, Esc, Tab, arrows, Ctrl+Z) are keys.js's.
  */
 

@@ -19,8 +19,8 @@ export const SHORTCUTS = [
 ];
 
 /**
- * How long a digit waits for a second one where some option's number has two digits (Argilla's rating
- * shortcut waits 300 ms; a little more for a slower typist).
+ * How long a digit waits for a second one where some option's number has two digits (a little longer than
+ * Argilla's rating shortcut waits, for a slower typist).
  */
 export const NUMBER_MS = 500;
 

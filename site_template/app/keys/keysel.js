@@ -9,7 +9,7 @@
  * whole). Offsets are code points, as in the store and the panes' interface.
  */
 
-// Made at the first keyboard selection: creating it loads the word-break data (~15 ms of main thread,
+// Made at the first keyboard selection: creating it loads the word-break data (main-thread work
 // which at module load was on the first paint's path).
 let segmenter;
 const wordSegmenter = () => {

@@ -1,5 +1,5 @@
 /**
- * Saved annotations by keyboard (issue 28 §2): a key pair walks the open record's saved annotations in
+ * Saved annotations by keyboard: a key pair walks the open record's saved annotations in
  * summary order (the current one lit in both texts and in the side panel, both texts scrolled to it);
  * Enter opens it in the draft (its range, labels, note and linked span are then edited as a new one is,
  * Enter saves it back), Delete deletes it (Ctrl+Z brings it back). The current one is the store's

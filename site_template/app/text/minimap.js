@@ -5,8 +5,8 @@
  * textlayout.js sentenceTop, so drawing lays out no block content-visibility skips). Marks are rebuilt only
  * when they move; a refined answer that keeps the same sentences and
  * levels only retitles them. A rebuild reads the layout, so it waits for the next frame, which lays the
- * page out anyway: in the selection's handler it forced a layout of its own (3.4 of 6.5 ms on a
- * 3,931-sentence source).
+ * page out anyway: in the selection's handler it forced a layout of its own (most of the handler's time on a
+ * long source).
  */
 
 /**

@@ -212,7 +212,7 @@ export class TextLayout {
    * The viewport top of sentence i, for the minimap. Once its block is measured, from the block's box and
    * the sentence's offset measured in it: reading an element inside a block content-visibility skips would
    * lay that block out for this one read (the minimap reads dozens of far sentences: a forced layout each,
-   * 2-5 ms, in the frames that compete with the model's worker, issue 29). Scrolling reads the elements.
+   * in the frames that compete with the model's worker). Scrolling reads the elements.
    */
   sentenceTop(i) {
     const b = this.blocks[this.sentBlock[i]];

@@ -1,5 +1,5 @@
 /**
- * The record list's metadata filter and sort controls (issue 13): terms properties filter by chosen
+ * The record list's metadata filter and sort controls: terms properties filter by chosen
  * values, integer / float ones by a range; the list sorts by status or by a visible property. This module
  * holds the controls and their conditions only; listquery.js answers them on the sharded record index
  * (meta postings for terms, the index shards' meta column for ranges and sorts). Combined with the text

@@ -1,5 +1,5 @@
 /**
- * The history of the open record's changes (issue 28 §2), in the side panel: the steps of the session
+ * The history of the open record's changes, in the side panel: the steps of the session
  * (history.js) on this record, oldest first, the undone ones (redo can bring them back) struck through,
  * with Undo and Redo.
  */

@@ -1,5 +1,5 @@
 /**
- * The questions form under the texts (issue 13): one control per non-span question of the settings, in
+ * The questions form under the texts: one control per non-span question of the settings, in
  * their order, each with its title, description, a required mark and its suggestion (agent, score,
  * Accept). Answers go to the store at every change (store.setResponse: saved like an annotation); the
  * form is built once per bundle (the questions are the same for every record) and only its values and

@@ -1,5 +1,5 @@
 /**
- * Span suggestions one at a time (issue 28 §3, as Prodigy does): `w` walks the record's suggested spans
+ * Span suggestions one at a time (as Prodigy does): `w` walks the record's suggested spans
  * (prior annotations of a Mercury dump, a detector's span suggestions) in summary order, each lit in both
  * texts and scrolled to; accept (a or Enter: it becomes the annotator's annotation), reject (r), edit (e: it
  * becomes the draft, to change and save with Enter), next (n or →), previous (←), Esc ends the walk. The

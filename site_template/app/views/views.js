@@ -30,7 +30,7 @@ const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
  * The "saved" indicator: `{state: 'idle'|'saving'|'saved'|'error', at?: ISO time, message?}`. Whoever
  * knows a change is durable calls it (storage decides; this only draws).
  */
-let clock = null; // made once: toLocaleTimeString builds a formatter per call (~1 ms, at every save)
+let clock = null; // made once: toLocaleTimeString builds a formatter per call (at every save)
 
 function renderSaveStatus(el, { state, at = null, message = '' }) {
   el.dataset.state = state;
