@@ -14,9 +14,9 @@ const pad4 = (n) => String(n).padStart(4, '0');
 // Shards kept per kind (records, texts, vectors), least recently used dropped first. A record needs one
 // record shard and one or two text + vector shards, and neighbouring records mostly share them: 4 per
 // kind keep the open record's, the prefetched next record's and one or two more. Eviction never breaks
-// the open record: its TextViews hold their own text and vectors (4 MB per 2,500 sentences), and a
-// shard still loading stays referenced by whoever awaits it. (Measured on the 10k-record bundle: 6 per
-// kind kept ~12 MB more after 25 record switches.)
+// the open record: its TextViews hold their own text and vectors, and a
+// shard still loading stays referenced by whoever awaits it. (More per kind only kept more memory
+// on the 10k-record bundle.)
 const SHARD_CACHE = 4;
 const TEXT_CACHE = 4; // TextViews: the open and the prefetched record's texts
 const LITTLE_ENDIAN = new Uint8Array(Uint16Array.of(1).buffer)[0] === 1;
@@ -134,7 +134,7 @@ export function halfTable() {
   return HALF;
 }
 
-/** Resolves after the next frame has painted (or after 100 ms in a tab that paints no frames). */
+/** Resolves after the next frame has painted (or after a short timeout in a tab that paints no frames). */
 function afterPaint() {
   return new Promise((resolve) => {
     requestAnimationFrame(() => setTimeout(resolve, 0));
@@ -168,7 +168,7 @@ class VectorShard {
 
 /**
  * The opened bundle: manifest + the sharded record index (`recordIndex`, recordindex.js: rows by
- * position, positions by id, filter postings; issue 15 §1); shards load lazily and are cached. No
+ * position, positions by id, filter postings); shards load lazily and are cached. No
  * column of every record is held: a bundle of any size opens with the top file and one index shard.
  */
 export class Bundle {

@@ -1,5 +1,5 @@
 /**
- * The session's history of the annotator's changes (issue 28 §2): each change the annotator makes to a
+ * The session's history of the annotator's changes: each change the annotator makes to a
  * record's work entry (an annotation added, edited, deleted or accepted, an answer, a status) is a step
  * {text, id, index, key, before, after} of entries; undo writes the parts the step changed back as they
  * were before it, redo as they were after it, each as a new change stamped now (newest wins everywhere, so

@@ -1,5 +1,5 @@
 /**
- * Which records the record list shows, in which order (issue 15 §1): the positions passing the text,
+ * Which records the record list shows, in which order: the positions passing the text,
  * status, queue and metadata filters, sorted, as one Int32Array, computed on the sharded record index
  * (recordindex.js) so that each filter reads only the shards it needs:
  * - text: the term postings of the rows' and the texts' words (one term shard a word, prefix matching);
@@ -130,8 +130,7 @@ async function eachRow(index, positions, fn, stale) {
  * positions or null), statusOf (position -> status of the records with work), metadata (settings.metadata),
  * conds (name -> condition), sort: {key: '' | 'status' | 'meta:NAME', dir}, stale?: () => true once the
  * answer is no longer wanted}; null: every record in bundle order. A range or a sort over every record
- * reads every index shard (measured at 1M records, K = 1,000, in Node from disk: 1,000 shards, 132 MB,
- * 2.6 s for a range, 3.4 s for a sort); narrowed first by a text, status or terms filter, only the shards
+ * reads every index shard (seconds at a million records); narrowed first by a text, status or terms filter, only the shards
  * of the records kept.
  */
 export async function selectPositions(index, q) {

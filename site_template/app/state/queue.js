@@ -1,5 +1,5 @@
 /**
- * The annotator's queue (issue 13, Argilla's distribution): with `manifest.queues`, `?annotator=alice`
+ * The annotator's queue (Argilla's distribution): with `manifest.queues`, `?annotator=alice`
  * works through the records `data/queues.json` assigns her, in its order: the first record opened, the
  * next to do and the progress count go by her queue; every other record stays reachable (list, n / p,
  * links). Loaded only for a bundle with queues; pure functions but `loadQueue`.

@@ -1,5 +1,5 @@
 /**
- * Record-level responses (issue 13): the answers to the settings' non-span questions and which machine
+ * Record-level responses: the answers to the settings' non-span questions and which machine
  * suggestions the annotator accepted, kept in the record's work entry beside its annotations:
  *
  *   entry.responses = {QUESTION: {value, updated_at}}   value null = cleared (a tombstone, like a deleted

@@ -1,5 +1,5 @@
 /**
- * The dataset settings of a bundle (manifest.settings, issue 13) as the page uses them, with today's
+ * The dataset settings of a bundle (manifest.settings) as the page uses them, with today's
  * behaviour as the default of every part: a bundle without settings has one span question, the fields
  * "Source" / "Summary", no metadata filters, suggestions shown, no similar records.
  */

@@ -3,7 +3,7 @@
  * export time, under a work key per (bundle id, annotator).
  *
  * Why IndexedDB: Chromium commits localStorage to disk in batches seconds later (a killed browser lost
- * the last changes), and rewriting one JSON value per change cost 16–30 ms at 2,000 annotations. A
+ * the last changes), and rewriting one JSON value per change grew slow with thousands of annotations. A
  * `durability: "strict"` transaction is on disk when it completes, and a change writes one small entry.
  * The page says "saved" only after that completion.
  *

@@ -1,5 +1,5 @@
 /**
- * Machine suggestions of a record (record shard `suggestions`, issue 13): what the form shows next to
+ * Machine suggestions of a record (record shard `suggestions`): what the form shows next to
  * each question, and span suggestions turned into the prior-annotation shape, so today's suggestions card
  * and its Accept serve them. data.js hands a record out as stored; `recordAsShown` is the page's view of it
 (blind mode, settings.suggestions.blind: no suggestion reaches the store, hence the DOM).
