@@ -130,8 +130,8 @@ async function eachRow(index, positions, fn, stale) {
  * positions or null), statusOf (position -> status of the records with work), metadata (settings.metadata),
  * conds (name -> condition), sort: {key: '' | 'status' | 'meta:NAME', dir}, stale?: () => true once the
  * answer is no longer wanted}; null: every record in bundle order. A range or a sort over every record
- * reads every index shard (seconds at a million records); narrowed first by a text, status or terms filter, only the shards
- * of the records kept.
+ * reads every index shard (seconds at a million records); narrowed first by a text, status or terms
+ * filter, only the shards of the records kept.
  */
 export async function selectPositions(index, q) {
   const n = index.count;
