@@ -90,3 +90,20 @@ export function h(tag, attrs = {}, ...children) {
 export function clip(text, n = 140) {
   return text.length > n ? `${text.slice(0, n - 1)}…` : text;
 }
+
+/**
+ * Call `handle(file)` with each file chosen in a file input; the input is cleared first so that choosing
+ * the same file again fires again, and a failure becomes a one-line `report(message)`.
+ */
+export function onFileChosen(input, handle, report) {
+  input.addEventListener('change', async () => {
+    const file = input.files[0];
+    input.value = '';
+    if (!file) return;
+    try {
+      await handle(file);
+    } catch (err) {
+      report(err.message);
+    }
+  });
+}

@@ -7,7 +7,7 @@ import { normalizeName } from '../state/names.js';
 import { pageSettings } from '../state/settings.js';
 import { prefs } from '../state/storage.js';
 import { startUploads, takeLink } from '../state/upload.js';
-import { nowIso } from '../util.js';
+import { nowIso, onFileChosen } from '../util.js';
 import { mountUploadStatus } from '../views/views.js';
 
 /**
@@ -71,22 +71,15 @@ export function mountFiles(store, bundle, storage, annotator, spellings) {
     if (n) actions.message(`${n} record${n === 1 ? '' : 's'} with work could not be looked up in this bundle's index (its files did not load): exported all the same, after the others.`);
   }
   const importInput = document.getElementById('import-file');
-  importInput.addEventListener('change', async () => {
-    const file = importInput.files[0];
-    importInput.value = '';
-    if (!file) return;
-    try {
-      const parsed = parseImport(await file.text(), {
-        manifest, annotator, clientId: store.state.clientId, now: nowIso(),
-      });
-      const res = await checkAgainstBundle(parsed.work, bundle, blind);
-      const left = [...parsed.left, ...res.left];
-      const shared = actions.importFile(res.work, !left.length && Boolean(parsed.exportedAt));
-      actions.message(importMessage(res, file.name, left, parsed.future, shared));
-    } catch (err) {
-      actions.message(err.message);
-    }
-  });
+  onFileChosen(importInput, async (file) => {
+    const parsed = parseImport(await file.text(), {
+      manifest, annotator, clientId: store.state.clientId, now: nowIso(),
+    });
+    const res = await checkAgainstBundle(parsed.work, bundle, blind);
+    const left = [...parsed.left, ...res.left];
+    const shared = actions.importFile(res.work, !left.length && Boolean(parsed.exportedAt));
+    actions.message(importMessage(res, file.name, left, parsed.future, shared));
+  }, actions.message);
 
   /**
    * Work saved here under an earlier build of this bundle (same title, another bundle id): offered for

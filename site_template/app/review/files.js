@@ -5,7 +5,7 @@
  */
 import { buildReviewExport } from '../state/reviewentries.js';
 import { downloadJson, exportFileName } from '../state/exportfile.js';
-import { nowIso } from '../util.js';
+import { nowIso, onFileChosen } from '../util.js';
 import { checkReviewImport, parseReviewImport, readReviewFile } from './reviewimport.js';
 
 /** Wire export and import; returns {exportNow(), chooseImport()}. */
@@ -33,19 +33,12 @@ export function mountReviewFiles(store, { bundle, data, reviewer }) {
     return { record, texts };
   }
   const importInput = document.getElementById('import-file');
-  importInput.addEventListener('change', async () => {
-    const file = importInput.files[0];
-    importInput.value = '';
-    if (!file) return;
-    try {
-      const doc = parseReviewImport(await readReviewFile(file), { manifest, reviewer, name: file.name });
-      const work = await checkReviewImport(doc, { manifest, name: file.name, lookup });
-      actions.importWork(work);
-      const n = Object.keys(work.records).length;
-      actions.message(`Imported your review of ${n} record${n === 1 ? '' : 's'} from ${file.name}; newer decisions here were kept.`);
-    } catch (err) {
-      actions.message(err.message);
-    }
-  });
+  onFileChosen(importInput, async (file) => {
+    const doc = parseReviewImport(await readReviewFile(file), { manifest, reviewer, name: file.name });
+    const work = await checkReviewImport(doc, { manifest, name: file.name, lookup });
+    actions.importWork(work);
+    const n = Object.keys(work.records).length;
+    actions.message(`Imported your review of ${n} record${n === 1 ? '' : 's'} from ${file.name}; newer decisions here were kept.`);
+  }, actions.message);
   return { exportNow, chooseImport: () => importInput.click() };
 }
