@@ -35,6 +35,7 @@ PD = """{
     draft: () => window.mercuryStatic.store.state.draft,
     savedDraft: (id) => window.mercuryStatic.store.state.drafts[id],
     saveState: () => window.mercuryStatic.store.state.ui.save.state,
+    saveSeq: () => window.mercuryStatic.store.state.ui.save.seq,
     message: () => window.mercuryStatic.store.state.ui.message,
     hover: () => window.mercuryStatic.store.state.ui.hover,
     assist: () => window.mercuryStatic.store.state.assist,

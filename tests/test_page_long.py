@@ -138,8 +138,7 @@ const post = Worker.prototype.postMessage;
 Worker.prototype.postMessage = function (msg, ...rest) {
   if (msg && msg.type === 'tokens') return post.call(this, { ...msg, texts: [] }, ...rest);
   if (!msg || msg.type !== 'embed') return post.call(this, msg, ...rest);
-  const span = pd.draft().summary;
-  window.__asked.push({ texts: msg.texts, draft: span ? [...span] : null });
+  window.__asked.push({ texts: msg.texts, saveSeq: pd.saveSeq() });
   if (window.__embedDelay) setTimeout(() => post.call(this, msg, ...rest), window.__embedDelay);
   else post.call(this, msg, ...rest);
 };
@@ -164,15 +163,17 @@ def open_with_model(page, url: str) -> None:
 
 
 def test_the_worker_is_asked_before_the_draft_takes_the_selection(page, long_bundle, serve_dir):
-    """The span's embedding waited for the draft's update and save (a store update, its
-    subscribers, an IndexedDB write) before it was sent to the worker."""
+    """The span's embedding waited for the draft's save (the page's renderers, an IndexedDB write)
+    before it was sent to the worker: the assistant asks as the store takes the selection."""
     bundle, target = long_bundle
     open_with_model(page, serve_dir(bundle))
+    before = query(page, "() => pd.saveSeq()")
     s, e = select_half(page, target)
     wait(page, "() => pd.assist().kind === 'model'")
     asked = page.evaluate("() => window.__asked.at(-1)")
     assert asked["texts"] == [query(page, "([s, e]) => pd.pane('summary').view.slice(s, e)", [s, e])]
-    assert asked["draft"] != [s, e]  # sent before the draft held it
+    assert asked["saveSeq"] == before  # sent before the draft's save began
+    assert query(page, "() => pd.saveSeq()") > before
     assert query(page, "() => pd.draft().summary") == [s, e]
 
 

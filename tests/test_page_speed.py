@@ -68,10 +68,11 @@ def test_the_minimap_keeps_its_marks_when_only_scores_change(page, bundle_server
     assert titles == ["match 1 of 2: score 0.71 (the best)", "match 2 of 2: score 0.52"]  # they follow the new scores
 
 
-SELECT = """([side, s, e]) => { const p = pd.pane(side);
+SELECT = """async ([side, s, e]) => { const p = pd.pane(side);
     const sel = getSelection(); sel.removeAllRanges(); sel.addRange(p.rangeFor(s, e));
     p.scroller.dispatchEvent(new MouseEvent('mouseup', {bubbles: true}));
-    const a = pd.assist();  // read synchronously: before any worker answer could arrive
+    await null;  // the assistant answers in a microtask; a worker's answer could only come in a later task
+    const a = pd.assist();
     return {kind: a.kind, results: a.results.map(r => r.index), timings: pd.timings()}; }"""
 
 

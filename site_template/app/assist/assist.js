@@ -197,9 +197,10 @@ export class Assistant {
     const query = { side, start, end, text: rec[side].slice(start, end) };
     const fromTokens = this._tokenVector(query, rec) && !this._blends;
     if (!fromTokens && !this._atOnce(query, rec, emb)) {
+      const { free } = emb; // before the call, which makes it busy
       const vector = emb.embedLatest(query.text);
       vector.catch(() => {}); // a query dropped before run() takes it: its failure is no page error
-      this.early = { rec, side, start, end, free: emb.free, vector };
+      this.early = { rec, side, start, end, free, vector };
     }
   }
 
