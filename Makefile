@@ -10,6 +10,9 @@ TORCH_INDEX ?=
 PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 MODEL := mercury_static/model/page/model_quantized.onnx
+# Bytecode is cached even where the environment says not to: otherwise every test process (each xdist worker,
+# each CLI a test starts) compiles every module again and pytest rewrites every test file again.
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: install model demo lint docs generate test test-fast test-slow test-js browser wheel clean
 

@@ -115,3 +115,26 @@ def test_the_page_loads_one_module_and_its_chunks_before_the_first_record(demo_b
     assert sorted(scripts) == sorted(["main.js", *preload]), scripts
     assert len(preload) <= 10  # all preloaded at once from index.html: one level of requests, not a chain
     ctx.close()
+
+
+def test_a_pack_is_kept_per_state_of_the_sources(tmp_path):
+    """A build packs the page once per state of its sources: an unchanged one is found in the cache, a
+    changed module packed again, a cached page damaged by hand packed anew."""
+    import shutil
+
+    from mercury_static.bundle.page import packed_page
+
+    sources, cache = tmp_path / "app", tmp_path / "cache"
+    shutil.copytree(SOURCES, sources)
+    first = packed_page(sources, cache)
+    stamp = (first.app.parent / "page.json").stat().st_mtime_ns
+    again = packed_page(sources, cache)
+    assert again.app == first.app and (again.app.parent / "page.json").stat().st_mtime_ns == stamp
+    assert [p.name for p in cache.iterdir()] == [first.app.parent.name]  # no leftover of a pack
+    main = sources / ENTRY
+    main.write_text(main.read_text(encoding="utf-8") + "\nconsole.debug('changed');\n", encoding="utf-8")
+    changed = packed_page(sources, cache)
+    assert changed.app != first.app and "changed" in (changed.app / ENTRY).read_text(encoding="utf-8")
+    (changed.app.parent / "page.json").unlink()
+    assert (packed_page(sources, cache).app / ENTRY).read_text(encoding="utf-8") == \
+        (changed.app / ENTRY).read_text(encoding="utf-8")

@@ -94,7 +94,7 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
             check_output(out, protected)
             tmp, work, engine = new_folder(out), new_folder(out, "work"), None
             try:
-                page = find_page(work / "page")
+                page = find_page(options.cache_dir)
                 model = ensure_model(options.model, cache_dir=options.cache_dir)
                 embedder = Embedder(model.dir, workers=options.workers)
                 if options.engine == "ray":

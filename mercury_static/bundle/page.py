@@ -9,13 +9,16 @@ first record (FaithBench, packed and not: benchmarks/RESULTS.md). The sources st
 lazily (the settings page's questions, filters, queue, similar records, the model's embedder) stays in
 its own file, loaded only when used, and code shared by both sides goes into chunks.
 
-In a checkout the page is packed at every build from site_template/app with the esbuild of
-js/node_modules (npm ci); a wheel carries the page packed by `make wheel` (mercury_static/page/).
+In a checkout the page is packed from site_template/app with the esbuild of js/node_modules (npm ci),
+once per state of its sources: the packed page is kept in the model cache under the hash of every source
+file and of esbuild's version, so a changed module is packed at the next build and an unchanged one never
+again. A wheel carries the page packed by `make wheel` (mercury_static/page/).
 The output is deterministic: the same sources give the same bytes.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -90,14 +93,49 @@ def load(out: Path) -> Page:
     return Page(out / "app", list(info["preload"]))
 
 
-def find_page(work: Path) -> Page:
-    """The page for a bundle: the checkout's sources packed now into `work` (always current), else the
-    page a wheel carries."""
+def sources_key(sources: Path, esbuild: Path = ESBUILD) -> str:
+    """The hash of every file of `sources` (its path and bytes) and of esbuild's version: what a pack is of."""
+    digest = hashlib.sha256()
+    version = esbuild.resolve().parents[1] / "package.json"
+    digest.update(version.read_bytes() if version.is_file() else str(esbuild.resolve()).encode())
+    for path in sorted(p for p in sources.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(sources).as_posix().encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()[:20]
+
+
+def packed_page(sources: Path, cache: Path, esbuild: Path = ESBUILD) -> Page:
+    """The page of `sources` packed into `cache`/<sources_key>, packing it first if no build did: packed into a
+    folder of its own and renamed into place, so a concurrent build sees a whole page or none."""
+    final = cache / sources_key(sources, esbuild)
+    if (final / "page.json").is_file():
+        return load(final)
+    if final.exists():  # a cached page without its page.json was damaged by hand: packed again
+        shutil.rmtree(final)
+    cache.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".pack-", dir=cache))
+    try:
+        pack(sources, tmp, esbuild)
+        tmp.chmod(0o755)
+        os.rename(tmp, final)
+    except OSError:
+        if not (final / "page.json").is_file():  # not another build's page renamed in first: a real failure
+            raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return load(final)
+
+
+def find_page(cache_dir: Path | None = None) -> Page:
+    """The page for a bundle: the checkout's sources as they are now, packed (or found packed) in the cache
+    (model_export.cache_root), else the page a wheel carries."""
+    from mercury_static.assist.model_export import cache_root
+
     if (SOURCES / ENTRY).is_file():
         if not ESBUILD.is_file():
             raise InputError(str(ESBUILD), None, None, "esbuild not found (it packs the page): run "
                              "`npm ci --ignore-scripts --prefix js` in the mercury-static checkout")
-        return pack(SOURCES, work)
+        return packed_page(SOURCES, cache_root(cache_dir) / "pages")
     if (PACKED / "page.json").is_file():
         return load(PACKED)
     raise InputError(str(PACKED), None, None, "the packed page is missing from this installation: reinstall "
