@@ -9,6 +9,7 @@ import urllib.request
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from mercury_static.bundle.contents import load_bundle, load_vectors, text_id
 from mercury_static.build.segment import split_sentences
@@ -135,3 +136,27 @@ def test_ranker_options_are_bundle_options(tmp_path, stand_in_model, monkeypatch
     assert json.loads((tmp_path / "b" / "manifest.json").read_text())["ranker"]["min_score"] == 0.5
     bad = CliRunner().invoke(app, ["build", str(data), "-o", str(tmp_path / "c"), "--ranker-option", "bogus=1", *model])
     assert bad.exit_code == 2 and "bogus" in bad.output
+
+
+def test_the_runtime_is_linked_where_the_disk_allows_it_else_copied(stand_in_demo, tmp_path):
+    """The browser runtime (most of a bundle's bytes) is a hard link to its source on the same disk, a copy on
+    another one (a bundle written to another disk, or a link refused), the same bytes either way."""
+    import os
+
+    from mercury_static.bundle.page import find_runtime, link_or_copy
+
+    wasm = "vendor/ort-wasm-simd-threaded.wasm"
+    source = find_runtime()[wasm]
+    built = stand_in_demo / wasm
+    if os.stat(built).st_dev == os.stat(source).st_dev:
+        assert os.path.samefile(built, source)
+    assert built.read_bytes() == source.read_bytes()
+    other = Path("/dev/shm")
+    if not other.is_dir() or os.stat(other).st_dev == os.stat(source).st_dev:
+        pytest.skip("no second file system here")
+    target = other / f"mercury-static-{os.getpid()}.wasm"
+    try:
+        link_or_copy(source, target)
+        assert not os.path.samefile(target, source) and target.read_bytes() == source.read_bytes()
+    finally:
+        target.unlink(missing_ok=True)

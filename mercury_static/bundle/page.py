@@ -191,12 +191,22 @@ def write_index(out: Path, manifest: dict, page: Page) -> None:
     copy_tree(page.app, out / "app")
 
 
+def link_or_copy(src: Path, dst: Path) -> None:
+    """A hard link to `src` where the file system allows one, else a copy. Only for the browser runtime: files
+    that nothing rewrites in place (npm and pip replace theirs), and the larger part of a bundle's bytes, so a
+    bundle built again or copied on the same disk does not write them again."""
+    try:
+        os.link(src, dst)
+    except OSError:  # another file system, or a link refused (a file of another user): a copy
+        dst.write_bytes(src.read_bytes())
+
+
 def write_page(out: Path, manifest: dict, page: Page, runtime: dict[str, Path], model_dir: Path) -> None:
     """The build's page step: index.html and app/, the runtime, and the model where the manifest says."""
     write_index(out, manifest, page)
     for dst, src in runtime.items():
         (out / dst).parent.mkdir(parents=True, exist_ok=True)
-        (out / dst).write_bytes(src.read_bytes())
+        link_or_copy(src, out / dst)
     for name, exported in MODEL_FILES.items():
         target = out / manifest["model"]["path"] / name
         target.parent.mkdir(parents=True, exist_ok=True)
