@@ -36,11 +36,11 @@ def rows() -> list[IndexRow]:
                      text_words=text_words(texts(i))) for i in range(N)]
 
 
-def scan(all_rows: list[IndexRow], text: str) -> list[int]:
-    def has(r: IndexRow, q: str) -> bool:
-        ws = [*words(" ".join([r.id, r.title, *r.tags])), *r.text_words]
-        return any(w.startswith(q) if len(q) >= PREFIX else w == q for w in ws)
-    return [i for i, r in enumerate(all_rows) if all(has(r, q) for q in words(text))]
+def scan(row_words: list[set[str]], text: str) -> list[int]:
+    """The rows having, for every word of `text`, a word it prefixes (a one-character word: that word)."""
+    def has(ws: set[str], q: str) -> bool:
+        return any(w.startswith(q) for w in ws) if len(q) >= PREFIX else q in ws
+    return [i for i, ws in enumerate(row_words) if all(has(ws, q) for q in words(text))]
 
 
 def main() -> None:
@@ -54,11 +54,12 @@ def main() -> None:
         for part in ("words", "prefixes"):
             for word, postings in terms[part].items():
                 lists[part[0] + ":" + word] = "bitmap" if isinstance(postings, str) else "deltas"
+    row_words = [{*words(" ".join([r.id, r.title, *r.tags])), *r.text_words} for r in all_rows]
     meta = [[i for i, r in enumerate(all_rows)
              if set(values) & set(r.meta[name] if isinstance(r.meta[name], list) else [r.meta[name]])]
             for name, values in META]
     print(json.dumps({"count": N, "size": K, "ids": [r.id for r in all_rows], "titles": [r.title for r in all_rows],
-                      "queries": {q: scan(all_rows, q) for q in QUERIES}, "meta": META, "meta_hits": meta,
+                      "queries": {q: scan(row_words, q) for q in QUERIES}, "meta": META, "meta_hits": meta,
                       "split": json.loads((data / "index.json").read_text(encoding="utf-8"))["split"],
                       "lists": {k: lists[k] for k in ("w:the", "w:council", "p:co", "p:con", "p:cont3", "w:cont12")}},
                      ensure_ascii=False))
