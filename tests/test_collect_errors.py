@@ -167,7 +167,30 @@ for name in os.environ.get("BLOCK_MODULES", "").split(","):
 """
 
 
-def run_without(tmp_path: Path, modules: str, *args) -> subprocess.CompletedProcess:
+class Out:
+    def __init__(self, output: str, exit_code: int):
+        self.output, self.exit_code = output, exit_code
+
+
+END = "--- command ended, exit"
+RUN_EACH = f"""import json, sys
+from mercury_static.cli import app
+for args in json.loads(sys.argv[1]):
+    try:
+        app(args)
+        code = 0
+    except SystemExit as e:
+        code = e.code or 0
+    print("\\n{END}", code, flush=True)
+    print("\\n{END}", file=sys.stderr, flush=True)
+"""
+"""Each command of the list in argv[1], in turn: its output on the process's own stdout and stderr, then a line
+marking its end (and its exit code, on stdout)."""
+
+
+def run_without(tmp_path: Path, modules: str, *commands: list) -> list[Out]:
+    """Each command run in one fresh Python process where the `modules` cannot be imported (the package is
+    missing when the process starts and stays missing for every command): one process for all of them."""
     site = tmp_path / "block"
     site.mkdir(exist_ok=True)
     (site / "sitecustomize.py").write_text(BLOCK, encoding="utf-8")
@@ -176,26 +199,24 @@ def run_without(tmp_path: Path, modules: str, *args) -> subprocess.CompletedProc
     repo = Path(mercury_static.__file__).resolve().parent.parent  # the code under test, wherever it is
     env = {**os.environ, "BLOCK_MODULES": modules, "PYTHONPATH": f"{site}{os.pathsep}{repo}",
            "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"}
-    return subprocess.run([sys.executable, "-c", "from mercury_static.cli import app; app()", *map(str, args)],
-                          capture_output=True, text=True, env=env, timeout=120)
-
-
-class Out:
-    def __init__(self, p: subprocess.CompletedProcess):
-        self.output, self.exit_code = p.stdout + p.stderr, p.returncode
+    p = subprocess.run([sys.executable, "-c", RUN_EACH, json.dumps([[str(a) for a in c] for c in commands])],
+                       capture_output=True, text=True, env=env, timeout=120)
+    outs = re.split(rf"\n{re.escape(END)} (-?\d+)\n", p.stdout)
+    errs = p.stderr.split(f"\n{END}\n")
+    assert len(outs) == 2 * len(commands) + 1 and len(errs) == len(commands) + 1, p.stdout + p.stderr
+    assert outs[-1] == errs[-1] == "" and p.returncode == 0, p.stdout + p.stderr
+    return [Out(out + err, int(code)) for out, code, err in zip(outs[0::2], outs[1::2], errs)]
 
 
 def test_fsspec_present_but_the_storage_package_missing(stand_in_demo, links_bundle, tmp_path):
-    out = tmp_path / "m.json"
     for modules, source in (("s3fs", f"{S3_TARGET}/"), ("webdav4", f"http://team:{SECRET}@127.0.0.1:9/drop/")):
-        for name in ("merge", "progress", "review"):
-            args = commands(stand_in_demo, source, tmp_path)[name]
-            one_error(Out(run_without(tmp_path, modules, *args)), "collect extra",
-                      "pip install 'mercury-static[collect]'")
-    r = Out(run_without(tmp_path, "botocore", "links", links_bundle, "--annotators", "alice",
-                        "--collect", S3_TARGET, "--endpoint", "http://127.0.0.1:9"))
+        args = commands(stand_in_demo, source, tmp_path)
+        for result in run_without(tmp_path, modules, args["merge"], args["progress"], args["review"]):
+            one_error(result, "collect extra", "pip install 'mercury-static[collect]'")
+    [r] = run_without(tmp_path, "botocore", ["links", links_bundle, "--annotators", "alice", "--collect", S3_TARGET,
+                                             "--endpoint", "http://127.0.0.1:9"])
     one_error(r, "S3 links need the collect extra (botocore)")
-    assert not out.exists()
+    assert not (tmp_path / "review").exists() and not (tmp_path / "merged.json").exists()  # nothing written
 
 
 # --------------------------------------------------------------------------------------- secrets, URLs

@@ -16,6 +16,7 @@ StorageError: one line naming the storage with its secrets removed (`redact`), n
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import os
 import re
@@ -112,6 +113,22 @@ def origin(url: str) -> str:
     return f"{p.scheme}://{p.netloc.rsplit('@', 1)[-1]}"
 
 
+@functools.cache
+def _loader(data_path: str | None):
+    """botocore's loader of its service data for one search path, kept for the process: each new session
+    would parse the S3 model and the endpoint rules (megabytes of JSON) again, once per storage read."""
+    from botocore.loaders import create_loader
+
+    return create_loader(data_path)
+
+
+def _with_shared_loader(session):
+    """`session` (botocore's or aiobotocore's) reading service data through the process's loader; its
+    credentials, region and endpoint are still its own, read from the environment when it is used."""
+    session.register_component("data_loader", _loader(session.get_config_variable("data_path")))
+    return session
+
+
 def _s3_client(target: Target):
     """A botocore S3 client with bounded timeouts and tries; a StorageError without botocore or credentials."""
     try:
@@ -120,8 +137,8 @@ def _s3_client(target: Target):
     except ImportError:
         raise StorageError(target.url, "S3 links need the collect extra (botocore): "
                            "pip install 'mercury-static[collect]'") from None
-    session = botocore.session.get_session()
     try:
+        session = _with_shared_loader(botocore.session.Session())
         credentials = session.get_credentials()
     except Exception as e:  # a broken profile or config file
         raise StorageError(target.url, f"cannot read the AWS credentials: {explain(e)[0]}") from None
@@ -218,9 +235,13 @@ class Storage:
         import fsspec  # ImportError: explained as the collect extra
 
         if self.target.kind == "s3":
+            s3 = fsspec.get_filesystem_class("s3")  # ImportError without s3fs
+            from aiobotocore.session import AioSession  # type: ignore[import-untyped]  # s3fs brings it
+
             endpoint = os.environ.get("AWS_ENDPOINT_URL_S3") or os.environ.get("AWS_ENDPOINT_URL")
-            fs = fsspec.filesystem(
-                "s3", skip_instance_cache=True, client_kwargs={"endpoint_url": endpoint} if endpoint else {},
+            fs = s3(
+                skip_instance_cache=True, session=_with_shared_loader(AioSession()),
+                client_kwargs={"endpoint_url": endpoint} if endpoint else {},
                 config_kwargs={"connect_timeout": timeout(), "read_timeout": timeout(),
                                "retries": {"total_max_attempts": ATTEMPTS, "mode": "standard"}})
             fs.retries = 1  # botocore's tries above are the only ones
