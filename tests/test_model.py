@@ -300,3 +300,21 @@ def test_export_prints_no_library_warnings(tmp_path):
     assert run.returncode == 0, run.stderr
     assert "Model exported" in run.stderr
     assert "deprecated" not in run.stderr and "accelerate" not in run.stderr, run.stderr
+
+
+def test_a_model_is_loaded_once_per_process_while_its_files_stay(stand_in_model, tmp_path):
+    """`load_embedder` (what a build embeds with) gives the loaded model again for the same folder, and loads
+    it anew once one of its files changed: a model exported again in place is never embedded with stale."""
+    import os
+
+    from mercury_static.assist.embed import load_embedder
+
+    folder = tmp_path / "model"
+    shutil.copytree(ensure_model(stand_in_model, cache_dir=TEST_CACHE).dir, folder)
+    first = load_embedder(folder)
+    assert load_embedder(folder) is first
+    config = folder / "tokenizer_config.json"
+    os.utime(config, ns=(config.stat().st_atime_ns, config.stat().st_mtime_ns + 1_000_000))
+    again = load_embedder(folder)
+    assert again is not first
+    assert np.array_equal(again.embed(["the same vectors"]), first.embed(["the same vectors"]))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Callable, Iterator, Sequence
@@ -188,3 +189,17 @@ class Embedder:
             out.append(TokenRow(s, e, word_spans(text[s:e], enc.offsets, enc.word_ids, s),
                                 hidden[keep].astype(np.float32)))
         return out
+
+
+def load_embedder(model_dir: Path | str, workers: int | None = None) -> Embedder:
+    """The Embedder of an exported model folder, loaded once per process while its files stay as they are: a
+    process that builds several bundles (a notebook, a script over many datasets) loads the model once."""
+    folder = Path(model_dir).resolve()
+    stamp = tuple((str(p), st.st_size, st.st_mtime_ns) for p in sorted(folder.rglob("*")) if p.is_file()
+                  for st in [p.stat()])
+    return _loaded(folder, workers, stamp)
+
+
+@functools.lru_cache(maxsize=2)
+def _loaded(folder: Path, workers: int | None, stamp: tuple) -> Embedder:
+    return Embedder(folder, workers=workers)

@@ -54,7 +54,7 @@ def _no_progress(description: str, total: int | None) -> Callable[[int], None]:
 def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no_progress) -> dict:
     """Build a bundle from input files into `out`; returns the manifest."""
     from mercury_static.assist import ranker_options
-    from mercury_static.assist.embed import Embedder
+    from mercury_static.assist.embed import load_embedder
     from mercury_static.assist.model_export import ensure_model
     from mercury_static.build.read_once import read_once
     from mercury_static.build.record_extras import stored_record, untagged_columns
@@ -96,7 +96,7 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
             try:
                 page = find_page(options.cache_dir)
                 model = ensure_model(options.model, cache_dir=options.cache_dir)
-                embedder = Embedder(model.dir, workers=options.workers)
+                embedder = load_embedder(model.dir, workers=options.workers)
                 if options.engine == "ray":
                     from mercury_static.assist.embed_ray import RayEngine
 
