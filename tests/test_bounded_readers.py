@@ -7,12 +7,16 @@ from __future__ import annotations
 
 import copy
 import json
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from test_bad_input import GOOD, cli, one_error
+from conftest import REPO, TEST_CACHE
+from test_bad_input import GOOD, one_error
 
 LONG = "1" * 5000
 """An integer of 5,000 digits: more than int() converts (sys.get_int_max_str_digits() is 4,300)."""
@@ -150,6 +154,60 @@ def alias_bomb(levels: int = 20) -> str:
     return "\n".join(lines) + "\n"
 
 
+FORKER = """
+import json, os, signal, sys
+from mercury_static.cli import app
+
+def command(args, out, err, timeout):
+    for fd, path in ((1, out), (2, err)):
+        os.dup2(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644), fd)
+    signal.alarm(timeout)  # a hang: killed by SIGALRM
+    sys.argv = ["-c", *args]
+    app()
+    sys.exit()  # app() returned: the end of the script, never back into the loop
+
+saved = os.dup(1), os.dup(2)
+try:
+    command(["build", os.devnull + "/none.jsonl", "-o", os.devnull + "/none"], os.devnull, os.devnull, 0)
+except SystemExit:
+    sys.stdout.flush()
+    sys.stderr.flush()
+for fd, copy in zip((1, 2), saved):
+    os.dup2(copy, fd)
+for line in sys.stdin:
+    pid = os.fork()
+    if pid == 0:
+        command(*json.loads(line))
+    print(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]), flush=True)
+"""
+"""Runs `python -c "from mercury_static.cli import app; app()" ARGS` for each line of its stdin, each in a
+process forked from this one, which imported the CLI and ran it once on a missing file: a command pays for its
+own work, not for starting an interpreter and importing the CLI. The child ends as that interpreter would (its
+exit code, a traceback on stderr); its exit code is written to stdout."""
+
+
+@pytest.fixture(scope="module")
+def cli(tmp_path_factory):
+    """The real command in a process of its own (a hang is a failed test, not a stuck suite):
+    `cli(*args, timeout=...) -> subprocess.CompletedProcess`, its output read from files."""
+    env = {**os.environ, "PYTHONPATH": str(REPO), "MERCURY_STATIC_CACHE": str(TEST_CACHE), "HF_HUB_OFFLINE": "1"}
+    forker = subprocess.Popen([sys.executable, "-c", FORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              text=True, env=env)
+    outputs = tmp_path_factory.mktemp("cli")
+
+    def run(*args, timeout: int = 120) -> subprocess.CompletedProcess:
+        out, err = outputs / "out", outputs / "err"
+        forker.stdin.write(json.dumps([list(map(str, args)), str(out), str(err), timeout]) + "\n")
+        forker.stdin.flush()
+        code = int(forker.stdout.readline())
+        return subprocess.CompletedProcess(args, code, out.read_text(encoding="utf-8"),
+                                           err.read_text(encoding="utf-8"))
+
+    yield run
+    forker.stdin.close()
+    forker.wait()
+
+
 @pytest.mark.parametrize("role", ["settings", "labels"])
 @pytest.mark.parametrize("text, words", [
     (alias_bomb(), ["line 8 column 25", "more than 100,000 values (each alias counts the values it repeats)"]),
@@ -157,7 +215,7 @@ def alias_bomb(levels: int = 20) -> str:
     ("Benign: " + "[" * 150 + "]" * 150 + "\n", ["line 1 column 108", "nested too deeply (more than 100 levels)"]),
     ("Benign: 2026-02-30\n", ["line 1 column 9", "'2026-02-30': day is out of range for month"]),
 ])
-def test_yaml_that_expands_loops_or_nests_without_end_is_one_line_at_once(tmp_path, role, text, words):
+def test_yaml_that_expands_loops_or_nests_without_end_is_one_line_at_once(cli, tmp_path, role, text, words):
     path = write(tmp_path / f"{role}.yaml", text)
     start = time.monotonic()
     done = cli("build", write(tmp_path / "d.jsonl", json.dumps(GOOD)), "-o", tmp_path / "out", f"--{role}", path,
@@ -198,10 +256,11 @@ def test_every_value_of_an_argilla_settings_file_of_any_type_is_read_or_named():
     from mercury_static.settings.schema import parse_settings
 
     base = {**ARGILLA, "mapping": {"ctx": "context", "len": ["length", "answer"]}}
+    text = json.dumps(base)  # a fresh copy of the JSON values for each try: json.loads, faster than a deepcopy
     tried = 0
     for path in list(places(base))[1:]:
         for wrong in WRONG:
-            doc = copy.deepcopy(base)
+            doc = json.loads(text)
             parent = doc
             for key in path[:-1]:
                 parent = parent[key]

@@ -152,19 +152,29 @@ def embedding_windows(
 
 def _windows(text: str, start: int, end: int, count_tokens, budget: int) -> list[tuple[int, int]]:
     """Overlapping windows over text[start:end], each as long as fits (galloping search: each probe
-    is at most about twice the window, so a huge sentence costs linear time)."""
+    is at most about twice the window, so a huge sentence costs linear time; it starts from the previous
+    window's length in words, which the next window is usually close to)."""
 
-    def last_fit(points, lo: int, hi: int) -> int:
-        """Largest i in [lo, hi) with text[s:points[i]] fitting (lo if none does)."""
-        good, step = lo, 1
-        while True:
-            probe = min(lo + step, hi - 1)
+    def last_fit(points, lo: int, hi: int, guess: int = 0) -> int:
+        """Largest i in [lo, hi) with text[s:points[i]] fitting (lo if none does), probing lo + guess
+        first (0: no guess): up from there when it fits, down when not."""
+        base, good, bad, step = lo, lo, hi, 1
+        if 0 < guess < hi - lo:
+            if fits(points[lo + guess]):
+                base = good = lo + guess
+            else:
+                bad = lo + guess
+                while (probe := bad - step) > lo and not fits(points[probe]):
+                    bad, step = probe, step * 2
+                good = max(probe, lo)
+        while bad == hi:
+            probe = min(base + step, hi - 1)
             if probe <= good:
                 return good
-            if not fits(points[probe]):
-                break
-            good, step = probe, step * 2
-        bad = probe
+            if fits(points[probe]):
+                good, step = probe, step * 2
+            else:
+                bad = probe
         while bad - good > 1:
             mid = (good + bad) // 2
             if fits(points[mid]):
@@ -180,11 +190,12 @@ def _windows(text: str, start: int, end: int, count_tokens, budget: int) -> list
     word_starts = [m.start() for m in words]
     word_ends = [m.end() for m in words]
     out: list[tuple[int, int]] = []
-    s = start
+    s, guess = start, 0
     while True:
         first = bisect.bisect_right(word_ends, s)
         if word_ends[first] - s <= 64 * budget and fits(word_ends[first]):
-            e = word_ends[last_fit(word_ends, first, len(word_ends))]
+            last = last_fit(word_ends, first, len(word_ends), guess)
+            e, guess = word_ends[last], last - first
         else:  # one word alone is too long (e.g. CJK without spaces): cut inside it
             chars = range(s + 1, min(word_ends[first], s + 64 * budget) + 1)
             e = chars[last_fit(chars, 0, len(chars))]

@@ -34,6 +34,7 @@ META_SEP = "\x1f"  # between a property name and a value in a meta term: never i
 UNION_MARK = "\x1e"  # after a split prefix in the spool: the union of its words' postings (never in a word)
 SPOOL_CACHE_KB = 32 * 1024  # the spool database's page cache: its memory whatever the record count
 _IN = 500  # keys per `IN (…)` query
+_BATCH = 10_000  # rows held before they are spooled in one `executemany`
 
 
 @dataclass(frozen=True)
@@ -157,17 +158,25 @@ def encode_postings(positions: np.ndarray) -> list[int] | str:
     1 bit a record instead of ~2 bytes."""
     if not len(positions):
         return []
-    deltas = np.diff(positions.astype(np.int64), prepend=0)
-    delta_chars = 2 * len(deltas) + 1 + int(np.searchsorted(_POWERS_OF_TEN, deltas, side="right").sum())
+    short = len(positions) <= _SHORT_LIST  # most terms: numpy's cost per call would be most of the work
+    if short:
+        p = positions.tolist()
+        deltas = [p[0], *(b - a for a, b in zip(p, p[1:]))]
+        delta_chars = len(deltas) + 1 + sum(len(str(d)) for d in deltas)
+    else:
+        diffs = np.diff(positions.astype(np.int64), prepend=0)
+        delta_chars = 2 * len(diffs) + 1 + int(np.searchsorted(_POWERS_OF_TEN, diffs, side="right").sum())
     nbytes = int(positions[-1]) // 8 + 1
     if _bitmap_chars(nbytes) < delta_chars:
         bits = np.zeros(nbytes * 8, dtype=bool)
         bits[positions] = True
         return base64.b64encode(np.packbits(bits, bitorder="little").tobytes()).decode("ascii")
-    return deltas.tolist()
+    return deltas if short else diffs.tolist()
 
 
 _POWERS_OF_TEN = np.array([10 ** k for k in range(1, 19)], dtype=np.int64)
+_SHORT_LIST = 32
+"""Posting lists up to this length are encoded in plain Python."""
 
 
 def _ceil(a: int, b: int) -> int:
@@ -338,6 +347,7 @@ class IndexWriter:
             rows = db.execute("SELECT t.term, t.tid, p.positions FROM terms t JOIN postings p ON p.tid = t.tid "
                               "WHERE t.term >= ? AND t.term < ? ORDER BY t.term", (lo, lo + b"\xff"))
             open_: list[tuple[str, np.ndarray]] = []  # the split prefixes of the current word, their unions
+            rekeys: list[tuple[int, int]] = []
             last = None
             for key, tid, run in rows:
                 if key != last:
@@ -350,11 +360,15 @@ class IndexWriter:
                     open_ += [(word[:n], np.zeros(self.count, dtype=bool))
                               for n in range(len(open_[-1][0]) + 1 if open_ else PREFIX, len(key_) + 1)
                               if word[:n] in chosen]
-                    db.execute("INSERT INTO rekeys VALUES (?, ?)", (tid, fnv1a(key_)))
+                    rekeys.append((tid, fnv1a(key_)))
+                    if len(rekeys) == _BATCH:
+                        db.executemany("INSERT INTO rekeys VALUES (?, ?)", rekeys)
+                        rekeys.clear()
                 if _is_word(word):
                     open_[-1][1][np.frombuffer(run, dtype=np.int32)] = True
             while open_:
                 self._close_union(open_)
+            db.executemany("INSERT INTO rekeys VALUES (?, ?)", rekeys)
         return split
 
     def _close_union(self, open_: list[tuple[str, np.ndarray]]) -> None:
