@@ -100,19 +100,18 @@ def test_a_build_killed_while_it_replaces_the_bundle_leaves_the_old_or_the_new(b
     assert beside(bundle) == []  # the killed build's leftovers are gone, and no lock file stays
 
 
-def test_without_an_exchange_a_folder_left_aside_is_put_back(bundle, stand_in_model):
+def test_without_an_exchange_a_folder_left_aside_is_put_back(bundle, stand_in_model, run):
     """Where the system cannot swap two folders in one step (two renames), a kill between them leaves
-    the old bundle aside; the next command on the folder puts it back before anything else."""
+    the old bundle aside; the next command on the folder (here in-process) puts it back before anything else."""
     old = tree(bundle)
     hook = "from mercury_static.bundle import folder as bundle_folder; bundle_folder._exchange = lambda a, b: False\n"
     proc = cli("build", EXAMPLES / "demo.jsonl", "-o", bundle, "--model", stand_in_model,
                hook=hook + KILL_ON_RENAME_INTO.format(out=str(bundle)))
     proc.communicate(timeout=300)
     assert not bundle.exists() and any(".old." in n for n in beside(bundle))  # the case the recovery is for
-    assign = cli("assign", bundle, "--annotators", "alice,bob")
-    out = assign.communicate(timeout=120)[0]
-    assert assign.returncode == 0, out
-    assert "put back in place" in out
+    assign = run("assign", bundle, "--annotators", "alice,bob")
+    assert assign.exit_code == 0, assign.output
+    assert "put back in place" in assign.output
     assert {k for k, v in tree(bundle).items() if old.get(k) != v} <= {"manifest.json"} | {
         k for k in tree(bundle) if k.startswith("data/queues-")}
     assert beside(bundle) == []
@@ -141,15 +140,16 @@ def test_a_killed_assign_never_leaves_a_manifest_and_queues_of_different_annotat
     assert consistent(bundle) == ["alice", "bob"]
 
 
-def test_two_assigns_at_once_leave_one_consistent_bundle(bundle):
+def test_two_assigns_at_once_leave_one_consistent_bundle(bundle, run):
+    """A slow assign in a process of its own, a second one in this process while the first holds the lock."""
     slow = cli("assign", bundle, "--annotators", "alice,bob", hook=SLOW_AFTER_FIRST_WRITE.format(seconds=2))
     deadline = time.monotonic() + 60
     while not (bundle.parent / ".bundle.lock").exists() and not list((bundle / "data").glob("queues*.json")):
         assert time.monotonic() < deadline and slow.poll() is None
         time.sleep(0.02)
-    fast = cli("assign", bundle, "--annotators", "carol,dave")
+    fast = run("assign", bundle, "--annotators", "carol,dave")
     assert slow.wait(timeout=120) == 0, slow.stdout.read()
-    assert fast.wait(timeout=120) == 0, fast.stdout.read()  # it waited for the other one
+    assert fast.exit_code == 0, fast.output  # it waited for the other one
     assert consistent(bundle) == ["carol", "dave"]  # the later one wins, whole
     assert [p.name for p in (bundle / "data").glob("queues*.json")] == [
         Path(json.loads((bundle / "manifest.json").read_text())["queues"]["path"]).name]
@@ -157,16 +157,16 @@ def test_two_assigns_at_once_leave_one_consistent_bundle(bundle):
 
 def test_tune_apply_during_an_assign_is_not_reverted(bundle):
     """`tune --apply` rewrote the manifest while an assign that had read it earlier was writing its queues:
-    the assign then wrote back the old options ("applied", silently reverted)."""
+    the assign then wrote back the old options ("applied", silently reverted). The assign runs in a process of
+    its own, the apply in this one."""
+    from mercury_static.bundle.ranker_file import apply_options
+
     slow = cli("assign", bundle, "--annotators", "alice,bob", hook=SLOW_AFTER_FIRST_WRITE.format(seconds=2))
     deadline = time.monotonic() + 60
     while not list((bundle / "data").glob("queues*.json")):
         assert time.monotonic() < deadline and slow.poll() is None
         time.sleep(0.02)
-    code = (f"from mercury_static.bundle.ranker_file import apply_options; "
-            f"apply_options({str(bundle)!r}, {{'neighbor': 0.25}})")
-    apply = subprocess.run([sys.executable, "-c", code], env=ENV, capture_output=True, text=True, timeout=120)
-    assert apply.returncode == 0, apply.stderr
+    apply_options(bundle, {"neighbor": 0.25})  # waits for the assign's lock
     assert slow.wait(timeout=120) == 0
     manifest = json.loads((bundle / "manifest.json").read_text())
     assert manifest["ranker"]["neighbor"] == 0.25

@@ -4,14 +4,13 @@ exports as unknown times, and a bad time as one line."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 from typer.testing import CliRunner
 
 from mercury_static.cli import app
 from mercury_static.merge.pipeline import merge_files
 from test_merge import ann, by_record, export, rec, tiny  # noqa: F401  (tiny: the bundle fixture)
+from test_write_argilla import argilla_reads
 
 
 def timed(record: dict, active_ms: int | None, *elapsed: int) -> dict:
@@ -81,9 +80,7 @@ def test_argilla_reads_the_timed_folder(tiny, tmp_path):  # noqa: F811
     result = CliRunner().invoke(app, ["merge", *map(str, round_files(tiny, tmp_path)), "--bundle", str(tiny.dir),
                                       "--format", "argilla", "-o", str(out)])
     assert result.exit_code == 0, result.output
-    read = subprocess.run([sys.executable, "tests/argilla_read.py", str(out)], capture_output=True, text=True,
-                          check=True)
-    parsed = json.loads(read.stdout)
+    parsed = argilla_reads(out)
     assert "time_on_task_s" in parsed["metadata"]
     assert {r["id"]: r["metadata"] for r in parsed["records"]}["r1"] == {"time_on_task_s": 91.25}
 

@@ -14,16 +14,17 @@ from mercury_static.bundle.record_index import read_columns
 
 
 @pytest.fixture
-def old_bundle(demo_bundle, fresh_copy) -> Path:
-    """The demo bundle with data/records.json as the build wrote it before: every record's row in one file,
-    the columns of the record index joined."""
-    bundle = fresh_copy(demo_bundle)
+def old_bundle(stand_in_demo, fresh_copy) -> Path:
+    """The stand-in demo (nothing here reads what its vectors mean; the page's test keeps the page from the
+    model) with data/records.json as the build wrote it before: every record's row in one file, the columns of
+    the record index joined."""
+    bundle = fresh_copy(stand_in_demo)
     (bundle / "data" / "records.json").write_text(dumps(read_columns(bundle / "data")), encoding="utf-8")
     return bundle
 
 
-def test_python_readers_open_an_old_bundle(old_bundle, demo_bundle, run, tmp_path):
-    old, new = load_bundle(old_bundle), load_bundle(demo_bundle)
+def test_python_readers_open_an_old_bundle(old_bundle, stand_in_demo, stand_in_model, run, tmp_path):
+    old, new = load_bundle(old_bundle), load_bundle(stand_in_demo)
     assert [(r.id, r.source, r.summary) for r in old.records] == [(r.id, r.source, r.summary) for r in new.records]
 
     assigned = run("assign", old_bundle, "--annotators", "alice,bob")
@@ -40,7 +41,8 @@ def test_python_readers_open_an_old_bundle(old_bundle, demo_bundle, run, tmp_pat
     assert merged.exit_code == 0, merged.output
     assert [r["id"] for r in json.loads((tmp_path / "merged.json").read_text(encoding="utf-8"))][0] == record.id
 
-    rebuilt = run("build", Path(__file__).resolve().parent.parent / "examples" / "demo.jsonl", "-o", old_bundle)
+    rebuilt = run("build", Path(__file__).resolve().parent.parent / "examples" / "demo.jsonl", "-o", old_bundle,
+                  "--model", stand_in_model)
     assert rebuilt.exit_code == 0, rebuilt.output  # an old bundle is ours: a build replaces it
     assert not (old_bundle / "data" / "records.json").exists()
 

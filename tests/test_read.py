@@ -396,17 +396,19 @@ assert len(CLI_CASES) == 7 and not any(case[2] for case in CLI_CASES)
 
 
 @pytest.mark.parametrize("name, content, kwargs, message", CLI_CASES, ids=[m for *_, m in CLI_CASES])
-def test_cli_bad_input_exits_2_with_one_line(here, name, content, kwargs, message):
+def test_cli_bad_input_exits_2_with_one_line(here, run, name, content, kwargs, message):
+    """In-process (no traceback: the run fixture); test_cli_missing_file runs the real entry point."""
     write(name, content)
-    proc = subprocess.run(CLI + ["build", name, "-o", "out"], capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "HF_HUB_OFFLINE": "1", "COLUMNS": "300"})
-    assert proc.returncode == 2, proc.stderr
-    assert "Traceback" not in proc.stderr + proc.stdout
-    assert message in proc.stderr
+    result = run("build", name, "-o", "out")
+    assert result.exit_code == 2, result.output
+    errors = [x for x in result.stderr.splitlines() if x.strip()]
+    assert len(errors) == 1 and message in errors[0], result.stderr
+    assert result.stdout == ""
     assert not Path("out").exists()
 
 
 def test_cli_missing_file(here):
+    """The installed command in a process of its own: exit 2 and the one line on stderr."""
     proc = subprocess.run(CLI + ["build", "nope.jsonl", "-o", "out"], capture_output=True, text=True,
                           timeout=120, env={**os.environ, "HF_HUB_OFFLINE": "1", "COLUMNS": "300"})
     assert proc.returncode == 2 and "Traceback" not in proc.stderr

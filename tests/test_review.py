@@ -4,16 +4,14 @@ a review bundle ordered by disagreement → hand-written review exports → the 
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from schema_lite import errors
 from settings_fixtures import build_with_settings
 from test_merge_questions import entry, export
+from test_write_argilla import argilla_reads
 
 from mercury_static.bundle.contents import load_bundle
 from mercury_static.bundle.folder import is_bundle
@@ -193,9 +191,7 @@ def test_gold_in_every_format(reviewed, tmp_path, run):
     assert {(v["start"], v["end"]) for v in spans[user_id("rita")]} == {
         (a["summary"]["start"], a["summary"]["end"]) for a in gold[0]["annotations"]}
     assert user_id("rita") not in {x["user_id"] for x in records[1]["responses"]["verdict"]}  # r2: not adjudicated
-    python = os.environ.get("ARGILLA_PYTHON", sys.executable)
-    parsed = json.loads(subprocess.run([python, str(Path(__file__).parent / "argilla_read.py"), str(out)],
-                                       capture_output=True, text=True, check=True, timeout=300).stdout)
+    parsed = argilla_reads(out)
     assert ["verdict", user_id("rita"), "submitted"] in parsed["records"][0]["responses"]
     assert ["verdict", user_id("alice"), "submitted"] in parsed["records"][0]["responses"]
     assert parsed["datasets_rows"] == 3

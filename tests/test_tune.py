@@ -89,7 +89,7 @@ def test_tune_recovers_the_weights_the_fixture_needs(dump, fixture_bundle):
 
 def test_shrinkage_keeps_the_weights_near_the_current_ones():
     """With nothing to learn (every term ranks alike) the fit stays at the prior; a strong shrinkage moves
-    less than a weak one on the same informative data."""
+    less than a weak one on the same informative data; fits run side by side."""
     from mercury_static.tune.tune import fit_toward
 
     rng = np.random.default_rng(0)
@@ -100,13 +100,15 @@ def test_shrinkage_keeps_the_weights_near_the_current_ones():
         rel[rng.integers(6)] = True
         informative = np.where(rel, 1.0, rng.uniform(0, 0.5, 6))
         groups.append((np.stack([informative, rng.uniform(0, 1, 6)], axis=1), rel))
-    weak, strong = fit_toward(groups, prior, 0.01), fit_toward(groups, prior, 100.0)
+    weak, strong, masked = fit_toward(groups, prior, [(None, 0.01), (None, 100.0), (np.arange(40) < 25, 1.0)])
     assert weak[0] > strong[0] > 0.5
     assert abs(strong[0] - 0.5) < 0.05
     assert (weak >= 0).all()
     # a term no pair exercises (a column of zeros) keeps its prior weight
     blind = [(np.stack([x[:, 0], np.zeros(len(rel))], axis=1), rel) for x, rel in groups]
-    assert fit_toward(blind, prior, 1.0)[1] == pytest.approx(0.5, abs=1e-3)
+    assert fit_toward(blind, prior, [(None, 1.0)])[0][1] == pytest.approx(0.5, abs=1e-3)
+    # fits side by side are the fits alone: a mask is the same fit on its groups only
+    assert masked == pytest.approx(fit_toward(groups[:25], prior, [(None, 1.0)])[0], abs=1e-6)
 
 
 # ------------------------------------------------------------------------------- the CLI and --apply

@@ -4,11 +4,13 @@ Python in $ARGILLA_PYTHON)."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import subprocess
-import sys
 import uuid
+import warnings
 from pathlib import Path
 
 import pytest
@@ -43,6 +45,22 @@ def entry(record_id, responses, status="submitted", shown=True, accepted=None, a
     return {"record_id": record_id, "status": status, "updated_at": "2026-12-01T10:00:00Z",
             "annotations": list(annotations), "responses": responses,
             "suggestions": {"shown": shown, "accepted": accepted or {}}}
+
+
+def argilla_reads(out: Path) -> dict:
+    """What argilla's own classes read of a merged folder (tests/argilla_read.py's output): in this process,
+    so that argilla and datasets are imported once per test process, or in $ARGILLA_PYTHON when it is set."""
+    python = os.environ.get("ARGILLA_PYTHON")
+    if python:
+        return json.loads(subprocess.run([python, str(Path(__file__).parent / "argilla_read.py"), str(out)],
+                                         capture_output=True, text=True, check=True, timeout=300).stdout)
+    printed = io.StringIO()
+    with warnings.catch_warnings(), contextlib.redirect_stdout(printed):
+        warnings.simplefilter("ignore")  # argilla's own deprecations, unseen in a process of its own too
+        import argilla_read
+
+        argilla_read.main(out)
+    return json.loads(printed.getvalue())
 
 
 def merge_argilla(tmp_path: Path, bundle, *exports, notes: tuple[str, ...] = ()) -> Path:
@@ -103,10 +121,7 @@ def test_argilla_layout(asked, tmp_path):
     # deterministic: the same inputs give the same bytes
     again = merge_argilla(tmp_path / "again", asked, bob, alice, notes=notes)
     assert all((again / f).read_bytes() == (out / f).read_bytes() for f in ("records.json", ".argilla/settings.json"))
-    python = os.environ.get("ARGILLA_PYTHON", sys.executable)
-    parsed = subprocess.run([python, str(Path(__file__).parent / "argilla_read.py"), str(out)],
-                            capture_output=True, text=True, check=True, timeout=300).stdout
-    doc = json.loads(parsed)
+    doc = argilla_reads(out)
     assert [q for q, _ in doc["questions"]] == ["spans", "verdict", "topics", "quality", "order", "comment"]
     assert doc["records"][0]["suggestions"] == [["verdict", "hallucinated", 0.9, "HHEM-2.1"]]
     assert ["verdict", b, "submitted"] in doc["records"][0]["responses"]

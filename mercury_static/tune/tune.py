@@ -38,6 +38,8 @@ MIN_PAIRS = 20
 STRENGTHS = (0.01, 0.1, 1.0, 10.0)
 """Shrinkage toward the current weights, weakest first (1.0 moves a weight by ~0.05 for a clear gain)."""
 INNER_FOLDS = 3
+FIT_CELLS = 1 << 13
+"""Rows x fits of the arrays fit_toward steps through at once."""
 
 
 @dataclass
@@ -133,36 +135,60 @@ def free_terms(options: dict) -> list[str]:
     return [t for t in crossval.TERMS if options[f"w_{t}"] > 0]
 
 
-def fit_toward(groups: Sequence[tuple[np.ndarray, np.ndarray]], prior: np.ndarray, strength: float,
-               steps: int = 300) -> np.ndarray:
-    """Non-negative weights minimising the mean over queries of -log(softmax mass on the gold sentences of
+def fit_toward(groups: Sequence[tuple[np.ndarray, np.ndarray]], prior: np.ndarray,
+               fits: Sequence[tuple[np.ndarray | None, float]], steps: int = 300) -> np.ndarray:
+    """One row of weights per fit ``(the groups it uses: a boolean mask, or None for all; strength)``: the
+    non-negative weights minimising the mean over its queries of -log(softmax mass on the gold sentences of
     tau * x @ w) + strength * |w - prior|^2, with a free temperature tau (so the loss sees only the
     weights' proportions, and a term the pairs never exercise keeps its prior weight instead of drifting
-    with the others' sum); ``prior`` sums to 1. Projected Adam from the prior."""
-    groups = [(x, rel) for x, rel in groups if rel.any() and not rel.all()]
-    if not groups:
-        return prior.copy()
-    X = np.concatenate([x for x, _ in groups])
-    y = np.concatenate([rel for _, rel in groups]).astype(np.float64)
-    sizes = np.array([len(rel) for _, rel in groups])
+    with the others' sum); ``prior`` sums to 1. Projected Adam from the prior, the fits side by side (a
+    row of the arrays each): the fits of a cross-validation share every step's numpy calls."""
+    prior = prior.astype(np.float64)
+    out = np.tile(prior, (len(fits), 1))
+    informative = np.array([rel.any() and not rel.all() for _, rel in groups], dtype=bool)
+    used = np.array([informative if mask is None else informative & mask for mask, _ in fits], dtype=bool)
+    live = [f for f in range(len(fits)) if used[f].any()]
+    # as many fits side by side as keep the arrays small: many on a few pairs, where numpy's per-call cost
+    # is the time, one at a time on many, where the work is (a fit computes only the rows of its chunk)
+    width = max(1, FIT_CELLS // max(1, sum(len(groups[i][1]) for i in np.flatnonzero(informative).tolist())))
+    for at in range(0, len(live), width):
+        cols = live[at:at + width]
+        rows = np.flatnonzero(used[cols].any(axis=0)).tolist()
+        X = np.concatenate([groups[i][0] for i in rows]).astype(np.float64)
+        y = np.concatenate([groups[i][1] for i in rows]).astype(np.float64)
+        sizes = np.array([len(groups[i][1]) for i in rows])
+        share = used[cols][:, rows] / used[cols][:, rows].sum(axis=1, keepdims=True)  # 1 / queries of the fit, or 0
+        strength = np.array([fits[c][1] for c in cols])
+        w = _adam(X, y, sizes, share, strength, prior, steps)
+        for c, weights in zip(cols, w):
+            if weights.sum() > 0:
+                out[c] = weights
+    return out
+
+
+def _adam(X, y, sizes, share, strength, prior, steps) -> np.ndarray:
+    """fit_toward's projected Adam on a chunk of fits (a row each, as ``share``, fits x queries): weights
+    (fits x terms)."""
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    qid = np.repeat(np.arange(len(groups)), sizes)
-    theta = np.append(prior.astype(np.float64), np.log(10.0))  # weights, log temperature
+    theta = np.hstack([np.tile(prior, (len(share), 1)), np.full((len(share), 1), np.log(10.0))])  # weights, log tau
     m, v = np.zeros_like(theta), np.zeros_like(theta)
+    idle = share == 0  # a query the fit does not use: its gold mass may be 0 there, so 1 is added
+    spread = np.repeat(share, sizes, axis=1) if idle.any() else share[:, :1]
+    strength = strength[:, None]
     for t in range(1, steps + 1):
-        w, tau = theta[:-1], float(np.exp(theta[-1]))
-        raw = X @ w
-        z = tau * raw
-        e = np.exp(z - np.maximum.reduceat(z, starts)[qid])
-        total, mass = np.add.reduceat(e, starts), np.add.reduceat(e * y, starts)
-        r = (e / total[qid] - y * e / mass[qid]) / len(groups)  # d loss / d z
-        g = np.append(tau * (X.T @ r) + 2.0 * strength * (w - prior), float(r @ z))
+        w, tau = theta[:, :-1], np.exp(theta[:, -1:])
+        z = tau * (w @ X.T)
+        e = np.exp(z - np.repeat(np.maximum.reduceat(z, starts, axis=1), sizes, axis=1))
+        total, mass = np.add.reduceat(e, starts, axis=1), np.add.reduceat(e * y, starts, axis=1)
+        mass += idle
+        r = (e / np.repeat(total, sizes, axis=1) - y * e / np.repeat(mass, sizes, axis=1)) * spread  # d loss / d z
+        grad = r @ X  # d loss / d (tau * w); the log temperature's is then tau * grad . w
+        g = np.hstack([tau * grad + 2.0 * strength * (w - prior), tau * (grad * w).sum(axis=1, keepdims=True)])
         m = 0.9 * m + 0.1 * g
         v = 0.999 * v + 0.001 * g * g
         theta -= 0.05 * (m / (1 - 0.9 ** t)) / (np.sqrt(v / (1 - 0.999 ** t)) + 1e-8)
-        theta[:-1] = np.maximum(theta[:-1], 0.0)
-    w = theta[:-1]
-    return w if w.sum() > 0 else prior.copy()
+        theta[:, :-1] = np.maximum(theta[:, :-1], 0.0)
+    return theta[:, :-1]
 
 
 def _mrr(groups, w: np.ndarray) -> float:
@@ -175,23 +201,39 @@ def _mrr(groups, w: np.ndarray) -> float:
     return float(np.mean(out)) if out else 0.0
 
 
-def choose_strength(groups, records: Sequence[str], prior: np.ndarray, strengths: Sequence[float] = STRENGTHS,
-                    seed: int = 0) -> float:
-    """The ``strengths`` value with the best inner cross-validated MRR (folds over records; a tie goes to
-    the stronger shrinkage)."""
-    k = min(INNER_FOLDS, len(set(records)))
-    if k < 2 or len(strengths) == 1:
-        return max(strengths)
-    fold_of = crossval.assign_folds([(r, 0) for r in records], k, seed)
-    folds = np.array([fold_of[r] for r in records])
-    best, best_mrr = max(strengths), -1.0
-    for strength in sorted(strengths, reverse=True):
-        mrr = np.mean([_mrr([g for g, f in zip(groups, folds) if f == i],
-                            fit_toward([g for g, f in zip(groups, folds) if f != i], prior, strength))
-                       for i in range(k)])
-        if mrr > best_mrr + 1e-9:
-            best, best_mrr = strength, mrr
-    return best
+def choose_strengths(groups, records: Sequence[str], prior: np.ndarray, subsets: Sequence[np.ndarray],
+                     strengths: Sequence[float] = STRENGTHS, seed: int = 0) -> list[float]:
+    """For each subset of the groups (a boolean mask): the ``strengths`` value with the best inner
+    cross-validated MRR on it (folds over its records; a tie goes to the stronger shrinkage). Every inner fit
+    of every subset is one fit_toward call."""
+    order = sorted(strengths, reverse=True)
+    fits: list[tuple[np.ndarray, float]] = []
+    plans: list[tuple[np.ndarray, int, int] | None] = []  # (fold of each group, k, first fit) per subset
+    for keep in subsets:
+        idx = np.flatnonzero(keep).tolist()
+        k = min(INNER_FOLDS, len({records[j] for j in idx}))
+        if k < 2 or len(strengths) == 1:
+            plans.append(None)
+            continue
+        fold_of = crossval.assign_folds([(records[j], 0) for j in idx], k, seed)
+        folds = np.full(len(groups), -1)
+        folds[idx] = [fold_of[records[j]] for j in idx]
+        plans.append((folds, k, len(fits)))
+        fits += [(keep & (folds != i), strength) for strength in order for i in range(k)]
+    weights = fit_toward(groups, prior, fits)
+    chosen = []
+    for plan in plans:
+        best = max(strengths)
+        if plan is not None:
+            folds, k, at = plan
+            best_mrr = -1.0
+            for n, strength in enumerate(order):
+                mrr = np.mean([_mrr([g for g, f in zip(groups, folds) if f == i], weights[at + n * k + i])
+                               for i in range(k)])
+                if mrr > best_mrr + 1e-9:
+                    best, best_mrr = strength, mrr
+        chosen.append(best)
+    return chosen
 
 
 @dataclass
@@ -220,14 +262,20 @@ class Fitter:
 
     def options(self, keep: np.ndarray | None = None) -> tuple[dict, float]:
         """(options with the weights fitted on the pairs where ``keep`` is true, the strength chosen)."""
-        chosen = [j for j, i in enumerate(self.rows) if keep is None or keep[i]]
-        groups = [self.groups[j] for j in chosen]
-        records = [self.data.queries[self.rows[j]][0].record_id for j in chosen]
-        strength = choose_strength(groups, records, self.prior, self.strengths)
-        w = fit_toward(groups, self.prior, strength)
+        return self.options_each([keep])[0]
+
+    def options_each(self, keeps: Sequence[np.ndarray | None]) -> list[tuple[dict, float]]:
+        """options() of each ``keep``, their fits side by side (the strengths' inner fits, then the final ones)."""
+        subsets = [np.array([keep is None or bool(keep[i]) for i in self.rows], dtype=bool) for keep in keeps]
+        records = [self.data.queries[i][0].record_id for i in self.rows]
+        strengths = choose_strengths(self.groups, records, self.prior, subsets, self.strengths)
+        weights = fit_toward(self.groups, self.prior, list(zip(subsets, strengths)))
         scale = sum(self.current[f"w_{t}"] for t in self.terms)
-        tuned = {**self.current, **{f"w_{t}": round(float(x) * scale, 4) for t, x in zip(self.terms, w)}}
-        return ranker_options.validate(tuned, "tuned options"), strength
+        out = []
+        for w, strength in zip(weights, strengths):
+            tuned = {**self.current, **{f"w_{t}": round(float(x) * scale, 4) for t, x in zip(self.terms, w)}}
+            out.append((ranker_options.validate(tuned, "tuned options"), strength))
+        return out
 
 
 @dataclass
@@ -281,11 +329,11 @@ def tune(pairs: Pairs, folds: int = 10, seed: int = 0) -> TuneResult:
     k = min(folds, pairs.records)
     fold = crossval.eval_folds([data], k, seed)[0]
     fitter = Fitter(data, current)
-    per_fold = {f: fitter.options(fold != f)[0] for f in range(k)}
+    *held_out, (tuned, strength) = fitter.options_each([fold != f for f in range(k)] + [None])
+    per_fold = {f: options for f, (options, _) in enumerate(held_out)}
     base = crossval.cross_validate("current", [data], [fold], k, current)
     fitted = crossval.cross_validate("tuned", [data], [fold], k, per_fold.__getitem__)
     scores = {metric: {"current": base.summary("span", metric), "tuned": fitted.summary("span", metric),
                        "gain": fitted.versus(base, "span", metric)} for metric in ("rr", "r1")}
-    tuned, strength = fitter.options()
     return TuneResult(len(data.queries), pairs.records, k, pairs.files, current, tuned, strength,
                       {"mrr": scores["rr"], "r1": scores["r1"]})
