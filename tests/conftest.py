@@ -193,10 +193,13 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture
 def fresh_copy(tmp_path):
-    """Copy a bundle folder into tmp (for tests that modify it)."""
+    """Copy a bundle folder into tmp (for tests that modify it), as a review bundle copies one (its browser
+    runtime linked: no test rewrites it)."""
+    from mercury_static.bundle.page import copy_bundle_file
+
     def _copy(src: Path) -> Path:
         dst = tmp_path / src.name
-        shutil.copytree(src, dst)
+        shutil.copytree(src, dst, copy_function=copy_bundle_file)
         return dst
     return _copy
 

@@ -143,7 +143,9 @@ def test_the_runtime_is_linked_where_the_disk_allows_it_else_copied(stand_in_dem
     another one (a bundle written to another disk, or a link refused), the same bytes either way."""
     import os
 
-    from mercury_static.bundle.page import find_runtime, link_or_copy
+    import shutil
+
+    from mercury_static.bundle.page import copy_bundle_file, find_runtime, link_or_copy
 
     wasm = "vendor/ort-wasm-simd-threaded.wasm"
     source = find_runtime()[wasm]
@@ -151,6 +153,10 @@ def test_the_runtime_is_linked_where_the_disk_allows_it_else_copied(stand_in_dem
     if os.stat(built).st_dev == os.stat(source).st_dev:
         assert os.path.samefile(built, source)
     assert built.read_bytes() == source.read_bytes()
+    copied = tmp_path / "copy"  # a bundle copied as review copies it: the runtime linked, the rest copied
+    shutil.copytree(stand_in_demo, copied, copy_function=copy_bundle_file)
+    assert os.path.samefile(copied / wasm, built) and not os.path.samefile(copied / "index.html",
+                                                                           stand_in_demo / "index.html")
     other = Path("/dev/shm")
     if not other.is_dir() or os.stat(other).st_dev == os.stat(source).st_dev:
         pytest.skip("no second file system here")

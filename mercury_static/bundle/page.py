@@ -147,6 +147,7 @@ RUNTIME_FILES = {
     "vendor/ort-wasm-simd-threaded.mjs": "onnxruntime-web/dist/ort-wasm-simd-threaded.mjs",
     "vendor/ort-wasm-simd-threaded.wasm": "onnxruntime-web/dist/ort-wasm-simd-threaded.wasm",
 }
+RUNTIME_NAMES = {Path(dst).name for dst in RUNTIME_FILES}
 PACKAGED_RUNTIME = PACKAGE / "runtime"
 """The browser runtime inside a wheel built by `make wheel` (the three files, flat)."""
 MODEL_FILES = {"config.json": "config.json", "tokenizer.json": "tokenizer.json",
@@ -199,6 +200,15 @@ def link_or_copy(src: Path, dst: Path) -> None:
         os.link(src, dst)
     except OSError:  # another file system, or a link refused (a file of another user): a copy
         dst.write_bytes(src.read_bytes())
+
+
+def copy_bundle_file(src: str, dst: str) -> str:
+    """shutil.copytree's copy function for a bundle (a review bundle copies its annotators' one): the browser
+    runtime linked as a build links it, every other file copied."""
+    if Path(src).parent.name == "vendor" and Path(src).name in RUNTIME_NAMES:
+        link_or_copy(Path(src), Path(dst))
+        return dst
+    return shutil.copy2(src, dst)
 
 
 def write_page(out: Path, manifest: dict, page: Page, runtime: dict[str, Path], model_dir: Path) -> None:

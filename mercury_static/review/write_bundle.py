@@ -24,6 +24,7 @@ from mercury_static.merge.agreement import judges as submitted_judges
 from mercury_static.bundle.contents import Bundle, dumps, load_bundle
 from mercury_static.bundle.folder import MARKER, check_output, editing, new_folder, switch
 from mercury_static.bundle.manifest import manifest_bytes
+from mercury_static.bundle.page import copy_bundle_file
 from mercury_static.formats import REVIEW_DATA_FORMAT, REVIEW_DATA_VERSION
 from mercury_static.merge.agreement import agreement_report
 from mercury_static.merge.agreement_questions import agent_agreement, question_agreement
@@ -174,7 +175,8 @@ def review_bundle(paths: list[Path], bundle_dir: Path, out: Path, strict: bool =
         check_output(out, protected)
         new = new_folder(out)
         try:
-            shutil.copytree(bundle_dir, new, ignore=_not_review(bundle_dir), dirs_exist_ok=True)
+            shutil.copytree(bundle_dir, new, ignore=_not_review(bundle_dir), dirs_exist_ok=True,
+                            copy_function=copy_bundle_file)
             (new / "manifest.json").unlink()
             for name, data in files.items():
                 (new / name).write_bytes(data)
