@@ -64,3 +64,17 @@ for (const q of {json.dumps(list(QUERIES), ensure_ascii=True)}) {{
 console.log(JSON.stringify(out));
 """, tmp_path)
     assert got == QUERIES
+
+
+def test_every_combining_mark_of_this_python_lies_in_the_planes_scanned():
+    """The word class scans only `MARK_PLANES`: every code point of category M that this Python's Unicode
+    knows must be in them (a later Unicode that put marks elsewhere fails here first)."""
+    import sys
+    import unicodedata
+
+    from mercury_static.bundle.record_index import MARK_PLANES
+
+    bounds = [0, *(b for plane in MARK_PLANES for b in plane), sys.maxunicode + 1]  # between the planes
+    gaps = [range(a, b) for a, b in zip(bounds[0::2], bounds[1::2])]
+    assert sum(map(len, gaps)) + sum(b - a for a, b in MARK_PLANES) == sys.maxunicode + 1
+    assert [c for gap in gaps for c in gap if unicodedata.category(chr(c))[0] == "M"] == []
