@@ -71,7 +71,7 @@ NPROC := $(shell nproc 2>/dev/null || echo 2)
 test-js: install
 	PYTHON=$(abspath $(PY)) node --test --test-concurrency=$(NPROC) tests/js/
 
-# The quick loop (about 2 min on 2 cores): the JS unit tests, then every Python test marked neither `browser`
+# The quick loop (about 1 min 10 s on 2 cores): the JS unit tests, then every Python test marked neither `browser`
 # nor `slow`, a test file per worker (pytest-xdist, a worker per core; JOBS=0 runs them in this process).
 JOBS ?= $(NPROC)
 test-fast: install test-js
