@@ -18,6 +18,7 @@ The output is deterministic: the same sources give the same bytes.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -182,11 +183,16 @@ def copy_tree(src: Path, dst: Path) -> None:
             target.write_bytes(path.read_bytes())
 
 
+@functools.cache
+def _templates() -> jinja2.Environment:
+    """The page's templates, compiled once per process (a changed file is compiled again: jinja's auto_reload)."""
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATE_DIR), autoescape=True,
+                              keep_trailing_newline=True)
+
+
 def write_index(out: Path, manifest: dict, page: Page) -> None:
     """index.html from the jinja2 template, and the packed page's app/."""
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATE_DIR), autoescape=True,
-                             keep_trailing_newline=True)
-    html = env.get_template("index.html").render(manifest=manifest, title=manifest["title"],
+    html = _templates().get_template("index.html").render(manifest=manifest, title=manifest["title"],
                                                  tool_version=__version__, preload=page.preload)
     (out / "index.html").write_text(html, encoding="utf-8")
     copy_tree(page.app, out / "app")
