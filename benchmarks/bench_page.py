@@ -71,8 +71,9 @@ SELECT_JS = """async ([side, start, end, tag]) => {
   if (tag !== undefined) performance.mark('bench-select:' + tag); // the trace's thread time at both: main-thread CPU
   const t0 = performance.now();
   pane.scroller.dispatchEvent(new MouseEvent('mouseup', {bubbles: true}));
+  await null; // the assistant answers in a microtask after the store takes the selection; a worker's answer comes in a task
   const t1 = performance.now();
-  const atOnce = answered !== null; // the model's answer within the mouse-up: no worker call
+  const atOnce = answered !== null; // the model's answer before any task: no worker call
   const lit = document.querySelectorAll('.s[data-rank]').length;
   const t2 = await model;
   return {pre: t1 - t0, model: t2 === null ? null : t2 - t0, lit, atOnce};
@@ -328,7 +329,8 @@ def column(runs: list[tuple], at: int) -> list[float]:
 
 
 def at_once(runs: list[tuple]) -> str:
-    """"k/n at once": the selections the model answered within the mouse-up (from their tokens)."""
+    """"k/n at once": the selections the model answered before any task ran after the mouse-up (from their
+    tokens)."""
     return f"{sum(1 for r in runs if r[4])}/{len(runs)} at once"
 
 
@@ -477,8 +479,8 @@ MERCURY_PAGE_JS = """async ([side, start, end, against]) => {
 def mercury_page_runs(browser, bundle_dir: Path, model, record: str, half: bool = False,
                       tokens: bool = False) -> list[tuple[str, float]]:
     """Mercury's path from the annotator page itself: the loopback server also serves the bundle, and the
-    page takes the span into the draft (its own assistant observes that query too), POSTs it, and
-    lights the server's matches through the store, as a Mercury-style client of this page would. The
+    page takes the span into the draft, POSTs it, and lights the server's matches through the store, as a
+    Mercury-style client of this page would (the page's own assistant stopped, so it does no work of its own). The
     same clear, selection, draft and highlights as the page's model path; only the engine differs.
     (span text, ms from the draft to the answer in the store) per selection of the long source's
     summary; 3 warm-ups. `tokens`: the page's idle work on the record's rows (TOKENS_WARM_JS) is let finish
@@ -496,6 +498,7 @@ def mercury_page_runs(browser, bundle_dir: Path, model, record: str, half: bool 
             await r.source.vectorsReady; await r.summary.vectorsReady; }""")
         if tokens:
             page.evaluate(TOKENS_WARM_JS, 60_000)
+        page.evaluate("() => mercuryStatic.stopAssistant()")  # the server answers, not the page's assistant too
         times = []
         for i, (rid, side, s, e) in enumerate(selection_jobs(bundle, 0, "source", half)):
             rec = bundle.record(rid)

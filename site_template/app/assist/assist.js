@@ -94,10 +94,11 @@ export class Assistant {
    * anchor, or a reopened record's stored draft) is answered, a record opened or a query dropped forgets the
    * last one, a new k or minimum score re-ranks it, a model become ready refines it. A new query's vector is
    * asked of the worker at once (`prefetch`), before the rest of the store's subscribers and the save run;
-   * the answer itself comes in a microtask, after the store's update that asked for it.
+   * the answer itself comes in a microtask, after the store's update that asked for it. Returns the function
+   * that stops it (a benchmark puts another engine in its place).
    */
   follow() {
-    this.store.subscribe((s, prev) => {
+    return this.store.subscribe((s, prev) => {
       if (s.current.record !== prev.current.record) {
         this.reset();
         this._idle(s.current.record);

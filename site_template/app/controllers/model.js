@@ -5,13 +5,16 @@
  */
 import { Assistant } from '../assist/assist.js';
 
-/** Returns {assistant (assist.js, ranking with the model once loaded), loadModel(), embed(texts)}. */
+/**
+ * Returns {assistant (assist.js, ranking with the model once loaded), unfollow() (the assistant stops following
+ * the store), loadModel(), embed(texts)}.
+ */
 export function mountModel(store, bundle) {
   const { manifest } = bundle;
   const { actions } = store;
   let embedder = null;
   const assistant = new Assistant(store, manifest, () => embedder);
-  assistant.follow();
+  const unfollow = assistant.follow();
 
   let modelPromise = null;
   function loadModel() {
@@ -37,6 +40,7 @@ export function mountModel(store, bundle) {
 
   return {
     assistant,
+    unfollow,
     loadModel,
     embed: async (texts) => {
       if (!embedder) await loadModel();
