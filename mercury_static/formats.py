@@ -42,10 +42,13 @@ class Format:
 
 BUNDLE = Format("mercury-static/bundle", 1, (1,))
 """manifest.json of a bundle."""
-EXPORT = Format("mercury-static/annotations", 3, (1, 2, 3))
+EXPORT = Format("mercury-static/annotations", 4, (1, 2, 3, 4))
 """The page's export. Versions merge reads: 1 (spans and a status only), 2 (adds each question's response
 and the suggestions shown/accepted) and 3 (adds the time on task: a record's `active_ms`, an annotation's
-`elapsed_ms`, each only when the page counted it), docs/export.schema.json."""
+`elapsed_ms`, each only when the page counted it) and 4 (adds `sentences`: the summary sentences' verdicts and
+their evidence, docs/sentence-verdicts.md), docs/export.schema.json."""
+EXPORT_SENTENCES = 4
+"""The first export version whose records carry sentence verdicts."""
 EXPORT_TIMED = 3
 """The first export version whose records carry their time on task: merge reads times from it on, and the
 report says which versions have none."""

@@ -14,6 +14,10 @@ import pytest
 from conftest import REPO
 from schema_lite import errors
 
+from mercury_static.formats import EXPORT
+
+NEXT_EXPORT = int(EXPORT.version) + 1  # a version no reader accepts
+
 SCHEMAS = {name: json.loads((REPO / "docs" / f"{name}.schema.json").read_text(encoding="utf-8"))
            for name in ("manifest", "export", "merged")}
 SOURCE = "The Eiffel Tower is in Paris. It was completed in 1889."
@@ -271,14 +275,14 @@ def test_every_command_refuses_a_file_of_another_version(run, stand_in_demo, tmp
     old = of_version(bundle / "manifest.json", 2) if command in ("assign", "merge --bundle", "tune --apply") else None
     args = {"assign": ["assign", bundle, "--annotators", "a,b"],
             "merge --bundle": ["merge", export, "--bundle", bundle, "-o", tmp_path / "m.json"],
-            "merge export": ["merge", of_version(export, 4), "--bundle", bundle, "-o", tmp_path / "m.json",
+            "merge export": ["merge", of_version(export, NEXT_EXPORT), "--bundle", bundle, "-o", tmp_path / "m.json",
                              "--strict"],
-            "progress export": ["progress", of_version(export, 4), "--bundle", bundle],
+            "progress export": ["progress", of_version(export, NEXT_EXPORT), "--bundle", bundle],
             "tune --apply": ["tune", export, "--bundle", bundle, "--apply"],
             "eval --options": ["eval", export, "--options", of_version(options, 2)]}[command]
     result = run(*args)
     name, found, file = (("mercury-static/bundle", 2, "manifest.json") if old else
-                         ("mercury-static/annotations", 4, export.name) if "export" in command else
+                         ("mercury-static/annotations", NEXT_EXPORT, export.name) if "export" in command else
                          ("mercury-static/ranker-options", 2, options.name))
     assert result.exit_code == 2, result.output
     assert f"{file}: field 'version': unsupported version {found} of {name} (this tool reads" in \

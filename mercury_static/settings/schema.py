@@ -124,6 +124,33 @@ class Distribution:
     overlap: int
 
 
+SENTENCE_MODES = ("off", "shown", "required")
+DEFAULT_VERDICTS = (Option("supported", "Supported"), Option("unsupported", "Not supported"),
+                    Option("unverifiable", "Cannot tell"))
+
+
+@dataclass(frozen=True)
+class SentenceVerdicts:
+    """`sentence_verdicts`: every summary sentence judged. `mode` says what Submit does with sentences not
+    checked (shown: asks once; required: refuses); `options` are the verdicts (the first is the one the
+    confirm key gives, with the top lit evidence); `evidence` the verdicts that carry source sentences;
+    `flagged` the verdict a sentence with a span on it counts as where no verdict was given (agreement,
+    the sentence table), None: a category of its own, "flagged"."""
+
+    mode: str = "shown"
+    options: tuple[Option, ...] = DEFAULT_VERDICTS
+    evidence: tuple[str, ...] = ("supported",)
+    flagged: str | None = "unsupported"
+
+    @property
+    def values(self) -> tuple[str, ...]:
+        return tuple(o.value for o in self.options)
+
+
+FLAGGED = "flagged"
+"""A sentence's verdict where a span lies on it and no verdict was given, when the settings map it to none."""
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything the settings file decides; `Settings()` is today's behaviour."""
@@ -147,6 +174,8 @@ class Settings:
     """The settings file, as messages name it (only the defaults, which no message is about, have none)."""
     keys: dict = field(default_factory=dict)
     """The page's hotkeys the file changes, {action: keys} (hotkeys.py); the others keep their defaults."""
+    sentence_verdicts: SentenceVerdicts | None = None
+    """`sentence_verdicts` (None: off, the page asks no verdict per sentence)."""
     argilla: dict | None = None
     """The Argilla settings.json read (read_settings.py), kept whole in the manifest: `merge --format argilla`
     writes what the bundle asked and names in a note each way that differs from this file."""
@@ -211,7 +240,7 @@ def _names(kinds: tuple) -> str:
 def parse_settings(doc, file: str) -> Settings:
     """Check a settings document (docs/DESIGN.md, "Settings file") into `Settings`."""
     top = _Doc(doc, file, None, ("fields", "questions", "guidelines", "metadata", "suggestions", "distribution",
-                                 "vectors", "keys", "citations"))
+                                 "vectors", "keys", "citations", "sentence_verdicts"))
     fields = _fields(top.get("fields", dict, {}), file)
     questions = _questions(top.get("questions", list), file)
     metadata = _metadata(top.get("metadata", list, []), file, fields)
@@ -244,7 +273,38 @@ def parse_settings(doc, file: str) -> Settings:
                     similar_records=vectors.get("similar_records", bool, True),
                     distribution=distribution, min_submitted=min_submitted, file=file,
                     keys=check_keys(top.value["keys"], file) if top.value.get("keys") is not None else {},
-                    citation_patterns=citation_patterns)
+                    citation_patterns=citation_patterns,
+                    sentence_verdicts=_sentence_verdicts(top.value.get("sentence_verdicts"), file))
+
+
+def _sentence_verdicts(value, file: str) -> SentenceVerdicts | None:
+    """`sentence_verdicts: off | shown | required`, or a mapping {mode, options, evidence, flagged}."""
+    where = "sentence_verdicts"
+    if value is None or value is False:
+        return None
+    if isinstance(value, str):
+        value = {"mode": value}
+    elif value is True:
+        value = {}
+    sub = _Doc(value, file, where, ("mode", "options", "evidence", "flagged"))
+    mode = sub.get("mode", str, "shown")
+    if mode not in SENTENCE_MODES:
+        sub.fail("mode", f"{mode!r} is not one of {', '.join(SENTENCE_MODES)}")
+    if mode == "off":
+        return None
+    options = _options(sub) if "options" in value else DEFAULT_VERDICTS
+    values = [o.value for o in options]
+    default_evidence = ("supported",) if "supported" in values else (values[0],)
+    evidence = sub.get("evidence", (list, str), list(default_evidence))
+    evidence = [evidence] if isinstance(evidence, str) else evidence
+    for v in evidence:
+        if v not in values:
+            sub.fail("evidence", f"{v!r} is not one of the verdicts ({', '.join(values)})")
+    default_flagged = "unsupported" if "unsupported" in values else None
+    flagged = sub.get("flagged", str, default_flagged)
+    if flagged is not None and flagged not in values:
+        sub.fail("flagged", f"{flagged!r} is not one of the verdicts ({', '.join(values)})")
+    return SentenceVerdicts(mode, tuple(options), tuple(dict.fromkeys(evidence)), flagged)
 
 
 def _citation_patterns(value, file: str) -> tuple[str, ...] | None:
@@ -603,8 +663,15 @@ def manifest_settings(s: Settings, ranges: MetadataRanges) -> dict:
         **({"distribution": {"min_submitted": s.min_submitted}} if s.min_submitted is not None else {}),
         **({"keys": {a: list(k) for a, k in s.keys.items()}} if s.keys else {}),
         **({"citations": {"patterns": list(s.citation_patterns)}} if s.citation_patterns is not None else {}),
+        **({"sentence_verdicts": sentence_verdicts_json(s.sentence_verdicts)} if s.sentence_verdicts else {}),
         **({"argilla": s.argilla} if s.argilla is not None else {}),
     }
+
+
+def sentence_verdicts_json(v: SentenceVerdicts) -> dict:
+    """The manifest's `settings.sentence_verdicts` (what the page reads; `parse_settings` reads it back)."""
+    return {"mode": v.mode, "options": [{"value": o.value, "text": o.text} for o in v.options],
+            "evidence": list(v.evidence), "flagged": v.flagged}
 
 
 def value_problem(q: Question, value, label_choices: list[str] | None = None,

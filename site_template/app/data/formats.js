@@ -14,7 +14,7 @@
 //     cog.outl(const(key, {"name": f.name, "version": f.version, "reads": f.reads, **unnamed}))
 // ]]]
 export const BUNDLE = { name: 'mercury-static/bundle', version: 1, reads: [1] };
-export const EXPORT = { name: 'mercury-static/annotations', version: 3, reads: [1, 2, 3] };
+export const EXPORT = { name: 'mercury-static/annotations', version: 4, reads: [1, 2, 3, 4] };
 export const RECORD_INDEX = { name: 'mercury-static/record-index', version: 2, reads: [1, 2], unnamed: 1 };
 export const QUEUES = { name: 'mercury-static/queues', version: 2, reads: [1, 2], unnamed: 1 };
 export const WEIGHTS = { name: 'mercury-static/weights', version: 1, reads: [1] };
