@@ -86,14 +86,16 @@ def test_argilla_reads_the_timed_folder(tiny, tmp_path):  # noqa: F811
 
 
 def test_a_bad_time_is_one_line_naming_file_record_and_field(tiny, tmp_path):  # noqa: F811
-    for bad in (-5, 1.5, "10", True):
+    day = 24 * 3600 * 1000
+    for bad, shown in ((-5, "-5"), (1.5, "1.5"), ("10", "'10'"), (True, "True"), (day + 1, str(day + 1)),
+                       (15 * 10 ** 307, "15000000000000000000…")):
         path = export(tmp_path / "bad.json", tiny, "alice",
                       timed(rec("r1", ann("a1", "r1", "1899")), bad, bad), version=3)
         result = merge_files([path], tiny)
+        rule = f"expected a whole number of milliseconds from 0 to {day} (a day), got {shown}"
         assert [str(p) for p in result.problems] == [
-            f"{path}: record r1: field 'active_ms': expected a whole number of milliseconds >= 0, got {bad!r}",
-            f"{path}: record r1, annotation a1: field 'elapsed_ms': expected a whole number of milliseconds >= 0, "
-            f"got {bad!r}"]
+            f"{path}: record r1: field 'active_ms': {rule}",
+            f"{path}: record r1, annotation a1: field 'elapsed_ms': {rule}"]
         assert result.exit_code == 1
         (r1,) = [r for r in result.records if r["id"] == "r1"]
         assert [a["id"] for a in r1["annotations"]] == ["a1"] and "elapsed_ms" not in r1["annotations"][0]
@@ -102,3 +104,27 @@ def test_a_bad_time_is_one_line_naming_file_record_and_field(tiny, tmp_path):  #
                                           str(tmp_path / "m.json"), "--strict"])
         assert strict.exit_code == 2
         assert "field 'active_ms'" in strict.output and "Traceback" not in strict.output
+
+
+def test_three_huge_times_are_skipped_lines_not_an_overflow(tiny, tmp_path):  # noqa: F811
+    huge = 15 * 10 ** 307
+    path = export(tmp_path / "huge.json", tiny, "alice", timed(rec("r1"), huge), timed(rec("r2"), huge),
+                  timed(rec("r3"), huge), version=3)
+    result = merge_files([path], tiny)
+    assert len(result.problems) == 3 and all("field 'active_ms'" in str(p) for p in result.problems)
+    assert result.report()["time_on_task"]["annotators"] == {}
+
+
+def test_the_time_on_task_adds_up_across_browsers(tiny, tmp_path):  # noqa: F811
+    """Each browser's newest time (a browser's time only grows) summed: the laptop's 10 s and the desktop's
+    20 s are 30 s, whichever version wins the annotations; a browser's older export adds nothing."""
+    laptop_old = export(tmp_path / "laptop-old.json", tiny, "alice", timed(rec("r1", updated_at="2026-11-29T09:00:00Z"),
+                        4_000), version=3, client="laptop")
+    laptop = export(tmp_path / "laptop.json", tiny, "alice", timed(rec("r1", updated_at="2026-11-29T10:00:00Z"), 10_000),
+                    version=3, client="laptop")
+    desktop = export(tmp_path / "desktop.json", tiny, "alice",
+                     timed(rec("r1", updated_at="2026-11-29T11:00:00Z"), 20_000), version=3, client="desktop")
+    result = merge_files([laptop_old, laptop, desktop], tiny)
+    [response] = by_record(result)["r1"]["responses"]
+    assert response["active_ms"] == 30_000 and response["updated_at"] == "2026-11-29T11:00:00Z"
+    assert result.report()["time_on_task"]["records"]["r1"] == {"alice": 30.0}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import json
 import os
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -12,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from mercury_static.assist.model_export import META_FILE, ONNX_REL, PAGE_DIR
+from mercury_static.core import safeio
 from mercury_static.assist.page_model import GRAPH_FILE, WEIGHTS_FILE, read_weights
 
 Engine = Callable[[list[np.ndarray], list[list[int]]], Iterator[tuple[list[int], np.ndarray]]]
@@ -53,8 +53,8 @@ class Embedder:
         self.model_dir = Path(model_dir)
         meta_path = self.model_dir / META_FILE
         if meta is None:
-            meta = json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.is_file() else {}
-        tok_cfg = json.loads((self.model_dir / "tokenizer_config.json").read_text(encoding="utf-8"))
+            meta = safeio.read_checked(meta_path) if meta_path.is_file() else {}
+        tok_cfg = safeio.read_checked(self.model_dir / "tokenizer_config.json", limit=safeio.INPUT_LIMIT)
         self.max_seq_length: int = int(meta.get("max_seq_length") or tok_cfg.get("model_max_length", 512))
         self.pooling: str = meta.get("pooling", "mean")
 

@@ -30,6 +30,8 @@ from pathlib import Path
 import numpy as np
 
 from mercury_static.assist.page_model import GRAPH_FILE, WEIGHTS_FILE, write_page_model
+from mercury_static.core import safeio
+from mercury_static.core.records import InputError
 from mercury_static.formats import MODEL
 
 RECIPE_VERSION = str(MODEL.version)  # wo-int8-v3: the page's form of the model beside it (page_model.py)
@@ -88,12 +90,12 @@ def cache_root(cache_dir: Path | None = None) -> Path:
 
 
 def _read_json(path: Path) -> dict:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    if not path.exists():
         return {}
-    except (OSError, ValueError) as exc:
-        raise ModelError(f"{path}: cannot read JSON: {exc}") from None
+    try:
+        return safeio.read_checked(path, limit=safeio.INPUT_LIMIT)
+    except InputError as exc:
+        raise ModelError(str(exc)) from None
 
 
 def _source_files(src: Path) -> list[Path]:

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from mercury_static.core import safeio
 from mercury_static.core.records import InputError
 from mercury_static.formats import WEIGHTS
 
@@ -167,8 +168,8 @@ def read_weights(data: bytes, file: str) -> dict[str, np.ndarray]:
     """The float32 weights of a weights file, by tensor name (as the page computes them)."""
     size = int.from_bytes(data[:4], "little")
     try:
-        header = json.loads(data[4:4 + size])
-    except ValueError:
+        header = safeio.parse_checked(data[4:4 + size].decode("utf-8"), file)
+    except (UnicodeDecodeError, InputError):
         raise InputError(file, None, None, "not a weights file (no JSON header)") from None
     WEIGHTS.check(header, file)
     body = memoryview(data)[4 + size:]

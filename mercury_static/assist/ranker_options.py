@@ -12,6 +12,7 @@ import math
 import sys
 from dataclasses import asdict, dataclass
 
+from mercury_static.core import safeio
 from mercury_static.core.records import InputError
 
 
@@ -162,8 +163,10 @@ def parse_items(items: list[str], where: str = "--ranker-option") -> dict:
             raise InputError(where, None, None, f"{_show(item)}: expected KEY=VALUE with KEY one of "
                              f"{', '.join(BY_NAME)}")
         try:
-            value = json.loads(raw)
-        except ValueError:
+            value = safeio.parse_checked(raw, where, key)
+        except InputError as e:
+            if not e.message.startswith("invalid JSON"):
+                raise
             value = raw
         try:
             out[key] = check_value(BY_NAME[key], value)

@@ -3,7 +3,6 @@ copied into the manifest's ``model.trained``) and the ranker options fitted for 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from mercury_static.core import safeio
@@ -24,10 +23,7 @@ def read_training(model_dir: Path | None) -> tuple[dict | None, dict | None]:
     if model_dir is None or not (Path(model_dir) / TRAINING_FILE).is_file():
         return None, None
     path = Path(model_dir) / TRAINING_FILE
-    try:
-        doc = safeio.loads(safeio.read_text(path, str(path), safeio.SMALL_LIMIT))
-    except json.JSONDecodeError as e:
-        raise InputError(path, f"line {e.lineno}", None, f"invalid JSON ({e.msg})") from None
+    doc = safeio.read_checked(path)
     if not isinstance(doc, dict):
         raise InputError(path, None, None, "not a JSON object")
     TRAINING.check(doc, str(path))

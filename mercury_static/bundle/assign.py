@@ -65,7 +65,7 @@ def read_queues(directory: Path, manifest: dict) -> dict[str, list[str]] | None:
     if not isinstance(info, dict) or not isinstance(info.get("annotators"), list):
         return None
     path = Path(directory) / str(info.get("path") or f"{QUEUES_DIR}/queues.json")
-    doc = safeio.read_json(path, safeio.SMALL_LIMIT)
+    doc = safeio.read_checked(path)
     queues = doc if QUEUES.check(doc, str(path)) == 1 else doc.get("queues")
     if not isinstance(queues, dict):
         raise InputError(path, None, "queues", "expected an object {annotator: [record ids]}")

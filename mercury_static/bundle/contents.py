@@ -178,6 +178,7 @@ def _load_bundle(directory: Path, reading: list[str]) -> Bundle:
     if not manifest_path.exists():
         raise InputError("manifest.json", None, None, "missing (not a mercury-static bundle)")
     manifest = _read_json(manifest_path, directory)
+    safeio.check(manifest, "manifest.json", None)
     info = Manifest.from_json(manifest, "manifest.json")
     data = directory / "data"
     texts: dict[str, StoredText] = {}

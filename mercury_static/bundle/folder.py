@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import errno
-import json
 import logging
 import os
 import re
@@ -50,9 +49,9 @@ _TEMP_NAME = "[a-z0-9_]{8}"
 def is_bundle(folder: Path) -> bool:
     """True for a folder this tool wrote: the marker file and a manifest of the bundle format."""
     try:
-        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        manifest = safeio.read_checked(folder / "manifest.json", limit=safeio.INPUT_LIMIT)
         marker = (folder / MARKER).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError, ValueError):
+    except (OSError, UnicodeDecodeError, InputError):
         return False
     return (isinstance(manifest, dict) and manifest.get("format") == FORMAT
             and isinstance(manifest.get("version"), int) and marker.startswith(FORMAT))

@@ -6,7 +6,6 @@ stored work and exports still match the bundle: manifest.py).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from mercury_static.assist import ranker_options
@@ -36,10 +35,7 @@ def _apply(folder: Path, options: dict, tuned: dict | None) -> dict:
         raise InputError(folder, None, None, f"not a bundle written by mercury-static build (needs manifest.json "
                          f"and {MARKER})")
     path = folder / "manifest.json"
-    try:
-        doc = safeio.loads(safeio.read_text(path, str(path)))
-    except json.JSONDecodeError as e:
-        raise InputError(path, f"line {e.lineno}", None, f"invalid JSON ({e.msg})") from None
+    doc = safeio.read_checked(path, limit=safeio.INPUT_LIMIT)
     Manifest.from_json(doc, str(path))
     if doc.get("ranker_spec") != ranker_options.spec_json():
         raise InputError(path, None, "ranker_spec", "the bundle's page has another ranker option table (built "
@@ -62,13 +58,7 @@ def read_options_file(path: str | Path) -> dict:
     """The ranker options of a file: `tune -o`'s, or a plain object of options (``{"neighbor": 0.3}``),
     checked as build checks ``--ranker-option`` (one InputError naming the file and the option)."""
     name = str(path)
-    try:
-        doc = safeio.loads(safeio.read_text(path, name, safeio.SMALL_LIMIT))
-    except json.JSONDecodeError as e:
-        raise InputError(name, f"line {e.lineno}", None, f"invalid JSON ({e.msg})") from None
-    except RecursionError:
-        raise InputError(name, None, None, "invalid JSON (nested too deeply)") from None
-    safeio.check(doc, name, None)
+    doc = safeio.read_checked(path, name)
     if isinstance(doc, dict) and "format" in doc:
         RANKER_OPTIONS.check(doc, name)
         doc = doc.get("ranker")

@@ -175,6 +175,27 @@ def read_json(path: str | Path, limit: int = INPUT_LIMIT):
         raise InputError(str(path), None, None, "invalid JSON: nested too deeply") from None
 
 
+def read_checked(path: str | Path, name: str | None = None, limit: int = SMALL_LIMIT):
+    """A JSON file that no record-by-record check follows (settings, options, training.json, a manifest, a
+    model's configuration) read whole and checked: invalid JSON, NaN, Infinity, an overflowing number, a lone
+    surrogate or a key given twice is one InputError naming the file and the field."""
+    name = name or str(path)
+    return parse_checked(read_text(path, name, limit), name)
+
+
+def parse_checked(text: str, name: str, where: str | None = None):
+    """`loads` then `check`: JSON text from a file or an option, every fault one InputError naming `name`."""
+    try:
+        doc = loads(text)
+    except json.JSONDecodeError as e:
+        raise InputError(name, where or f"line {e.lineno} column {e.colno}", None, f"invalid JSON: {e.msg}") \
+            from None
+    except RecursionError:
+        raise InputError(name, where, None, "invalid JSON: nested too deeply") from None
+    check(doc, name, where)
+    return doc
+
+
 def json_line(line: str, name: str, where: str):
     """One line of a JSON Lines file, strictly (`loads`); InputError naming the file and the line otherwise."""
     try:

@@ -26,6 +26,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
 
+from mercury_static.core import safeio
 from mercury_static.core.records import InputError
 from mercury_static.formats import EXPORT
 from mercury_static.merge.storage_errors import (ATTEMPTS, NO_CREDENTIALS, StorageError, _chain, _HTTPStatus, _status,
@@ -178,11 +179,7 @@ def encode_link(payload: dict) -> str:
 def check_annotator_bundle(bundle: Path) -> None:
     """Refuse a review bundle: its page never uploads (the reviewer's export goes to `gold`), so a link would
     spend its secret on a page that keeps the work in the browser."""
-    try:
-        manifest = json.loads((bundle / "manifest.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise InputError(bundle / "manifest.json", None, None,
-                         f"cannot read the bundle: {getattr(e, 'strerror', None) or e}") from None
+    manifest = safeio.read_checked(bundle / "manifest.json", limit=safeio.INPUT_LIMIT)
     if isinstance(manifest, dict) and "review" in manifest:
         raise InputError(bundle, None, None, "a review bundle: its page does not upload; give the reviewer the "
                          "bundle's address and ask for the review export (for `gold`); links are for annotators' "
@@ -457,7 +454,7 @@ def progress(source: str, bundle_id: str) -> list[Progress]:
     people: dict[str, Progress] = {}
     for path, info in found:
         try:
-            doc = json.loads(read(path))
+            doc = safeio.parse_checked(read(path).decode("utf-8"), path)
             EXPORT.check(doc, path)
             if not isinstance(doc.get("records"), list):
                 raise ValueError("not a mercury-static annotations export")

@@ -18,12 +18,18 @@ IDLE_S = 60
 timeontask.js IDLE_MS is generated from it). Said in the report, so a figure is read with its rule."""
 
 
+MAX_MS = 24 * 3600 * 1000
+"""No time field exceeds a day: the page counts active time, at most a minute per gap between two events,
+and a record worked for more than a day's active time is a corrupted file, not work to add up."""
+
+
 def milliseconds(value, name: str) -> int | None:
-    """An exported time: None when absent, else a whole number of ms >= 0 (Reject naming the field)."""
+    """An exported time: None when absent, else a whole number of ms from 0 to a day (Reject naming the field)."""
     if value is None:
         return None
-    if type(value) is not int or value < 0:
-        raise Reject(name, f"expected a whole number of milliseconds >= 0, got {value!r}")
+    if type(value) is not int or not 0 <= value <= MAX_MS:
+        shown = repr(value) if len(repr(value)) <= 24 else f"{repr(value)[:20]}…"
+        raise Reject(name, f"expected a whole number of milliseconds from 0 to {MAX_MS} (a day), got {shown}")
     return value
 
 

@@ -88,8 +88,9 @@ def resolve(versions: list[Version], counts: Counts) -> Resolved:
                 response["values"] = winner.values
             if winner.suggestion_use is not None:
                 response["suggestions"] = winner.suggestion_use
-            if winner.active_ms is not None:
-                response["active_ms"] = winner.active_ms
+            active = _active_ms(group)
+            if active is not None:
+                response["active_ms"] = active
             out.responses[record_id].append(response)
         other_clients = {v.client_id for v in group if v.client_id and v.client_id != winner.client_id
                          and _version_time(v) != newest}
@@ -99,6 +100,16 @@ def resolve(versions: list[Version], counts: Counts) -> Resolved:
                 f"and {winner.client_id} edited it; kept the newest version ({winner.updated_at}, "
                 f"{winner.client_id}); {len(dropped)} annotation(s) only in older versions dropped")
     return out
+
+
+def _active_ms(group: list[Version]) -> int | None:
+    """The time on task across browsers: each browser's time only grows, so its largest is its newest; the
+    browsers' times add up (a tab's time is already in its browser's). None when no version has one."""
+    per_browser: dict[str | None, int] = {}
+    for v in group:
+        if v.active_ms is not None:
+            per_browser[v.client_id] = max(per_browser.get(v.client_id, 0), v.active_ms)
+    return sum(per_browser.values()) if per_browser else None
 
 
 def _version_time(v: Version) -> tuple[bool, float]:

@@ -20,16 +20,7 @@ def read_document(path: Path):
     name = str(path)
     text = safeio.read_text(path, name, safeio.SMALL_LIMIT)
     if Path(path).suffix.lower() == ".json":
-        import json
-
-        try:
-            doc = safeio.loads(text)
-        except json.JSONDecodeError as e:
-            raise InputError(name, f"line {e.lineno} column {e.colno}", None, f"invalid JSON: {e.msg}") from None
-        except RecursionError:
-            raise InputError(name, None, None, "invalid JSON: nested too deeply") from None
-        safeio.check(doc, name, None)
-        return doc
+        return safeio.parse_checked(text, name)
     doc = yaml_strict.load(text, name, lambda key, where: InputError(name, where, str(key), "given twice"),
                            "invalid YAML: nested too deeply")
     _check_keys(doc, name)

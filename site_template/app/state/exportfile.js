@@ -10,7 +10,7 @@ import { STATUSES, dict, labelPath, withKey } from './storage.js';
 import { recordAsShown } from './suggestions.js';
 import { liveAnnotations } from './store.js';
 import { instant } from './times.js';
-import { activeMs } from './timeontask.js';
+import { MAX_MS, activeMs } from './timeontask.js';
 
 
 /**
@@ -197,7 +197,8 @@ function importedExtras(r, at, leftOut, where) {
 }
 
 /** A time on task as merge reads it: absent (unknown), else a whole number of ms ≥ 0. */
-const isMs = (v) => v === undefined || v === null || (Number.isSafeInteger(v) && v >= 0);
+const isMs = (v) => v === undefined || v === null || (Number.isSafeInteger(v) && v >= 0 && v <= MAX_MS);
+const MS_RULE = `expected a whole number of milliseconds from 0 to ${MAX_MS} (a day)`;
 const isSpan = (s) => isMap(s) && Number.isInteger(s.start) && Number.isInteger(s.end) && typeof s.text === 'string';
 
 /** Why an exported annotation cannot be read as merge reads it ("field 'x': problem"), or null. */
@@ -212,7 +213,7 @@ function annotationProblem(a, label) {
   if (a.updated_at !== undefined && a.updated_at !== null && instant(a.updated_at) === null) return "field 'updated_at': not an ISO-8601 time";
   if (!isSpan(a.summary)) return "field 'summary': expected an object {start, end, text}";
   if (a.source !== undefined && a.source !== null && !isSpan(a.source)) return "field 'source': expected an object {start, end, text}";
-  if (!isMs(a.elapsed_ms)) return "field 'elapsed_ms': expected a whole number of milliseconds ≥ 0";
+  if (!isMs(a.elapsed_ms)) return `field 'elapsed_ms': ${MS_RULE}`;
   return null;
 }
 
@@ -269,7 +270,7 @@ export function parseImport(text, { manifest, annotator, clientId = null, now = 
         : !STATUSES.includes(r.status) ? `field 'status': ${JSON.stringify(r.status)} is not one of ${STATUSES.join(', ')}`
           : at === null ? "field 'updated_at': missing or not an ISO-8601 time"
             : !Array.isArray(r.annotations) ? "field 'annotations': expected a list"
-              : !isMs(r.active_ms) ? "field 'active_ms': expected a whole number of milliseconds ≥ 0" : null;
+              : !isMs(r.active_ms) ? `field 'active_ms': ${MS_RULE}` : null;
     if (problem) return leftOut(`${where}: ${problem}`);
     const annotations = dict();
     r.annotations.forEach((a, j) => {

@@ -18,11 +18,13 @@ import { instant } from './times.js';
 
 /** The longest gap between two activity events that still counts as working: merge's report says it. */
 // [[[cog
-// from mercury_static.merge.timeontask import IDLE_S
+// from mercury_static.merge.timeontask import IDLE_S, MAX_MS
 // from mercury_static.tools.twins import const
 // cog.outl(const("IDLE_MS", IDLE_S * 1000))
+// cog.outl(const("MAX_MS", MAX_MS))
 // ]]]
 export const IDLE_MS = 60_000;
+export const MAX_MS = 86_400_000;
 // [[[end]]]
 /** Counted time is saved with the record's next change, or on its own once this much of it waits. */
 export const SAVE_MS = 10_000;
