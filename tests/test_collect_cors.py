@@ -109,3 +109,31 @@ def test_the_preflight_is_read_by_the_fetch_rules():
     assert page_origin(None, "https://Pages.Example.org:443/b/?x=1#y") == ORIGIN
     assert page_origin("http://h:8080/p", "https://ignored/") == "http://h:8080"
     assert page_origin(None, "index.html") is None
+
+
+def test_the_origin_is_the_one_a_browser_sends():
+    """A browser's Origin header: lower-case, the host in punycode (UTS #46, non-transitional, as the URL
+    standard), no default port, no path; an origin with spaces around it is refused naming --origin."""
+    from mercury_static.core.records import InputError
+    from mercury_static.merge.cors import page_origin
+
+    for given, sent in (("https://bücher.example/", "https://xn--bcher-kva.example"),
+                        ("HTTPS://Team.Example:443/round1/?x", "https://team.example"),
+                        ("http://straße.example:8080", "http://xn--strae-oqa.example:8080"),
+                        ("https://[::1]:8443/", "https://[::1]:8443")):
+        assert page_origin(given, "") == sent, given
+    with pytest.raises(InputError) as caught:
+        page_origin("  https://team.example  ", "")
+    assert str(caught.value).startswith("--origin: ") and "spaces" in str(caught.value)
+
+
+def test_s3_with_cors_for_the_punycode_origin_takes_the_unicode_one(run, s3, links_bundle):
+    set_cors(s3, ["https://xn--bcher-kva.example"])
+    r = s3_links(run, s3, links_bundle, "--origin", "https://bücher.example/")
+    assert r.exit_code == 0, r.output
+    assert r.stdout.count("#collect=") == 2 and NOT_CHECKED not in r.output, r.output
+
+
+def test_an_origin_with_spaces_is_one_line_naming_origin(run, dav, links_bundle):
+    one_error(run("links", links_bundle, "--annotators", "alice", "--collect", dav_url(dav), "--origin",
+                  "  https://team.example  "), "--origin", "spaces")

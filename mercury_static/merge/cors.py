@@ -36,6 +36,9 @@ def page_origin(origin: str | None, page_url: str) -> str | None:
     """The origin the page is served from: `--origin` (any http(s) URL, reduced to its origin), else that of
     an absolute `--url`; None when neither says (a relative `--url`)."""
     if origin is not None:
+        if origin != origin.strip():
+            raise InputError("--origin", None, None, f"{redact(origin)!r} has spaces around it (a browser sends "
+                             f"{redact(origin.strip())!r}: give that)")
         parts = urlsplit(origin)
         try:
             port = parts.port
@@ -51,10 +54,21 @@ def page_origin(origin: str | None, page_url: str) -> str | None:
 
 
 def _origin(url: str) -> str:
+    """The origin as a browser serialises it in its Origin header: lower-case scheme and host, a Unicode host
+    in its ASCII (punycode) form by UTS #46 as the URL standard does, the default port dropped, no path."""
     parts = urlsplit(url)
     default = {"http": 80, "https": 443}[parts.scheme]
     host = parts.hostname or ""
-    host = f"[{host}]" if ":" in host else host
+    if ":" in host:
+        host = f"[{host}]"
+    elif not host.isascii():
+        import idna  # the collect extra's (links and collecting need it anyway)
+
+        try:
+            host = idna.encode(host, uts46=True, transitional=False).decode("ascii")
+        except idna.IDNAError as e:
+            raise InputError("--origin", None, None, f"{host!r} is not a host name a browser can reach ({e})") \
+                from None
     return f"{parts.scheme}://{host}" + (f":{parts.port}" if parts.port not in (None, default) else "")
 
 
