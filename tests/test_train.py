@@ -176,6 +176,52 @@ def test_out_and_base_are_checked_before_any_training(dump, fixture_bundle, tmp_
     assert (tmp_path / "taken" / "notes.txt").read_text(encoding="utf-8") == "mine"
 
 
+def test_out_is_replaced_only_when_train_wrote_it_and_base_is_a_model(dump, fixture_bundle, tmp_path):
+    """A folder with someone's training.json (another format) and notes, a folder train wrote plus a note of
+    the user's, a read-only parent, a base whose config.json is `{}`: each one line naming the folder, exit 2,
+    before any training (so at once), and nothing of the user's touched."""
+    import stat
+    import time
+
+    from mercury_static.train.finetune import WRITTEN
+
+    theirs = tmp_path / "team-model"
+    theirs.mkdir()
+    (theirs / "training.json").write_text('{"epochs": 3}', encoding="utf-8")
+    (theirs / "notes.txt").write_text("mine", encoding="utf-8")
+    ours = tmp_path / "trained"
+    ours.mkdir()
+    (ours / "training.json").write_text('{"format": "mercury-static/training", "version": 1}', encoding="utf-8")
+    (ours / "config.json").write_text("{}", encoding="utf-8")
+    (ours / WRITTEN).write_text(f"config.json\ntraining.json\n{WRITTEN}\n", encoding="utf-8")
+    (ours / "notes.txt").write_text("mine too", encoding="utf-8")
+    # a read-only folder (root writes anyway, so as root a folder no one may write in: /sys)
+    locked = tmp_path / "locked" if os.geteuid() else Path("/sys")
+    locked.mkdir(exist_ok=True)
+    base = tmp_path / "base"
+    base.mkdir()
+    (base / "config.json").write_text("{}", encoding="utf-8")
+    if os.geteuid():
+        locked.chmod(stat.S_IRUSR | stat.S_IXUSR)
+    try:
+        for args, says in (
+                (["-o", theirs], f"{theirs}: exists and is not a model folder train wrote"),
+                (["-o", ours], f"{ours}: holds 'notes.txt', which train did not write"),
+                (["-o", locked / "model"], f"{locked / 'model'}: -o cannot be written in {locked}"),
+                (["-o", tmp_path / "m", "--base", base], f"{base / 'config.json'}: field 'model_type': missing")):
+            started = time.monotonic()
+            result = cli("train", dump, "--bundle", fixture_bundle, *args)
+            assert result.exit_code == 2, result.output
+            assert result.output.strip().splitlines()[-1].startswith(f"error: {says}"), result.output
+            assert "Traceback" not in result.output and time.monotonic() - started < 20
+    finally:
+        if os.geteuid():
+            locked.chmod(stat.S_IRWXU)
+    assert (theirs / "notes.txt").read_text(encoding="utf-8") == "mine"
+    assert (ours / "notes.txt").read_text(encoding="utf-8") == "mine too"
+    assert not (tmp_path / "m").exists() and not (locked / "model").exists()
+
+
 def test_make_examples_and_batches():
     """Hard negatives from the same source, seeded; a batch never holds two triples sharing a positive."""
     from mercury_static.train.examples import Example
@@ -191,8 +237,9 @@ def test_make_examples_and_batches():
 
 
 def test_ctrl_c_leaves_the_bundle_the_cache_and_out_as_they_were(dump, fixture_bundle, tmp_path):
-    """An interrupted training (Ctrl-C, then a kill) writes nothing: no -o, no leftover beside it, the bundle
-    and the model cache byte for byte as before."""
+    """An interrupted training (a kill, then Ctrl-C to the process group) writes nothing: no -o, no leftover
+    beside it, the bundle and the model cache byte for byte as before; the scratch the killed run left is
+    removed by the next run as it starts."""
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     env = {**os.environ, "MERCURY_STATIC_CACHE": str(TEST_CACHE), "TMPDIR": str(scratch), "HF_HUB_OFFLINE": "1",
@@ -201,20 +248,25 @@ def test_ctrl_c_leaves_the_bundle_the_cache_and_out_as_they_were(dump, fixture_b
     cache_before = sorted(p.name for p in (TEST_CACHE / "models").iterdir())
     out = tmp_path / "work" / "m"
     out.parent.mkdir()
-    for sig in (signal.SIGINT, signal.SIGKILL):
+    for sig in (signal.SIGKILL, signal.SIGINT):
         proc = subprocess.Popen([sys.executable, "-c", "from mercury_static.cli import app; app()", "train", str(dump), "--bundle",
                                  str(fixture_bundle), "-o", str(out), "--epochs", "1", "--folds", "2"],
-                                env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                                env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                                start_new_session=True)
         deadline = time.monotonic() + 120
-        while not any(scratch.glob(".train-*/fold-*")) and not any(scratch.glob(".train-*/.fold-*")):
+        mine = f".train-{proc.pid}-*"
+        while not any(scratch.glob(f"{mine}/fold-*")) and not any(scratch.glob(f"{mine}/.fold-*")):
             assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()[0]
             time.sleep(0.2)
-        proc.send_signal(sig)
+        assert [p.name for p in scratch.glob(".train-*")] == [p.name for p in scratch.glob(mine)]  # none dead left
+        os.killpg(proc.pid, sig)
         output, _ = proc.communicate(timeout=120)
         if sig == signal.SIGINT:
             assert proc.returncode == 130, output
             assert "interrupted: nothing written" in output and "Traceback" not in output
             assert not list(scratch.glob(".train-*"))  # (torch keeps caches of its own there)
+        else:
+            assert list(scratch.glob(mine))  # a kill runs no cleanup: the next run's to remove
         assert not out.exists()
         assert not list(out.parent.iterdir())
         assert (files_of(fixture_bundle), (fixture_bundle / "manifest.json").read_bytes()) == bundle_before

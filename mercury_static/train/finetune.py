@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from mercury_static.build.trained_model import RANKER_FILE, TRAINING_FILE
+from mercury_static.train import scratch
 from mercury_static.train.examples import Example
 
 TRAIN_EXTRA = "pip install 'mercury-static[train]'"
@@ -59,6 +60,25 @@ def batches(examples: Sequence[Example], size: int, rng: np.random.Generator) ->
         out.append(batch)
         waiting = later
     return out
+
+
+WRITTEN = ".mercury-static-written"
+"""The names of the entries a trained folder was written with: the next `train -o` into it replaces only a
+folder holding nothing else."""
+SAVED_BEFORE_THE_LIST = frozenset({
+    "config.json", "config_sentence_transformers.json", "model.safetensors", "pytorch_model.bin", "modules.json",
+    "sentence_bert_config.json", "special_tokens_map.json", "tokenizer.json", "tokenizer_config.json", "vocab.txt",
+    "vocab.json", "merges.txt", "added_tokens.json", "sentencepiece.bpe.model", "spiece.model", "1_Pooling",
+    "2_Normalize", TRAINING_FILE, RANKER_FILE})
+"""What sentence-transformers and train save, for a folder trained before the list was written."""
+
+
+def written_files(folder: Path) -> frozenset[str]:
+    """The entries train wrote in `folder`: its list, else what a folder trained before the list holds."""
+    listed = Path(folder) / WRITTEN
+    if listed.is_file():
+        return frozenset(listed.read_text(encoding="utf-8").split("\n")) - {""}
+    return SAVED_BEFORE_THE_LIST
 
 
 def fine_tune(base: Path, examples: Sequence[Example], out: Path, settings: TrainSettings | None = None,
@@ -101,11 +121,13 @@ def fine_tune(base: Path, examples: Sequence[Example], out: Path, settings: Trai
         model.max_seq_length = length
         out = Path(out)
         out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
+        tmp = scratch.make(f".{out.name}-", out.parent)
         try:
             model.save(str(tmp), create_model_card=False)
             for name, data in (extras or {}).items():
                 (tmp / name).write_bytes(data)
+            names = sorted(p.name for p in tmp.iterdir())
+            (tmp / WRITTEN).write_text("\n".join([*names, WRITTEN]) + "\n", encoding="utf-8")
             if out.exists():
                 shutil.rmtree(out)
             os.replace(tmp, out)

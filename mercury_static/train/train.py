@@ -26,16 +26,20 @@ import numpy as np
 from mercury_static.assist import ranker_options
 from mercury_static.bundle.contents import stored_rows, text_id
 from mercury_static.bundle.ranker_file import options_file
-from mercury_static.core.safeio import dumps
+from mercury_static.core.safeio import dumps, read_checked
 from mercury_static.core.records import InputError
 from mercury_static.formats import TRAINING
+from mercury_static.train import scratch as scratch_folder
 from mercury_static.train.examples import make_examples
-from mercury_static.train.finetune import TrainSettings, fine_tune
+from mercury_static.train.finetune import TrainSettings, fine_tune, written_files
 from mercury_static.build.trained_model import RANKER_FILE, TRAINING_FILE
 from mercury_static.tune import crossval
 from mercury_static.tune.evaluate import EvalSet, IndexedText, context_vector, query_rows, selection_vectors
 from mercury_static.tune.tune import MIN_PAIRS, Pairs, TuneResult, tune
 
+
+SCRATCH = ".train-"
+"""The held-out check's scratch in the temp folder (`.train-<pid>-…`): the models of the folds."""
 
 Progress = Callable[[str, int, int], None]
 """(stage, done, total)."""
@@ -147,7 +151,8 @@ def train(pairs: Pairs, base: Path, out: Path, settings: TrainSettings | None = 
         return None if progress is None else (lambda done, total: progress(stage, done, total))
 
     base_rows, trained_rows, out_of_fold = [], [], []
-    with tempfile.TemporaryDirectory(prefix=".train-") as scratch:
+    scratch = scratch_folder.make(SCRATCH)
+    try:
         for f in range(k):
             held = fold == f
             model_dir = fine_tune(base, make_examples(data, [i for i in every if not held[i]], settings.seed),
@@ -158,6 +163,8 @@ def train(pairs: Pairs, base: Path, out: Path, settings: TrainSettings | None = 
             trained_rows.append(query_rows(scored, 5, current, controls=False))
             base_rows.append(query_rows(crossval.subset(data, held), 5, current, controls=False))
             shutil.rmtree(model_dir)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     scores = {}
     for name, metric in (("mrr", "rr"), ("r1", "r1")):
         b, t = _fold_means(base_rows, metric), _fold_means(trained_rows, metric)
@@ -191,8 +198,13 @@ def base_model(bundle_dir: Path, base: Path | None) -> Path:
     from mercury_static.bundle.contents import load_bundle
 
     if base is not None:
-        if not (Path(base) / "config.json").is_file():
+        config = Path(base) / "config.json"
+        if not config.is_file():
             raise InputError(base, None, None, "not a Hugging Face model folder (no config.json)")
+        doc = read_checked(config)
+        if not isinstance(doc, dict) or not isinstance(doc.get("model_type"), str) or not doc["model_type"]:
+            raise InputError(config, None, "model_type", "missing: not a Hugging Face model's configuration "
+                             "(give the folder a model was saved to, e.g. by save_pretrained)")
         return Path(base)
     model = load_bundle(bundle_dir).manifest["model"]
     if model.get("name") != DEFAULT_MODEL_NAME:
@@ -202,7 +214,9 @@ def base_model(bundle_dir: Path, base: Path | None) -> Path:
 
 
 def check_out(out: Path, protected: list[Path]) -> None:
-    """``-o`` may be a new folder or one train wrote before (replaced whole); nothing else is overwritten."""
+    """``-o`` may be a new folder or one train wrote before (replaced whole: its training.json of this format
+    and nothing it did not write); nothing else is overwritten, and the folder it goes in must take it."""
+    from mercury_static.build.trained_model import read_training
     from mercury_static.core.safeio import resolved
 
     out = Path(out)
@@ -210,5 +224,23 @@ def check_out(out: Path, protected: list[Path]) -> None:
     if any(target == resolved(p) or resolved(p).is_relative_to(target) or target.is_relative_to(resolved(p))
            for p in protected):
         raise InputError(out, None, None, "-o would overwrite an input or the bundle")
-    if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / TRAINING_FILE).is_file())):
-        raise InputError(out, None, None, "exists and is not a model folder train wrote: give a new folder")
+    not_ours = "exists and is not a model folder train wrote: give a new folder"
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        if not out.is_dir() or not (out / TRAINING_FILE).is_file():
+            raise InputError(out, None, None, not_ours)
+        try:
+            read_training(out)
+        except InputError as e:
+            raise InputError(out, None, None, f"{not_ours} ({e})") from None
+        written = written_files(out)
+        extra = sorted(p.name for p in out.iterdir() if p.name not in written)
+        if extra:
+            raise InputError(out, None, None, f"holds {extra[0]!r}, which train did not write: give a new folder "
+                             "(or move it out)")
+    parent = resolved(out).parent
+    while not parent.exists():
+        parent = parent.parent
+    try:
+        tempfile.TemporaryDirectory(prefix=".train-check-", dir=parent).cleanup()
+    except OSError as e:
+        raise InputError(out, None, None, f"-o cannot be written in {parent}: {e.strerror or e}") from None
