@@ -276,6 +276,18 @@ def test_cli_faults_are_one_line(asked, team, tmp_path, run, monkeypatch):  # no
     assert run("merge", *team, *out, "--report", tmp_path / "r.json").exit_code == 0  # JSON needs no extra
 
 
+def test_a_report_path_neither_json_nor_html_is_refused_before_any_work(asked, team, tmp_path, run):  # noqa: F811
+    for args in (["merge", *team, "--bundle", asked, "-o", tmp_path / "m.json"],
+                 ["progress", team[0].parent, "--bundle", asked]):
+        for name in ("report.pdf", "report"):
+            result = run(*args, "--report", tmp_path / name)
+            assert result.exit_code == 2, result.output
+            assert result.output.strip().splitlines() == [
+                f"error: {tmp_path / name}: --report writes a .json file or an .html page (with its JSON beside "
+                f"it), not {'.pdf' if name.endswith('.pdf') else 'a name without an extension'}"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
 def test_progress_writes_the_report_of_a_round_in_flight(asked, team, tmp_path, run):  # noqa: F811
     folder = tmp_path / "uploads"
     folder.mkdir()
