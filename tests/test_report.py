@@ -5,6 +5,7 @@ error, a table under every chart); an older report without times or progress sti
 from __future__ import annotations
 
 import json
+import re
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -114,7 +115,8 @@ def test_progress_labels_and_label_agreement_counted_by_hand():
     p = work_progress(records, queues, 2)
     # done: 2 submissions (r1 only); bob's r2 discarded counts as finished in his queue, r3 in progress does not
     assert (p["overlap"], p["records_done"], p["records_left"]) == (2, 1, 2)
-    assert p["annotators"]["bob"] == {"submitted": 1, "in_progress": 1, "discarded": 1, "queue": 3, "queue_left": 1}
+    assert p["annotators"]["bob"] == {"submitted": 1, "in_progress": 1, "discarded": 1, "queue": 3, "queue_left": 1,
+                                      "queue_todo": 0}
     assert p["annotators"]["alice"]["queue_left"] == 1
     # 10:00 to 12:59 is 36 five-minute steps (under 60, and 180 one-minute steps are not): bins from 10:00
     t = p["timeline"]
@@ -123,6 +125,36 @@ def test_progress_labels_and_label_agreement_counted_by_hand():
     assert t["submitted"]["bob"][6] == 1 and sum(t["submitted"]["bob"]) == 1
     # without queues one submission finishes a record
     assert work_progress(records, None, 2)["records_done"] == 2
+
+
+def chart_svg(page: str, key: str) -> str:
+    """The SVG of one chart of the page."""
+    return page.split(f'data-chart="{key}"', 1)[1].split("</figure>", 1)[0]
+
+
+def stacked_bars(svg: str) -> dict[str, list[tuple[str, int]]]:
+    """Each category's bar segments from left to right: (measure, value), read from Vega's SVG."""
+    segments: dict[str, list[tuple[float, str, int]]] = {}
+    for label, x in re.findall(r'<path aria-label="([^"]*)" role="graphics-symbol" aria-roledescription="bar" '
+                               r'd="M([-\d.]+),', svg):
+        fields = dict(part.split(": ", 1) for part in label.split("; "))
+        segments.setdefault(fields["annotator"], []).append((float(x), fields["measure"], int(fields["value"])))
+    return {name: [(m, v) for _, m, v in sorted(parts)] for name, parts in segments.items()}
+
+
+def test_the_progress_bar_adds_up_to_the_queue_in_the_legends_order():
+    """A record in progress is not also to do; the segments are stacked as the legend lists them."""
+    records = [{"id": f"r{i}", "annotations": [], "responses": []} for i in range(21)]
+    for i in range(4):
+        records[i]["responses"].append(submitted("carol", "2026-12-01T10:00:00Z"))
+    records[4]["responses"].append(submitted("carol", "2026-12-01T10:05:00Z", "in_progress"))
+    p = work_progress(records, {"carol": [r["id"] for r in records]}, 1)
+    assert p["annotators"]["carol"]["queue_left"] == 17 and p["annotators"]["carol"]["queue_todo"] == 16
+    svg = chart_svg(render_html({**old_report(), "progress": p}), "progress-annotators")
+    bars = stacked_bars(svg)["carol"]
+    assert sum(v for _, v in bars) == 21
+    legend = re.findall(r'role-legend-label.*?>([^<>]+)</text>', svg)
+    assert [m for m, _ in bars] == legend == ["submitted", "in progress", "discarded", "to do"]
 
 
 def test_agents_span_precision_recall_against_the_gold():
@@ -229,7 +261,7 @@ def test_the_page_holds_the_json_reports_figures(merged_round):
     assert t.links["adjudication"] == [f"review-bundle/#record={c['record_id']}" for c in report["adjudication"]]
     p = report["progress"]
     queued = any(a["queue"] is not None for a in p["annotators"].values())
-    keys = ("submitted", "in_progress", "discarded", *(("queue_left", "queue") if queued else ()))
+    keys = ("submitted", "in_progress", "discarded", *(("queue_todo", "queue_left", "queue") if queued else ()))
     assert t.tables["progress-annotators"] == [[name, *(shown(a[k]) for k in keys)]
                                                for name, a in p["annotators"].items()]
     counts = {(r[0], r[1]): r[2] for r in t.tables["labels-annotators"]}

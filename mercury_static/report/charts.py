@@ -26,16 +26,17 @@ def _band(n: int) -> int:
 
 
 def bars(description: str, values: list[dict], category: str, measures: list[str], *, group: str | None = None,
-         domain: tuple[float, float] | None = None, stack: bool = False) -> Spec:
-    """Horizontal bars of `measures` per `category` (several measures: side by side, or stacked); `group`
-    adds a colour per row (e.g. the agent of a question)."""
+         domain: tuple[float, float] | None = None, stack: bool = False, title: str | None = None) -> Spec:
+    """Horizontal bars of `measures` per `category` (several measures: side by side, or stacked in the
+    legend's order); `group` adds a colour per row (e.g. the agent of a question); `title` names the value
+    axis (default: the one measure, or "value")."""
     folded = len(measures) > 1
     colour = "measure" if folded else group
     scale = {"domain": list(domain)} if domain else {}
     encoding: dict[str, Any] = {
-        "y": {"field": category, "type": "nominal", "sort": None, "title": None},
+        "y": {"field": category, "type": "nominal", "sort": None, "title": category},
         "x": {"field": "value" if folded else measures[0], "type": "quantitative", "scale": scale,
-              "title": None if folded else measures[0], "stack": "zero" if stack else None},
+              "title": title or ("value" if folded else measures[0]), "stack": "zero" if stack else None},
         "tooltip": [{"field": category}, {"field": "measure" if folded else measures[0]},
                     *([{"field": "value"}] if folded else [])],
     }
@@ -44,10 +45,13 @@ def bars(description: str, values: list[dict], category: str, measures: list[str
                              "title": None}
         if not stack:
             encoding["yOffset"] = {"field": colour, "type": "nominal", "sort": measures if folded else None}
+        elif folded:
+            encoding["order"] = {"field": "place", "type": "quantitative"}
     rows = len({str(v.get(category)) for v in values})
     per_row = 1 if stack or not colour else max(1, len(measures) if folded else len({v.get(group) for v in values}))
     return _spec(description, values, width=WIDTH, height=_band(rows) * per_row // (1 if per_row == 1 else 2),
-                 transform=[{"fold": measures, "as": ["measure", "value"]}] if folded else [],
+                 transform=[{"fold": measures, "as": ["measure", "value"]},
+                            {"calculate": f"indexof({measures!r}, datum.measure)", "as": "place"}] if folded else [],
                  mark={"type": "bar", "tooltip": True}, encoding=encoding)
 
 

@@ -78,21 +78,23 @@ def progress_section(report: dict, review_url: str) -> Section:
         rows = [{"annotator": a["annotator"], "submitted": a["submitted"], "in progress": a["in_progress"],
                  "discarded": a["discarded"]} for a in report.get("annotators", [])]
         section.lines.append("records left and progress over time: not available in this report")
-        measures = ["submitted", "in progress", "discarded"]
+        measures, queued = ["submitted", "in progress", "discarded"], False
     else:
         rows = [{"annotator": name, "submitted": a["submitted"], "in progress": a["in_progress"],
-                 "discarded": a["discarded"], "queue": a["queue"], "queue left": a["queue_left"]}
-                for name, a in p["annotators"].items()]
+                 "discarded": a["discarded"], "to do": a.get("queue_todo"), "queue left": a["queue_left"],
+                 "queue": a["queue"]} for name, a in p["annotators"].items()]
         total = p["records_done"] + p["records_left"]
         section.lines.append(f"{p['records_done']} of {total} records done ({p['overlap']} submission"
                              f"{'s' if p['overlap'] != 1 else ''} each), {p['records_left']} left")
         queued = any(r["queue"] is not None for r in rows)
-        measures = ["submitted", "in progress", "discarded", *(["queue left"] if queued else [])]
+        todo = queued and all(r["to do"] is not None for r in rows if r["queue"] is not None)
+        measures = ["submitted", "in progress", "discarded", *(["to do"] if todo else [])]
     if rows:
-        alt = "Records per annotator by status" + (" and what is left of each queue" if "queue left" in measures
+        alt = "Records per annotator by status" + (", and what is still to do in each queue" if "to do" in measures
                                                    else "")
-        columns = ["annotator", *measures, *(["queue"] if "queue left" in measures else [])]
-        section.charts.append(_chart(alt, charts.bars(alt, rows, "annotator", measures, stack=True),
+        columns = ["annotator", *measures, *(["queue left", "queue"] if queued else [])]
+        section.charts.append(_chart(alt, charts.bars(alt, rows, "annotator", measures, stack=True,
+                                                      title="records"),
                                      "progress-annotators", columns, rows))
     else:
         section.lines.append("no annotator's work yet")
