@@ -210,7 +210,7 @@ def test_time_on_task_from_a_hand_written_dict():
     t = Tables(page)
     by_name = {r[0]: r for r in t.tables["time-annotators"]}
     # alice's record times 10, 20, 30, 40: median 25, quartiles 17.5 and 32.5; annotations 5, 7, 30: median 7
-    assert by_name["alice"] == ["alice", "0.03", "4", "25.0", "17.5", "32.5", "40.0", "7.0"]
+    assert by_name["alice"] == ["alice", "1 min 40 s", "4", "25.0", "17.5", "32.5", "40.0", "7.0"]
     assert by_name["bob"][-1] == "–" and by_name[HOSTILE][3] == "29.0"
     # record medians 12, 22, 32, 400: quartiles 19.5 and 124, so over 124 + 1.5 × 104.5 = 280.75 is an outlier
     assert "quartiles 19.5–124.0 s; an outlier takes over 280.8 s" in page
@@ -218,7 +218,7 @@ def test_time_on_task_from_a_hand_written_dict():
     assert t.links["time-outliers"] == ["https://team.example/review/#record=r4"]
     assert sum(int(r[2]) for r in t.tables["time-records"]) == 4
     assert HOSTILE not in page and t.scripts == 0  # the name is text, in the tables and in the charts' SVG
-    assert "0.3 h active" in page  # the headline: 100 + 466 + 580 seconds
+    assert "19 min 6 s active" in page  # the headline: 100 + 466 + 580 seconds, not "0.3 h"
 
 
 def test_bad_review_url_is_refused():
@@ -264,8 +264,14 @@ def test_the_page_holds_the_json_reports_figures(merged_round):
     keys = ("submitted", "in_progress", "discarded", *(("queue_todo", "queue_left", "queue") if queued else ()))
     assert t.tables["progress-annotators"] == [[name, *(shown(a[k]) for k in keys)]
                                                for name, a in p["annotators"].items()]
-    counts = {(r[0], r[1]): r[2] for r in t.tables["labels-annotators"]}
-    assert counts == {(a, label): str(n) for a, by in report["label_counts"].items() for label, n in by.items()}
+    shares: dict[str, float] = {}
+    for name, _, n, share, _ in t.tables["labels-annotators"]:
+        shares[name] = shares.get(name, 0) + float(share)
+    assert all(abs(total - 1) < 1e-3 for total in shares.values()) and shares  # a parent is not counted again
+    for name, by_label in report["label_counts"].items():
+        leaves = {label: n for label, n in by_label.items() if not any(o.startswith(label + ".") for o in by_label)}
+        mine = {r[1]: int(r[2]) for r in t.tables["labels-annotators"] if r[0] == name}
+        assert all(mine.get(label, 0) == n for label, n in leaves.items())
     agents = [x for x in report["agents"] if x["split"] != "blind"]
     assert t.tables["agents"] == rows(agents, "question", "agent", "split", "answers", "agree", "accepted")
     assert "no time recorded" in (merged_round / "report.html").read_text(encoding="utf-8")
@@ -360,6 +366,84 @@ def test_the_page_opens_from_disk_with_no_request_and_no_error(browser, merged_r
     hostile.write_text(render_html({**old_report(), "time_on_task": TIMES}), encoding="utf-8")
     check_opened_from_disk(browser, merged_round / "report.html")
     check_opened_from_disk(browser, hostile)
+
+
+AXE = Path(__file__).resolve().parent.parent / "js" / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def full_report() -> dict:
+    """A report with every section filled: progress with a queue, times, κ from −1 to 1 and an undefined one."""
+    records = [{"id": f"r{i}", "annotations": [], "responses": [submitted("alice", f"2026-12-01T1{i}:00:00Z")]}
+               for i in range(4)]
+    report = {**old_report(), "time_on_task": TIMES, "progress": work_progress(records, {"alice": ["r0", "r9"]}, 1),
+              "label_counts": {"alice": {"Unwanted": 3, "Unwanted.Intrinsic": 2, "Benign": 1},
+                               "bob": {"Unwanted": 1, "Unwanted.Intrinsic": 0, "Benign": 3}},
+              "labels": [{"label": "Unwanted", "annotations": 4}, {"label": "Unwanted.Intrinsic", "annotations": 2},
+                         {"label": "Benign", "annotations": 4}]}
+    report["pairwise"] = [{**report["pairwise"][0], "kappa": k, "b": b}
+                          for k, b in ((-1.0, "bob"), (1.0, "carol"), (None, "dan"), (0.1, "erin"))]
+    return report
+
+
+def luminance(colour: str) -> float:
+    named = {"white": (255, 255, 255), "black": (0, 0, 0)}
+    rgb = named.get(colour) or (tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5)) if colour.startswith("#")
+                                else tuple(int(x) for x in re.findall(r"\d+", colour)))
+    lin = [c / 255 / 12.92 if c <= 10 else ((c / 255 + 0.055) / 1.055) ** 2.4 for c in rgb]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def contrast(a: str, b: str) -> float:
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def test_heatmaps_diverge_and_their_labels_read_on_every_cell():
+    page = render_html(full_report())
+    for key in ("agreement-pairs", "labels-annotators"):
+        svg = chart_svg(page, key)
+        cells = [(float(x), float(y), float(w), float(h), fill, label) for label, x, y, w, h, fill in re.findall(
+            r'<path aria-label="([^"]*)" role="graphics-symbol" aria-roledescription="rect mark" '
+            r'd="M([-\d.]+),([-\d.]+)h([\d.]+)v([\d.]+)h[-\d.]+Z" fill="([^"]+)"', svg)]
+        texts = re.findall(r'<text aria-label="[^"]*" role="graphics-symbol" aria-roledescription="text mark"[^>]*'
+                           r'transform="translate\(([-\d.]+),([-\d.]+)\)"[^>]*fill="([^"]+)"', svg)
+        assert cells and len(texts) >= len(cells)
+        for tx, ty, fill in texts:
+            under = [c for c in cells if c[0] <= float(tx) <= c[0] + c[2] and c[1] <= float(ty) <= c[1] + c[3]]
+            background = under[0][4] if under else "white"  # an undefined figure: no cell, the page's white
+            assert contrast(fill, background) >= 4.5, (key, fill, background)
+    kappa = {label.rsplit(": ", 1)[1]: fill for label, fill in re.findall(
+        r'<path aria-label="([^"]*)" role="graphics-symbol" aria-roledescription="rect mark" d="[^"]*" '
+        r'fill="([^"]+)"', chart_svg(page, "agreement-pairs"))}
+    # −1 is as strong as 1 (a diverging scale), not near white like an empty cell
+    assert contrast(kappa["−1"], "white") > 4.5 and contrast(kappa["1"], "white") > 4.5
+    assert kappa["−1"] != kappa["1"]
+
+
+def test_the_time_histogram_ticks_whole_records_and_every_axis_has_a_title():
+    page = render_html(full_report())
+    ticks = re.findall(r'role-axis-label.*?</g>', chart_svg(page, "time-records"))
+    counts = [t for t in re.findall(r'>([^<>]+)</text>', ticks[-1])]
+    assert counts and all(c.isdigit() for c in counts), counts
+    for key in re.findall(r'data-chart="([^"]+)"', page):
+        axes = re.findall(r'aria-roledescription="axis" aria-label="([^"]*)"', chart_svg(page, key))
+        assert axes and all(a.startswith(("X-axis titled", "Y-axis titled")) for a in axes), (key, axes)
+
+
+@pytest.mark.browser
+def test_the_page_passes_axe_and_reads_on_a_phone(browser, merged_round, tmp_path):
+    full = tmp_path / "full.html"
+    full.write_text(render_html(full_report()), encoding="utf-8")
+    for path in (merged_round / "report.html", full):
+        ctx = browser.new_context(bypass_csp=True, viewport={"width": 390, "height": 844}, device_scale_factor=2)
+        page = ctx.new_page()
+        page.goto(path.as_uri())
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390  # the tables scroll, not the page
+        page.add_script_tag(path=str(AXE))
+        found = page.evaluate("async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
+                              ".map(v => [v.id, v.impact, v.nodes.length, v.nodes[0].target.join(' ')])")
+        assert [v for v in found if v[1] in ("serious", "critical")] == [], found
+        ctx.close()
 
 
 def test_review_without_the_chart_renderer_says_so(asked, team, tmp_path, monkeypatch):  # noqa: F811
