@@ -8,6 +8,7 @@ import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from test_review import asked, reviewed, rita, team  # noqa: F401  (fixtures: a real three-annotator round)
@@ -201,7 +202,7 @@ def test_old_report_without_times_renders_and_says_what_it_lacks():
     t = Tables(page)
     assert t.tables["agreement-pairs"] == [["alice", "bob", "1", "–", "–", "0.5", "0.0", "1.0"]]
     assert "confidence intervals: not available in this report" in page
-    assert t.links["adjudication"] == ["review-bundle/#record=r%221%3C"]
+    assert t.links["adjudication"] == ["review-bundle/index.html#record=r%221%3C"]
     assert "time-annotators" not in t.tables
 
 
@@ -215,7 +216,7 @@ def test_time_on_task_from_a_hand_written_dict():
     # record medians 12, 22, 32, 400: quartiles 19.5 and 124, so over 124 + 1.5 × 104.5 = 280.75 is an outlier
     assert "quartiles 19.5–124.0 s; an outlier takes over 280.8 s" in page
     assert t.tables["time-outliers"] == [["r4", "400.0", "460.0", "3"]]
-    assert t.links["time-outliers"] == ["https://team.example/review/#record=r4"]
+    assert t.links["time-outliers"] == ["https://team.example/review/index.html#record=r4"]
     assert sum(int(r[2]) for r in t.tables["time-records"]) == 4
     assert HOSTILE not in page and t.scripts == 0  # the name is text, in the tables and in the charts' SVG
     assert "19 min 6 s active" in page  # the headline: 100 + 466 + 580 seconds, not "0.3 h"
@@ -258,7 +259,8 @@ def test_the_page_holds_the_json_reports_figures(merged_round):
                                                 "label", "records", "char_f1", "char_f1_ci")
     assert t.tables["adjudication"] == [[c["record_id"], ", ".join(c["annotators"]), shown(c["verdict_disagreement"]),
                                          shown(c["char_f1_mean"])] for c in report["adjudication"]]
-    assert t.links["adjudication"] == [f"review-bundle/#record={c['record_id']}" for c in report["adjudication"]]
+    assert t.links["adjudication"] == [f"review-bundle/index.html#record={c['record_id']}"
+                                       for c in report["adjudication"]]
     p = report["progress"]
     queued = any(a["queue"] is not None for a in p["annotators"].values())
     keys = ("submitted", "in_progress", "discarded", *(("queue_todo", "queue_left", "queue") if queued else ()))
@@ -289,7 +291,7 @@ def test_gold_report_page(reviewed, tmp_path, run):  # noqa: F811
                                                "span_recall", "span_f1")
     assert t.tables["gold-agent-answers"] == [[f"{a['agent']} · {a['question']}", shown(a["records"]),
                                                shown(a["accuracy"]), shown(a["auc"])] for a in q["agents"]]
-    assert t.links["gold-changed"] == [f"../review-bundle/#record={c['record_id']}" for c in q["changed"]]
+    assert t.links["gold-changed"] == [f"../review-bundle/index.html#record={c['record_id']}" for c in q["changed"]]
     page = (tmp_path / "gold.html").read_text(encoding="utf-8")
     assert "time on task is in merge&#39;s report of the round" in page and "not available" not in page
 
@@ -369,6 +371,23 @@ def test_the_page_opens_from_disk_with_no_request_and_no_error(browser, merged_r
 
 
 AXE = Path(__file__).resolve().parent.parent / "js" / "node_modules" / "axe-core" / "axe.min.js"
+
+
+@pytest.mark.browser
+def test_a_record_link_opens_the_review_page_from_disk(browser, merged_round, reviewed, tmp_path):  # noqa: F811
+    """report.html beside the review bundle's folder, both opened as files: a link lands on the review page."""
+    (tmp_path / "report.html").write_bytes((merged_round / "report.html").read_bytes())
+    (tmp_path / "review-bundle").symlink_to(reviewed, target_is_directory=True)
+    ctx = browser.new_context()
+    page = ctx.new_page()
+    page.goto((tmp_path / "report.html").as_uri())
+    link = page.locator("#t-adjudication a").first
+    record = link.inner_text()
+    link.click()
+    page.wait_for_load_state("load")
+    assert page.url == (tmp_path / "review-bundle" / "index.html").as_uri() + f"#record={quote(record, safe='')}"
+    assert page.evaluate("document.querySelector('script[type=module]') !== null")  # the page, not a listing
+    ctx.close()
 
 
 def full_report() -> dict:

@@ -59,8 +59,10 @@ class Section:
 
 
 def record_link(record_id: str, review_url: str) -> Link:
-    """A record opened in the review page (its `#record=ID` address)."""
-    return Link(record_id, f"{review_url}#record={quote(record_id, safe='')}")
+    """A record opened in the review page (its `#record=ID` address). A folder's address is linked as its
+    `index.html`: opened from disk (file://) a folder is listed, not served its page."""
+    page = review_url + "index.html" if review_url.endswith("/") else review_url
+    return Link(record_id, f"{page}#record={quote(record_id, safe='')}")
 
 
 def _records(rows: list[dict], columns: list[str]) -> list[list[Cell]]:
