@@ -542,7 +542,7 @@ def train(
     from mercury_static.merge.collect import is_remote, local_inputs
     from mercury_static.printing import print_train
     from mercury_static.train.finetune import TrainSettings
-    from mercury_static.train.train import base_model, check_out, train as run_train
+    from mercury_static.train.train import base_model, check_out, check_train_pairs, train as run_train
     from mercury_static.tune.tune import load_pairs
 
     inputs = [s if is_remote(s) else Path(os.path.abspath(s)) for s in sources]
@@ -561,6 +561,7 @@ def train(
             say(f"skipped: {problem}")
         for skipped in pairs.skipped:
             say(f"not a pair: {skipped}")
+        check_train_pairs(pairs)
         say(f"{len(pairs.data.queries)} pair(s) on {pairs.records} record(s); fine-tuning {source.name} "
             f"{folds} times for the held-out check, then once on every pair")
     tasks: dict[str, int] = {}

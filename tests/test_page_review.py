@@ -12,7 +12,7 @@ from pathlib import Path
 from urllib.parse import quote, unquote
 
 import pytest
-from conftest import CHROMIUM_ARGS, chromium_path
+from conftest import CHROMIUM_ARGS, REPO, chromium_path
 from pagedriver import query, wait
 from test_page import STORED, block_model
 from test_page_safety import browser_pid
@@ -365,6 +365,32 @@ def test_review_work_survives_a_reload_and_is_counted_unexported(page, review_se
     page.reload()
     page.wait_for_selector("body[data-ready]")
     assert page.inner_text("#unexported") == "all exported"
+
+
+def test_the_documented_gold_command_picks_the_pages_download(page, review_server, team, tmp_path):
+    """README's `gold review-*.json …`, run as written in a folder holding the page's own download beside an
+    annotator's export (which it must leave out)."""
+    import re
+    import subprocess
+    import sys
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    command = re.search(r"`(mercury-static gold review-\*\.json[^`]*)`", readme.replace("\n", " ")).group(1)
+    open_review(page, review_server)
+    rid = decide_first(page)
+    folder = tmp_path / "round"
+    folder.mkdir()
+    saved = download_file(page, folder)
+    (folder / "review-bundle").symlink_to(team[1], target_is_directory=True)
+    other = folder / f"{saved.name.removeprefix('review-').split('-')[0]}-alice-20261201T120000Z.json"
+    other.write_text(json.dumps({"format": "mercury-static/annotations", "version": 3, "records": []}),
+                     encoding="utf-8")  # an annotator's export, as the annotator page names it
+    env = {**os.environ, "PYTHONPATH": str(REPO), "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
+    done = subprocess.run(["bash", "-euo", "pipefail", "-c", command], cwd=folder, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads((folder / "gold-report.json").read_text(encoding="utf-8"))
+    assert report["not_adjudicated"][0] == {"record_id": rid, "touched_by": ["rita"]}  # the download was read
 
 
 def test_review_work_survives_a_killed_browser(browser, review_server, tmp_path):

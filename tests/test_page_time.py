@@ -179,3 +179,29 @@ def test_three_annotators_time_on_task_in_the_report(browser, bundle_server, dem
         assert got["active_s"] < s.away / 1000 / 2  # what was left out outweighs what counted: it was left out
     # an annotation's creation-to-save time: from its first selection to Enter, never the idle gap before it
     assert all(0 < e < 30 for e in times["annotations_elapsed_s"]["alice"])
+
+
+def test_time_saved_alone_leaves_the_last_change_where_it_was(browser, bundle_server, tmp_path):
+    """The record open and read after its last change: its time on task grows and is saved, its `updated_at`
+    (when the annotator last changed it) stays; two exports of the unchanged work hold the same records but
+    for the time."""
+    exports = []
+
+    def reader(page, s):
+        annotate(page, "3.2 million euros", "3")
+        s.annotations = 1
+        changed = query(page, "() => pd.entries()['harbor-lighthouse'].updated_at")
+        for _ in range(3):
+            think(page, s, 15_000)  # over SAVE_MS each: the time is saved on its own
+        exports.append(export_file(page, tmp_path / "first"))
+        think(page, s, 15_000)
+        exports.append(export_file(page, tmp_path / "second"))
+        assert query(page, "() => pd.entries()['harbor-lighthouse'].updated_at") == changed
+        stamps.append(changed)
+
+    stamps: list[str] = []
+    session(browser, bundle_server, "dora", "harbor-lighthouse", reader, tmp_path)
+    first, second = ({r["record_id"]: r for r in e["records"]} for e in exports)
+    assert first["harbor-lighthouse"]["updated_at"] == second["harbor-lighthouse"]["updated_at"] == stamps[0]
+    assert second["harbor-lighthouse"].pop("active_ms") > first["harbor-lighthouse"].pop("active_ms") >= 45_000
+    assert first == second

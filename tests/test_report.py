@@ -5,8 +5,10 @@ error, a table under every chart); an older report without times or progress sti
 from __future__ import annotations
 
 import json
+import re
 from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from test_review import asked, reviewed, rita, team  # noqa: F401  (fixtures: a real three-annotator round)
@@ -114,7 +116,8 @@ def test_progress_labels_and_label_agreement_counted_by_hand():
     p = work_progress(records, queues, 2)
     # done: 2 submissions (r1 only); bob's r2 discarded counts as finished in his queue, r3 in progress does not
     assert (p["overlap"], p["records_done"], p["records_left"]) == (2, 1, 2)
-    assert p["annotators"]["bob"] == {"submitted": 1, "in_progress": 1, "discarded": 1, "queue": 3, "queue_left": 1}
+    assert p["annotators"]["bob"] == {"submitted": 1, "in_progress": 1, "discarded": 1, "queue": 3, "queue_left": 1,
+                                      "queue_todo": 0}
     assert p["annotators"]["alice"]["queue_left"] == 1
     # 10:00 to 12:59 is 36 five-minute steps (under 60, and 180 one-minute steps are not): bins from 10:00
     t = p["timeline"]
@@ -123,6 +126,36 @@ def test_progress_labels_and_label_agreement_counted_by_hand():
     assert t["submitted"]["bob"][6] == 1 and sum(t["submitted"]["bob"]) == 1
     # without queues one submission finishes a record
     assert work_progress(records, None, 2)["records_done"] == 2
+
+
+def chart_svg(page: str, key: str) -> str:
+    """The SVG of one chart of the page."""
+    return page.split(f'data-chart="{key}"', 1)[1].split("</figure>", 1)[0]
+
+
+def stacked_bars(svg: str) -> dict[str, list[tuple[str, int]]]:
+    """Each category's bar segments from left to right: (measure, value), read from Vega's SVG."""
+    segments: dict[str, list[tuple[float, str, int]]] = {}
+    for label, x in re.findall(r'<path aria-label="([^"]*)" role="graphics-symbol" aria-roledescription="bar" '
+                               r'd="M([-\d.]+),', svg):
+        fields = dict(part.split(": ", 1) for part in label.split("; "))
+        segments.setdefault(fields["annotator"], []).append((float(x), fields["measure"], int(fields["value"])))
+    return {name: [(m, v) for _, m, v in sorted(parts)] for name, parts in segments.items()}
+
+
+def test_the_progress_bar_adds_up_to_the_queue_in_the_legends_order():
+    """A record in progress is not also to do; the segments are stacked as the legend lists them."""
+    records = [{"id": f"r{i}", "annotations": [], "responses": []} for i in range(21)]
+    for i in range(4):
+        records[i]["responses"].append(submitted("carol", "2026-12-01T10:00:00Z"))
+    records[4]["responses"].append(submitted("carol", "2026-12-01T10:05:00Z", "in_progress"))
+    p = work_progress(records, {"carol": [r["id"] for r in records]}, 1)
+    assert p["annotators"]["carol"]["queue_left"] == 17 and p["annotators"]["carol"]["queue_todo"] == 16
+    svg = chart_svg(render_html({**old_report(), "progress": p}), "progress-annotators")
+    bars = stacked_bars(svg)["carol"]
+    assert sum(v for _, v in bars) == 21
+    legend = re.findall(r'role-legend-label.*?>([^<>]+)</text>', svg)
+    assert [m for m, _ in bars] == legend == ["submitted", "in progress", "discarded", "to do"]
 
 
 def test_agents_span_precision_recall_against_the_gold():
@@ -169,7 +202,7 @@ def test_old_report_without_times_renders_and_says_what_it_lacks():
     t = Tables(page)
     assert t.tables["agreement-pairs"] == [["alice", "bob", "1", "–", "–", "0.5", "0.0", "1.0"]]
     assert "confidence intervals: not available in this report" in page
-    assert t.links["adjudication"] == ["review-bundle/#record=r%221%3C"]
+    assert t.links["adjudication"] == ["review-bundle/index.html#record=r%221%3C"]
     assert "time-annotators" not in t.tables
 
 
@@ -178,15 +211,15 @@ def test_time_on_task_from_a_hand_written_dict():
     t = Tables(page)
     by_name = {r[0]: r for r in t.tables["time-annotators"]}
     # alice's record times 10, 20, 30, 40: median 25, quartiles 17.5 and 32.5; annotations 5, 7, 30: median 7
-    assert by_name["alice"] == ["alice", "0.03", "4", "25.0", "17.5", "32.5", "40.0", "7.0"]
+    assert by_name["alice"] == ["alice", "1 min 40 s", "4", "25.0", "17.5", "32.5", "40.0", "7.0"]
     assert by_name["bob"][-1] == "–" and by_name[HOSTILE][3] == "29.0"
     # record medians 12, 22, 32, 400: quartiles 19.5 and 124, so over 124 + 1.5 × 104.5 = 280.75 is an outlier
     assert "quartiles 19.5–124.0 s; an outlier takes over 280.8 s" in page
     assert t.tables["time-outliers"] == [["r4", "400.0", "460.0", "3"]]
-    assert t.links["time-outliers"] == ["https://team.example/review/#record=r4"]
+    assert t.links["time-outliers"] == ["https://team.example/review/index.html#record=r4"]
     assert sum(int(r[2]) for r in t.tables["time-records"]) == 4
     assert HOSTILE not in page and t.scripts == 0  # the name is text, in the tables and in the charts' SVG
-    assert "0.3 h active" in page  # the headline: 100 + 466 + 580 seconds
+    assert "19 min 6 s active" in page  # the headline: 100 + 466 + 580 seconds, not "0.3 h"
 
 
 def test_bad_review_url_is_refused():
@@ -226,14 +259,21 @@ def test_the_page_holds_the_json_reports_figures(merged_round):
                                                 "label", "records", "char_f1", "char_f1_ci")
     assert t.tables["adjudication"] == [[c["record_id"], ", ".join(c["annotators"]), shown(c["verdict_disagreement"]),
                                          shown(c["char_f1_mean"])] for c in report["adjudication"]]
-    assert t.links["adjudication"] == [f"review-bundle/#record={c['record_id']}" for c in report["adjudication"]]
+    assert t.links["adjudication"] == [f"review-bundle/index.html#record={c['record_id']}"
+                                       for c in report["adjudication"]]
     p = report["progress"]
     queued = any(a["queue"] is not None for a in p["annotators"].values())
-    keys = ("submitted", "in_progress", "discarded", *(("queue_left", "queue") if queued else ()))
+    keys = ("submitted", "in_progress", "discarded", *(("queue_todo", "queue_left", "queue") if queued else ()))
     assert t.tables["progress-annotators"] == [[name, *(shown(a[k]) for k in keys)]
                                                for name, a in p["annotators"].items()]
-    counts = {(r[0], r[1]): r[2] for r in t.tables["labels-annotators"]}
-    assert counts == {(a, label): str(n) for a, by in report["label_counts"].items() for label, n in by.items()}
+    shares: dict[str, float] = {}
+    for name, _, n, share, _ in t.tables["labels-annotators"]:
+        shares[name] = shares.get(name, 0) + float(share)
+    assert all(abs(total - 1) < 1e-3 for total in shares.values()) and shares  # a parent is not counted again
+    for name, by_label in report["label_counts"].items():
+        leaves = {label: n for label, n in by_label.items() if not any(o.startswith(label + ".") for o in by_label)}
+        mine = {r[1]: int(r[2]) for r in t.tables["labels-annotators"] if r[0] == name}
+        assert all(mine.get(label, 0) == n for label, n in leaves.items())
     agents = [x for x in report["agents"] if x["split"] != "blind"]
     assert t.tables["agents"] == rows(agents, "question", "agent", "split", "answers", "agree", "accepted")
     assert "no time recorded" in (merged_round / "report.html").read_text(encoding="utf-8")
@@ -251,7 +291,7 @@ def test_gold_report_page(reviewed, tmp_path, run):  # noqa: F811
                                                "span_recall", "span_f1")
     assert t.tables["gold-agent-answers"] == [[f"{a['agent']} · {a['question']}", shown(a["records"]),
                                                shown(a["accuracy"]), shown(a["auc"])] for a in q["agents"]]
-    assert t.links["gold-changed"] == [f"../review-bundle/#record={c['record_id']}" for c in q["changed"]]
+    assert t.links["gold-changed"] == [f"../review-bundle/index.html#record={c['record_id']}" for c in q["changed"]]
     page = (tmp_path / "gold.html").read_text(encoding="utf-8")
     assert "time on task is in merge&#39;s report of the round" in page and "not available" not in page
 
@@ -274,6 +314,18 @@ def test_cli_faults_are_one_line(asked, team, tmp_path, run, monkeypatch):  # no
     assert missing.exit_code == 2 and "pip install 'mercury-static[report]'" in missing.output
     assert not (tmp_path / "m.json").exists()
     assert run("merge", *team, *out, "--report", tmp_path / "r.json").exit_code == 0  # JSON needs no extra
+
+
+def test_a_report_path_neither_json_nor_html_is_refused_before_any_work(asked, team, tmp_path, run):  # noqa: F811
+    for args in (["merge", *team, "--bundle", asked, "-o", tmp_path / "m.json"],
+                 ["progress", team[0].parent, "--bundle", asked]):
+        for name in ("report.pdf", "report"):
+            result = run(*args, "--report", tmp_path / name)
+            assert result.exit_code == 2, result.output
+            assert result.output.strip().splitlines() == [
+                f"error: {tmp_path / name}: --report writes a .json file or an .html page (with its JSON beside "
+                f"it), not {'.pdf' if name.endswith('.pdf') else 'a name without an extension'}"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
 
 
 def test_progress_writes_the_report_of_a_round_in_flight(asked, team, tmp_path, run):  # noqa: F811
@@ -316,6 +368,101 @@ def test_the_page_opens_from_disk_with_no_request_and_no_error(browser, merged_r
     hostile.write_text(render_html({**old_report(), "time_on_task": TIMES}), encoding="utf-8")
     check_opened_from_disk(browser, merged_round / "report.html")
     check_opened_from_disk(browser, hostile)
+
+
+AXE = Path(__file__).resolve().parent.parent / "js" / "node_modules" / "axe-core" / "axe.min.js"
+
+
+@pytest.mark.browser
+def test_a_record_link_opens_the_review_page_from_disk(browser, merged_round, reviewed, tmp_path):  # noqa: F811
+    """report.html beside the review bundle's folder, both opened as files: a link lands on the review page."""
+    (tmp_path / "report.html").write_bytes((merged_round / "report.html").read_bytes())
+    (tmp_path / "review-bundle").symlink_to(reviewed, target_is_directory=True)
+    ctx = browser.new_context()
+    page = ctx.new_page()
+    page.goto((tmp_path / "report.html").as_uri())
+    link = page.locator("#t-adjudication a").first
+    record = link.inner_text()
+    link.click()
+    page.wait_for_load_state("load")
+    assert page.url == (tmp_path / "review-bundle" / "index.html").as_uri() + f"#record={quote(record, safe='')}"
+    assert page.evaluate("document.querySelector('script[type=module]') !== null")  # the page, not a listing
+    ctx.close()
+
+
+def full_report() -> dict:
+    """A report with every section filled: progress with a queue, times, κ from −1 to 1 and an undefined one."""
+    records = [{"id": f"r{i}", "annotations": [], "responses": [submitted("alice", f"2026-12-01T1{i}:00:00Z")]}
+               for i in range(4)]
+    report = {**old_report(), "time_on_task": TIMES, "progress": work_progress(records, {"alice": ["r0", "r9"]}, 1),
+              "label_counts": {"alice": {"Unwanted": 3, "Unwanted.Intrinsic": 2, "Benign": 1},
+                               "bob": {"Unwanted": 1, "Unwanted.Intrinsic": 0, "Benign": 3}},
+              "labels": [{"label": "Unwanted", "annotations": 4}, {"label": "Unwanted.Intrinsic", "annotations": 2},
+                         {"label": "Benign", "annotations": 4}]}
+    report["pairwise"] = [{**report["pairwise"][0], "kappa": k, "b": b}
+                          for k, b in ((-1.0, "bob"), (1.0, "carol"), (None, "dan"), (0.1, "erin"))]
+    return report
+
+
+def luminance(colour: str) -> float:
+    named = {"white": (255, 255, 255), "black": (0, 0, 0)}
+    rgb = named.get(colour) or (tuple(int(colour[i:i + 2], 16) for i in (1, 3, 5)) if colour.startswith("#")
+                                else tuple(int(x) for x in re.findall(r"\d+", colour)))
+    lin = [c / 255 / 12.92 if c <= 10 else ((c / 255 + 0.055) / 1.055) ** 2.4 for c in rgb]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def contrast(a: str, b: str) -> float:
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def test_heatmaps_diverge_and_their_labels_read_on_every_cell():
+    page = render_html(full_report())
+    for key in ("agreement-pairs", "labels-annotators"):
+        svg = chart_svg(page, key)
+        cells = [(float(x), float(y), float(w), float(h), fill, label) for label, x, y, w, h, fill in re.findall(
+            r'<path aria-label="([^"]*)" role="graphics-symbol" aria-roledescription="rect mark" '
+            r'd="M([-\d.]+),([-\d.]+)h([\d.]+)v([\d.]+)h[-\d.]+Z" fill="([^"]+)"', svg)]
+        texts = re.findall(r'<text aria-label="[^"]*" role="graphics-symbol" aria-roledescription="text mark"[^>]*'
+                           r'transform="translate\(([-\d.]+),([-\d.]+)\)"[^>]*fill="([^"]+)"', svg)
+        assert cells and len(texts) >= len(cells)
+        for tx, ty, fill in texts:
+            under = [c for c in cells if c[0] <= float(tx) <= c[0] + c[2] and c[1] <= float(ty) <= c[1] + c[3]]
+            background = under[0][4] if under else "white"  # an undefined figure: no cell, the page's white
+            assert contrast(fill, background) >= 4.5, (key, fill, background)
+    kappa = {label.rsplit(": ", 1)[1]: fill for label, fill in re.findall(
+        r'<path aria-label="([^"]*)" role="graphics-symbol" aria-roledescription="rect mark" d="[^"]*" '
+        r'fill="([^"]+)"', chart_svg(page, "agreement-pairs"))}
+    # −1 is as strong as 1 (a diverging scale), not near white like an empty cell
+    assert contrast(kappa["−1"], "white") > 4.5 and contrast(kappa["1"], "white") > 4.5
+    assert kappa["−1"] != kappa["1"]
+
+
+def test_the_time_histogram_ticks_whole_records_and_every_axis_has_a_title():
+    page = render_html(full_report())
+    ticks = re.findall(r'role-axis-label.*?</g>', chart_svg(page, "time-records"))
+    counts = [t for t in re.findall(r'>([^<>]+)</text>', ticks[-1])]
+    assert counts and all(c.isdigit() for c in counts), counts
+    for key in re.findall(r'data-chart="([^"]+)"', page):
+        axes = re.findall(r'aria-roledescription="axis" aria-label="([^"]*)"', chart_svg(page, key))
+        assert axes and all(a.startswith(("X-axis titled", "Y-axis titled")) for a in axes), (key, axes)
+
+
+@pytest.mark.browser
+def test_the_page_passes_axe_and_reads_on_a_phone(browser, merged_round, tmp_path):
+    full = tmp_path / "full.html"
+    full.write_text(render_html(full_report()), encoding="utf-8")
+    for path in (merged_round / "report.html", full):
+        ctx = browser.new_context(bypass_csp=True, viewport={"width": 390, "height": 844}, device_scale_factor=2)
+        page = ctx.new_page()
+        page.goto(path.as_uri())
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390  # the tables scroll, not the page
+        page.add_script_tag(path=str(AXE))
+        found = page.evaluate("async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
+                              ".map(v => [v.id, v.impact, v.nodes.length, v.nodes[0].target.join(' ')])")
+        assert [v for v in found if v[1] in ("serious", "critical")] == [], found
+        ctx.close()
 
 
 def test_review_without_the_chart_renderer_says_so(asked, team, tmp_path, monkeypatch):  # noqa: F811

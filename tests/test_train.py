@@ -162,6 +162,21 @@ def test_pairs_used_and_skipped_are_one_line_each(dump, fixture_bundle, tmp_path
     assert not (tmp_path / "m").exists()
 
 
+def test_too_few_pairs_over_several_files_is_refused_before_fine_tuning_is_announced(dump, fixture_bundle,
+                                                                                       tmp_path):
+    """The count spans every input: the line names them all, and nothing says "fine-tuning" first."""
+    doc = json.loads(dump.read_text(encoding="utf-8"))
+    parts = []
+    for i, samples in enumerate((doc["samples"][:2], doc["samples"][2:4], doc["samples"][4:5])):
+        parts.append(tmp_path / f"part{i}.json")
+        parts[-1].write_text(json.dumps({"samples": samples}), encoding="utf-8")
+    result = cli("train", *parts, "--bundle", fixture_bundle, "-o", tmp_path / "m")
+    assert result.exit_code == 2 and "fine-tuning" not in result.output, result.output
+    assert result.output.strip().splitlines() == [
+        f"error: {', '.join(map(str, parts))}: 5 pairs (a summary span paired with a source span) in 3 file(s); "
+        "train needs at least 20"]
+
+
 def test_out_and_base_are_checked_before_any_training(dump, fixture_bundle, tmp_path):
     (tmp_path / "taken").mkdir()
     (tmp_path / "taken" / "notes.txt").write_text("mine", encoding="utf-8")

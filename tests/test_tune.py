@@ -172,6 +172,19 @@ def test_too_few_pairs_is_one_line_and_exit_2(run, fixture_bundle, dump, tmp_pat
     assert not (tmp_path / "o.json").exists() and (fixture_bundle / "manifest.json").read_bytes() == raw
 
 
+def test_too_few_pairs_over_several_files_names_them_all(run, fixture_bundle, dump, tmp_path):
+    doc = json.loads(dump.read_text(encoding="utf-8"))
+    parts = []
+    for i, samples in enumerate((doc["samples"][:2], doc["samples"][2:4], doc["samples"][4:5])):
+        parts.append(tmp_path / f"part{i}.json")
+        parts[-1].write_text(json.dumps({"samples": samples}), encoding="utf-8")
+    result = run("tune", *parts, "--bundle", fixture_bundle)
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [
+        f"error: {', '.join(map(str, parts))}: 5 pairs (a summary span paired with a source span) in 3 file(s); "
+        "tune needs at least 20"]
+
+
 def test_bad_inputs_are_the_merge_readers_lines(run, fixture_bundle, dump, tmp_path):
     from mercury_static.bundle.contents import load_bundle
 

@@ -46,17 +46,19 @@ def timeline(times: dict[str, list[float]]) -> dict:
 
 def work_progress(records: Sequence[dict], queues: dict[str, list[str]] | None, overlap: int) -> dict:
     """`{overlap, records_done, records_left, annotators: {name: {submitted, in_progress, discarded, queue,
-    queue_left}}, timeline}` of merged records; a record judged or discarded is off its annotator's queue
-    (`queues`: the bundle's, by name; None without queues)."""
+    queue_left, queue_todo}}, timeline}` of merged records; a record judged or discarded is off its annotator's
+    queue, one in progress is left but not to do (`queues`: the bundle's, by name; None without queues)."""
     need = overlap if queues is not None else 1
     status: dict[str, Counter] = defaultdict(Counter)
     finished: dict[str, set[str]] = defaultdict(set)
+    touched: dict[str, set[str]] = defaultdict(set)
     times: dict[str, list[float]] = defaultdict(list)
     done = 0
     for record in records:
         for r in record.get("responses", []):
             name = r["annotator"]
             status[name][r["status"]] += 1
+            touched[name].add(record["id"])
             if r["status"] in ("submitted", "discarded"):
                 finished[name].add(record["id"])
             if r["status"] == "submitted":
@@ -66,12 +68,14 @@ def work_progress(records: Sequence[dict], queues: dict[str, list[str]] | None, 
         judged = judges(record)
         for name in judged:
             finished[name].add(record["id"])
+            touched[name].add(record["id"])
         done += len(judged) >= need
     annotators = {}
     for name in sorted(set(status) | set(queues or {})):
         queue = None if queues is None else queues.get(name)
         annotators[name] = {**{s: status[name][s] for s in STATUSES},
                             "queue": None if queue is None else len(queue),
-                            "queue_left": None if queue is None else sum(i not in finished[name] for i in queue)}
+                            "queue_left": None if queue is None else sum(i not in finished[name] for i in queue),
+                            "queue_todo": None if queue is None else sum(i not in touched[name] for i in queue)}
     return {"overlap": need, "records_done": done, "records_left": len(records) - done,
             "annotators": annotators, "timeline": timeline(times)}

@@ -1,19 +1,26 @@
 """Where a `--report` goes: a `.html` path is the report page with its JSON beside it (same name, `.json`);
-any other path is the JSON alone, as before."""
+a `.json` path (or a device such as /dev/null) is the JSON alone. Any other name is refused before the work: a
+`report.pdf` holding JSON would look written as asked."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from mercury_static.core.safeio import check_writable, dumps
+from mercury_static.core.records import InputError
+from mercury_static.core.safeio import check_writable, dumps, special
 
 HTML_SUFFIXES = (".html", ".htm")
+JSON_SUFFIX = ".json"
 
 
 def report_paths(report: Path) -> tuple[Path, Path | None]:
     """(the JSON report, the HTML page or None)."""
-    if report.suffix.lower() in HTML_SUFFIXES:
-        return report.with_suffix(".json"), report
+    suffix = report.suffix.lower()
+    if suffix in HTML_SUFFIXES:
+        return report.with_suffix(JSON_SUFFIX), report
+    if suffix != JSON_SUFFIX and not special(report):
+        raise InputError(report, None, None, f"--report writes a {JSON_SUFFIX} file or an .html page (with its "
+                         f"JSON beside it), not {suffix or 'a name without an extension'}")
     return report, None
 
 

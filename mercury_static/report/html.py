@@ -2,7 +2,8 @@
 
 Self-contained: the charts are inline SVG rendered offline (charts.py), the style is inline, and the page's
 Content-Security-Policy allows no script and no request at all, so it opens from disk, from a review bundle
-or from a mail attachment alike. Every chart has its text alternative and, under it, the table of its figures.
+or from a mail attachment alike. Every chart has its text alternative and, under it, the table of its figures, in a wrapper that scrolls
+sideways on a narrow screen rather than widening the page.
 Dataset text (names, record ids, labels) is untrusted: jinja2 escapes every value, and Vega escapes the text
 it writes into the SVG.
 """
@@ -26,6 +27,7 @@ CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'n
 
 TEMPLATE = """{% macro table(t, under_chart) %}
 {% if t.rows | length > fold %}<details><summary>{{ t.rows | length }} rows: {{ t.caption }}</summary>{% endif %}
+<div class="scroll" role="region" tabindex="0" aria-label="{{ t.caption }}">
 <table id="t-{{ t.key }}"{% if under_chart %} data-for-chart="{{ t.key }}"{% endif %}>
 <caption>{% if under_chart %}The chart's figures{% else %}{{ t.caption }}{% endif %}</caption>
 <thead><tr>{% for c in t.columns %}<th scope="col">{{ c }}</th>{% endfor %}</tr></thead>
@@ -34,6 +36,7 @@ TEMPLATE = """{% macro table(t, under_chart) %}
 {% else %}<tr><td colspan="{{ t.columns | length }}">none</td></tr>
 {% endfor %}</tbody>
 </table>
+</div>
 {% if t.rows | length > fold %}</details>{% endif %}
 {% endmacro %}
 {% macro cell(v) %}{% if v is link %}<td><a href="{{ v.href }}">{{ v.text }}</a></td>
@@ -53,10 +56,13 @@ body { font: 15px/1.45 system-ui, sans-serif; color: #1d2330; margin: 0 auto; ma
   padding: 16px 24px 48px; }
 h1 { font-size: 1.5em; margin: 0.4em 0 0.1em; }
 h2 { border-bottom: 1px solid #d6dbe4; padding-bottom: 4px; margin-top: 2em; }
-nav a { margin-right: 1em; } .headline { font-weight: 600; } .muted { color: #5a6272; }
+nav a { margin-right: 1em; display: inline-block; }
+@media (max-width: 600px) { body { padding: 8px 12px 32px; } } .headline { font-weight: 600; } .muted { color: #5a6272; }
 figure { margin: 1.2em 0 0.4em; } figcaption { font-weight: 600; margin-bottom: 6px; }
 figure svg { max-width: 100%; height: auto; }
-table { border-collapse: collapse; margin: 0.4em 0 1.4em; font-size: 13px; }
+.scroll { overflow-x: auto; max-width: 100%; margin: 0.4em 0 1.4em; }
+.scroll:focus-visible { outline: 2px solid #2850a8; }
+table { border-collapse: collapse; font-size: 13px; }
 caption { text-align: left; color: #5a6272; padding-bottom: 4px; }
 th, td { border: 1px solid #d6dbe4; padding: 3px 8px; } td.n { text-align: right; font-variant-numeric: tabular-nums; }
 details > summary { cursor: pointer; color: #2850a8; }

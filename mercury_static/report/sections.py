@@ -59,8 +59,10 @@ class Section:
 
 
 def record_link(record_id: str, review_url: str) -> Link:
-    """A record opened in the review page (its `#record=ID` address)."""
-    return Link(record_id, f"{review_url}#record={quote(record_id, safe='')}")
+    """A record opened in the review page (its `#record=ID` address). A folder's address is linked as its
+    `index.html`: opened from disk (file://) a folder is listed, not served its page."""
+    page = review_url + "index.html" if review_url.endswith("/") else review_url
+    return Link(record_id, f"{page}#record={quote(record_id, safe='')}")
 
 
 def _records(rows: list[dict], columns: list[str]) -> list[list[Cell]]:
@@ -78,21 +80,23 @@ def progress_section(report: dict, review_url: str) -> Section:
         rows = [{"annotator": a["annotator"], "submitted": a["submitted"], "in progress": a["in_progress"],
                  "discarded": a["discarded"]} for a in report.get("annotators", [])]
         section.lines.append("records left and progress over time: not available in this report")
-        measures = ["submitted", "in progress", "discarded"]
+        measures, queued = ["submitted", "in progress", "discarded"], False
     else:
         rows = [{"annotator": name, "submitted": a["submitted"], "in progress": a["in_progress"],
-                 "discarded": a["discarded"], "queue": a["queue"], "queue left": a["queue_left"]}
-                for name, a in p["annotators"].items()]
+                 "discarded": a["discarded"], "to do": a.get("queue_todo"), "queue left": a["queue_left"],
+                 "queue": a["queue"]} for name, a in p["annotators"].items()]
         total = p["records_done"] + p["records_left"]
         section.lines.append(f"{p['records_done']} of {total} records done ({p['overlap']} submission"
                              f"{'s' if p['overlap'] != 1 else ''} each), {p['records_left']} left")
         queued = any(r["queue"] is not None for r in rows)
-        measures = ["submitted", "in progress", "discarded", *(["queue left"] if queued else [])]
+        todo = queued and all(r["to do"] is not None for r in rows if r["queue"] is not None)
+        measures = ["submitted", "in progress", "discarded", *(["to do"] if todo else [])]
     if rows:
-        alt = "Records per annotator by status" + (" and what is left of each queue" if "queue left" in measures
+        alt = "Records per annotator by status" + (", and what is still to do in each queue" if "to do" in measures
                                                    else "")
-        columns = ["annotator", *measures, *(["queue"] if "queue left" in measures else [])]
-        section.charts.append(_chart(alt, charts.bars(alt, rows, "annotator", measures, stack=True),
+        columns = ["annotator", *measures, *(["queue left", "queue"] if queued else [])]
+        section.charts.append(_chart(alt, charts.bars(alt, rows, "annotator", measures, stack=True,
+                                                      title="records"),
                                      "progress-annotators", columns, rows))
     else:
         section.lines.append("no annotator's work yet")
@@ -105,7 +109,8 @@ def progress_section(report: dict, review_url: str) -> Section:
                 total += n
                 rows.append({"from": start, "annotator": name, "submitted": n, "submitted so far": total})
         alt = f"Records submitted so far per annotator over time ({_duration(t['bin_s'])} steps)"
-        section.charts.append(_chart(alt, charts.lines(alt, rows, "from", "submitted so far", "annotator"),
+        section.charts.append(_chart(alt, charts.lines(alt, rows, "from", "submitted so far", "annotator",
+                                                              "time (UTC)"),
                                      "progress-timeline", ["from", "annotator", "submitted", "submitted so far"],
                                      rows))
     elif p is not None:
@@ -119,6 +124,17 @@ def _duration(seconds: float) -> str:
             n = int(seconds // size)
             return f"{n} {unit}{'s' if n != 1 else ''}" if n != 1 else unit
     return f"{seconds:g} s"
+
+
+def clock(seconds: float) -> str:
+    """A duration in the units that read at its size: "45 s", "12 min 5 s", "3 h 20 min"."""
+    whole = round(seconds)
+    if whole < 60:
+        return f"{whole} s"
+    if whole < 3600:
+        return f"{whole // 60} min" + (f" {whole % 60} s" if whole % 60 else "")
+    minutes = round(seconds / 60)
+    return f"{minutes // 60} h" + (f" {minutes % 60} min" if minutes % 60 else "")
 
 
 def _stats(values: list[float]) -> dict:
@@ -148,7 +164,7 @@ def time_section(report: dict, review_url: str) -> Section:
     rows = []
     for name, a in t["annotators"].items():
         elapsed = t.get("annotations_elapsed_s", {}).get(name) or []
-        rows.append({"annotator": name, "active h": round(a["active_s"] / 3600, 2), "records": a["records"],
+        rows.append({"annotator": name, "active": clock(a["active_s"]), "records": a["records"],
                      **(_stats(per_annotator[name]) if per_annotator.get(name) else
                         {"median s": a.get("median_record_s"), "p25 s": None, "p75 s": None, "max s": None}),
                      "median annotation s": round(float(np.median(elapsed)), 1) if elapsed else None})
@@ -216,7 +232,9 @@ def agreement_section(report: dict, review_url: str) -> Section:
                  "observed": p["observed_agreement"], "κ": "–" if p["kappa"] is None else f"{p['kappa']:.2f}"}
                 for p in pairs]
         alt = "Cohen's kappa of the verdicts for each pair of annotators (its 95% interval in the table)"
-        section.charts.append(_chart(alt, charts.heatmap(alt, rows, "a", "b", "kappa", "κ", (-1, 1)),
+        section.charts.append(_chart(alt, charts.heatmap(alt, rows, "a", "b", "kappa", "κ", (-1, 1),
+                                                        row_title="annotator", column_title="paired with",
+                                                        legend="κ"),
                                      "agreement-pairs", ["a", "b", "records", "kappa", INTERVAL, "char F1",
                                                          "exact F1", "observed"], rows))
     labels = [{**x, "char F1": x["char_f1"], **_interval(x.get("char_f1_ci"))}
@@ -243,17 +261,26 @@ def labels_section(report: dict, review_url: str) -> Section:
     if counts is None:
         section.lines.append("label distribution per annotator: not available in this report")
     elif counts:
-        team = {x["label"]: x["annotations"] for x in report.get("labels", [])}
-        team_total = sum(a["annotations"] for a in report.get("annotators", [])) or 1
-        mine = {a["annotator"]: a["annotations"] for a in report.get("annotators", [])}
-        rows = [{"annotator": name, "label": label, "annotations": n,
-                 "share": round(n / mine[name], 4) if mine.get(name) else None,
-                 "team share": round(team.get(label, 0) / team_total, 4),
-                 "%": "–" if not mine.get(name) else f"{100 * n / mine[name]:.0f}%"}
-                for name, by_label in counts.items() for label, n in by_label.items()]
-        alt = ("Share of each annotator's annotations carrying each label (a label's team share is in the "
-               "table: far from it, an annotator over- or under-uses the label)")
-        section.charts.append(_chart(alt, charts.heatmap(alt, rows, "annotator", "label", "share", "%", (0, 1)),
+        team = _own({x["label"]: x["annotations"] for x in report.get("labels", [])})
+        team_total = sum(team.values()) or 1
+        rows = []
+        for name, by_label in counts.items():
+            own = _own(by_label)
+            total = sum(own.values())
+            for label, n in own.items():
+                share = round(n / total, 4) if total else None
+                team_share = round(team.get(label, 0) / team_total, 4)
+                rows.append({"annotator": name, "label": label, "annotations": n, "share": share,
+                             "team share": team_share,
+                             "against the team": None if share is None else round(share - team_share, 4),
+                             "%": "–" if share is None else f"{100 * share:.0f}%"})
+        alt = ("Share of each annotator's annotations by label (each annotation counted once, under its most "
+               "specific label), coloured by how far it is from the team's share: an annotator over- (blue) or "
+               "under-using (red) a label")
+        spread = max([abs(r["against the team"]) for r in rows if r["against the team"] is not None] + [0.05])
+        section.charts.append(_chart(alt, charts.heatmap(alt, rows, "annotator", "label", "against the team", "%",
+                                                         (-spread, spread), row_title="annotator",
+                                                         column_title="label", legend="share − team share"),
                                      "labels-annotators", ["annotator", "label", "annotations", "share",
                                                            "team share"], rows))
     agents = [x for x in report.get("agents", []) if x["split"] != "blind"]
@@ -277,6 +304,19 @@ def labels_section(report: dict, review_url: str) -> Section:
     else:
         section.lines.append("suggestion acceptance: no suggestion agent in this round")
     return section
+
+
+def _own(counts: dict[str, int]) -> dict[str, int]:
+    """Annotations per label counted under their most specific label only: a parent's count holds its
+    children's (an annotation carries its label's whole path), so the children's are taken off it. A parent
+    no annotation stops at is left out."""
+    own = {}
+    for label, n in counts.items():
+        children = [c for c in counts if c.startswith(label + ".") and "." not in c[len(label) + 1:]]
+        rest = n - sum(counts[c] for c in children)
+        if rest or not children:
+            own[label] = rest
+    return own
 
 
 def gold_sections(report: dict, review_url: str) -> list[Section]:
@@ -358,8 +398,7 @@ def headline(report: dict) -> str:
         parts.append(f"{p['records_done']} records done, {p['records_left']} left")
     t = report.get("time_on_task")
     if t and t.get("annotators"):
-        hours = sum(a["active_s"] for a in t["annotators"].values()) / 3600
-        parts.append(f"{hours:.1f} h active")
+        parts.append(f"{clock(sum(a['active_s'] for a in t['annotators'].values()))} active")
     o = report.get("overall") or {}
     parts.append(f"verdict α {_figure(o.get('alpha'))}, span char F1 {_figure(o.get('char_f1'))}")
     parts.append(f"{len(report.get('adjudication', []))} records to adjudicate first")

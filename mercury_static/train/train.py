@@ -35,7 +35,7 @@ from mercury_static.train.finetune import TrainSettings, fine_tune, written_file
 from mercury_static.build.trained_model import RANKER_FILE, TRAINING_FILE
 from mercury_static.tune import crossval
 from mercury_static.tune.evaluate import EvalSet, IndexedText, context_vector, query_rows, selection_vectors
-from mercury_static.tune.tune import MIN_PAIRS, Pairs, TuneResult, tune
+from mercury_static.tune.tune import Pairs, TuneResult, check_pairs, tune
 
 
 SCRATCH = ".train-"
@@ -123,6 +123,14 @@ def _fold_means(rows_per_fold: list[list[dict]], metric: str) -> list[float]:
     return [float(np.mean([r[metric] for r in rows if r["kind"] == "span"])) for rows in rows_per_fold]
 
 
+def check_train_pairs(pairs: Pairs) -> None:
+    """What train refuses in the pairs, checked before it says it is fine-tuning."""
+    where = check_pairs(pairs, "train")
+    if len({text_id(r.source) for _, r in pairs.data.queries}) < 2:
+        raise InputError(where, None, None, "every pair is on one source; cross-validation over sources needs "
+                         "pairs on 2 or more")
+
+
 def train(pairs: Pairs, base: Path, out: Path, settings: TrainSettings | None = None, folds: int = 5,
           cache_dir: Path | None = None, progress: Progress | None = None) -> TrainResult:
     """Cross-validate the fine-tuned model against the bundle's; if it gains, train it on every pair, write
@@ -133,14 +141,8 @@ def train(pairs: Pairs, base: Path, out: Path, settings: TrainSettings | None = 
     started = time.monotonic()
     settings = settings or TrainSettings()
     data = pairs.data
-    where = pairs.files[0] if pairs.files else "train"
+    check_train_pairs(pairs)
     sources = len({text_id(r.source) for _, r in data.queries})
-    if len(data.queries) < MIN_PAIRS:
-        raise InputError(where, None, None, f"{len(data.queries)} pairs (a summary span paired with a source span) "
-                         f"in {len(pairs.files)} file(s); train needs at least {MIN_PAIRS}")
-    if sources < 2:
-        raise InputError(where, None, None, "every pair is on one source; cross-validation over sources needs "
-                         "pairs on 2 or more")
     current = ranker_options.validate(pairs.options, "the bundle's ranker options")
     k = min(folds, sources)
     fold = source_folds(data, k, settings.seed)

@@ -313,13 +313,20 @@ class TuneResult:
                 "current": self.current, "tuned": self.tuned}
 
 
+def check_pairs(pairs: Pairs, command: str) -> str:
+    """Refuse too few pairs before any work is announced, naming every input the count was made over (the
+    total spans them all); returns that name for the command's other refusals."""
+    where = ", ".join(map(str, pairs.files)) or command
+    if len(pairs.data.queries) < MIN_PAIRS:
+        raise InputError(where, None, None, f"{len(pairs.data.queries)} pairs (a summary span paired with a source "
+                         f"span) in {len(pairs.files)} file(s); {command} needs at least {MIN_PAIRS}")
+    return where
+
+
 def tune(pairs: Pairs, folds: int = 10, seed: int = 0) -> TuneResult:
     """Cross-validate tuned against the bundle's options on the pairs, then fit the tuned options on them all."""
     data = pairs.data
-    where = pairs.files[0] if pairs.files else "tune"
-    if len(data.queries) < MIN_PAIRS:
-        raise InputError(where, None, None, f"{len(data.queries)} pairs (a summary span paired with a source span) "
-                         f"in {len(pairs.files)} file(s); tune needs at least {MIN_PAIRS}")
+    where = check_pairs(pairs, "tune")
     if pairs.records < 2:
         raise InputError(where, None, None, "every pair is on one record; cross-validation over records needs "
                          "pairs on 2 or more")

@@ -19,7 +19,8 @@ export function mountReviewFiles(store, { bundle, data, reviewer }) {
     const file = buildReviewExport({
       manifest, reviewer, clientId: store.state.clientId, work: store.state.work, order, exportedAt: at,
     });
-    downloadJson(file, exportFileName(manifest, `review-${reviewer}`, at));
+    // review-TITLE-REVIEWER-TIME.json: the name `gold review-*.json` (the docs' command) picks out of a folder
+    downloadJson(file, `review-${exportFileName(manifest, reviewer, at)}`);
     actions.markExported(at);
   }
 

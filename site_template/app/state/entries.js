@@ -91,16 +91,17 @@ export function workSlice(ctx) {
 
   /**
    * Apply fn(entry) -> entry to a record's work entry, stamp it, save. With `step` ({text, key?}) the change
-   * is a step of the history (undo / redo).
+   * is a step of the history (undo / redo). `stamp` false (time on task saved alone) keeps `updated_at`: it
+   * says when the annotator last changed the work, not when the page last counted time.
    */
-  function changeRecord(id, fn, step = null) {
+  function changeRecord(id, fn, step = null, stamp = true) {
     const { work: w, current, placed } = get();
     const old = entryOf(w, id);
     const entry = old || { status: 'in_progress', status_at: null, updated_at: null, annotations: dict() };
     const next = fn({ ...entry, annotations: dict(entry.annotations) });
     const ms = timer ? timer.take(id) : 0;
     if (ms) next.active = addActive(next.active, session, ms);
-    next.updated_at = nowIso();
+    next.updated_at = stamp || !entry.updated_at ? nowIso() : entry.updated_at;
     // the open record's position is known: placed with the change, so its status shows at once
     const known = id === current.id && !placed.has(id) ? { placed: new Map(placed).set(id, current.index) } : {};
     if (known.placed) asked.add(id);
@@ -134,7 +135,7 @@ export function workSlice(ctx) {
    * it until its first change: a look alone makes no work entry, which would mark the record in progress.
    */
   function saveTime() {
-    for (const id of timer ? timer.ids() : []) if (entryOf(get().work, id)) changeRecord(id, (entry) => entry);
+    for (const id of timer ? timer.ids() : []) if (entryOf(get().work, id)) changeRecord(id, (entry) => entry, null, false);
   }
   store.subscribe((s, prev) => {
     if (!timer || s.current.id === prev.current.id) return;
