@@ -26,7 +26,7 @@ from mercury_static.bundle.contents import Bundle
 from mercury_static.merge import bootstrap
 from mercury_static.merge.agreement import is_positive, judges
 from mercury_static.merge.check_answers import Known
-from mercury_static.settings.schema import FLAGGED
+from mercury_static.settings.schema import FLAGGED, SentenceVerdicts
 
 THRESHOLD = 0.7
 """`--check-threshold` when not given: a verdict accuracy or span F1 below it flags the annotator."""
@@ -115,8 +115,7 @@ def score_checks(records: Sequence[dict], known: dict[str, Known], bundle: Bundl
     positive = "Unwanted" if "Unwanted" in labels else None
     settings = bundle.settings
     questions = [q.name for q in settings.questions if q.type in SCORED]
-    verdicts = settings.sentence_verdicts
-    flagged_as = verdicts.flagged if verdicts else None
+    flagged_as = (settings.sentence_verdicts or SentenceVerdicts()).flagged  # no settings: their defaults
     checked = [r for r in records if r["id"] in known]
     rows: dict[str, _Rows] = defaultdict(_Rows)
     judged: dict[str, int] = defaultdict(int)
