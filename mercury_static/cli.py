@@ -187,21 +187,25 @@ def assign(
                                        "places (default: the bundle id)."),
 ):
     """Give each annotator a deterministic queue covering every record `overlap` times (stored in the bundle)."""
-    from mercury_static.bundle.assign import assign_bundle, bare_checks, parse_annotators
-    from mercury_static.merge.check_answers import read_known
-
-    def check_ids(loaded) -> list[str]:
-        return bare_checks(loaded, list(read_known(checks, loaded)), str(checks))
+    from mercury_static.bundle.assign import assign_bundle, parse_annotators
 
     with input_errors():
-        manifest = assign_bundle(bundle, parse_annotators(annotators), overlap, check_ids if checks else None,
-                                 check_rate, seed)
+        manifest = assign_bundle(bundle, parse_annotators(annotators), overlap,
+                                 _check_records(checks) if checks else None, check_rate, seed)
     q = manifest["queues"]
     say(f"assigned {manifest['counts']['records']} records to {len(q['annotators'])} annotators, "
         f"overlap {q['overlap']}: {bundle / q['path']}")
     if checks:
         say(f"check records mixed into every queue at rate {check_rate}; keep {checks} for merge --checks "
             "(not in the bundle)")
+
+
+def _check_records(path: Path):
+    """The check records of a bundle, read from the known answers at `path` (assign, under the bundle's lock)."""
+    from mercury_static.bundle.assign import bare_checks
+    from mercury_static.merge.check_answers import read_known
+
+    return lambda loaded: bare_checks(loaded, list(read_known(path, loaded)), str(path))
 
 
 @command()

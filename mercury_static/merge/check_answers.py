@@ -105,7 +105,7 @@ def known_sentences(entries, path: Path, rid: str, n_summary: int, n_source: int
         if numbers is None or not all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x < n_source
                                       for x in numbers):
             raise InputError(path, where, field_name, f"'evidence' must list source sentences 0..{n_source - 1}")
-        found = KnownSentence(e["verdict"], frozenset(numbers))
+        found = KnownSentence(e["verdict"], frozenset(int(x) for x in numbers if x is not None))
         if out.get(index, found) != found:
             raise InputError(path, where, field_name, f"sentence {index} has two different known verdicts")
         out[index] = found

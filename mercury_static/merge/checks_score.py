@@ -110,8 +110,9 @@ def _record_rows(out: _Rows, position: int, known: Known, mine: list[dict], resp
 
 def score_checks(records: Sequence[dict], known: dict[str, Known], bundle: Bundle, labels: Sequence[str],
                  threshold: float = THRESHOLD) -> dict:
-    """The report's `checks`: `{records, threshold, annotators: [{annotator, records, figures: {measure:
-    {value, ci, items}}, below: [measure]}]}`, from the merged check records (JSON-ready, rounded)."""
+    """The report's `checks`: `{records, threshold, method, measures: {measure: title, in the order shown},
+    annotators: [{annotator, records, figures: {measure: {value, ci, items}}, below: [measure]}]}`, from the
+    merged check records (JSON-ready, rounded)."""
     positive = "Unwanted" if "Unwanted" in labels else None
     settings = bundle.settings
     questions = [q.name for q in settings.questions if q.type in SCORED]
@@ -146,8 +147,9 @@ def score_checks(records: Sequence[dict], known: dict[str, Known], bundle: Bundl
             person["below"].append(measure)
     for person in people.values():
         person["below"].sort(key=_rank)
+    measures = sorted({m for _, m, _ in plan}, key=_rank)
     return {"records": len(checked), "threshold": threshold, "method": bootstrap.METHOD,
-            "annotators": list(people.values())}
+            "measures": {m: measure_title(m) for m in measures}, "annotators": list(people.values())}
 
 
 @dataclass(frozen=True)
@@ -167,13 +169,9 @@ def apart(records: list[dict], checks: Checks | None) -> tuple[list[dict], list[
     return [r for r in records if r["id"] in checks.known], [r for r in records if r["id"] not in checks.known]
 
 
-def measure_order(report: dict) -> list[str]:
-    """The measures of a `checks` report in the order they are shown: verdicts, answers, spans, evidence,
-    sentence verdicts."""
-    return sorted({m for a in report["annotators"] for m in a["figures"]}, key=_rank)
-
 
 def _rank(measure: str) -> tuple[int, str]:
+    """Verdicts, answers, spans, evidence, sentence verdicts: the order the figures are shown in."""
     return {"verdict": 0, "span_f1": 2, "evidence": 3, "sentence_verdict": 4}.get(measure, 1), measure
 
 

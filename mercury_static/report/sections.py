@@ -324,8 +324,6 @@ def gold_sections(report: dict, review_url: str) -> list[Section]:
 
 def checks_section(report: dict, review_url: str) -> Section:
     """Each annotator's figures on the check records (merge --checks), who is flagged, and why."""
-    from mercury_static.merge.checks_score import measure_order, measure_title
-
     section = Section("checks", "Check records")
     c = report.get("checks")
     if c is None:
@@ -334,13 +332,14 @@ def checks_section(report: dict, review_url: str) -> Section:
         return section
     section.lines.append(f"{c['records']} check records with known answers, left out of the agreement figures; "
                          f"an annotator below {c['threshold']} on a verdict accuracy or span F1 is flagged")
-    flagged = [f"{a['annotator']} ({', '.join(measure_title(m) for m in a['below'])})"
+    titles = c["measures"]
+    flagged = [f"{a['annotator']} ({', '.join(titles[m] for m in a['below'])})"
                for a in c["annotators"] if a["below"]]
     section.lines.append("flagged: " + "; ".join(flagged) if flagged else "flagged: nobody")
-    rows = [{"annotator": a["annotator"], "measure": measure_title(m), "annotator · measure":
-             f"{a['annotator']} · {measure_title(m)}", "records": a["records"], "items": f["items"],
-             "value": f["value"], **_interval(f["ci"]), "flagged": "FLAGGED" if m in a["below"] else ""}
-            for m in measure_order(c) for a in c["annotators"] if (f := a["figures"].get(m))]
+    rows = [{"annotator": a["annotator"], "measure": title, "annotator · measure": f"{a['annotator']} · {title}",
+             "records": a["records"], "items": f["items"], "value": f["value"], **_interval(f["ci"]),
+             "flagged": "FLAGGED" if m in a["below"] else ""}
+            for m, title in titles.items() for a in c["annotators"] if (f := a["figures"].get(m))]
     alt = "Each annotator's accuracy and span F1 on the check records, with its 95% interval"
     columns = ["annotator", "measure", "records", "items", "value", INTERVAL, "flagged"]
     section.charts.append(_chart(alt, charts.interval_bars(alt, [r for r in rows if r["value"] is not None],
