@@ -183,3 +183,27 @@ def test_a_round_with_check_records_flags_exactly_the_wrong_annotator(demo_bundl
                "--keep-checks")
     assert kept.exit_code == 0
     assert CHECK_IDS <= {r["id"] for r in json.loads((tmp_path / "kept.json").read_text(encoding="utf-8"))}
+
+
+def test_a_gold_record_may_hold_spans_proposed_by_several(stand_in_demo, tmp_path):
+    """A gold record (it has `review`) was decided by one reviewer, whoever proposed its spans; the same
+    record without `review` is two readings and refused."""
+    from mercury_static.bundle.contents import load_bundle
+    from mercury_static.core.records import InputError
+    from mercury_static.merge.check_answers import read_known
+
+    b = load_bundle(stand_in_demo)
+    rec = b.record("council-vote")
+    spans = [{"id": str(i), "annotator": who, "label": ["Unwanted", "Unwanted.Intrinsic"], "note": "",
+              "summary": {"start": start, "end": start + 5, "text": rec.summary[start:start + 5]}, "source": None}
+             for i, (who, start) in enumerate((("alice", 0), ("bob", 10)))]
+    record = {"id": rec.id, "source": rec.source, "summary": rec.summary, "annotations": spans,
+              "responses": [{"annotator": "rita", "status": "submitted", "updated_at": "2026-12-02T10:00:00Z"}],
+              "review": {"reviewer": "rita"}}
+    (tmp_path / "gold.json").write_text(json.dumps([record]), encoding="utf-8")
+    known = read_known(tmp_path / "gold.json", b)
+    assert list(known) == [rec.id] and len(known[rec.id].annotations) == 2
+    del record["review"]
+    (tmp_path / "two.json").write_text(json.dumps([record]), encoding="utf-8")
+    with pytest.raises(InputError, match="one reading"):
+        read_known(tmp_path / "two.json", b)
