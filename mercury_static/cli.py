@@ -179,15 +179,33 @@ def assign(
     bundle: Path = typer.Argument(..., help="A bundle folder."),
     annotators: str = typer.Option(..., help="Annotator names, comma-separated: alice,bob,carol."),
     overlap: int = typer.Option(1, help="How many annotators see each record (Argilla's min_submitted)."),
+    checks: Optional[Path] = typer.Option(None, "--checks", help="Known answers (a gold file, a merged file or a "
+                                          "Mercury dump): their records, already in the bundle, are mixed into "
+                                          "every queue as check records; the answers stay in this file."),
+    check_rate: float = typer.Option(0.1, "--check-rate", help="The share of check records in each queue."),
+    seed: Optional[str] = typer.Option(None, "--seed", help="Seed of the queues' order and of the check records' "
+                                       "places (default: the bundle id)."),
 ):
     """Give each annotator a deterministic queue covering every record `overlap` times (stored in the bundle)."""
     from mercury_static.bundle.assign import assign_bundle, parse_annotators
 
     with input_errors():
-        manifest = assign_bundle(bundle, parse_annotators(annotators), overlap)
+        manifest = assign_bundle(bundle, parse_annotators(annotators), overlap,
+                                 _check_records(checks) if checks else None, check_rate, seed)
     q = manifest["queues"]
     say(f"assigned {manifest['counts']['records']} records to {len(q['annotators'])} annotators, "
         f"overlap {q['overlap']}: {bundle / q['path']}")
+    if checks:
+        say(f"check records mixed into every queue at rate {check_rate}; keep {checks} for merge --checks "
+            "(not in the bundle)")
+
+
+def _check_records(path: Path):
+    """The check records of a bundle, read from the known answers at `path` (assign, under the bundle's lock)."""
+    from mercury_static.bundle.assign import bare_checks
+    from mercury_static.merge.check_answers import read_known
+
+    return lambda loaded: bare_checks(loaded, list(read_known(path, loaded)), str(path))
 
 
 @command()
@@ -236,13 +254,21 @@ def merge(
     review_url: str = typer.Option("review-bundle/", "--review-url", help="The review bundle as the report "
                                    "page links its records (relative to the page, or http(s))."),
     strict: bool = typer.Option(False, "--strict", help="Stop at the first problem (exit 2)."),
+    checks: Optional[Path] = typer.Option(None, "--checks", help="The known answers given to assign --checks: "
+                                          "each annotator scored on the check records, which stay out of the "
+                                          "agreement and of the output."),
+    check_threshold: float = typer.Option(0.7, "--check-threshold", help="Flag an annotator whose verdict "
+                                          "accuracy or span F1 on the check records is below this."),
+    keep_checks: bool = typer.Option(False, "--keep-checks", help="Keep the check records in the merged dataset."),
 ):
     """Merge annotators' exports into one validated dataset and report agreement (exit 1: something skipped)."""
     from mercury_static.bundle.contents import load_bundle
     from mercury_static.merge.collect import is_remote, local_inputs
     from mercury_static.merge.output import check_dataset_output, write_dataset
     from mercury_static.merge.pipeline import FORMATS, merge_files
-    from mercury_static.printing import print_merge
+    from mercury_static.merge.check_answers import read_known
+    from mercury_static.merge.checks_score import Checks
+    from mercury_static.printing import print_checks, print_merge
     from mercury_static.report.html import check_review_url
 
     if fmt not in FORMATS:
@@ -253,13 +279,15 @@ def merge(
         check_review_url(review_url)
         check_dataset_output(out, fmt, report, protected)
         loaded = load_bundle(bundle)
+        scored = Checks(read_known(checks, loaded), check_threshold, keep_checks) if checks else None
         with contextlib.ExitStack() as stack:
             local = local_inputs(exports, stack, strict)
-            result = merge_files(local.paths, loaded, fmt, strict)
+            result = merge_files(local.paths, loaded, fmt, strict, checks=scored)
             result.problems[:0] = local.problems
             local.rename(result.problems)
         write_dataset(result, out, fmt, report, protected, "merge", review_url)
     print_merge(result, make_console(), console)
+    print_checks(result.agreement.get("checks"), make_console())
     say(f"wrote {out}")
     if report:
         said_report(result.report(), report)

@@ -189,3 +189,21 @@ def print_gold(result, out: Console, err: Console) -> None:
     if q["changed"]:
         _show(out, _table("Records the review changed most", ["record", "change", "spans", "answers changed"],
                          ([c["record_id"], c["change"], c["spans"], c["answers_changed"]] for c in q["changed"][:10])))
+
+
+def print_checks(checks: dict | None, out: Console) -> None:
+    """Each annotator's figures on the check records, with intervals, and who is below the threshold."""
+    if checks is None:
+        return
+    measures = checks["measures"]
+    rows = [[a["annotator"], a["records"],
+             *(f"{_cell(f['value']).plain} {_interval(f['ci'])}".strip() if (f := a["figures"].get(m)) else "–"
+               for m in measures),
+             ("FLAGGED: " + ", ".join(measures[m] for m in a["below"])) if a["below"] else "ok"]
+            for a in checks["annotators"]]
+    _show(out, _table(f"Check records ({checks['records']} with known answers, out of the agreement; 95% bootstrap "
+                      f"intervals; flagged below {checks['threshold']})",
+                      ["annotator", "records", *measures.values(), "flag"], rows))
+    flagged = [a["annotator"] for a in checks["annotators"] if a["below"]]
+    out.print(Text(f"flagged on the check records: {', '.join(flagged)}" if flagged
+                   else "no annotator below the threshold on the check records"))

@@ -19,6 +19,7 @@ from mercury_static.core import safeio
 from mercury_static.merge import notes as merge_notes
 from mercury_static.merge.agreement import agreement_report
 from mercury_static.merge.agreement_questions import agent_agreement, question_agreement
+from mercury_static.merge.checks_score import Checks, apart, score_checks
 from mercury_static.bundle.assign import read_queues
 from mercury_static.bundle.contents import Bundle, load_bundle
 from mercury_static.formats import MERGED_FORMAT, MERGED_VERSION, MergedRecord
@@ -146,8 +147,9 @@ def round_progress(bundle: Bundle, records: list[dict]) -> dict:
 
 
 def merge_files(paths: Iterable[str | Path], bundle: Bundle | str | Path, fmt: str = "mercury-static",
-                strict: bool = False, top: int = 20) -> MergeResult:
-    """Validate and merge export files / Mercury dumps against a bundle; raises InputError when strict."""
+                strict: bool = False, top: int = 20, checks: Checks | None = None) -> MergeResult:
+    """Validate and merge export files / Mercury dumps against a bundle; raises InputError when strict.
+    `checks`: the check records, scored apart and left out of the agreement (and of the output unless kept)."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown output format {fmt!r} (one of {', '.join(FORMATS)})")
     if not isinstance(bundle, Bundle):
@@ -165,10 +167,14 @@ def merge_files(paths: Iterable[str | Path], bundle: Bundle | str | Path, fmt: s
                  *resolved.notes, *merge_notes.shared_id_notes(records),
                  *merge_notes.blind_notes(records, bundle.settings.blind), *merge_notes.future_notes(reader.future)]
         questions = list(reader.questions.values())
+        every, (checked, records) = records, apart(records, checks)
         agreement = {**agreement_report(records, reader.labels, top=top),
                      "questions": question_agreement(records, questions),
                      "agents": agent_agreement(records, questions),
-                     "progress": round_progress(bundle, records)}
+                     "progress": round_progress(bundle, every)}
+        if checks is not None:
+            agreement["checks"] = score_checks(checked, checks.known, bundle, reader.labels, checks.threshold)
+            records = every if checks.keep else records
         directory, folder_notes = argilla_files(bundle, records, questions) if fmt == "argilla" else ({}, [])
         return MergeResult(records=records, output=b"" if directory else serialize(records, fmt),
                            counts=reader.counts, files=len(paths), problems=reader.problems,

@@ -362,6 +362,33 @@ def gold_sections(report: dict, review_url: str) -> list[Section]:
     return [section]
 
 
+def checks_section(report: dict, review_url: str) -> Section:
+    """Each annotator's figures on the check records (merge --checks), who is flagged, and why."""
+    section = Section("checks", "Check records")
+    c = report.get("checks")
+    if c is None:
+        section.lines.append("check records: none in this round (merge --checks FILE scores the annotators on "
+                             "records whose answer is known)")
+        return section
+    section.lines.append(f"{c['records']} check records with known answers, left out of the agreement figures; "
+                         f"an annotator below {c['threshold']} on a verdict accuracy or span F1 is flagged")
+    titles = c["measures"]
+    flagged = [f"{a['annotator']} ({', '.join(titles[m] for m in a['below'])})"
+               for a in c["annotators"] if a["below"]]
+    section.lines.append("flagged: " + "; ".join(flagged) if flagged else "flagged: nobody")
+    rows = [{"annotator": a["annotator"], "measure": title, "annotator · measure": f"{a['annotator']} · {title}",
+             "records": a["records"], "items": f["items"], "value": f["value"], **_interval(f["ci"]),
+             "flagged": "FLAGGED" if m in a["below"] else ""}
+            for m, title in titles.items() for a in c["annotators"] if (f := a["figures"].get(m))]
+    alt = "Each annotator's accuracy and span F1 on the check records, with its 95% interval"
+    columns = ["annotator", "measure", "records", "items", "value", INTERVAL, "flagged"]
+    section.charts.append(_chart(alt, charts.interval_bars(alt, [r for r in rows if r["value"] is not None],
+                                                           "annotator · measure", "value", "low", "high",
+                                                           title="against the known answers", domain=(0, 1)),
+                                 "checks", columns, rows))
+    return section
+
+
 def _figure(x: float | None, interval: list[float] | None = None) -> str:
     return "–" if x is None else f"{x:.3f}" + (f" [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else "")
 
@@ -382,7 +409,8 @@ def sections(report: dict, review_url: str) -> list[Section]:
     if is_gold(report):
         return [*gold_sections(report, review_url), time_section(report, review_url)]
     return [make(report, review_url) for make in (progress_section, time_section, agreement_section,
-                                                  labels_section)]
+                                                  labels_section)] + ([checks_section(report, review_url)]
+                                                                      if "checks" in report else [])
 
 
 def headline(report: dict) -> str:
