@@ -275,7 +275,7 @@ def test_eval_reads_an_options_file(run, dump, tmp_path):
                              ('{"neighbor": 7}', "opts.json: field 'neighbor': '7' is not a number in [0, 1]"),
                              ('{"neighbor": 0.1, "neighbor": 0.2}', "opts.json: field 'neighbor': duplicate key"),
                              ('{"format": "other", "version": 1}', "opts.json: field 'format': 'other' is not"),
-                             ("[1", "opts.json: line 1: invalid JSON")):
+                             ("[1", "opts.json: line 1 column 3: invalid JSON")):
         opts.write_text(content, encoding="utf-8")
         bad = run("eval", dump, "--options", opts)
         assert bad.exit_code == 2, content
