@@ -19,6 +19,7 @@ from mercury_static.core import safeio
 from mercury_static.merge import notes as merge_notes
 from mercury_static.merge.agreement import agreement_report
 from mercury_static.merge.agreement_questions import agent_agreement, question_agreement
+from mercury_static.merge.agreement_sentences import sentence_agreement
 from mercury_static.bundle.assign import read_queues
 from mercury_static.bundle.contents import Bundle, load_bundle
 from mercury_static.formats import MERGED_FORMAT, MERGED_VERSION, MergedRecord
@@ -185,6 +186,9 @@ def merge_files(paths: Iterable[str | Path], bundle: Bundle | str | Path, fmt: s
                      "questions": question_agreement(records, questions),
                      "agents": agent_agreement(records, questions),
                      "progress": round_progress(bundle, records)}
+        verdicts = bundle.settings.sentence_verdicts
+        if verdicts is not None:
+            agreement["sentences"] = sentence_agreement(bundle.records, records, verdicts)
         directory, folder_notes = argilla_files(bundle, records, questions) if fmt == "argilla" else ({}, [])
         if fmt == "sentences":
             output = sentences_csv(sentence_rows(bundle.records, records, bundle.settings.sentence_verdicts))
