@@ -390,3 +390,66 @@ def test_alpha_matches_the_krippendorff_package(build_bundle, tmp_path):
     theirs = krippendorff.alpha(reliability_data=matrix, level_of_measurement="nominal")
     assert mine is not None and round(mine, 3) == round(float(theirs), 3)
     assert result.report()["sentences"]["pairable"] > 20
+
+
+def test_one_adjudication_order(judged, tmp_path):
+    """The printout, report.html's table and the review bundle list the records in one order: r2, where alice and
+    bob mark the same words Intrinsic and Extrinsic (and answer and judge its sentences apart), comes first,
+    though its character F1 is perfect; r1 (spans that partly overlap) next; r3 (agreement) not at all."""
+    from typer.testing import CliRunner
+
+    from mercury_static.cli import app
+    from mercury_static.report.sections import sections
+    from mercury_static.review.write_bundle import review_bundle
+
+    a = export(tmp_path / "alice.json", judged, "alice",
+               rec("r1", ann("a1", "r1", "in Rome"), responses={"verdict": "hallucinated"}),
+               rec("r2", ann("a2", "r2", "midnight"), responses={"verdict": "hallucinated"},
+                   sentences=[sv(0, "unsupported"), sv(1, "supported", [1])]),
+               rec("r3", responses={"verdict": "consistent"}))
+    b = export(tmp_path / "bob.json", judged, "bob",
+               rec("r1", ann("b1", "r1", "Tower is in Rome"), responses={"verdict": "hallucinated"}),
+               rec("r2", ann("b2", "r2", "midnight", EXTRINSIC), responses={"verdict": "consistent"},
+                   sentences=[sv(0, "unsupported"), sv(1, "unsupported")]),
+               rec("r3", responses={"verdict": "consistent"}))
+    result = merge_files([a, b], judged)
+    assert not result.problems, result.problems
+    listed = [c["record_id"] for c in result.report()["adjudication"]]
+    assert listed == ["r2", "r1"]  # r2: spans 1 (label apart), verdict apart, 1 of 2 sentences apart
+    assert result.report()["adjudication"][0]["score"] == round((1 + 1 + 0.5) / 3, 4)
+    # the printout
+    out = tmp_path / "merged.json"
+    run = CliRunner().invoke(app, ["merge", str(a), str(b), "--bundle", str(judged.dir), "-o", str(out)],
+                             env={"COLUMNS": "300"})
+    assert run.exit_code == 0, run.output
+    table = run.output[run.output.index("Most disagreement"):]
+    assert [x for x in ("r1", "r2", "r3") if f" {x} " in table] == ["r1", "r2"]
+    assert table.index(" r2 ") < table.index(" r1 ")
+    assert "Sentence verdict agreement" in run.output
+    # report.html's table
+    (adjudication,) = [t for s in sections(result.report(), "review/") for t in s.tables if t.key == "adjudication"]
+    assert [row[0].text for row in adjudication.rows] == listed
+    # the review bundle
+    reviewed = tmp_path / "review"
+    review_bundle([a, b], judged.dir, reviewed)
+    rows = json.loads((reviewed / "data" / "review-order-0000.json").read_text(encoding="utf-8"))["rows"]
+    assert [r["id"] for r in rows] == ["r2", "r1", "r3"] and rows[2]["score"] == 0
+
+
+def test_report_section(judged, tmp_path):
+    """report.html has a "Sentence verdicts" section: each chart with its table; a bundle without verdicts none."""
+    from mercury_static.report.sections import sections
+
+    result = merge_files(two_annotators(judged, tmp_path), judged)
+    (section,) = [s for s in sections(result.report(), "review/") if s.key == "sentences"]
+    assert section.title == "Sentence verdicts"
+    tables = {c.table.key: c.table for c in section.charts}
+    assert tables["sentences-annotators"].rows == [["alice", 5, 4, 0, 1], ["bob", 3, 2, 1, 0]]
+    assert tables["sentences-verdicts"].rows == [["supported", 3], ["unsupported", 3], ["unverifiable", 1],
+                                                 ["not checked", 1]]
+    assert [row[0] for row in tables["sentences-agreement"].rows] == ["alpha (nominal)", "kappa alice / bob",
+                                                                      "evidence F1"]
+    assert tables["sentences-agreement"].rows[1][1] == 0.4
+    plain = dict(result.report())
+    del plain["sentences"]
+    assert all(s.key != "sentences" for s in sections(plain, "review/"))
