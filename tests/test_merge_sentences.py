@@ -450,6 +450,10 @@ def test_report_section(judged, tmp_path):
     assert [row[0] for row in tables["sentences-agreement"].rows] == ["alpha (nominal)", "kappa alice / bob",
                                                                       "evidence F1"]
     assert tables["sentences-agreement"].rows[1][1] == 0.4
+    from mercury_static.report.html import render_html
+
+    page = render_html(result.report(), "review/", "round")  # the charts render (vl-convert)
+    assert "Sentence verdicts" in page and page.count("<svg") >= 3
     plain = dict(result.report())
     del plain["sentences"]
     assert all(s.key != "sentences" for s in sections(plain, "review/"))
