@@ -187,7 +187,7 @@ BAD = {
                                                           "ISO-8601 time"),
     "no time": (sv(1, "supported", [1], at=None), "field 'sentences[0].updated_at': missing"),  # type: ignore[arg-type]
     "bad elapsed": (sv(1, "supported", [1], ms=-5), "field 'sentences[0].elapsed_ms': expected a whole number of "
-                                                    "milliseconds >= 0, got -5"),
+                                                    "milliseconds from 0 to 86400000 (a day), got -5"),
 }
 
 
