@@ -34,7 +34,7 @@ def check_cut(text: str, cut, file: str, where: str, field: str) -> list[tuple[i
         ok = isinstance(pair, (list, tuple)) and len(pair) == 2 \
             and all(isinstance(x, int) and not isinstance(x, bool) for x in pair)
         if not ok:
-            raise InputError(file, where, f"{field}[{i}]", f"expected [start, end], got {json_kind(pair)}")
+            raise InputError(file, where, f"{field}[{i}]", "expected [start, end], two integers")
         s, e = pair
         if not prev <= s < e <= len(text):
             raise InputError(file, where, f"{field}[{i}]", f"[{s}, {e}] is not a span after the previous one "
