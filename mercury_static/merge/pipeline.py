@@ -100,7 +100,16 @@ def _sample(r: dict) -> dict:
               "annotations": [_flat(r["id"], a) for a in r["annotations"]], "metadata": r["metadata"]}
     if any("values" in x or "active_ms" in x for x in r["responses"]):
         sample["responses"] = r["responses"]
+    if r.get("sentences"):
+        sample["sentence_verdicts"] = [_flat_verdict(x) for x in r["sentences"]]
     return sample
+
+
+def _flat_verdict(x: dict) -> dict:
+    """A sentence verdict in the flat layout (the summary sentence as summary_start/end/span)."""
+    out = {"annotator": x["annotator"], "sentence": x["sentence"], "summary_start": x["summary"]["start"],
+           "summary_end": x["summary"]["end"], "summary_span": x["summary"]["text"], "verdict": x["verdict"]}
+    return {**out, **{k: x[k] for k in ("evidence", "updated_at", "elapsed_ms") if k in x}}
 
 
 def _flat(record_id: str, a: dict) -> dict:
@@ -134,7 +143,9 @@ def merged_records(bundle: Bundle, reader: InputReader) -> tuple[list[dict], Res
     records = [MergedRecord(id=r.id, source=r.source, summary=r.summary, metadata=r.metadata,
                             annotations=sorted(resolved.annotations.get(r.id, []), key=_annotation_order),
                             responses=sorted(resolved.responses.get(r.id, []), key=lambda x: x["annotator"]),
-                            suggestions=r.suggestions).to_json()
+                            suggestions=r.suggestions,
+                            sentences=sorted(resolved.sentences.get(r.id, []),
+                                             key=lambda x: (x["sentence"], x["annotator"]))).to_json()
                for r in bundle.records]
     return records, resolved
 
