@@ -232,3 +232,74 @@ def test_bad_verdict_in_a_merged_file(judged, tmp_path):
     assert len(result.problems) == 1 and "sample r1: field 'sentences[0].summary': expected the bundle's " \
         "sentence" in str(result.problems[0])
     assert "sentences" not in result.records[0]
+
+
+def two_annotators(bundle, folder: Path) -> list[Path]:
+    """alice and bob on r1 (bob: a span on sentence 0, no verdict there) and r2 (alice only)."""
+    a = export(folder / "alice.json", bundle, "alice",
+               rec("r1", ann("a1", "r1", "Rome"), sentences=[sv(0, "unsupported"), sv(1, "supported", [1]),
+                                                              sv(2, "supported", [2, 0])]),
+               rec("r2", sentences=[sv(1, "unverifiable")]))
+    b = export(folder / "bob.json", bundle, "bob",
+               rec("r1", ann("b1", "r1", "Rome", EXTRINSIC), sentences=[sv(1, "supported", [1]), sv(2, "unsupported")]),
+               rec("r3", status="in_progress", sentences=[sv(0, "supported", [0])]))
+    return [a, b]
+
+
+def test_every_format_carries_the_verdicts(judged, tmp_path):
+    from test_write_argilla import argilla_reads, merge_argilla
+    from mercury_static.merge.write_argilla import user_id
+
+    files = two_annotators(judged, tmp_path)
+    result = merge_files(files, judged)
+    assert not result.problems, result.problems
+    # jsonl: the same records; mercury: a flat per-sample list
+    assert [json.loads(x) for x in merge_files(files, judged, fmt="jsonl").output.splitlines()] == result.records
+    samples = json.loads(merge_files(files, judged, fmt="mercury").output)["samples"]
+    flat = samples[0]["sentence_verdicts"]
+    assert [(x["annotator"], x["sentence"], x["verdict"]) for x in flat] == [
+        ("alice", 0, "unsupported"), ("alice", 1, "supported"), ("bob", 1, "supported"), ("alice", 2, "supported"),
+        ("bob", 2, "unsupported")]
+    assert list(flat[1]) == ["annotator", "sentence", "summary_start", "summary_end", "summary_span", "verdict",
+                             "evidence", "updated_at", "elapsed_ms"]
+    assert flat[1]["summary_span"] == "It was completed in 1889." and flat[1]["evidence"][0]["sentence"] == 1
+    assert [x["annotator"] for x in samples[2]["sentence_verdicts"]] == ["bob"]  # a draft keeps its verdicts
+    # argilla, read by argilla's own classes
+    out = merge_argilla(tmp_path, judged, *files)
+    doc = argilla_reads(out)
+    assert doc["span_questions"]["sentence_verdicts"] == ["summary", ["supported", "unsupported", "unverifiable"],
+                                                          False]
+    field, labels, overlapping = doc["span_questions"]["sentence_evidence"]
+    assert field == "source" and labels == ["sentence-0", "sentence-1", "sentence-2"] and overlapping
+    r1 = doc["records"][0]["answers"]
+    summary, source = TEXTS["r1"]["summary"], TEXTS["r1"]["source"]
+
+    def at(text, part, label):
+        return {"start": text.index(part), "end": text.index(part) + len(part), "label": label}
+    assert r1[f"sentence_verdicts {user_id('alice')}"] == [
+        at(summary, "The Eiffel Tower is in Rome.", "unsupported"), at(summary, "It was completed in 1889.", "supported"),
+        at(summary, "It is iron.", "supported")]
+    assert r1[f"sentence_evidence {user_id('alice')}"] == [
+        at(source, "The Eiffel Tower is in Paris.", "sentence-2"), at(source, "It was completed in 1889.", "sentence-1"),
+        at(source, "It is made of iron.", "sentence-2")]
+    assert r1[f"sentence_verdicts {user_id('bob')}"][1] == at(summary, "It is iron.", "unsupported")
+    # sentences: one row per summary sentence and submitter, read by pandas
+    import pandas
+
+    table = tmp_path / "sentences.csv"
+    table.write_bytes(merge_files(files, judged, fmt="sentences").output)
+    frame = pandas.read_csv(table, keep_default_na=False)
+    assert list(frame.columns) == ["record_id", "sentence", "start", "end", "text", "annotator", "status", "verdict",
+                                   "given", "evidence", "evidence_text", "labels", "updated_at"]
+    rows = [tuple(x) for x in frame[["record_id", "sentence", "annotator", "verdict", "given", "evidence",
+                                     "labels"]].itertuples(index=False)]
+    assert rows == [("r1", 0, "alice", "unsupported", True, "", "Unwanted.Intrinsic"),
+                    ("r1", 0, "bob", "unsupported", False, "", "Unwanted.Extrinsic"),  # flagged: a span, no verdict
+                    ("r1", 1, "alice", "supported", True, "1", ""), ("r1", 1, "bob", "supported", True, "1", ""),
+                    ("r1", 2, "alice", "supported", True, "2 0", ""), ("r1", 2, "bob", "unsupported", True, "", ""),
+                    ("r2", 0, "alice", "not checked", False, "", ""), ("r2", 1, "alice", "unverifiable", True, "", "")]
+    assert frame["given"].dtype == bool
+    third = frame.iloc[4]
+    assert third["evidence_text"] == "It is made of iron.\nThe Eiffel Tower is in Paris."
+    assert TEXTS["r1"]["summary"][third["start"]:third["end"]] == third["text"] == "It is iron."
+    assert third["updated_at"] == "2026-12-06T14:10:00.000Z" and frame.iloc[1]["updated_at"] == ""

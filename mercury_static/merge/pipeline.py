@@ -23,13 +23,17 @@ from mercury_static.bundle.assign import read_queues
 from mercury_static.bundle.contents import Bundle, load_bundle
 from mercury_static.formats import MERGED_FORMAT, MERGED_VERSION, MergedRecord
 from mercury_static.merge.inputs import InputReader
+from mercury_static.merge.sentence_rows import sentence_rows, sentences_csv
 from mercury_static.merge.timeline import work_progress
 from mercury_static.merge.timeontask import TimeOnTask, time_on_task
 from mercury_static.merge.versions import Counts, resolve, Resolved
 from mercury_static.core.records import InputError
 from mercury_static.merge.write_argilla import argilla_files
 
-FORMATS = ("mercury-static", "mercury", "jsonl", "argilla")
+DATASET_FORMATS = ("mercury-static", "mercury", "jsonl", "argilla")
+"""The formats of a dataset of records (merge's and gold's)."""
+FORMATS = (*DATASET_FORMATS, "sentences")
+"""merge's formats: a dataset, or `sentences`, the table of every summary sentence per annotator (CSV)."""
 
 
 @dataclass
@@ -50,6 +54,7 @@ class MergeResult:
     model: dict = field(default_factory=dict)
     """The model the bundle was built with: its name, sha256 and, for a model `train` wrote, its pairs."""
     time_on_task: TimeOnTask = field(default_factory=TimeOnTask)
+    fmt: str = "mercury-static"
 
     @property
     def exit_code(self) -> int:
@@ -59,7 +64,7 @@ class MergeResult:
     def report(self) -> dict:
         """The JSON report (`--report`)."""
         output = {"format": "argilla", "files": sorted(self.directory)} if self.directory else {
-            "format": MERGED_FORMAT, "version": MERGED_VERSION}
+            "format": MERGED_FORMAT, "version": MERGED_VERSION} if self.fmt != "sentences" else {"format": "sentences"}
         return {"output": output, "counts": vars(self.counts), "answers_dropped": self.answers_dropped,
                 "files": self.files, "model": self.model,
                 "problems": [str(p) for p in self.problems], "notes": self.notes, **self.agreement,
@@ -181,7 +186,11 @@ def merge_files(paths: Iterable[str | Path], bundle: Bundle | str | Path, fmt: s
                      "agents": agent_agreement(records, questions),
                      "progress": round_progress(bundle, records)}
         directory, folder_notes = argilla_files(bundle, records, questions) if fmt == "argilla" else ({}, [])
-        return MergeResult(records=records, output=b"" if directory else serialize(records, fmt),
+        if fmt == "sentences":
+            output = sentences_csv(sentence_rows(bundle.records, records, bundle.settings.sentence_verdicts))
+        else:
+            output = b"" if directory else serialize(records, fmt)
+        return MergeResult(records=records, output=output, fmt=fmt,
                            counts=reader.counts, files=len(paths), problems=reader.problems,
                            notes=notes + folder_notes, agreement=agreement, directory=directory,
                            answers_dropped=reader.answers_dropped, model=model_of(bundle.manifest),
