@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 import logging
 import os
+import random
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -262,3 +264,115 @@ def test_real_summhay_bullets_get_the_evaluators_suggestions():
              for st in raw["subtopics"] for m in st["summaries"] for e in st["eval_summaries"].get(m, [])
              if e["coverage"] == "FULL_COVERAGE"}
     assert full == len(named) > 0
+
+
+# ---------------------------------------------------------------- merge reads QAGS too
+
+def many_qags_rows(seed: int = 7) -> list[dict]:
+    """More QAGS objects, seeded: three of ten workers a sentence, who mostly agree with a hidden truth."""
+    rng = random.Random(seed)
+    rows = []
+    for k in range(24):
+        sentences = []
+        for j in range(rng.randint(1, 4)):
+            truth = rng.random() < 0.6
+            workers = rng.sample(range(10), 3)
+            sentences.append({"sentence": f"Claim {j} of story {k} holds.", "responses": [
+                {"worker_id": w, "response": "yes" if (truth if rng.random() < 0.8 else not truth) else "no"}
+                for w in workers]})
+        rows.append({"article": f"Story {k}. " + " ".join(f"Fact {i} of story {k}." for i in range(5)),
+                     "summary_sentences": sentences})
+    return rows + qags_rows()
+
+
+def raw_units(rows: list[dict]) -> tuple[list[list[str]], list[str], list[dict[str, str]]]:
+    """From the raw file alone: each sentence's responses (case and spaces folded), the coders (a worker
+    answering a sentence again is another coder), and each sentence's {coder: response}."""
+    units, coders, by_coder = [], [], []
+    for row in rows:
+        for s in row["summary_sentences"]:
+            unit: dict[str, str] = {}
+            for r in s["responses"]:
+                coder, n = str(r["worker_id"]), 1
+                while coder in unit:
+                    n += 1
+                    coder = f"{r['worker_id']}#{n}"
+                unit[coder] = r["response"].strip().lower()
+                coders += [] if coder in coders else [coder]
+            units.append(list(unit.values()))
+            by_coder.append(unit)
+    return units, coders, by_coder
+
+
+def nominal_alpha(units: list[list[str]]) -> float:
+    """Krippendorff's alpha, nominal, from the coincidences of pairable values (written apart from merge's)."""
+    pairs = Counter()
+    for values in units:
+        m = len(values)
+        if m < 2:
+            continue
+        for i, a in enumerate(values):
+            for j, b in enumerate(values):
+                if i != j:
+                    pairs[a, b] += 1 / (m - 1)
+    totals = Counter()
+    for (a, _), w in pairs.items():
+        totals[a] += w
+    n = sum(totals.values())
+    observed = sum(w for (a, b), w in pairs.items() if a != b)
+    expected = (n * n - sum(v * v for v in totals.values())) / (n - 1)
+    return 1 - observed / expected
+
+
+def test_build_then_merge_qags_keeps_every_judgment_and_its_alpha(tmp_path, build_bundle):
+    import krippendorff
+    import numpy as np
+
+    from mercury_static.merge.agreement_questions import alpha
+    from mercury_static.merge.pipeline import merge_files
+
+    rows = many_qags_rows()
+    path = write_jsonl(tmp_path / "qags.jsonl", rows)
+    bundle = build_bundle([path], name="qags-merge")
+    result = merge_files([path], bundle)
+    assert result.problems == [] and result.answers_dropped == 0
+    merged = [v for r in result.records for v in r.get("sentences", [])]
+    assert len(merged) == raw_judgments(rows) == sum(len(r.prior_sentences) for r in load_bundle(bundle).records)
+    assert {v["updated_at"] for v in merged} == {None} and all("evidence" not in v for v in merged)
+    units, coders, by_coder = raw_units(rows)
+    reliability = np.array([[{"yes": 1.0, "no": 0.0}[u[c]] if c in u else np.nan for u in by_coder] for c in coders])
+    expected = krippendorff.alpha(reliability_data=reliability, level_of_measurement="nominal")
+    assert round(nominal_alpha(units), 3) == round(expected, 3)
+    per_sentence: dict[tuple[str, int], list[str]] = {}
+    for r in result.records:
+        for v in r.get("sentences", []):
+            per_sentence.setdefault((r["id"], v["sentence"]), []).append(v["verdict"])
+    assert round(alpha(list(per_sentence.values()), "nominal"), 3) == round(expected, 3)
+    assert sorted(map(sorted, per_sentence.values())) == sorted(sorted(u) for u in units if u)
+
+    out = tmp_path / "merged.json"
+    done = cli("merge", path, "--bundle", bundle, "-o", out)
+    assert done.returncode == 0, done.stdout + done.stderr
+    again = merge_files([out], bundle)  # the merged file read back keeps every verdict
+    assert again.problems == [] and sum(len(r.get("sentences", [])) for r in again.records) == len(merged)
+
+
+def test_merge_skips_a_bad_qags_line_and_merges_the_rest(tmp_path, build_bundle):
+    from mercury_static.merge.pipeline import merge_files
+
+    rows = qags_rows()
+    path = write_jsonl(tmp_path / "q.jsonl", rows)
+    bundle = build_bundle([path], name="qags-bad-merge")
+    rows[0]["summary_sentences"][1]["responses"][0]["response"] = "perhaps"
+    rows[2]["article"] = "Another article altogether."
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(rows[0]) + "\nnot json\n" + "".join(json.dumps(x) + "\n" for x in rows[1:]),
+                   encoding="utf-8")
+    result = merge_files([bad], bundle)
+    assert [str(p) for p in result.problems] == [
+        f"{bad}: line 1: field 'summary_sentences[1].responses[0].response': 'perhaps' is not one of the "
+        "verdicts (yes, no)",
+        f"{bad}: line 2: invalid JSON (Expecting value at column 1)",
+        f"{bad}: line 4: field 'article': its source/summary differ from the bundle record's texts"]
+    assert result.answers_dropped == 6 + 6
+    assert sum(len(r.get("sentences", [])) for r in result.records) == 7

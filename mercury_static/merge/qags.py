@@ -3,7 +3,7 @@
 Each object is matched to its bundle record as a Mercury dump's sample is (its id with equal texts, else its
 source and summary); the bundle must cut the summary as the file does (built from it). Each worker is an
 annotator whose response on a record is a submitted version holding their sentence verdicts (merged shape,
-docs/sentence-verdicts.md; no time, no evidence: QAGS records neither). A bad object is one skipped line
+docs/sentence-verdicts.md; `updated_at` null and no evidence: QAGS records neither). A bad object is one skipped line
 with its responses counted as dropped; the other objects merge.
 """
 
@@ -60,7 +60,8 @@ def read_qags(reader: InputReader, path: Path, objects: Iterable[tuple[str, obje
             s, e = read.summary_sentences[p["sentence"]]
             by_worker.setdefault(reader.name(p["annotator"]), []).append(
                 {"annotator": reader.name(p["annotator"]), "sentence": p["sentence"],
-                 "summary": {"start": s, "end": e, "text": read.summary[s:e]}, "verdict": p["verdict"]})
+                 "summary": {"start": s, "end": e, "text": read.summary[s:e]}, "verdict": p["verdict"],
+                 "updated_at": None})
         for worker, verdicts in by_worker.items():
             reader.versions.append(Version(worker, record.id, "submitted", None, None, [],
                                            sentences=sorted(verdicts, key=lambda v: v["sentence"])))
