@@ -11,15 +11,28 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from mercury_static.bundle.contents import BundleRecord
 from mercury_static.core.records import InputError
 from mercury_static.merge.versions import Version
 from mercury_static.read.qags import qags_item
 from mercury_static.read.record import Options
+from mercury_static.settings.schema import SentenceVerdicts
 
-if TYPE_CHECKING:
-    from mercury_static.merge.inputs import InputReader
+
+class Reader(Protocol):
+    """What of merge's `InputReader` a QAGS file needs (its versions, problems and record matching)."""
+
+    verdicts: SentenceVerdicts | None
+    id_field: str | None
+    answers_dropped: int
+    versions: list[Version]
+
+    def problem(self, file: Path, where: str | None, field_name: str | None, message: str,
+                annotations: int = 0) -> None: ...
+    def match_sample(self, path: Path, index: int, sample: dict) -> tuple[BundleRecord | None, str]: ...
+    def name(self, raw: str) -> str: ...
 
 
 def _responses(obj) -> int:
@@ -29,7 +42,7 @@ def _responses(obj) -> int:
         if isinstance(entries, list) else 0
 
 
-def read_qags(reader: InputReader, path: Path, objects: Iterable[tuple[str, object]]) -> None:
+def read_qags(reader: Reader, path: Path, objects: Iterable[tuple[str, object]]) -> None:
     """Every judgment of a QAGS file into `reader.versions`; each bad object one problem line."""
     settings = reader.verdicts
     if settings is None:

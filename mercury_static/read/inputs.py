@@ -133,7 +133,8 @@ def _read_file(path: Path, name: str, fmt: str, opts: Options) -> Iterator[Item]
     kind = detect(data) if fmt == "auto" else fmt
     if kind == "qags":
         if not isinstance(data, list):
-            raise InputError(name, None, None, f"expected QAGS's JSON Lines or a JSON list, got {safeio.json_kind(data)}")
+            raise InputError(name, None, None,
+                             f"expected QAGS's JSON Lines or a JSON list, got {safeio.json_kind(data)}")
         yield from read_qags(((f"record {i}", x) for i, x in enumerate(data)), name, opts)
     elif kind == "summhay":
         safeio.check(data, name, None)

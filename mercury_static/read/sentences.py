@@ -13,7 +13,9 @@ from mercury_static.core.safeio import json_kind
 
 def join_sentences(sentences: list[str]) -> tuple[str, list[tuple[int, int]]]:
     """The summary text (the sentences, stripped, joined with one space) and each sentence's offsets."""
-    parts, cut, pos = [], [], 0
+    parts: list[str] = []
+    cut: list[tuple[int, int]] = []
+    pos = 0
     for s in sentences:
         body = s.strip()
         if parts:
@@ -42,11 +44,13 @@ def check_cut(text: str, cut, file: str, where: str, field: str) -> list[tuple[i
         if text[s:e] != text[s:e].strip():
             raise InputError(file, where, f"{field}[{i}]", "a sentence begins or ends with whitespace")
         if text[prev:s].strip():
-            raise InputError(file, where, f"{field}[{i}]", f"text before it is in no sentence: {text[prev:s].strip()[:40]!r}")
+            raise InputError(file, where, f"{field}[{i}]",
+                             f"text before it is in no sentence: {text[prev:s].strip()[:40]!r}")
         out.append((s, e))
         prev = e
     if text[prev:].strip():
-        raise InputError(file, where, field, f"text after the last sentence is in no sentence: {text[prev:].strip()[:40]!r}")
+        raise InputError(file, where, field,
+                         f"text after the last sentence is in no sentence: {text[prev:].strip()[:40]!r}")
     return out
 
 
