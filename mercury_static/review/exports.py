@@ -19,7 +19,7 @@ from mercury_static.merge.checks import Reject, annotation, check_json, parse_ti
 from mercury_static.merge.questions import check_value
 from mercury_static.core.names import normalize_name
 from mercury_static.core.records import InputError
-from mercury_static.review.disagreement import SPANS
+from mercury_static.merge.adjudication import SPANS
 
 ACTIONS = ("accept", "reject", "edit")
 EDITABLE = ("summary", "source", "label", "note")

@@ -32,7 +32,8 @@ from mercury_static.merge.pipeline import _without_cyclic_gc, merged_records, ro
 from mercury_static.merge.inputs import InputReader
 from mercury_static.core.records import InputError
 from mercury_static.report.html import INSTALL, available, render_html
-from mercury_static.review.disagreement import SPANS, disagreement
+from mercury_static.merge.adjudication import SPANS, adjudicate_first, adjudication_order
+from mercury_static.merge.sentence_rows import record_rows
 
 ROWS_PER_SHARD = 1000
 RECORDS_PER_SHARD = 50
@@ -91,12 +92,18 @@ def annotation_key(a: dict) -> str:
     return a["annotator"].replace("%", "%25").replace(":", "%3A") + ":" + a["id"]
 
 
-def review_record(record: dict, judges: list[str], questions) -> dict:
+def sentence_rows_of(bundle: Bundle, records: list[dict]) -> list[list] | None:
+    """Each record's summary sentences as its annotators left them (None: the bundle asks no verdicts)."""
+    verdicts = bundle.settings.sentence_verdicts
+    return [record_rows(b, r, verdicts) for b, r in zip(bundle.records, records)] if verdicts else None
+
+
+def review_record(record: dict, judges: list[str], contested: dict) -> dict:
     """A record of a records shard: every annotator's work with its status, the suggestions, the disagreement."""
     status = {r["annotator"]: r["status"] for r in record["responses"]}
     annotations = [{"key": annotation_key(a), **a, "status": status.get(a["annotator"])}
                    for a in record["annotations"]]
-    return {"id": record["id"], "disagreement": disagreement(record, judges, questions), "judges": judges,
+    return {"id": record["id"], "disagreement": contested, "judges": judges,
             "annotators": sorted({*judges, *status, *(a["annotator"] for a in annotations)}),
             "annotations": annotations, "responses": record["responses"],
             "suggestions": record.get("suggestions", [])}
@@ -106,9 +113,9 @@ def review_files(bundle: Bundle, records: list[dict], judges: dict[str, list[str
     """The review header and the files under data/ (path -> bytes), most contested record first."""
     questions = bundle.settings.questions
     merged = merge_sha256(records)
-    position = {r.id: i for i, r in enumerate(bundle.records)}
-    items = sorted((review_record(r, judges[r["id"]], questions) for r in records),
-                   key=lambda x: (-x["disagreement"]["score"], position[x["id"]]))
+    who = [judges[r["id"]] for r in records]
+    items = [review_record(records[i], who[i], contested)
+             for i, contested in adjudication_order(records, who, questions, sentence_rows_of(bundle, records))]
     files: dict[str, bytes] = {}
     rows = []
     for n in range(0, len(items), RECORDS_PER_SHARD):
@@ -142,7 +149,10 @@ def dashboard(bundle: Bundle, records: list[dict], reader: InputReader) -> bytes
     if not available():
         return None
     questions = list(reader.questions.values())
-    report = {**agreement_report(records, reader.labels), "questions": question_agreement(records, questions),
+    who = [submitted_judges(r) for r in records]
+    report = {**agreement_report(records, reader.labels),
+              "adjudication": adjudicate_first(records, who, questions, sentence_rows_of(bundle, records)),
+              "questions": question_agreement(records, questions),
               "agents": agent_agreement(records, questions), "progress": round_progress(bundle, records)}
     return render_html(report, "index.html", f"{bundle.manifest.get('title') or 'Review'}: the round").encode("utf-8")
 
