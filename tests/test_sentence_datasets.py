@@ -348,6 +348,9 @@ def test_build_then_merge_qags_keeps_every_judgment_and_its_alpha(tmp_path, buil
         for v in r.get("sentences", []):
             per_sentence.setdefault((r["id"], v["sentence"]), []).append(v["verdict"])
     assert round(alpha(list(per_sentence.values()), "nominal"), 3) == round(expected, 3)
+    report = result.agreement["sentences"]  # merge's own figure, as its report gives it
+    assert round(report["alpha"], 3) == round(expected, 3)
+    assert report["pairable"] == sum(len(u) >= 2 for u in units)
     assert sorted(map(sorted, per_sentence.values())) == sorted(sorted(u) for u in units if u)
 
     out = tmp_path / "merged.json"
