@@ -379,3 +379,15 @@ def test_merge_skips_a_bad_qags_line_and_merges_the_rest(tmp_path, build_bundle)
         f"{bad}: line 4: field 'article': its source/summary differ from the bundle record's texts"]
     assert result.answers_dropped == 6 + 6
     assert sum(len(r.get("sentences", [])) for r in result.records) == 7
+
+
+def test_a_summhay_judgment_naming_no_bullet_is_a_warning(tmp_path, caplog):
+    topic = summhay_topic()
+    topic["subtopics"][1]["eval_summaries"]["summary_subtopic_model-y"][0]["bullet_id"] = 4
+    path = tmp_path / "topic.json"
+    path.write_text(json.dumps(topic), encoding="utf-8")
+    with caplog.at_level(logging.WARNING, logger="mercury_static"):
+        recs = read_records(path)
+    assert "subtopics[1].eval_summaries['summary_subtopic_model-y']: bullet_id 4 names no bullet of the summary " \
+           "(1 lines); its judgment suggests nothing" in caplog.text
+    assert [s["verdict"] for s in recs[2].sentence_suggestions] == ["none"]

@@ -91,6 +91,12 @@ def read_summhay(data, name: str, opts: Options) -> Iterator[Item]:
             judgments = _judgments(evals.get(method), name, f"{where}.eval_summaries[{method!r}]")
             summary, bullets = _bullets(lines, judgments)
             cut = [(b["start"], b["end"]) for b in bullets if b["text"]]
+            stray = sorted({n for e in judgments if (n := _line(e.get("bullet_id"))) is not None
+                            and not any(b["index"] == n and b["text"] for b in bullets)})
+            if stray:
+                log.warning("%s: %s.eval_summaries[%r]: bullet_id %s names no bullet of the summary (%d lines); "
+                            "its judgment suggests nothing", name, where, method, ", ".join(map(str, stray)),
+                            len(lines))
             suggestions = _suggestions(bullets, opts.verdicts, name, f"{where}.eval_summaries[{method!r}]") \
                 if evals.get(method) is not None else []
             scores = [_COVERAGE_SCORE[e["coverage"]] for e in judgments
@@ -160,14 +166,19 @@ def _suggestions(bullets: list[dict], verdicts: tuple[str, ...] | None, name: st
     return out
 
 
+def _line(bullet) -> int | None:
+    """The 1-based line a judgment's `bullet_id` names (an integer or its digits), else None ("NA", null)."""
+    if isinstance(bullet, str) and bullet.isdigit():
+        return int(bullet)
+    return bullet if isinstance(bullet, int) and not isinstance(bullet, bool) else None
+
+
 def _bullets(lines: list[str], judgments: list[dict]) -> tuple[str, list[dict]]:
     """The summary text (one line per bullet, as given) and the gold bullets with their offsets."""
     covered: dict[int, list[dict]] = {}
     for e in judgments:
-        bullet = e.get("bullet_id")
-        if isinstance(bullet, str) and bullet.isdigit():
-            bullet = int(bullet)
-        if isinstance(bullet, int) and not isinstance(bullet, bool):
+        bullet = _line(e.get("bullet_id"))
+        if bullet is not None:
             covered.setdefault(bullet, []).append(
                 {"insight_id": str(e.get("insight_id")), "coverage": e.get("coverage")})
     bullets, pos = [], 0
