@@ -78,6 +78,7 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
         records = read_once(inputs, Path(scratch), settings, fmt=options.fmt, source_field=source_field,
                             summary_field=summary_field, id_field=options.id_field,
                             keep_lengths=suggestions is not None)
+        settings = records.settings  # with the data's own sentence verdicts when the settings name none
         labels, choices = flags.span_labels(settings, options.labels)
         guidelines = flags.guidelines(settings, options.guidelines)
         from_file = read_suggestion_file(suggestions, records.lengths or {}, settings, choices) \

@@ -11,16 +11,20 @@ once.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import pickle
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from mercury_static.build.record_extras import check_columns_used, record_extras, settings_columns
-from mercury_static.build.scratch import Scratch
-from mercury_static.core.records import Record
+from mercury_static.build.scratch import Scratch, text_key
+from mercury_static.bundle.contents import text_id
+from mercury_static.core.records import InputError, Record
 from mercury_static.read.inputs import iter_records
-from mercury_static.settings.schema import MetadataRanges, Settings
+from mercury_static.read.sentences import check_cut
+from mercury_static.settings.schema import DATASET_VERDICTS, MetadataRanges, Settings
 
 SPOOL = "records.pickle"
 
@@ -33,6 +37,9 @@ class ReadRecords:
     count: int
     lengths: dict[str, tuple[int, int]] | None
     """Record id → (len summary, len source), when asked for (a suggestions file is checked against them)."""
+    settings: Settings
+    """The settings the build goes on with: those given, with `sentence_verdicts` the data's own
+    (`DATASET_VERDICTS`) when they name none and the records hold sentence judgments."""
 
     def __iter__(self) -> Iterator[Record]:
         """The records, as read (our own file, written by `read_once`: pickle is its encoding)."""
@@ -58,11 +65,23 @@ def read_once(paths: list[Path], folder: Path, settings: Settings, *, fmt: str, 
     columns = {c for _, _, c in settings_columns(settings)}
     seen: set[str] = set()
     count, source = 0, None
+    given = settings.sentence_verdicts
+    scale: tuple[str, str] | None = None  # the data's verdicts (name, first record) when the settings name none
     ids = Scratch(folder)
     try:
         with open(folder / SPOOL, "wb") as spool:
             for r in iter_records(paths, fmt=fmt, source_field=source_field, summary_field=summary_field,
-                                  id_field=id_field, seen=ids.id_places()):
+                                  id_field=id_field, seen=ids.id_places(),
+                                  verdicts=given.values if given else None):
+                if r.verdict_scale is not None and given is None:
+                    if scale is None:
+                        scale = (r.verdict_scale, r.origin)
+                        settings = replace(settings, sentence_verdicts=DATASET_VERDICTS[r.verdict_scale])
+                    elif scale[0] != r.verdict_scale:
+                        raise InputError(r.origin, f"record {r.id}", "sentence_verdicts",
+                                         f"its verdicts are {r.verdict_scale}'s, {scale[1]}'s {scale[0]}'s; name "
+                                         "the verdicts in the settings (sentence_verdicts.options)")
+                _check_sentences(r, ids, source == r.source)
                 record_extras([r], settings, {}, ranges)
                 seen |= {c for c in columns - seen if r.metadata.get(c) is not None}
                 count += 1
@@ -74,4 +93,32 @@ def read_once(paths: list[Path], folder: Path, settings: Settings, *, fmt: str, 
     finally:
         ids.close()
     check_columns_used(settings, seen, count)
-    return ReadRecords(folder / SPOOL, count, lengths)
+    return ReadRecords(folder / SPOOL, count, lengths, settings)
+
+
+def _check_sentences(r: Record, scratch: Scratch, shared_source: bool) -> None:
+    """A record's given cut checked against its summary, its sentence judgments against the sentences, and
+    each text's cut against the cut of its earlier uses (texts are stored once: a second cut would be
+    dropped silently)."""
+    where = f"record {r.id}"
+    cut = None
+    if r.summary_sentences is not None:
+        r.summary_sentences = cut = check_cut(r.summary, [list(c) for c in r.summary_sentences], r.origin, where,
+                                              "summary_sentences")
+    n = len(cut) if cut is not None else None
+    for key, items in (("prior_sentences", r.prior_sentences), ("sentence_suggestions", r.sentence_suggestions)):
+        for item in items:
+            if n is None or not 0 <= item["sentence"] < n:
+                raise InputError(r.origin, where, key, f"sentence {item['sentence']} is not one of the summary's "
+                                 f"{n or 0} given sentences")
+    texts = [("summary", r.summary, _digest(cut))] + ([] if shared_source else [("source", r.source, b"")])
+    for kind, text, digest in texts:
+        first = scratch.other_cut(text_key(text_id(text)), digest, f"{r.origin} (record {r.id}, {kind})")
+        if first is not None:
+            raise InputError(r.origin, where, "summary_sentences", f"its {kind} is a text {first} has too, cut "
+                             "into other sentences (a text is stored once: give every use the same cut)")
+
+
+def _digest(cut: list[tuple[int, int]] | None) -> bytes:
+    """A cut's identity (empty: the segmenter's)."""
+    return b"" if cut is None else hashlib.blake2b(json.dumps(cut).encode(), digest_size=16).digest()

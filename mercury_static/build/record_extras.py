@@ -100,11 +100,15 @@ def known_label_priors(record: Record, labels: list[str]) -> list[dict]:
 
 def record_json(r: Record, extras: dict | None = None) -> dict:
     """A record as stored in a record shard (texts by id), with the settings' `fields`/`meta`/`suggestions`
-    when it has any."""
+    and a sentence-level dataset's given cut (`summary_sentences`: in the bundle id, as the sentences
+    judgments point at), `prior_sentences` and `sentence_suggestions`, each only when it has any."""
     meta = r.metadata or {}
     title = meta.get("title") if isinstance(meta.get("title"), str) else None
+    sentences = {"summary_sentences": [list(c) for c in r.summary_sentences] if r.summary_sentences else None,
+                 "prior_sentences": r.prior_sentences, "sentence_suggestions": r.sentence_suggestions}
     return {"id": r.id, "title": title, "source": text_id(r.source), "summary": text_id(r.summary),
-            "metadata": meta, "prior_annotations": r.prior_annotations, "gold": r.gold, **(extras or {})}
+            "metadata": meta, "prior_annotations": r.prior_annotations, "gold": r.gold,
+            **{k: v for k, v in sentences.items() if v}, **(extras or {})}
 
 
 def stored_record(r: Record, settings: Settings, labels: list[str], from_file: dict[str, list[dict]],

@@ -1,9 +1,10 @@
 """The streaming build's disk-backed state: what spans the whole input but must not sit in memory.
 
-Three sqlite tables in a scratch folder beside the output (deleted with it): the shard (and record vector)
+Four sqlite tables in a scratch folder beside the output (deleted with it): the shard (and record vector)
 of every distinct text, so texts are deduplicated by their 64-bit content id across the whole input; the
-float16 vector of every distinct embedding row, so a row repeated anywhere is embedded once; and the place
-of every record id, for the duplicate-id error. sqlite is in the standard library, keeps memory at its page
+float16 vector of every distinct embedding row, so a row repeated anywhere is embedded once; the place
+of every record id, for the duplicate-id error; and the sentence cut of every text the read step saw, so a
+text given two cuts is an error, not the first cut silently. sqlite is in the standard library, keeps memory at its page
 cache (`CACHE_KB`) whatever the number of keys, and answers a lookup from a B-tree in microseconds; a
 sorted array of hashes would need merges of our own and a second structure for the values.
 """
@@ -32,7 +33,7 @@ def row_key(row: str) -> bytes:
 
 
 class Scratch:
-    """The three tables (`texts`, `rows`, `ids`) in one database file; `close()` releases it."""
+    """The tables (`texts`, `rows`, `ids`, `cuts`) in one database file; `close()` releases it."""
 
     def __init__(self, folder: Path):
         self._db = sqlite3.connect(Path(folder) / "scratch.sqlite", isolation_level=None)
@@ -41,6 +42,7 @@ class Scratch:
         self._db.execute("CREATE TABLE texts (key INTEGER PRIMARY KEY, shard INTEGER NOT NULL, rvec BLOB)")
         self._db.execute("CREATE TABLE rows (key BLOB PRIMARY KEY, vec BLOB NOT NULL) WITHOUT ROWID")
         self._db.execute("CREATE TABLE ids (id BLOB PRIMARY KEY, place BLOB NOT NULL) WITHOUT ROWID")
+        self._db.execute("CREATE TABLE cuts (key INTEGER PRIMARY KEY, cut BLOB NOT NULL, place BLOB NOT NULL)")
         self._db.execute("BEGIN")  # scratch data: one transaction, never committed to survive a crash
 
     def close(self) -> None:
@@ -67,6 +69,15 @@ class Scratch:
 
     def add_rows(self, items: Iterable[tuple[bytes, bytes]]) -> None:
         self._db.executemany("INSERT INTO rows VALUES (?, ?)", items)
+
+    def other_cut(self, key: int, cut: bytes, place: str) -> str | None:
+        """Where the text `key` was first read, when that use cut it into sentences otherwise than `cut`
+        (a digest; empty: the segmenter's); else None, the first use recorded."""
+        row = self._db.execute("SELECT cut, place FROM cuts WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            self._db.execute("INSERT INTO cuts VALUES (?, ?, ?)", (key, cut, _blob(place)))
+            return None
+        return None if row[0] == cut else _text(row[1])
 
     def id_places(self) -> IdPlaces:
         return IdPlaces(self._db)

@@ -111,8 +111,9 @@ class StreamBuild:
                 if t is None and text_key(tid) in known:
                     pair.append(known[text_key(tid)][0])
                     continue
-                if t is None:
-                    t = new[tid] = StoredText(id=tid, text=text, sentences=[], rows=[])
+                if t is None:  # a summary's given cut is its sentences; the others are split below
+                    cut = r.summary_sentences if kind == "summary" and r.summary_sentences else []
+                    t = new[tid] = StoredText(id=tid, text=text, sentences=list(cut), rows=[])
                     self.placer.place(t)
                     text_ids.write(tid + "\n")
                 if kind == "source" and r.source_sections and t.sections is None and t.shard == self.placer.shard:
@@ -140,7 +141,7 @@ class StreamBuild:
 
         limit = self.embedder.max_seq_length
         for t in texts:
-            t.sentences = split_sentences(t.text)
+            t.sentences = t.sentences or split_sentences(t.text)
             t.rows = embedding_windows(t.text, t.sentences, self.embedder.count_tokens, limit)
         rows = [t.text[s:e] for t in texts for _, s, e in t.rows]
         keys = [row_key(x) for x in rows]

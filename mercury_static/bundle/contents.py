@@ -96,6 +96,8 @@ class BundleRecord:
     fields: dict = field(default_factory=dict)
     meta: dict = field(default_factory=dict)
     suggestions: list[dict] = field(default_factory=list)
+    prior_sentences: list[dict] = field(default_factory=list)
+    sentence_suggestions: list[dict] = field(default_factory=list)
 
 
 @dataclass
@@ -204,7 +206,9 @@ def _load_bundle(directory: Path, reading: list[str]) -> Bundle:
                 id=r["id"], title=r.get("title"), source=src.text, summary=summ.text,
                 metadata=r.get("metadata") or {}, prior_annotations=r.get("prior_annotations") or [],
                 gold=r.get("gold"), source_text=src, summary_text=summ, fields=r.get("fields") or {},
-                meta=r.get("meta") or {}, suggestions=r.get("suggestions") or []))
+                meta=r.get("meta") or {}, suggestions=r.get("suggestions") or [],
+                prior_sentences=r.get("prior_sentences") or [],
+                sentence_suggestions=r.get("sentence_suggestions") or []))
     return bundle
 
 

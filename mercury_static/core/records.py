@@ -28,6 +28,16 @@ class Record:
     source_sections: list[Section] | None = None
     gold: dict | None = None
     origin: str = ""
+    summary_sentences: list[tuple[int, int]] | None = None
+    """The summary's sentences as the dataset cuts them (code points; checked by `read.sentences.check_cut`):
+    the build stores these instead of `segment.split_sentences`, so sentence judgments map one to one."""
+    prior_sentences: list[dict] = field(default_factory=list)
+    """Sentence verdicts people gave before (a QAGS worker's answers): `{annotator, sentence, verdict}`."""
+    sentence_suggestions: list[dict] = field(default_factory=list)
+    """Sentence verdicts an agent gave (SummHay's evaluator): `{agent, sentence, verdict}`."""
+    verdict_scale: str | None = None
+    """The dataset's own sentence verdicts (a key of `schema.DATASET_VERDICTS`), which turn
+    `sentence_verdicts` on when the settings do not."""
 
 
 class InputError(Exception):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time as clock
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 
 from mercury_static.core import mercury, safeio
@@ -22,6 +23,9 @@ from mercury_static.merge.questions import check_responses, check_suggestion_use
 from mercury_static.merge.sentences import check_merged, check_sentences
 from mercury_static.merge.timeontask import milliseconds
 from mercury_static.merge.versions import Counts, Version
+from mercury_static.merge.qags import read_qags
+from mercury_static.read.json_docs import file_lines, peek_object
+from mercury_static.read.qags import is_qags
 from mercury_static.core.names import normalize_name
 from mercury_static.core.records import InputError
 
@@ -92,10 +96,14 @@ class InputReader:
 
     # -- files -------------------------------------------------------------------------------------------
     def read(self, path: Path) -> None:
+        if path.suffix.lower() in (".jsonl", ".ndjson"):  # QAGS's layout (merge/qags.py)
+            return self.read_lines(path)
         try:
             doc = safeio.read_json(path, safeio.EXPORT_LIMIT)
         except InputError as e:
             return self.problem(path, e.where, e.field, e.message)
+        if isinstance(doc, list) and doc and is_qags(doc[0]):
+            return read_qags(self, path, ((f"record {i}", x) for i, x in enumerate(doc)))
         if isinstance(doc, dict):  # records and samples are checked one by one
             bad = safeio.find_invalid(doc, skip=("records", "samples"))
             if bad is not None:
@@ -105,6 +113,26 @@ class InputReader:
         if isinstance(doc, dict) and "samples" in doc or isinstance(doc, list):
             return self.read_dump(path, mercury.samples(doc))
         self.problem(path, None, None, f"not an export file ({EXPORT_FORMAT}) nor a Mercury dump")
+
+    def read_lines(self, path: Path) -> None:
+        """A JSON Lines input: QAGS's layout, one judged summary a line."""
+        try:
+            first, lines = peek_object(file_lines(path, str(path), safeio.EXPORT_LIMIT))
+            if not is_qags(first):
+                return self.problem(path, None, None, "a JSON Lines file that is not QAGS's layout ({article, "
+                                    "summary_sentences} a line)")
+            read_qags(self, path, self.lines_read(path, lines))
+        except InputError as e:  # the file itself (not UTF-8, a line not JSON): what was read stays
+            self.problem(path, e.where, e.field, e.message)
+
+    def lines_read(self, path: Path, lines) -> Iterator[tuple[str, object]]:
+        """(``line N``, value) of each JSON line; a line that is not JSON is a problem, the next lines read."""
+        for lineno, line in lines:
+            if line.strip():
+                try:
+                    yield f"line {lineno}", safeio.json_line(line, str(path), f"line {lineno}")
+                except InputError as e:
+                    self.problem(path, e.where, e.field, e.message)
 
     @staticmethod
     def _count(entries) -> int:

@@ -77,8 +77,8 @@ def verdict(entry, where: str, record: BundleRecord, settings: SentenceVerdicts,
                 _same_cut(item, part, name)
             parts.append(part)
     updated_at = entry.get("updated_at")
-    if parse_time(updated_at, f"{where}.updated_at") is None:
-        raise Reject(f"{where}.updated_at", "missing")
+    if parse_time(updated_at, f"{where}.updated_at") is None and not (merged and updated_at is None):
+        raise Reject(f"{where}.updated_at", "missing")  # merged: null is a dataset's verdict (QAGS), time unknown
     elapsed = milliseconds(entry.get("elapsed_ms"), f"{where}.elapsed_ms")
     out = {"annotator": annotator, "sentence": index, "summary": summary, "verdict": value}
     if value in settings.evidence:

@@ -1,7 +1,7 @@
-"""Input files -> records: CSV, JSON, JSONL, Mercury dumps and SummHay topic files.
+"""Input files -> records: CSV, JSON, JSONL, Mercury dumps, SummHay topic files and QAGS's layout.
 
 This module picks the format and checks ids across files; one module per format reads it (csv_rows.py,
-json_docs.py, mercury_dump.py, summhay.py) and record.py turns each record's fields into a `Record`.
+json_docs.py, mercury_dump.py, summhay.py, qags.py) and record.py turns each record's fields into a `Record`.
 
 Rules shared by every format:
 
@@ -31,15 +31,17 @@ from pathlib import Path
 
 from mercury_static.core import safeio
 from mercury_static.read.csv_rows import read_csv
-from mercury_static.read.json_docs import detect, file_lines, parse_json, read_jsonl, read_list
+from mercury_static.read.json_docs import detect, file_lines, json_objects, parse_json, peek_object, read_jsonl, \
+    read_list
 from mercury_static.read.mercury_dump import dump_samples
+from mercury_static.read.qags import is_qags, read_qags
 from mercury_static.read.record import Item, Options, join_documents
 from mercury_static.read.summhay import read_summhay
 from mercury_static.core.records import InputError, Record
 
 __all__ = ["FORMATS", "iter_records", "join_documents", "read_records"]
 
-FORMATS = ("auto", "csv", "json", "jsonl", "mercury", "summhay")
+FORMATS = ("auto", "csv", "json", "jsonl", "mercury", "summhay", "qags")
 
 
 def read_records(
@@ -48,9 +50,11 @@ def read_records(
     source_field: str = "source",
     summary_field: str = "summary",
     id_field: str | None = None,
+    verdicts: tuple[str, ...] | None = None,
 ) -> list[Record]:
-    """Read every input file into records (see the module docstring for the rules)."""
-    return list(iter_records(paths, fmt, source_field, summary_field, id_field))
+    """Read every input file into records (see the module docstring for the rules); `verdicts`: the
+    settings' sentence verdicts, which a dataset's sentence judgments must name."""
+    return list(iter_records(paths, fmt, source_field, summary_field, id_field, verdicts=verdicts))
 
 
 class Seen(Protocol):
@@ -68,6 +72,7 @@ def iter_records(
     summary_field: str = "summary",
     id_field: str | None = None,
     seen: Seen | None = None,
+    verdicts: tuple[str, ...] | None = None,
 ) -> Iterator[Record]:
     """`read_records` one record at a time (the streaming build); `seen` maps each id read to its place
     (a disk-backed mapping keeps memory flat over millions of ids: `scratch.IdPlaces`)."""
@@ -75,7 +80,7 @@ def iter_records(
     if fmt not in FORMATS:
         raise InputError(str(paths[0]) if paths else "-", None, None,
                          f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
-    opts = Options(source_field, summary_field, id_field, qualify_ids=len(paths) > 1)
+    opts = Options(source_field, summary_field, id_field, qualify_ids=len(paths) > 1, verdicts=verdicts)
     seen = {} if seen is None else seen
     for path in paths:
         for item in _read_file(Path(path), str(path), fmt, opts):
@@ -99,8 +104,16 @@ def _read_text(path: Path, name: str) -> str:
 
 def _read_file(path: Path, name: str, fmt: str, opts: Options) -> Iterator[Item]:
     ext = path.suffix.lower()
+    if fmt == "qags" and ext in (".jsonl", ".ndjson"):
+        yield from read_qags(json_objects(file_lines(path, name), name), name, opts)
+        return
     if fmt == "jsonl" or (fmt == "auto" and ext in (".jsonl", ".ndjson")):
-        yield from read_jsonl(file_lines(path, name), name, opts)  # streamed: a line at a time
+        lines = file_lines(path, name)  # streamed: a line at a time
+        first, lines = peek_object(lines)
+        if fmt == "auto" and is_qags(first):
+            yield from read_qags(json_objects(lines, name), name, opts)
+        else:
+            yield from read_jsonl(lines, name, opts)
         return
     text = _read_text(path, name)
     if fmt == "csv" or (fmt == "auto" and ext in (".csv", ".tsv")):
@@ -109,12 +122,21 @@ def _read_file(path: Path, name: str, fmt: str, opts: Options) -> Iterator[Item]
     if fmt == "auto" and ext != ".json" and text.lstrip()[:1] not in ("[", "{"):
         raise InputError(name, None, None,
                          "cannot tell the format (use .csv, .json or .jsonl, or pass --format)")
-    data = parse_json(text, name, allow_jsonl=fmt == "auto")
+    data = parse_json(text, name, allow_jsonl=fmt in ("auto", "qags"))
     if data is None:  # JSON Lines in a file named .json
-        yield from read_jsonl(enumerate(text.split("\n"), 1), name, opts)
+        first, lines = peek_object(enumerate(text.split("\n"), 1))
+        if fmt == "qags" or fmt == "auto" and is_qags(first):
+            yield from read_qags(json_objects(lines, name), name, opts)
+        else:
+            yield from read_jsonl(lines, name, opts)
         return
     kind = detect(data) if fmt == "auto" else fmt
-    if kind == "summhay":
+    if kind == "qags":
+        if not isinstance(data, list):
+            raise InputError(name, None, None,
+                             f"expected QAGS's JSON Lines or a JSON list, got {safeio.json_kind(data)}")
+        yield from read_qags(((f"record {i}", x) for i, x in enumerate(data)), name, opts)
+    elif kind == "summhay":
         safeio.check(data, name, None)
         yield from read_summhay(data, name, opts)
     elif kind == "mercury":

@@ -3,12 +3,14 @@ content sniffing of ``--format auto`` (a dump, a SummHay topic or plain records)
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from mercury_static.core import safeio
+from mercury_static.read.qags import is_qags
 from mercury_static.read.record import Item, Options, make_item
 from mercury_static.core.records import InputError
 
@@ -43,7 +45,7 @@ def detect(data) -> str:
     first = next((x for x in data if isinstance(x, dict)), None) if isinstance(data, list) else None
     if first is not None and "sample_id" in first and "annotations" in first:
         return "mercury"
-    return "json"
+    return "qags" if is_qags(first) else "json"
 
 
 def file_lines(path: Path, name: str, limit: int = safeio.INPUT_LIMIT) -> Iterator[tuple[int, str]]:
@@ -83,6 +85,31 @@ def read_jsonl(lines: Iterable[tuple[int, str]], name: str, opts: Options) -> It
             raise InputError(name, where, None, f"expected a JSON object, got {safeio.json_kind(obj)}")
         yield make_item(obj, position, where, name, opts, is_dump=False)
         position += 1
+
+
+def peek_object(lines: Iterable[tuple[int, str]]) -> tuple[object, Iterator[tuple[int, str]]]:
+    """The first non-blank line's JSON value (None when it is not JSON: the reader then names the line), and
+    the lines again, that one included (`--format auto` tells QAGS's layout from plain records by it)."""
+    lines = iter(lines)
+    seen = []
+    first = None
+    for number, line in lines:
+        seen.append((number, line))
+        if line.strip():
+            try:
+                first = json.loads(line)
+            except (ValueError, RecursionError):
+                first = None
+            break
+    return first, itertools.chain(seen, lines)
+
+
+def json_objects(lines: Iterable[tuple[int, str]], name: str) -> Iterator[tuple[str, object]]:
+    """(``line N``, value) of each non-blank JSON line, strictly parsed."""
+    for lineno, line in lines:
+        if line.strip():
+            where = f"line {lineno}"
+            yield where, safeio.json_line(line, name, where)
 
 
 def read_list(items: list, name: str, opts: Options, is_dump: bool) -> Iterator[Item]:

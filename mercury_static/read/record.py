@@ -21,6 +21,8 @@ class Options:
     summary_field: str
     id_field: str | None
     qualify_ids: bool
+    verdicts: tuple[str, ...] | None = None
+    """The settings' sentence verdicts (None: none named; a dataset's verdicts are read against its own)."""
 
 
 @dataclass

@@ -8,11 +8,17 @@ from pathlib import Path
 
 from mercury_static.core import mercury, safeio
 from mercury_static.read.record import Item, Options, join_documents, text_field
+from mercury_static.read.sentences import read_verdict
 from mercury_static.core.records import InputError, Record
 
 log = logging.getLogger("mercury_static")
 
 _COVERAGE_SCORE = {"FULL_COVERAGE": 100.0, "PARTIAL_COVERAGE": 50.0, "NO_COVERAGE": 0.0}
+SCALE = "summhay"
+AGENT = "summhay-eval"
+"""The agent SummHay's coverage evaluator is in the bundle (its sentence suggestions)."""
+_VERDICT = {"FULL_COVERAGE": "full", "PARTIAL_COVERAGE": "partial"}
+_RANK = ("full", "partial", "none")
 
 
 def read_summhay(data, name: str, opts: Options) -> Iterator[Item]:
@@ -22,6 +28,11 @@ def read_summhay(data, name: str, opts: Options) -> Iterator[Item]:
     what the summaries' ``[N]`` citations refer to). ``gold`` holds the subtopic's insights with the ids
     of the documents that include them, and every summary line as a bullet with its offsets and the
     insights it covers; ``index`` is SummHay's ``bullet_id`` (the 1-based line number).
+
+    Each non-blank line is one summary sentence (the given cut, `Record.summary_sentences`), whatever the
+    segmenter would make of it. ``eval_summaries[method]`` becomes the sentence suggestions of agent
+    ``summhay-eval``: a bullet's verdict is the best coverage among the insights naming it (full, partial),
+    else none.
     """
     if not isinstance(data, dict) or not isinstance(data.get("documents"), list) \
             or not isinstance(data.get("subtopics"), list):
@@ -79,6 +90,15 @@ def read_summhay(data, name: str, opts: Options) -> Iterator[Item]:
             retriever, _, summarizer = short.rpartition("_")
             judgments = _judgments(evals.get(method), name, f"{where}.eval_summaries[{method!r}]")
             summary, bullets = _bullets(lines, judgments)
+            cut = [(b["start"], b["end"]) for b in bullets if b["text"]]
+            stray = sorted({n for e in judgments if (n := _line(e.get("bullet_id"))) is not None
+                            and not any(b["index"] == n and b["text"] for b in bullets)})
+            if stray:
+                log.warning("%s: %s.eval_summaries[%r]: bullet_id %s names no bullet of the summary (%d lines); "
+                            "its judgment suggests nothing", name, where, method, ", ".join(map(str, stray)),
+                            len(lines))
+            suggestions = _suggestions(bullets, opts.verdicts, name, f"{where}.eval_summaries[{method!r}]") \
+                if evals.get(method) is not None else []
             scores = [_COVERAGE_SCORE[e["coverage"]] for e in judgments
                       if e.get("coverage") in _COVERAGE_SCORE]
             metadata = {
@@ -97,7 +117,8 @@ def read_summhay(data, name: str, opts: Options) -> Iterator[Item]:
             rec_id = f"{subtopic_id}:{short}"
             record = Record(id=rec_id, source=source, summary=summary, metadata=metadata,
                             source_sections=list(sections), origin=f"{stem}:{rec_id}",
-                            gold={"insights": insights, "bullets": bullets})
+                            gold={"insights": insights, "bullets": bullets}, summary_sentences=cut,
+                            sentence_suggestions=suggestions, verdict_scale=SCALE if suggestions else None)
             count += 1
             yield Item(record, mwhere, "subtopic_id")
     if count == 0:
@@ -132,14 +153,32 @@ def _judgments(value, name: str, where: str) -> list[dict]:
     return value
 
 
+def _suggestions(bullets: list[dict], verdicts: tuple[str, ...] | None, name: str, where: str) -> list[dict]:
+    """One suggestion per bullet (sentence): the best coverage of the insights naming it, else none; each
+    verdict read against the settings' verdicts when they name some (one InputError when it is not one)."""
+    out = []
+    for sentence, b in enumerate(x for x in bullets if x["text"]):
+        named = [_VERDICT[c["coverage"]] for c in b["covered_insights"] if c["coverage"] in _VERDICT]
+        verdict = min(named, key=_RANK.index) if named else "none"
+        if verdicts is not None:
+            verdict = read_verdict(verdict, verdicts, name, f"{where}, bullet {b['index']}", "coverage")
+        out.append({"agent": AGENT, "sentence": sentence, "verdict": verdict})
+    return out
+
+
+def _line(bullet) -> int | None:
+    """The 1-based line a judgment's `bullet_id` names (an integer or its digits), else None ("NA", null)."""
+    if isinstance(bullet, str) and bullet.isdigit():
+        return int(bullet)
+    return bullet if isinstance(bullet, int) and not isinstance(bullet, bool) else None
+
+
 def _bullets(lines: list[str], judgments: list[dict]) -> tuple[str, list[dict]]:
     """The summary text (one line per bullet, as given) and the gold bullets with their offsets."""
     covered: dict[int, list[dict]] = {}
     for e in judgments:
-        bullet = e.get("bullet_id")
-        if isinstance(bullet, str) and bullet.isdigit():
-            bullet = int(bullet)
-        if isinstance(bullet, int) and not isinstance(bullet, bool):
+        bullet = _line(e.get("bullet_id"))
+        if bullet is not None:
             covered.setdefault(bullet, []).append(
                 {"insight_id": str(e.get("insight_id")), "coverage": e.get("coverage")})
     bullets, pos = [], 0

@@ -147,6 +147,15 @@ class SentenceVerdicts:
         return tuple(o.value for o in self.options)
 
 
+DATASET_VERDICTS = {
+    "qags": SentenceVerdicts(options=(Option("yes", "Yes"), Option("no", "No")), evidence=("yes",), flagged="no"),
+    "summhay": SentenceVerdicts(options=(Option("full", "Full coverage"), Option("partial", "Partial coverage"),
+                                         Option("none", "No coverage")), evidence=("full", "partial"), flagged=None),
+}
+"""The sentence verdicts a sentence-level dataset judges with (read/qags.py, read/summhay.py): what
+`sentence_verdicts` becomes when the settings name none and the input holds such judgments."""
+
+
 FLAGGED = "flagged"
 """A sentence's verdict where a span lies on it and no verdict was given, when the settings map it to none."""
 

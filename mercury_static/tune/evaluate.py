@@ -194,14 +194,16 @@ class CachedEmbedder:
 
 
 def index_texts(texts: Sequence[str], embedder, cached: CachedEmbedder,
-                step: Callable[[str, int], Callable[[int], None]]) -> dict[str, IndexedText]:
-    """Split, window and embed each distinct text as ``build`` does; vectors as the bundle stores them."""
+                step: Callable[[str, int], Callable[[int], None]],
+                cuts: dict[str, list[tuple[int, int]]] | None = None) -> dict[str, IndexedText]:
+    """Split, window and embed each distinct text as ``build`` does (a summary's given cut, `cuts`, as its
+    sentences); vectors as the bundle stores them."""
     from mercury_static.build.segment import embedding_windows, split_sentences
 
     out: dict[str, IndexedText] = {}
     plan = []
     for t in dict.fromkeys(texts):
-        spans = split_sentences(t)
+        spans = list((cuts or {}).get(t) or split_sentences(t))
         rows = embedding_windows(t, spans, embedder.count_tokens, embedder.max_seq_length)
         plan.append((t, spans, rows))
     flat = [t[s:e] for t, _, rows in plan for _, s, e in rows]
@@ -334,7 +336,8 @@ def load_eval_set(paths: Sequence[Path], fmt: str = "auto", *, model_path: Path 
     cached = CachedEmbedder(embedder, Path(folder) / f"{model.sha256[:16]}.npz")
     try:
         texts = [t for r in records for t in (r.source, r.summary)]
-        index = index_texts(texts, embedder, cached, step)
+        index = index_texts(texts, embedder, cached, step,
+                            {r.summary: r.summary_sentences for r in records if r.summary_sentences})
         queries: list[tuple[Query, Record]] = []
         seen: set[tuple] = set()
         for r in records:
