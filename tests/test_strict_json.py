@@ -5,7 +5,6 @@ itself (listed here, each with its reason)."""
 from __future__ import annotations
 
 import ast
-import json
 from pathlib import Path
 
 import pytest
@@ -98,16 +97,7 @@ def _model_export(folder: Path) -> None:
         raise InputError(folder, None, None, str(e)) from None
 
 
-def _ranker_option_value(folder: Path) -> None:
-    from mercury_static.assist.ranker_options import parse_items
-
-    doc = json.loads((folder / "bad.json").read_text(encoding="utf-8"), parse_constant=str)
-    raw = "NaN" if doc["pairs"] == "NaN" else "Infinity" if doc["pairs"] == "Infinity" else '{"a": 1, "a": 2}'
-    parse_items([f"neighbor={raw}"], "--ranker-option")
-
-
-READERS = [_training, _ranker_options, _settings, _manifest, _queues, _links_bundle, _model_folder, _model_export,
-           _ranker_option_value]
+READERS = [_training, _ranker_options, _settings, _manifest, _queues, _links_bundle, _model_folder, _model_export]
 
 
 @pytest.mark.parametrize("fault", BAD)
@@ -121,6 +111,14 @@ def test_every_reader_refuses_nan_infinity_and_a_key_given_twice(tmp_path, reade
     expected = {"nan": ("not a JSON number",), "infinity": ("not a JSON number",),
                 "duplicate": ("duplicate key", "given twice")}[fault]
     assert any(e in line for e in expected), line
+
+
+@pytest.mark.parametrize("raw", ["NaN", "Infinity", "-Infinity", "1e999", '{"a": 1, "a": 2}'])
+def test_a_ranker_option_value_json_cannot_carry_is_refused(raw):
+    from mercury_static.assist.ranker_options import parse_items
+
+    with pytest.raises(InputError, match="neighbor"):
+        parse_items([f"neighbor={raw}"], "--ranker-option")
 
 
 def test_a_weights_header_with_nan_is_not_a_weights_file():

@@ -164,9 +164,7 @@ def parse_items(items: list[str], where: str = "--ranker-option") -> dict:
                              f"{', '.join(BY_NAME)}")
         try:
             value = safeio.parse_checked(raw, where, key)
-        except InputError as e:
-            if not e.message.startswith("invalid JSON"):
-                raise
+        except InputError:  # not JSON, or JSON it cannot carry (NaN, a key twice): the text, which the checks refuse
             value = raw
         try:
             out[key] = check_value(BY_NAME[key], value)
