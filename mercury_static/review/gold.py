@@ -59,14 +59,16 @@ def adjudicated_set(entry: ReviewEntry, record: dict) -> tuple[list[dict], dict,
             continue
         a = keys[key]
         gold = _plain(d["annotation"] if d["action"] == "edit" else a)
-        gold["provenance"] = {"proposed_by": a["annotator"], "proposed_at": a["updated_at"],
+        gold["provenance"] = {"proposed_by": a["annotator"], "judges": [a["annotator"]],
+                              "proposed_at": a["updated_at"],
                               "action": "edited" if d["action"] == "edit" else "accepted",
                               "decided_by": entry.reviewer, "decided_at": d["updated_at"] or entry.updated_at,
                               **({"edited": d["edited"]} if d["action"] == "edit" else {})}
         annotations.append(gold)
     for a in entry.added:
         annotations.append({**_plain(a), "provenance": {
-            "proposed_by": entry.reviewer, "proposed_at": a["created_at"] or a["updated_at"], "action": "added",
+            "proposed_by": entry.reviewer, "judges": [], "proposed_at": a["created_at"] or a["updated_at"],
+            "action": "added",
             "decided_by": entry.reviewer, "decided_at": a["updated_at"] or entry.updated_at}})
     given = {r["annotator"]: r.get("values") or {} for r in record["responses"]}
     values, origin = {}, {}
@@ -76,7 +78,31 @@ def adjudicated_set(entry: ReviewEntry, record: dict) -> tuple[list[dict], dict,
         else:
             values[name], origin[name] = answer["value"], {"from": entry.reviewer, "own": True}
     undecided = [k for k in keys if k not in entry.decisions]
-    return sorted(annotations, key=_annotation_order), values, origin, undecided
+    return one_per_span(sorted(annotations, key=_annotation_order)), values, origin, undecided
+
+
+def _span_key(a: dict) -> tuple:
+    source = a["source"]
+    return (a["summary"]["start"], a["summary"]["end"], None if source is None else (source["start"], source["end"]),
+            tuple(a["label"]))
+
+
+def one_per_span(annotations: list[dict]) -> list[dict]:
+    """Identical gold spans (the same summary and source offsets, the same label) as one annotation: an
+    annotator's before the reviewer's own, with every judge who proposed it in `provenance.judges` and their
+    distinct notes, one a line. Two judges who marked the same words alike are one finding, counted once."""
+    first: dict[tuple, dict] = {}
+    for a in sorted(annotations, key=lambda x: x["provenance"]["action"] == "added"):  # stable: theirs first
+        kept = first.setdefault(_span_key(a), a)
+        if kept is a:
+            continue
+        judges = kept["provenance"]["judges"]
+        judges += [j for j in a["provenance"]["judges"] if j not in judges]
+        notes = kept["note"].split("\n") if kept["note"] else []
+        if a["note"] and a["note"] not in notes:
+            kept["note"] = "\n".join([*notes, a["note"]])
+    kept_ids = {id(a) for a in first.values()}
+    return [a for a in annotations if id(a) in kept_ids]
 
 
 def gold_record(entry: ReviewEntry, record: dict, texts) -> tuple[dict, list[str]]:

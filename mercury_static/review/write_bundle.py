@@ -14,6 +14,7 @@ import hashlib
 import json
 import shutil
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,14 +26,16 @@ from mercury_static.bundle.contents import Bundle, dumps, load_bundle
 from mercury_static.bundle.folder import MARKER, check_output, editing, new_folder, switch
 from mercury_static.bundle.manifest import manifest_bytes
 from mercury_static.bundle.page import copy_bundle_file
-from mercury_static.formats import REVIEW_DATA_FORMAT, REVIEW_DATA_VERSION
+from mercury_static.formats import REVIEW_DATA, REVIEW_DATA_FORMAT, REVIEW_DATA_VERSION
 from mercury_static.merge.agreement import agreement_report
 from mercury_static.merge.agreement_questions import agent_agreement, question_agreement
 from mercury_static.merge.pipeline import _without_cyclic_gc, merged_records, round_progress, serialize
 from mercury_static.merge.inputs import InputReader
 from mercury_static.core.records import InputError
 from mercury_static.report.html import INSTALL, available, render_html
+from mercury_static.bundle.assign import read_queues
 from mercury_static.review.disagreement import SPANS, disagreement
+from mercury_static.review.statuses import judge_statuses
 
 ROWS_PER_SHARD = 1000
 RECORDS_PER_SHARD = 50
@@ -91,15 +94,32 @@ def annotation_key(a: dict) -> str:
     return a["annotator"].replace("%", "%25").replace(":", "%3A") + ":" + a["id"]
 
 
-def review_record(record: dict, judges: list[str], questions) -> dict:
-    """A record of a records shard: every annotator's work with its status, the suggestions, the disagreement."""
+def review_record(record: dict, judges: list[str], questions, expected: Iterable[str] = ()) -> dict:
+    """A record of a records shard: every annotator's work with its status, each judge's status of the record
+    (`expected`: the annotators whose queue held it), the suggestions, the disagreement."""
     status = {r["annotator"]: r["status"] for r in record["responses"]}
     annotations = [{"key": annotation_key(a), **a, "status": status.get(a["annotator"])}
                    for a in record["annotations"]]
     return {"id": record["id"], "disagreement": disagreement(record, judges, questions), "judges": judges,
             "annotators": sorted({*judges, *status, *(a["annotator"] for a in annotations)}),
+            "statuses": judge_statuses(record, judges, expected),
             "annotations": annotations, "responses": record["responses"],
             "suggestions": record.get("suggestions", [])}
+
+
+def expected_judges(bundle: Bundle, records: list[dict]) -> dict[str, list[str]]:
+    """Record id -> the annotators whose queue held it: the bundle's queues, else every annotator of the round
+    (who works every record without queues)."""
+    queues = read_queues(bundle.dir, bundle.manifest)
+    if queues is None:
+        everyone = sorted({a for r in records for a in [*(x["annotator"] for x in r["responses"]),
+                                                         *(x["annotator"] for x in r["annotations"])]})
+        return {r["id"]: everyone for r in records}
+    held: dict[str, list[str]] = defaultdict(list)
+    for name, ids in sorted(queues.items()):
+        for record_id in ids:
+            held[record_id].append(name)
+    return held
 
 
 def review_files(bundle: Bundle, records: list[dict], judges: dict[str, list[str]]) -> tuple[dict, dict[str, bytes]]:
@@ -107,7 +127,8 @@ def review_files(bundle: Bundle, records: list[dict], judges: dict[str, list[str
     questions = bundle.settings.questions
     merged = merge_sha256(records)
     position = {r.id: i for i, r in enumerate(bundle.records)}
-    items = sorted((review_record(r, judges[r["id"]], questions) for r in records),
+    expected = expected_judges(bundle, records)
+    items = sorted((review_record(r, judges[r["id"]], questions, expected.get(r["id"], ())) for r in records),
                    key=lambda x: (-x["disagreement"]["score"], position[x["id"]]))
     files: dict[str, bytes] = {}
     rows = []
@@ -202,8 +223,6 @@ def review_bundle(paths: list[Path], bundle_dir: Path, out: Path, strict: bool =
 def load_review(folder: Path) -> tuple[Bundle, dict, list[dict]]:
     """A review bundle read back for `gold`: the bundle, the review header and its records (bundle order),
     after checking that no review file was edited since `review` wrote it (one InputError naming the file)."""
-    from mercury_static.formats import check_format
-
     folder = Path(folder)
     bundle = load_bundle(folder)
     info = bundle.manifest.get("review")
@@ -212,7 +231,7 @@ def load_review(folder: Path) -> tuple[Bundle, dict, list[dict]]:
                          "review); give the review bundle the reviewers worked on")
     raw = _read(folder, HEADER, info.get("sha256"))
     header = safeio.loads(raw.decode("utf-8"))
-    check_format(header, str(folder / HEADER), REVIEW_DATA_FORMAT, REVIEW_DATA_VERSION)
+    REVIEW_DATA.check(header, str(folder / HEADER))
     if header.get("review_id") != info.get("review_id"):
         raise InputError(folder / HEADER, None, "review_id", "differs from the manifest's review.review_id")
     by_id = {}

@@ -10,6 +10,7 @@ import { liveAnnotations } from './entries.js';
 import { chosenLabels, labelPrefixes } from './labels.js';
 import { selectPositions } from './listquery.js';
 import { addComment, decide, decisionOf, goldOf, isAdjudicated, setAnswer } from './reviewentries.js';
+import { spanGroups } from './reviewjudges.js';
 import { prefs } from './storage.js';
 import { nowIso, uuid } from '../util.js';
 
@@ -36,15 +37,22 @@ export function filterRows(rows, filter, work) {
 /** Each annotator's lane (underline depth), in the review's annotator order. */
 export const lanesOf = (data) => data.annotators.map((_, i) => i % GOLD_LANE);
 
-/** The open record's items in focus order: annotators' annotations in text order, then the reviewer's own. */
+/**
+ * The open record's items in focus order: annotators' annotations in text order, identical ones from several
+ * judges as one item (`members`, reviewjudges.js spanGroups), then the reviewer's own.
+ */
 export function reviewItems(s) {
   const r = s.review;
   if (!r.rec) return [];
   const { annotators } = r.data;
   const lanes = lanesOf(r.data);
   const rank = (a) => annotators.indexOf(a.annotator);
-  const theirs = [...r.rec.annotations].sort((a, b) => a.summary.start - b.summary.start || rank(a) - rank(b)
-    || (a.key < b.key ? -1 : 1)).map((a) => ({ kind: 'theirs', key: a.key, ann: a, lane: lanes[rank(a)] }));
+  const sorted = [...r.rec.annotations].sort((a, b) => a.summary.start - b.summary.start || rank(a) - rank(b)
+    || (a.key < b.key ? -1 : 1));
+  const theirs = spanGroups(sorted).map((g) => ({
+    kind: 'theirs', key: g.key, ann: g.ann, lane: lanes[rank(g.ann)],
+    members: g.members.map((a) => ({ key: a.key, annotator: a.annotator, ann: a, lane: lanes[rank(a)] })),
+  }));
   const own = liveAnnotations(s.work.records[r.row.id]).map((a) => ({ kind: 'own', key: a.id, ann: a, lane: GOLD_LANE }));
   return [...theirs, ...own];
 }
@@ -55,12 +63,17 @@ export function reviewSpans(side, s) {
   const entry = s.work.records[r.row?.id];
   const out = [];
   for (const it of reviewItems(s)) {
-    if (it.kind === 'theirs' && !r.hidden.includes(it.lane) && it.ann[side]) out.push({ ...it.ann[side], lane: it.lane, key: it.key });
+    for (const m of it.members || []) {
+      if (!r.hidden.includes(m.lane) && m.ann[side]) out.push({ ...m.ann[side], lane: m.lane, key: it.key });
+    }
     const gold = it.kind === 'own' ? it.ann : goldOf(it.ann, decisionOf(entry, it.key));
     if (gold && gold[side] && !r.hidden.includes(GOLD_LANE)) out.push({ ...gold[side], lane: GOLD_LANE, key: it.key });
   }
   return out;
 }
+
+/** `entry` with one decision on every member of a group (identical spans are decided as one). */
+const decideAll = (entry, members, decision, at) => members.reduce((e, m) => decide(e, m.key, decision, at), entry);
 
 /**
  * The review slice for `data` (review/data.js ReviewData) and `reviewer`: returns the slice factory
@@ -158,7 +171,7 @@ export function reviewSlice({ data, reviewer }) {
           }
           return;
         }
-        change((e, at) => decide(e, it.key, action === null ? null : { action }, at));
+        change((e, at) => decideAll(e, it.members, action === null ? null : { action }, at));
       },
       /** The editor on the focused item (its gold version), or on a new annotation of the reviewer's (`add`). */
       startEdit(add = false) {
@@ -170,7 +183,7 @@ export function reviewSlice({ data, reviewer }) {
         const base = it ? (it.kind === 'own' ? it.ann : goldOf(it.ann, decisionOf(entryOf(get().row.id), it.key)) || it.ann) : null;
         set({
           editor: {
-            opened: ++opened, key: it ? it.key : null, kind: it ? it.kind : 'own',
+            opened: ++opened, key: it ? it.key : null, kind: it ? it.kind : 'own', members: it?.members || null,
             summary: base ? [base.summary.start, base.summary.end] : null,
             source: base?.source ? [base.source.start, base.source.end] : null,
             labels: base ? chosenLabels(base.label, store.state.labelChoices) : [],
@@ -219,7 +232,7 @@ export function reviewSlice({ data, reviewer }) {
           return true;
         }
         const fields = { summary, source, label: labelPrefixes(ed.labels, ctx.labelOrder), note: ed.note };
-        if (ed.kind === 'theirs') change((e, at) => decide(e, ed.key, { action: 'edit', ...fields }, at));
+        if (ed.kind === 'theirs') change((e, at) => decideAll(e, ed.members, { action: 'edit', ...fields }, at));
         else {
           const id = ed.key || uuid();
           change((e, at) => {
