@@ -230,7 +230,8 @@ def merge(
                                         "needs the collect extra)."),
     bundle: Path = typer.Option(..., "--bundle", help="The bundle the annotations were made on."),
     out: Path = typer.Option(..., "-o", "--out", help="Merged dataset file (a folder for --format argilla)."),
-    fmt: str = typer.Option("mercury-static", "--format", help="mercury-static|mercury|jsonl|argilla"),
+    fmt: str = typer.Option("mercury-static", "--format", help="mercury-static|mercury|jsonl|argilla|sentences "
+                            "(a CSV table: every summary sentence per annotator, its verdict)"),
     report: Optional[Path] = typer.Option(None, "--report", help="Write the agreement report as JSON; a .html "
                                           "path writes the report page and its JSON beside it (report extra)."),
     review_url: str = typer.Option("review-bundle/", "--review-url", help="The review bundle as the report "
@@ -315,13 +316,13 @@ def gold(
 ):
     """Write the gold dataset: the adjudicated records with provenance; score annotators and agents against it."""
     from mercury_static.merge.output import check_dataset_output, write_dataset
-    from mercury_static.merge.pipeline import FORMATS
+    from mercury_static.merge.pipeline import DATASET_FORMATS
     from mercury_static.printing import print_gold
     from mercury_static.report.html import check_review_url
     from mercury_static.review.gold import GoldProblems, make_gold
 
-    if fmt not in FORMATS:
-        fail(f"--format: {fmt!r} is not one of {', '.join(FORMATS)}")
+    if fmt not in DATASET_FORMATS:
+        fail(f"--format: {fmt!r} is not one of {', '.join(DATASET_FORMATS)}")
     protected = [*reviews, bundle]
     with input_errors():
         check_review_url(review_url)

@@ -257,8 +257,9 @@ def _sender(doc: dict, file: str, who: str) -> tuple[str, str | None, list, str]
 @dataclass
 class MergedRecord:
     """One record of the merged dataset (`mercury-static` layout; annotations as in docs/merged.schema.json).
-    `suggestions` (the bundle's machine suggestions) is written only when there are some, so a bundle without
-    settings merges to the same bytes as before version 2."""
+    `suggestions` (the bundle's machine suggestions) and `sentences` (the annotators' sentence verdicts, export
+    version 4, docs/sentence-verdicts.md) are written only when there are some, so a bundle without settings
+    merges to the same bytes as before."""
 
     id: str
     source: str
@@ -267,11 +268,13 @@ class MergedRecord:
     annotations: list[dict]
     responses: list[dict]
     suggestions: list[dict] = field(default_factory=list)
+    sentences: list[dict] = field(default_factory=list)
 
     def to_json(self) -> dict:
         out = dict(vars(self))
-        if not self.suggestions:
-            del out["suggestions"]
+        for key in ("suggestions", "sentences"):
+            if not out[key]:
+                del out[key]
         return out
 
 

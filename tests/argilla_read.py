@@ -26,12 +26,15 @@ def main(out: Path) -> None:
     rows = datasets.load_dataset("json", data_files=str(out / "records.json"), split="train")
     print(json.dumps({
         "questions": [(q.name, type(q).__name__) for q in settings.questions],
+        "span_questions": {q.name: [q.field, list(q.labels), q.allow_overlapping] for q in settings.questions
+                           if isinstance(q, rg.SpanQuestion)},
         "fields": [f.name for f in settings.fields], "metadata": [m.name for m in settings.metadata],
         "vectors": [(v.name, v.dimensions) for v in settings.vectors],
         "min_submitted": settings.distribution.min_submitted, "datasets_rows": rows.num_rows,
         "records": [{"id": r.id,
                      "responses": sorted([x.question_name, str(x.user_id), x.status.value if x.status else None]
                                          for x in r.responses),
+                     "answers": {f"{x.question_name} {x.user_id}": x.value for x in r.responses},
                      "suggestions": [[s.question_name, s.value, s.score, s.agent] for s in r.suggestions],
                      "metadata": dict(r.metadata), "vectors": {k: len(v) for k, v in r.vectors.items()}}
                     for r in records]}))

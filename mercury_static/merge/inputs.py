@@ -2,7 +2,8 @@
 
 Each bad file, record entry or annotation is one `InputError`, skipped and counted as rejected; a bad
 question answer or suggestion acceptance drops only itself (counted in `answers_dropped`), its record entry
-stays; so does a bad time on task (export version 3), its time then unknown. A re-export of a version already
+stays; so does a bad time on task (export version 3), its time then unknown, and a bad sentence verdict (export
+version 4, merge/sentences.py) drops only itself. A re-export of a version already
 validated cleanly is not validated again.
 """
 
@@ -15,9 +16,10 @@ from pathlib import Path
 from mercury_static.core import mercury, safeio
 from mercury_static.merge import checks as merge_checks
 from mercury_static.bundle.contents import Bundle, BundleRecord
-from mercury_static.formats import EXPORT_FORMAT, EXPORT_TIMED, ExportHeader
+from mercury_static.formats import EXPORT_FORMAT, EXPORT_SENTENCES, EXPORT_TIMED, ExportHeader
 from mercury_static.merge.checks import Reject, check_json, check_status, parse_time, short, span
 from mercury_static.merge.questions import check_responses, check_suggestion_use
+from mercury_static.merge.sentences import check_merged, check_sentences
 from mercury_static.merge.timeontask import milliseconds
 from mercury_static.merge.versions import Counts, Version
 from mercury_static.core.names import normalize_name
@@ -50,6 +52,7 @@ class InputReader:
         self.id_field = bundle.manifest.get("id_field")
         self.known_labels = set(self.labels)
         self.questions = {q.name: q for q in bundle.settings.questions}
+        self.verdicts = bundle.settings.sentence_verdicts
         self.by_id = {r.id: r for r in bundle.records}
         self.by_texts: dict[tuple[object, object], BundleRecord | None] = {}  # looked up with any sample's texts
         for r in bundle.records:
@@ -57,7 +60,8 @@ class InputReader:
             self.by_texts[key] = None if key in self.by_texts else r
         self.counts = Counts()
         self.answers_dropped = 0
-        """Question answers and suggestion acceptances dropped by validation (their record entries kept)."""
+        """Question answers, suggestion acceptances and sentence verdicts dropped by validation (their record
+        entries kept)."""
         self.problems: list[InputError] = []
         self.versions: list[Version] = []
         self.clients: dict[str, set[str]] = defaultdict(set)
@@ -140,10 +144,14 @@ class InputReader:
         response); each one dropped is a problem line."""
         values, bad_values = check_responses(self.questions, values, status)
         use, bad_use = check_suggestion_use(self.questions, use, record.suggestions)
-        for e in (*bad_values, *bad_use):
+        self.dropped(path, where, [*bad_values, *bad_use])
+        return values, use
+
+    def dropped(self, path: Path, where: str, rejects: list[Reject]) -> None:
+        """One problem line per answer or verdict dropped (its record entry kept)."""
+        for e in rejects:
             self.problem(path, where, e.field, e.message)
             self.answers_dropped += 1
-        return values, use
 
     def time(self, path: Path, where: str, value, name: str) -> int | None:
         """A time on task in ms, None when absent; a bad one is a problem line and unknown."""
@@ -190,6 +198,10 @@ class InputReader:
         if version >= 2:
             values, use = self.answers(path, where, entry.get("responses"), entry.get("suggestions"), record, status)
         active = self.time(path, where, entry.get("active_ms"), "active_ms") if version >= EXPORT_TIMED else None
+        sentences: list[dict] = []
+        if version >= EXPORT_SENTENCES:
+            sentences, bad = check_sentences(entry.get("sentences"), record, self.verdicts, annotator)
+            self.dropped(path, where, bad)
         key = (annotator, record_id, entry["updated_at"])
         seen = self.clean_entries.get(key)
         if seen is not None and seen[0] == entry:  # a re-export of a version already validated cleanly
@@ -213,7 +225,7 @@ class InputReader:
             if len(self.problems) == problems:
                 self.clean_entries[key] = (entry, kept)
         self.versions.append(Version(annotator, record_id, status, entry["updated_at"], time, kept, client,
-                                     exported_at, values, use, active))
+                                     exported_at, values, use, active, sentences))
 
     def export_annotation(self, a, record: BundleRecord, annotator: str) -> tuple[float | None, dict]:
         if not isinstance(a, dict):
@@ -296,6 +308,12 @@ class InputReader:
             if clash is not None:
                 self.problem(path, f"{where}, annotation {clash}", "id", CLASH, len(kept))
                 clashed.add(annotator)
+        verdicts: dict[str, list[dict]] = {}
+        for key in ("sentences", "sentence_verdicts"):  # merge's own outputs: mercury-static / jsonl, mercury
+            found, bad = check_merged(sample.get(key), record, self.verdicts, self.name, key)
+            self.dropped(path, where, bad)
+            for annotator, kept in found.items():
+                verdicts.setdefault(annotator, []).extend(kept)
         responded = set(clashed)  # their whole work on this sample is skipped, their response too
         responses = sample.get("responses")
         if responses is not None and not isinstance(responses, list):  # the annotations stay, undated
@@ -321,10 +339,11 @@ class InputReader:
             active = self.time(path, f"{where}, responses[{j}]", r.get("active_ms"), "active_ms")
             self.versions.append(Version(name, record.id, r["status"], r.get("updated_at"), time,
                                          by_annotator.get(name, []), values=values, suggestion_use=use,
-                                         active_ms=active))
-        for annotator, kept in by_annotator.items():
+                                         active_ms=active, sentences=verdicts.get(name, [])))
+        for annotator in sorted(by_annotator.keys() | verdicts.keys()):
             if annotator not in responded:
-                self.versions.append(Version(annotator, record.id, None, None, None, kept))
+                self.versions.append(Version(annotator, record.id, None, None, None, by_annotator.get(annotator, []),
+                                             sentences=verdicts.get(annotator, [])))
 
     def dump_annotation(self, a, record: BundleRecord) -> tuple[float | None, dict]:
         """A flat (FaithBench, v0.1) or nested (original Mercury / merge output) dump annotation."""

@@ -23,13 +23,17 @@ from mercury_static.bundle.assign import read_queues
 from mercury_static.bundle.contents import Bundle, load_bundle
 from mercury_static.formats import MERGED_FORMAT, MERGED_VERSION, MergedRecord
 from mercury_static.merge.inputs import InputReader
+from mercury_static.merge.sentence_rows import sentence_rows, sentences_csv
 from mercury_static.merge.timeline import work_progress
 from mercury_static.merge.timeontask import TimeOnTask, time_on_task
 from mercury_static.merge.versions import Counts, resolve, Resolved
 from mercury_static.core.records import InputError
 from mercury_static.merge.write_argilla import argilla_files
 
-FORMATS = ("mercury-static", "mercury", "jsonl", "argilla")
+DATASET_FORMATS = ("mercury-static", "mercury", "jsonl", "argilla")
+"""The formats of a dataset of records (merge's and gold's)."""
+FORMATS = (*DATASET_FORMATS, "sentences")
+"""merge's formats: a dataset, or `sentences`, the table of every summary sentence per annotator (CSV)."""
 
 
 @dataclass
@@ -50,6 +54,7 @@ class MergeResult:
     model: dict = field(default_factory=dict)
     """The model the bundle was built with: its name, sha256 and, for a model `train` wrote, its pairs."""
     time_on_task: TimeOnTask = field(default_factory=TimeOnTask)
+    fmt: str = "mercury-static"
 
     @property
     def exit_code(self) -> int:
@@ -59,7 +64,7 @@ class MergeResult:
     def report(self) -> dict:
         """The JSON report (`--report`)."""
         output = {"format": "argilla", "files": sorted(self.directory)} if self.directory else {
-            "format": MERGED_FORMAT, "version": MERGED_VERSION}
+            "format": MERGED_FORMAT, "version": MERGED_VERSION} if self.fmt != "sentences" else {"format": "sentences"}
         return {"output": output, "counts": vars(self.counts), "answers_dropped": self.answers_dropped,
                 "files": self.files, "model": self.model,
                 "problems": [str(p) for p in self.problems], "notes": self.notes, **self.agreement,
@@ -100,7 +105,16 @@ def _sample(r: dict) -> dict:
               "annotations": [_flat(r["id"], a) for a in r["annotations"]], "metadata": r["metadata"]}
     if any("values" in x or "active_ms" in x for x in r["responses"]):
         sample["responses"] = r["responses"]
+    if r.get("sentences"):
+        sample["sentence_verdicts"] = [_flat_verdict(x) for x in r["sentences"]]
     return sample
+
+
+def _flat_verdict(x: dict) -> dict:
+    """A sentence verdict in the flat layout (the summary sentence as summary_start/end/span)."""
+    out = {"annotator": x["annotator"], "sentence": x["sentence"], "summary_start": x["summary"]["start"],
+           "summary_end": x["summary"]["end"], "summary_span": x["summary"]["text"], "verdict": x["verdict"]}
+    return {**out, **{k: x[k] for k in ("evidence", "updated_at", "elapsed_ms") if k in x}}
 
 
 def _flat(record_id: str, a: dict) -> dict:
@@ -134,7 +148,9 @@ def merged_records(bundle: Bundle, reader: InputReader) -> tuple[list[dict], Res
     records = [MergedRecord(id=r.id, source=r.source, summary=r.summary, metadata=r.metadata,
                             annotations=sorted(resolved.annotations.get(r.id, []), key=_annotation_order),
                             responses=sorted(resolved.responses.get(r.id, []), key=lambda x: x["annotator"]),
-                            suggestions=r.suggestions).to_json()
+                            suggestions=r.suggestions,
+                            sentences=sorted(resolved.sentences.get(r.id, []),
+                                             key=lambda x: (x["sentence"], x["annotator"]))).to_json()
                for r in bundle.records]
     return records, resolved
 
@@ -170,7 +186,11 @@ def merge_files(paths: Iterable[str | Path], bundle: Bundle | str | Path, fmt: s
                      "agents": agent_agreement(records, questions),
                      "progress": round_progress(bundle, records)}
         directory, folder_notes = argilla_files(bundle, records, questions) if fmt == "argilla" else ({}, [])
-        return MergeResult(records=records, output=b"" if directory else serialize(records, fmt),
+        if fmt == "sentences":
+            output = sentences_csv(sentence_rows(bundle.records, records, bundle.settings.sentence_verdicts))
+        else:
+            output = b"" if directory else serialize(records, fmt)
+        return MergeResult(records=records, output=output, fmt=fmt,
                            counts=reader.counts, files=len(paths), problems=reader.problems,
                            notes=notes + folder_notes, agreement=agreement, directory=directory,
                            answers_dropped=reader.answers_dropped, model=model_of(bundle.manifest),

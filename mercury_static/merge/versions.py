@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass
@@ -40,15 +40,20 @@ class Version:
     """`{shown, accepted}`: whether the annotator saw the bundle's suggestions and which were accepted."""
     active_ms: int | None = None
     """The annotator's time on task on the record (export version 3; None: unknown)."""
+    sentences: list[dict] = field(default_factory=list)
+    """The summary sentences' verdicts (export version 4), in the merged shape (merge/sentences.py), in sentence
+    order."""
 
 
 @dataclass
 class Resolved:
-    """The winning annotations and responses per record id, and a note per record two browsers edited."""
+    """The winning annotations, responses and sentence verdicts per record id, and a note per record two
+    browsers edited."""
 
     annotations: dict[str, list[dict]]
     responses: dict[str, list[dict]]
     notes: list[str]
+    sentences: dict[str, list[dict]] = field(default_factory=dict)
 
 
 def resolve(versions: list[Version], counts: Counts) -> Resolved:
@@ -56,7 +61,7 @@ def resolve(versions: list[Version], counts: Counts) -> Resolved:
     groups: dict[tuple[str, str], list[Version]] = defaultdict(list)
     for v in versions:
         groups[v.annotator, v.record_id].append(v)
-    out = Resolved(defaultdict(list), defaultdict(list), [])
+    out = Resolved(defaultdict(list), defaultdict(list), [], defaultdict(list))
     for (annotator, record_id), group in sorted(groups.items()):
         newest = max(_version_time(v) for v in group)
         winners = [v for v in group if _version_time(v) == newest]
@@ -82,6 +87,7 @@ def resolve(versions: list[Version], counts: Counts) -> Resolved:
         counts.merged += len(kept)
         out.annotations[record_id].extend(ann for _, ann in kept.values())
         winner = max(winners, key=lambda v: (v.exported_at, v.client_id or "", v.status or ""))
+        out.sentences[record_id].extend(winner.sentences)
         if winner.status is not None:
             response: dict = {"annotator": annotator, "status": winner.status, "updated_at": winner.updated_at}
             if winner.values is not None:

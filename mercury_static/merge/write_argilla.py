@@ -7,6 +7,11 @@
   distribution; `.argilla/dataset.json`: the dataset model;
 - `annotators.json`: `{annotator: user_id}` (Argilla identifies a user by a UUID; ours are uuid5 of the name).
 
+With sentence verdicts (docs/sentence-verdicts.md) two span questions are added, as Argilla holds them natively:
+`sentence_verdicts` on the summary field, labelled with the verdict options, each judged sentence a span with its
+verdict; `sentence_evidence` on the source field, labelled "summary sentence N", each evidence sentence a span
+labelled with the summary sentence it was checked for (overlapping: one source sentence may back several).
+
 Layouts as argilla 2.8.0 writes them (docs/argilla-*.schema.json). Where Argilla has no room for something
 (a span's source evidence and note, a second suggestion for one question) it is in the mercury-static
 output only; the mapping table of docs/settings.md ("Coming from Argilla") lists each.
@@ -22,7 +27,7 @@ from mercury_static.bundle.contents import Bundle, decode_rows
 from mercury_static.formats import default_manifest_settings
 from mercury_static.merge.argilla_diff import differences
 from mercury_static.core.records import InputError
-from mercury_static.settings.schema import Question
+from mercury_static.settings.schema import Question, SentenceVerdicts
 
 RECORDS, SETTINGS, DATASET, ANNOTATORS = "records.json", ".argilla/settings.json", ".argilla/dataset.json", \
     "annotators.json"
@@ -36,6 +41,8 @@ QUESTION_TYPES = {"span": "span", "label": "label_selection", "multi_label": "mu
                   "rating": "rating", "ranking": "ranking", "text": "text"}
 STATUS = {"submitted": "submitted", "discarded": "discarded", "in_progress": "draft"}
 VECTOR_NAME = "summary_vector"
+VERDICTS_NAME, EVIDENCE_NAME = "sentence_verdicts", "sentence_evidence"
+"""The span questions of the sentence verdicts and their evidence (only for a bundle that asks them)."""
 TIME_NAME = "time_on_task_s"
 """The record metadata property of the annotators' summed time on task (seconds): Argilla's responses carry no
 metadata, so the time per annotator and per annotation is in the mercury-static output only."""
@@ -116,8 +123,35 @@ def _time_property() -> dict:
                      title="Time on task (s, all annotators)", visible_for_annotators=False)
 
 
-def settings_json(manifest: dict, questions: Sequence[Question], dim: int | None, timed: bool = False) -> dict:
-    """Argilla's settings.json; `timed`: some record has a time on task (its metadata property is added)."""
+def _span_question(name: str, field: str, options: list[dict], title: str, description: str,
+                   overlapping: bool) -> dict:
+    """A span question as Argilla writes it (`visible_options` all of them from 3 options, as its model sets)."""
+    settings = {"type": "span", "allow_overlapping": overlapping, "field": field, "options": options,
+                "visible_options": len(options) if len(options) >= 3 else None}
+    return _resource(name=name, settings=settings, title=title, description=description, required=False,
+                     type="span")
+
+
+def evidence_label(sentence: int) -> str:
+    """The label of an evidence span: the summary sentence (0-based) it was checked for."""
+    return f"sentence-{sentence}"
+
+
+def sentence_questions(verdicts: SentenceVerdicts, names: tuple[str, str], n_sentences: int) -> list[dict]:
+    """The two span questions of the sentence verdicts: verdicts on the summary, evidence on the source (one
+    label per summary sentence of the longest summary)."""
+    labels = [{"text": o.text, "value": o.value} for o in verdicts.options]
+    evidence = [{"text": f"Summary sentence {i + 1}", "value": evidence_label(i)} for i in range(n_sentences)]
+    return [_span_question(VERDICTS_NAME, names[1], labels, "Sentence verdicts",
+                           "Each summary sentence judged, as a span labelled with its verdict.", False),
+            _span_question(EVIDENCE_NAME, names[0], evidence, "Sentence evidence",
+                           "The source sentences each summary sentence was checked against, labelled with it.", True)]
+
+
+def settings_json(manifest: dict, questions: Sequence[Question], dim: int | None, timed: bool = False,
+                  sentences: list[dict] | None = None) -> dict:
+    """Argilla's settings.json; `timed`: some record has a time on task (its metadata property is added);
+    `sentences`: the questions of the sentence verdicts (sentence_questions)."""
     s = manifest.get("settings") or default_manifest_settings()
     fields = [_field(s["fields"]["source"], "source"), _field(s["fields"]["summary"], "summary")]
     fields += [_field(f) for f in s["fields"].get("extra", [])]
@@ -125,7 +159,7 @@ def settings_json(manifest: dict, questions: Sequence[Question], dim: int | None
     summary = field_names(manifest)[1]
     return {
         "guidelines": guidelines["text"] if guidelines else None,
-        "questions": [_question(q, manifest["label_choices"], summary) for q in questions],
+        "questions": [_question(q, manifest["label_choices"], summary) for q in questions] + (sentences or []),
         "fields": fields,
         "vectors": [] if dim is None else [_resource(name=VECTOR_NAME, title=s["fields"]["summary"]["title"],
                                                      dimensions=dim)],
@@ -161,11 +195,21 @@ def span_answer(annotations: Sequence[dict], overlapping: bool, lost: list[tuple
     return out
 
 
+def verdict_answers(verdicts: list[dict]) -> tuple[list[dict], list[dict]]:
+    """One annotator's sentence verdicts as the two span answers: (verdict spans on the summary, evidence spans on
+    the source labelled with their summary sentence)."""
+    spans = [{"start": v["summary"]["start"], "end": v["summary"]["end"], "label": v["verdict"]} for v in verdicts]
+    evidence = [{"start": e["start"], "end": e["end"], "label": evidence_label(v["sentence"])}
+                for v in verdicts for e in v.get("evidence", [])]
+    return spans, sorted(evidence, key=lambda x: (x["start"], x["label"]))
+
+
 def record_json(bundle_record, merged: dict, questions: Sequence[Question], needed: int,
                 vector: list[float] | None, dropped: list[tuple], lost: list[tuple],
-                names: tuple[str, str] = ("source", "summary"), timed: bool = False) -> dict:
+                names: tuple[str, str] = ("source", "summary"), timed: bool = False, verdicts: bool = False) -> dict:
     """One record as `Record.to_dict()` writes it; suggestions Argilla has no room for go to `dropped`, spans
-    it cannot hold to `lost`; `timed`: its annotators' summed time on task goes to its metadata."""
+    it cannot hold to `lost`; `timed`: its annotators' summed time on task goes to its metadata; `verdicts`: its
+    sentence verdicts, per annotator who gave some, as the answers of the sentence questions."""
     question = next(q for q in questions if q.type == "span")
     span = question.name
     suggestions: dict = {}
@@ -177,8 +221,8 @@ def record_json(bundle_record, merged: dict, questions: Sequence[Question], need
             suggestions[s["question"]] = {"value": value, "score": s.get("score"), "agent": s.get("agent")}
     statuses = {r["annotator"]: STATUS[r["status"]] for r in merged["responses"]}
     values = {r["annotator"]: r.get("values", {}) for r in merged["responses"]}
-    for a in merged["annotations"]:  # Mercury dumps record no status: their annotators count as having submitted
-        statuses.setdefault(a["annotator"], "submitted")
+    for a in [*merged["annotations"], *merged.get("sentences", [])]:  # Mercury dumps record no status: their
+        statuses.setdefault(a["annotator"], "submitted")                # annotators count as having submitted
     responses: dict[str, list[dict]] = {}
     for annotator in sorted(statuses):
         who = {"user_id": user_id(annotator), "status": statuses[annotator]}
@@ -188,6 +232,12 @@ def record_json(bundle_record, merged: dict, questions: Sequence[Question], need
         for q in questions:
             if q.name in values.get(annotator, {}):
                 responses.setdefault(q.name, []).append({"value": values[annotator][q.name], **who})
+        given = [v for v in merged.get("sentences", []) if v["annotator"] == annotator] if verdicts else []
+        if given:
+            spans, evidence = verdict_answers(given)
+            responses.setdefault(VERDICTS_NAME, []).append({"value": spans, **who})
+            if evidence:
+                responses.setdefault(EVIDENCE_NAME, []).append({"value": evidence, **who})
     submitted = sum(s == "submitted" for s in statuses.values())
     times = [r["active_ms"] for r in merged["responses"] if "active_ms" in r]
     metadata = {**bundle_record.meta, **({TIME_NAME: sum(times) / 1000} if times and timed else {})}
@@ -226,12 +276,22 @@ def argilla_files(bundle: Bundle, records: Sequence[dict],
     lost: list[tuple] = []
     names = field_names(bundle.manifest)
     notes = []
+    verdicts = bundle.settings.sentence_verdicts
+    sentences = None
+    if verdicts is not None:
+        taken = {q.name for q in questions} & {VERDICTS_NAME, EVIDENCE_NAME}
+        if taken:
+            notes.append(f"argilla: the sentence verdicts are not written: the bundle has a question "
+                         f"{sorted(taken)[0]!r} already; they are in the mercury-static output")
+        else:
+            sentences = sentence_questions(verdicts, names,
+                                           max((len(r.summary_text.sentences) for r in bundle.records), default=0))
     timed = any("active_ms" in r for m in records for r in m["responses"])
     if timed and any(p["name"] == TIME_NAME for p in (bundle.manifest.get("settings") or {}).get("metadata", [])):
         notes.append(f"argilla: the time on task is not written: the bundle has a metadata property {TIME_NAME!r} "
                      "already; it is in the mercury-static output")
         timed = False
-    out = [record_json(b, m, questions, needed, v, dropped, lost, names, timed)
+    out = [record_json(b, m, questions, needed, v, dropped, lost, names, timed, sentences is not None)
            for b, m, v in zip(bundle.records, records, vectors)]
     if dropped:
         record_id, question, agent = dropped[0]
@@ -246,7 +306,7 @@ def argilla_files(bundle: Bundle, records: Sequence[dict],
     if any(a["source"] or a["note"] for m in records for a in m["annotations"]):
         notes.append("argilla: span evidence (source spans) and notes have no place in Argilla's span answers; "
                      "they are in the mercury-static output (--format mercury-static)")
-    settings = settings_json(bundle.manifest, questions, dim, timed)
+    settings = settings_json(bundle.manifest, questions, dim, timed, sentences)
     notes += [f"argilla: {x}" for x in differences((bundle.manifest.get("settings") or {}).get("argilla"), settings)]
     dataset = {"id": None, "inserted_at": None, "updated_at": None, "name": bundle.manifest["title"] or "mercury",
                "status": "draft", "guidelines": settings["guidelines"], "allow_extra_metadata": False,

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from mercury_static.formats import GOLD_FORMAT, GOLD_VERSION
 from mercury_static.merge.notes import future_notes
-from mercury_static.merge.pipeline import FORMATS, _annotation_order, serialize
+from mercury_static.merge.pipeline import DATASET_FORMATS, _annotation_order, serialize
 from mercury_static.core.records import InputError
 from mercury_static.merge.write_argilla import argilla_files
 from mercury_static.review.write_bundle import load_review
@@ -161,8 +161,8 @@ def _argilla_record(record: dict, gold: dict | None) -> dict:
 def make_gold(paths: list[Path], review_dir: Path, fmt: str = "mercury-static", top: int = 20) -> GoldResult:
     """Check every review export against the review bundle (all problems raised together as one InputError
     per line: `GoldProblems`), then the gold records, in `fmt`, and the report."""
-    if fmt not in FORMATS:
-        raise ValueError(f"unknown output format {fmt!r} (one of {', '.join(FORMATS)})")
+    if fmt not in DATASET_FORMATS:
+        raise ValueError(f"unknown output format {fmt!r} (one of {', '.join(DATASET_FORMATS)})")
     bundle, header, records = load_review(review_dir)
     reader = ReviewReader(bundle, header, records)
     for path in paths:
