@@ -35,6 +35,8 @@ from mercury_static.core.records import InputError
 from mercury_static.report.html import INSTALL, available, render_html
 from mercury_static.bundle.assign import read_queues
 from mercury_static.review.disagreement import SPANS, disagreement
+from mercury_static.merge.sentence_rows import flagged_verdict
+from mercury_static.review.sentences import review_sentences
 from mercury_static.review.statuses import judge_statuses
 
 ROWS_PER_SHARD = 1000
@@ -94,17 +96,22 @@ def annotation_key(a: dict) -> str:
     return a["annotator"].replace("%", "%25").replace(":", "%3A") + ":" + a["id"]
 
 
-def review_record(record: dict, judges: list[str], questions, expected: Iterable[str] = ()) -> dict:
+def review_record(record: dict, judges: list[str], questions, expected: Iterable[str] = (),
+                  sentences: list[dict] | None = None, flagging: Iterable[str] = ()) -> dict:
     """A record of a records shard: every annotator's work with its status, each judge's status of the record
-    (`expected`: the annotators whose queue held it), the suggestions, the disagreement."""
+    (`expected`: the annotators whose queue held it; `flagging`: the verdicts that flag a sentence), the
+    summary sentences with each judge's verdict (`sentences`, review/sentences.py; None: none asked), the
+    suggestions, the disagreement."""
     status = {r["annotator"]: r["status"] for r in record["responses"]}
     annotations = [{"key": annotation_key(a), **a, "status": status.get(a["annotator"])}
                    for a in record["annotations"]]
+    flagged = {v["annotator"] for v in record.get("sentences", []) if v["verdict"] in set(flagging)}
     return {"id": record["id"], "disagreement": disagreement(record, judges, questions), "judges": judges,
             "annotators": sorted({*judges, *status, *(a["annotator"] for a in annotations)}),
-            "statuses": judge_statuses(record, judges, expected),
+            "statuses": judge_statuses(record, judges, expected, flagged),
             "annotations": annotations, "responses": record["responses"],
-            "suggestions": record.get("suggestions", [])}
+            "suggestions": record.get("suggestions", []),
+            **({"sentences": sentences} if sentences is not None else {})}
 
 
 def expected_judges(bundle: Bundle, records: list[dict]) -> dict[str, list[str]]:
@@ -128,7 +135,13 @@ def review_files(bundle: Bundle, records: list[dict], judges: dict[str, list[str
     merged = merge_sha256(records)
     position = {r.id: i for i, r in enumerate(bundle.records)}
     expected = expected_judges(bundle, records)
-    items = sorted((review_record(r, judges[r["id"]], questions, expected.get(r["id"], ())) for r in records),
+    settings = bundle.settings.sentence_verdicts
+    flagging = () if settings is None else [v for v in (*settings.values, flagged_verdict(settings))
+                                            if v not in settings.evidence]
+    texts = {r.id: r for r in bundle.records}
+    items = sorted((review_record(r, judges[r["id"]], questions, expected.get(r["id"], ()),
+                                  None if settings is None else review_sentences(texts[r["id"]], r, settings),
+                                  flagging) for r in records),
                    key=lambda x: (-x["disagreement"]["score"], position[x["id"]]))
     files: dict[str, bytes] = {}
     rows = []
