@@ -12,6 +12,7 @@ import { labelText } from '../views/views.js';
 import { MarkedText } from './text.js';
 import { ACTION_TEXT, commentLine, commentsOn, labelsLine, mountReviewItems } from './items.js';
 import { mountReviewJudges } from './judges.js';
+import { mountReviewSentences } from './sentences.js';
 import { answerOf, decisionOf, isAdjudicated } from '../state/reviewentries.js';
 import { lanesOf, reviewItems, reviewSpans } from '../state/review.js';
 
@@ -66,6 +67,7 @@ export function reviewLayout(manifest, data) {
         h('section', { id: 'rv-judges', class: 'card', 'aria-label': 'judges' }),
         h('section', { id: 'rv-editor', class: 'card draft', hidden: true }),
         h('section', { id: 'rv-items', class: 'card', 'aria-label': 'annotations' }),
+        h('section', { id: 'rv-sentences', class: 'card', 'aria-label': 'summary sentences', hidden: true }),
         h('section', { id: 'rv-questions', class: 'card', 'aria-label': 'questions' }),
         h('section', { id: 'rv-comments', class: 'card', 'aria-label': 'comments on the record' })),
       h('footer', { class: 'finish' },
@@ -89,7 +91,7 @@ export function mountReviewViews(store) {
 
   // --- the texts and the focused annotation --------------------------------------------------------
   let drawn = null;
-  watch(store, (s) => [s.review.rec, s.review.texts, s.work, s.review.hidden], (s) => {
+  watch(store, (s) => [s.review.rec, s.review.texts, s.work, s.review.hidden, s.review.sentence], (s) => {
     const r = s.review;
     if (!r.rec || !r.texts) {
       for (const side of SIDES) texts[side].root.replaceChildren(h('p', { class: 'muted loading' }, r.error || 'Loading…'));
@@ -189,6 +191,7 @@ export function mountReviewViews(store) {
   // --- the judges and the annotations (judges.js, items.js) ----------------------------------------------
   mountReviewJudges(store, { swatchOf: (a) => (data.annotators.includes(a) ? swatch(laneOf(a)) : null) });
   mountReviewItems(store, { swatch });
+  mountReviewSentences(store, { swatch: (a) => (data.annotators.includes(a) ? swatch(laneOf(a)) : null) });
 
   // --- the editor (an edit of an annotator's annotation, or the reviewer's own) --------------------------
   const editor = document.getElementById('rv-editor');
