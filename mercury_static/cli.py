@@ -230,8 +230,7 @@ def merge(
                                         "needs the collect extra)."),
     bundle: Path = typer.Option(..., "--bundle", help="The bundle the annotations were made on."),
     out: Path = typer.Option(..., "-o", "--out", help="Merged dataset file (a folder for --format argilla)."),
-    fmt: str = typer.Option("mercury-static", "--format", help="mercury-static|mercury|jsonl|argilla|sentences "
-                            "(a CSV table: every summary sentence per annotator, its verdict)"),
+    fmt: str = typer.Option("mercury-static", "--format", help="mercury-static|mercury|jsonl|argilla|sentences"),
     report: Optional[Path] = typer.Option(None, "--report", help="Write the agreement report as JSON; a .html "
                                           "path writes the report page and its JSON beside it (report extra)."),
     review_url: str = typer.Option("review-bundle/", "--review-url", help="The review bundle as the report "

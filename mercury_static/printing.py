@@ -80,11 +80,30 @@ def print_merge(result: MergeResult, out: Console, err: Console) -> None:
                           "accepted"],
                          ([x["question"], x["agent"], x["split"], x["records"], x["answers"], x["agree"],
                            x["accuracy"], x["alpha"], x["auc"], x["accepted"]] for x in a["agents"])))
+    if a.get("sentences"):
+        _sentences(out, a["sentences"])
     if a["adjudication"]:
-        _show(out, _table("Most disagreement (adjudicate first)", ["record", f"{verdict}s", f"{verdict} split",
-                                                                  "mean char F1"],
-                         ([x["record_id"], ", ".join(f"{k}={v}" for k, v in x["verdicts"].items()),
-                           x["verdict_disagreement"], x["char_f1_mean"]] for x in a["adjudication"][:10])))
+        _show(out, _table("Most disagreement (adjudicate first)", ["record", "annotators", "score",
+                                                                  "span disagreement", "answered apart",
+                                                                  *(["sentences apart"] if a.get("sentences") else [])],
+                         ([x["record_id"], ", ".join(x["annotators"]), x["score"], x["spans"],
+                           ", ".join(x["questions"]) or "–", *([x["sentences"]] if "sentences" in x else [])]
+                          for x in a["adjudication"][:10])))
+
+
+def _sentences(out, s: dict) -> None:
+    """The sentence verdicts: each annotator's counts, then alpha, kappa per pair and the evidence F1."""
+    _show(out, _table("Sentence verdicts per annotator", ["annotator", "sentences", "judged", "flagged",
+                                                          "not checked", *s["verdicts"][:-1]],
+                      ([x["annotator"], x["sentences"], x["judged"], x["flagged"], x["not_checked"],
+                        *(x["verdicts"][v] for v in s["verdicts"][:-1])] for x in s["annotators"])))
+    ev = s["evidence"]
+    _show(out, _table("Sentence verdict agreement", ["figure", "value", "95% interval", "over"],
+                      [["alpha (nominal)", s["alpha"], _interval(s["alpha_ci"]) or "–", f"{s['pairable']} sentences"],
+                       *(["kappa " + p["a"] + " / " + p["b"], p["kappa"], _interval(p["kappa_ci"]) or "–",
+                          f"{p['sentences']} sentences"] for p in s["pairwise"]),
+                       ["evidence F1", ev["f1"], _interval(ev["f1_ci"]) or "–",
+                        f"{ev['pairs']} pairs on {ev['sentences']} sentences"]]))
 
 
 def _alphas(alphas: dict, intervals: dict) -> list[str]:

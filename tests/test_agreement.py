@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from mercury_static.merge.adjudication import adjudicate_first
 from mercury_static.merge.agreement import agreement_report, cohen_kappa, judges, krippendorff_alpha_nominal
 
 LABELS = ["Questionable", "Benign", "Unwanted", "Unwanted.Intrinsic", "Unwanted.Extrinsic"]
@@ -88,13 +89,13 @@ def test_report_by_hand():
                       "Unwanted.Extrinsic": 0}
     alice = next(a for a in report["annotators"] if a["annotator"] == "alice")
     assert (alice["annotations"], alice["records_annotated"], alice["submitted"], alice["judged"]) == (4, 3, 4, 4)
-    # adjudication: r1 (verdicts split) first; r2, r3 agree fully and are not listed
-    assert [c["record_id"] for c in report["adjudication"]] == ["r1"]
-    assert report["adjudication"][0]["verdicts"] == {"alice": 1, "bob": 0}
+    # adjudication: r1 (spans apart) first; r2, r3 agree fully and are not listed
+    first = adjudicate_first(records, [judges(r) for r in records], [])
+    assert [c["record_id"] for c in first] == ["r1"] and first[0]["spans"] == 1.0
 
 
 def test_verdict_without_unwanted_label():
     records = [{"id": "r", "annotations": [ann("a", 0, 1, ("Bad",))], "responses": [sub("a"), sub("b")]}]
     report = agreement_report(records, ["Bad", "Good"])
     assert report["verdict"] == "has an annotation"
-    assert report["adjudication"][0]["verdicts"] == {"a": 1, "b": 0}
+    assert adjudicate_first(records, [["a", "b"]], [])[0]["record_id"] == "r"

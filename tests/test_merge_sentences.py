@@ -303,3 +303,153 @@ def test_every_format_carries_the_verdicts(judged, tmp_path):
     assert third["evidence_text"] == "It is made of iron.\nThe Eiffel Tower is in Paris."
     assert TEXTS["r1"]["summary"][third["start"]:third["end"]] == third["text"] == "It is iron."
     assert third["updated_at"] == "2026-12-06T14:10:00.000Z" and frame.iloc[1]["updated_at"] == ""
+
+
+def test_kappa_and_evidence_f1_by_hand(judged, tmp_path):
+    """alice, bob (a span on sentence 0: flagged, so unsupported) and carol (sentence 0 not checked) on r1."""
+    files = two_annotators(judged, tmp_path)
+    files.append(export(tmp_path / "carol.json", judged, "carol",
+                        rec("r1", sentences=[sv(1, "supported", [2]), sv(2, "supported", [2])])))
+    result = merge_files(files, judged)
+    assert not result.problems, result.problems
+    s = result.report()["sentences"]
+    assert s["verdicts"] == ["supported", "unsupported", "unverifiable", "not checked"]
+    assert s["annotators"] == [
+        {"annotator": "alice", "sentences": 5, "judged": 4, "flagged": 0, "not_checked": 1,
+         "verdicts": {"supported": 2, "unsupported": 1, "unverifiable": 1, "not checked": 1}},
+        {"annotator": "bob", "sentences": 3, "judged": 2, "flagged": 1, "not_checked": 0,
+         "verdicts": {"supported": 1, "unsupported": 2, "unverifiable": 0, "not checked": 0}},
+        {"annotator": "carol", "sentences": 3, "judged": 2, "flagged": 0, "not_checked": 1,
+         "verdicts": {"supported": 2, "unsupported": 0, "unverifiable": 0, "not checked": 1}}]
+    assert s["distribution"] == {"supported": 5, "unsupported": 3, "unverifiable": 1, "not checked": 2}
+    assert (s["records"], s["sentences"], s["pairable"]) == (1, 3, 3)
+    # units [U, U], [S, S, S], [S, U, S]: o_SS 4, o_UU 2, o_SU = o_US 1; n = 8; alpha = 1 - 7 * 2 / (2 * 5 * 3)
+    assert s["alpha"] == round(1 - 7 * 2 / 30, 4)
+    # alice-bob: (U,U), (S,S), (S,U): p_o 2/3, p_e (2·1 + 1·2) / 9; alice-carol all S: undefined; bob-carol: 0
+    pairs = {(p["a"], p["b"]): p for p in s["pairwise"]}
+    assert pairs["alice", "bob"]["kappa"] == 0.4 and pairs["alice", "bob"]["sentences"] == 3
+    assert pairs["alice", "carol"]["kappa"] is None and pairs["alice", "carol"]["kappa_ci"] is None
+    assert pairs["alice", "carol"]["observed_agreement"] == 1.0
+    assert pairs["bob", "carol"]["kappa"] == 0.0 and pairs["bob", "carol"]["observed_agreement"] == 0.5
+    # evidence: sentence 1 {1} {1} {2}: 1, 0, 0; sentence 2 alice {2, 0}, carol {2}: 2/3; mean of four pairs
+    assert s["evidence"] == {"sentences": 2, "pairs": 4, "f1": round((1 + 0 + 0 + 2 / 3) / 4, 4),
+                             "f1_ci": s["evidence"]["f1_ci"]}
+    low, high = s["evidence"]["f1_ci"]
+    assert 0 <= low <= high <= 1 and s["alpha_ci"] is not None
+
+
+def test_alpha_matches_the_krippendorff_package(build_bundle, tmp_path):
+    """Four annotators, random verdicts, spans and sentences left unchecked, on 15 records: merge's alpha is the
+    `krippendorff` package's on the same effective verdicts."""
+    import random
+
+    import krippendorff
+    import numpy as np
+
+    rng = random.Random(7)
+    records = []
+    for i in range(15):
+        sentences = [f"Record {i} says thing {k} happened." for k in range(rng.randint(2, 4))]
+        records.append({"id": f"g{i}", "source": " ".join(f"Fact {k} of record {i}." for k in range(4)),
+                        "summary": " ".join(sentences)})
+    folder = tmp_path / "gen"
+    folder.mkdir()
+    (folder / "data.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    (folder / "settings.yaml").write_text(SETTINGS, encoding="utf-8")
+    bundle = load_bundle(build_bundle([folder / "data.jsonl"], name="generated", id_field="id",
+                                      settings=folder / "settings.yaml"))
+    values = ["supported", "unsupported", "unverifiable"]
+    annotators = ["ann", "ben", "cat", "dan"]
+    units = [(r["id"], k) for r in records for k in range(len(bundle.record(r["id"]).summary_text.sentences))]
+    matrix = np.full((len(annotators), len(units)), np.nan)
+    files = []
+    for a, name in enumerate(annotators):
+        entries = []
+        for r in records:
+            if rng.random() < 0.2:  # this annotator never saw the record
+                continue
+            b = bundle.record(r["id"])
+            given, spans = [], []
+            for k, (start, _end) in enumerate(b.summary_text.sentences):
+                roll = rng.random()
+                column = units.index((r["id"], k))
+                if roll < 0.6:
+                    v = rng.choice(values)
+                    given.append(sv(k, v, [rng.randrange(4)] if v == "supported" else None))
+                    matrix[a, column] = values.index(v)
+                elif roll < 0.75:  # a span, no verdict: flagged, counts as unsupported
+                    spans.append({"id": f"{name}-{r['id']}-{k}", "label": INTRINSIC, "note": "", "source": None,
+                                  "summary": {"start": start, "end": start + 6, "text": b.summary[start:start + 6]},
+                                  "created_at": None, "updated_at": "2026-12-06T10:00:00Z"})
+                    matrix[a, column] = values.index("unsupported")
+            entries.append(rec(r["id"], *spans, sentences=given))
+        files.append(export(tmp_path / f"{name}.json", bundle, name, *entries))
+    result = merge_files(files, bundle)
+    assert not result.problems, result.problems
+    mine = result.report()["sentences"]["alpha"]
+    theirs = krippendorff.alpha(reliability_data=matrix, level_of_measurement="nominal")
+    assert mine is not None and round(mine, 3) == round(float(theirs), 3)
+    assert result.report()["sentences"]["pairable"] > 20
+
+
+def test_one_adjudication_order(judged, tmp_path):
+    """The printout, report.html's table and the review bundle list the records in one order: r2, where alice and
+    bob mark the same words Intrinsic and Extrinsic (and answer and judge its sentences apart), comes first,
+    though its character F1 is perfect; r1 (spans that partly overlap) next; r3 (agreement) not at all."""
+    from typer.testing import CliRunner
+
+    from mercury_static.cli import app
+    from mercury_static.report.sections import sections
+    from mercury_static.review.write_bundle import review_bundle
+
+    a = export(tmp_path / "alice.json", judged, "alice",
+               rec("r1", ann("a1", "r1", "in Rome"), responses={"verdict": "hallucinated"}),
+               rec("r2", ann("a2", "r2", "midnight"), responses={"verdict": "hallucinated"},
+                   sentences=[sv(0, "unsupported"), sv(1, "supported", [1])]),
+               rec("r3", responses={"verdict": "consistent"}))
+    b = export(tmp_path / "bob.json", judged, "bob",
+               rec("r1", ann("b1", "r1", "Tower is in Rome"), responses={"verdict": "hallucinated"}),
+               rec("r2", ann("b2", "r2", "midnight", EXTRINSIC), responses={"verdict": "consistent"},
+                   sentences=[sv(0, "unsupported"), sv(1, "unsupported")]),
+               rec("r3", responses={"verdict": "consistent"}))
+    result = merge_files([a, b], judged)
+    assert not result.problems, result.problems
+    listed = [c["record_id"] for c in result.report()["adjudication"]]
+    assert listed == ["r2", "r1"]  # r2: spans 1 (label apart), verdict apart, 1 of 2 sentences apart
+    assert result.report()["adjudication"][0]["score"] == round((1 + 1 + 0.5) / 3, 4)
+    # the printout
+    out = tmp_path / "merged.json"
+    run = CliRunner().invoke(app, ["merge", str(a), str(b), "--bundle", str(judged.dir), "-o", str(out)],
+                             env={"COLUMNS": "300"})
+    assert run.exit_code == 0, run.output
+    table = run.output[run.output.index("Most disagreement"):]
+    assert [x for x in ("r1", "r2", "r3") if f" {x} " in table] == ["r1", "r2"]
+    assert table.index(" r2 ") < table.index(" r1 ")
+    assert "Sentence verdict agreement" in run.output
+    # report.html's table
+    (adjudication,) = [t for s in sections(result.report(), "review/") for t in s.tables if t.key == "adjudication"]
+    assert [row[0].text for row in adjudication.rows] == listed
+    # the review bundle
+    reviewed = tmp_path / "review"
+    review_bundle([a, b], judged.dir, reviewed)
+    rows = json.loads((reviewed / "data" / "review-order-0000.json").read_text(encoding="utf-8"))["rows"]
+    assert [r["id"] for r in rows] == ["r2", "r1", "r3"] and rows[2]["score"] == 0
+
+
+def test_report_section(judged, tmp_path):
+    """report.html has a "Sentence verdicts" section: each chart with its table; a bundle without verdicts none."""
+    from mercury_static.report.sections import sections
+
+    result = merge_files(two_annotators(judged, tmp_path), judged)
+    (section,) = [s for s in sections(result.report(), "review/") if s.key == "sentences"]
+    assert section.title == "Sentence verdicts"
+    tables = {c.table.key: c.table for c in section.charts}
+    assert tables["sentences-annotators"].rows == [["alice", 5, 4, 0, 1], ["bob", 3, 2, 1, 0]]
+    assert tables["sentences-verdicts"].rows == [["supported", 3], ["unsupported", 3], ["unverifiable", 1],
+                                                 ["not checked", 1]]
+    assert [row[0] for row in tables["sentences-agreement"].rows] == ["alpha (nominal)", "kappa alice / bob",
+                                                                      "evidence F1"]
+    assert tables["sentences-agreement"].rows[1][1] == 0.4
+    plain = dict(result.report())
+    del plain["sentences"]
+    assert all(s.key != "sentences" for s in sections(plain, "review/"))

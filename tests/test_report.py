@@ -157,8 +157,8 @@ def old_report() -> dict:
             "pairwise": [{"a": "alice", "b": "bob", "records": 1, "char_f1": 0.5, "exact_f1": 0.0,
                           "observed_agreement": 1.0, "kappa": None}],
             "overall": {"pairs": 1, "records": 1, "char_f1": 0.5, "exact_f1": 0.0, "alpha": None},
-            "adjudication": [{"record_id": 'r"1<', "annotators": ["alice", "bob"], "verdicts": {}, "spans": {},
-                              "verdict_disagreement": 0.0, "char_f1_mean": 0.5}]}
+            "adjudication": [{"record_id": 'r"1<', "annotators": ["alice", "bob"], "score": 0.5, "spans": 0.5,
+                              "questions": []}]}
 
 
 def test_old_report_without_times_renders_and_says_what_it_lacks():
@@ -224,8 +224,8 @@ def test_the_page_holds_the_json_reports_figures(merged_round):
     assert any(q[-1] != "–" for q in questions)  # intervals there to compare
     assert t.tables["agreement-labels"] == rows([x for x in report["label_agreement"] if x["records"]],
                                                 "label", "records", "char_f1", "char_f1_ci")
-    assert t.tables["adjudication"] == [[c["record_id"], ", ".join(c["annotators"]), shown(c["verdict_disagreement"]),
-                                         shown(c["char_f1_mean"])] for c in report["adjudication"]]
+    assert t.tables["adjudication"] == [[c["record_id"], ", ".join(c["annotators"]), shown(c["score"]),
+                                         shown(c["spans"]), ", ".join(c["questions"])] for c in report["adjudication"]]
     assert t.links["adjudication"] == [f"review-bundle/#record={c['record_id']}" for c in report["adjudication"]]
     p = report["progress"]
     queued = any(a["queue"] is not None for a in p["annotators"].values())

@@ -3,7 +3,7 @@ count by hand (docs/review.md gives the definitions)."""
 
 from __future__ import annotations
 
-from mercury_static.review.disagreement import disagreement
+from mercury_static.merge.adjudication import disagreement
 from mercury_static.review.quality import quality_report
 from mercury_static.settings.schema import Option, Question
 

@@ -161,8 +161,7 @@ def _pair_figures(verdict_rows: list[tuple[int, np.ndarray, np.ndarray]], annota
     return out
 
 
-def agreement_report(records: Sequence[dict], labels: Sequence[str], positive: str | None = "Unwanted",
-                     top: int = 20) -> dict:
+def agreement_report(records: Sequence[dict], labels: Sequence[str], positive: str | None = "Unwanted") -> dict:
     """Counts and agreement figures of merged records, each α, κ and span F1 with its bootstrap interval
     (JSON-ready; figures rounded to 4 decimals)."""
     if positive is not None and positive not in labels:
@@ -194,7 +193,6 @@ def agreement_report(records: Sequence[dict], labels: Sequence[str], positive: s
     verdict_units: list[list[int]] = [[] for _ in records]  # by record position, for the bootstrap
     spans_by_record: list[tuple[int, list[int]]] = []  # (position, [char common, char total, exact common, total])
     verdict_rows: list[tuple[int, np.ndarray, np.ndarray]] = []  # (position, judges' indices, their verdicts)
-    candidates: list[dict] = []
     for order, (record, who) in enumerate(zip(records, who_by_record)):
         if len(who) < 2:
             continue
@@ -223,15 +221,6 @@ def agreement_report(records: Sequence[dict], labels: Sequence[str], positive: s
         spans_by_record.append((order, [int(char_common[upper].sum()), int(total.sum()),
                                         int(exact_common[upper].sum()),
                                         int((counts[:, None] + counts[None, :])[upper].sum())]))
-        pair_f1 = np.where(total > 0, 2 * char_common[upper] / np.maximum(total, 1), 1.0)
-        split = int(verdicts.sum()) * int(len(who) - verdicts.sum()) / len(upper[0])
-        mean_f1 = float(pair_f1.mean())
-        if split or mean_f1 < 1.0:
-            candidates.append({"record_id": record["id"], "annotators": who,
-                               "verdicts": dict(zip(who, verdicts.tolist())),
-                               "spans": dict(zip(who, counts.tolist())),
-                               "verdict_disagreement": _round(split), "char_f1_mean": _round(mean_f1),
-                               "_order": order})
 
     pairs = list(zip(*np.nonzero(np.triu(sums.records, 1))))
     spans = [p for p, _ in spans_by_record], [c for _, c in spans_by_record]
@@ -254,9 +243,6 @@ def agreement_report(records: Sequence[dict], labels: Sequence[str], positive: s
         })
         pairwise[-1]["kappa_ci"] = kappa_ci if pairwise[-1]["kappa"] is not None else None
     upper = np.triu(np.ones_like(sums.records, dtype=bool), 1)
-    candidates.sort(key=lambda c: (-c["verdict_disagreement"], c["char_f1_mean"], c["_order"]))
-    for c in candidates:
-        del c["_order"]
     overall: dict[str, object] = {
         "pairs": len(pairwise), "records": len(units),
         "char_f1": _round(f1(int(sums.char_common[upper].sum()), int(sums.char_total[upper].sum()))),
@@ -278,5 +264,4 @@ def agreement_report(records: Sequence[dict], labels: Sequence[str], positive: s
         "pairwise": pairwise,
         "overall": overall,
         "bootstrap": bootstrap.METHOD,
-        "adjudication": candidates[:top],
     }

@@ -106,3 +106,19 @@ def alpha(observed: np.ndarray, counts: np.ndarray, delta: np.ndarray) -> np.nda
     else:
         expected = np.einsum("bc,bck,bk->b", counts, delta, counts)
     return np.where((n > 1) & (expected > 0), 1 - (n - 1) * observed / expected, np.nan)
+
+
+def kappa_table(sums: np.ndarray) -> np.ndarray:
+    """Columns (a k×k contingency table, row-major: rater A's category × rater B's) -> Cohen's kappa,
+    (p_o - p_e) / (1 - p_e) with p_o = trace / n, p_e = Σ_c row_c · column_c / n²."""
+    k = int(round(np.sqrt(sums.shape[1])))
+    table = sums.reshape(len(sums), k, k)
+    n = table.sum(axis=(1, 2))
+    observed = np.trace(table, axis1=1, axis2=2) / n
+    expected = np.einsum("bc,bc->b", table.sum(axis=2), table.sum(axis=1)) / (n * n)
+    return np.where((n > 0) & (expected < 1), (observed - expected) / (1 - expected), np.nan)
+
+
+def mean(sums: np.ndarray) -> np.ndarray:
+    """Columns (sum, count) -> sum / count."""
+    return np.where(sums[:, 1] > 0, sums[:, 0] / sums[:, 1], np.nan)

@@ -17,13 +17,15 @@ from pathlib import Path
 
 from mercury_static.core import safeio
 from mercury_static.merge import notes as merge_notes
-from mercury_static.merge.agreement import agreement_report
+from mercury_static.merge.adjudication import adjudicate_first
+from mercury_static.merge.agreement import agreement_report, judges
 from mercury_static.merge.agreement_questions import agent_agreement, question_agreement
+from mercury_static.merge.agreement_sentences import sentence_agreement
 from mercury_static.bundle.assign import read_queues
 from mercury_static.bundle.contents import Bundle, load_bundle
 from mercury_static.formats import MERGED_FORMAT, MERGED_VERSION, MergedRecord
 from mercury_static.merge.inputs import InputReader
-from mercury_static.merge.sentence_rows import sentence_rows, sentences_csv
+from mercury_static.merge.sentence_rows import record_rows, sentence_rows, sentences_csv
 from mercury_static.merge.timeline import work_progress
 from mercury_static.merge.timeontask import TimeOnTask, time_on_task
 from mercury_static.merge.versions import Counts, resolve, Resolved
@@ -181,10 +183,15 @@ def merge_files(paths: Iterable[str | Path], bundle: Bundle | str | Path, fmt: s
                  *resolved.notes, *merge_notes.shared_id_notes(records),
                  *merge_notes.blind_notes(records, bundle.settings.blind), *merge_notes.future_notes(reader.future)]
         questions = list(reader.questions.values())
-        agreement = {**agreement_report(records, reader.labels, top=top),
+        verdicts = bundle.settings.sentence_verdicts
+        rows = [record_rows(b, r, verdicts) for b, r in zip(bundle.records, records)] if verdicts else None
+        agreement = {**agreement_report(records, reader.labels),
+                     "adjudication": adjudicate_first(records, [judges(r) for r in records], questions, rows, top),
                      "questions": question_agreement(records, questions),
                      "agents": agent_agreement(records, questions),
                      "progress": round_progress(bundle, records)}
+        if verdicts is not None:
+            agreement["sentences"] = sentence_agreement(bundle.records, records, verdicts)
         directory, folder_notes = argilla_files(bundle, records, questions) if fmt == "argilla" else ({}, [])
         if fmt == "sentences":
             output = sentences_csv(sentence_rows(bundle.records, records, bundle.settings.sentence_verdicts))

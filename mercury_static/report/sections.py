@@ -230,10 +230,48 @@ def agreement_section(report: dict, review_url: str) -> Section:
     elif "label_agreement" not in report:
         section.lines.append("span agreement per label: not available in this report")
     todo = report.get("adjudication", [])
-    section.tables.append(Table("adjudication", "Records to adjudicate first (each opens in the review bundle)",
-                                ["record", "annotators", "verdict disagreement", "char F1 mean"],
-                                [[record_link(c["record_id"], review_url), ", ".join(c["annotators"]),
-                                  c["verdict_disagreement"], c["char_f1_mean"]] for c in todo]))
+    sentences = any("sentences" in c for c in todo)
+    section.tables.append(Table("adjudication", "Records to adjudicate first (each opens in the review bundle; the "
+                                "review bundle's order)",
+                                ["record", "annotators", "disagreement", "span disagreement", "answered apart",
+                                 *(["sentences apart"] if sentences else [])],
+                                [[record_link(c["record_id"], review_url), ", ".join(c["annotators"]), c["score"],
+                                  c["spans"], ", ".join(c["questions"]),
+                                  *([c.get("sentences")] if sentences else [])] for c in todo]))
+    return section
+
+
+def sentences_section(report: dict, review_url: str) -> Section:
+    """Sentence verdicts: what each annotator judged, flagged or left unchecked, the verdicts given, and the
+    agreement on them (alpha, kappa per pair, evidence F1) with their intervals."""
+    section = Section("sentences", "Sentence verdicts")
+    s = report["sentences"]
+    shown = s["verdicts"]
+    rows = [{"annotator": a["annotator"], "judged": a["judged"], "flagged": a["flagged"],
+             "not checked": a["not_checked"], "sentences": a["sentences"]} for a in s["annotators"]]
+    alt = "Summary sentences per annotator: judged (a verdict given), flagged (a span on it), not checked"
+    section.charts.append(_chart(alt, charts.bars(alt, rows, "annotator", ["judged", "flagged", "not checked"],
+                                                  stack=True),
+                                 "sentences-annotators", ["annotator", "sentences", "judged", "flagged", "not checked"],
+                                 rows))
+    verdicts = [{"verdict": v, "sentences": s["distribution"][v]} for v in shown]
+    alt = "Effective verdicts of every summary sentence, all annotators"
+    section.charts.append(_chart(alt, charts.bars(alt, verdicts, "verdict", ["sentences"]), "sentences-verdicts",
+                                 ["verdict", "sentences"], verdicts))
+    figures = [{"figure": "alpha (nominal)", "value": s["alpha"], "over": f"{s['pairable']} sentences",
+                **_interval(s["alpha_ci"])},
+               *({"figure": f"kappa {p['a']} / {p['b']}", "value": p["kappa"], "over": f"{p['sentences']} sentences",
+                  **_interval(p["kappa_ci"])} for p in s["pairwise"]),
+               {"figure": "evidence F1", "value": s["evidence"]["f1"],
+                "over": f"{s['evidence']['pairs']} pairs on {s['evidence']['sentences']} sentences",
+                **_interval(s["evidence"]["f1_ci"])}]
+    shown_figures = [f for f in figures if f["value"] is not None]
+    alt = "Agreement on the sentence verdicts (alpha, Cohen's kappa per pair) and on their evidence (F1)"
+    section.charts.append(_chart(alt, charts.interval_bars(alt, shown_figures, "figure", "value", "low", "high",
+                                                           title="agreement", domain=(-1, 1)),
+                                 "sentences-agreement", ["figure", "value", INTERVAL, "over"], figures))
+    section.lines.append(f"a sentence with a span and no verdict counts as {s['flagged_as']!r}; 'not checked' is "
+                         "no value; units: the sentences of records submitted by 2+ annotators")
     return section
 
 
@@ -342,7 +380,8 @@ def sections(report: dict, review_url: str) -> list[Section]:
     if is_gold(report):
         return [*gold_sections(report, review_url), time_section(report, review_url)]
     return [make(report, review_url) for make in (progress_section, time_section, agreement_section,
-                                                  labels_section)]
+                                                  labels_section)] + (
+        [sentences_section(report, review_url)] if report.get("sentences") else [])
 
 
 def headline(report: dict) -> str:

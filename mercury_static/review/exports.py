@@ -19,8 +19,8 @@ from mercury_static.merge.checks import Reject, annotation, check_json, parse_ti
 from mercury_static.merge.questions import check_value
 from mercury_static.core.names import normalize_name
 from mercury_static.core.records import InputError
+from mercury_static.merge.adjudication import SPANS
 from mercury_static.merge.sentence_rows import NOT_CHECKED
-from mercury_static.review.disagreement import SPANS
 
 ACTIONS = ("accept", "reject", "edit")
 EDITABLE = ("summary", "source", "label", "note")

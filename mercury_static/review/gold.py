@@ -19,7 +19,7 @@ from mercury_static.merge.pipeline import DATASET_FORMATS, _annotation_order, se
 from mercury_static.core.records import InputError
 from mercury_static.merge.write_argilla import argilla_files
 from mercury_static.review.write_bundle import load_review
-from mercury_static.review.disagreement import covered, span_f1
+from mercury_static.merge.adjudication import covered, span_f1
 from mercury_static.review.exports import ReviewEntry, ReviewReader
 from mercury_static.review.quality import quality_report
 from mercury_static.review.sentences import gold_sentence

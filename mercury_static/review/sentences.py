@@ -8,16 +8,18 @@ checked verdicts, or their evidence, differ: that is what the reviewer settles f
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from mercury_static.bundle.contents import BundleRecord
-from mercury_static.merge.sentence_rows import NOT_CHECKED, record_rows
-from mercury_static.settings.schema import SentenceVerdicts
+from mercury_static.merge.sentence_rows import NOT_CHECKED, SentenceRow
 
 
-def review_sentences(text: BundleRecord, record: dict, settings: SentenceVerdicts) -> list[dict]:
+def review_sentences(text: BundleRecord, rows: Iterable[SentenceRow]) -> list[dict]:
     """`[{sentence, start, end, disputed, verdicts: [{annotator, verdict, given, evidence}]}]`, one per summary
-    sentence of the bundle's cut, the verdicts of the record's submitters (evidence: source sentence indices)."""
+    sentence of the bundle's cut, the verdicts of the record's submitters (`rows`: merge's sentence rows of the
+    record; evidence: source sentence indices)."""
     verdicts: list[list[dict]] = [[] for _ in text.summary_text.sentences]
-    for row in record_rows(text, record, settings):
+    for row in rows:
         verdicts[row.sentence].append({"annotator": row.annotator, "verdict": row.verdict, "given": row.given,
                                        "evidence": list(row.evidence)})
     return [{"sentence": i, "start": start, "end": end,

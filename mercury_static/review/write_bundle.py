@@ -34,8 +34,8 @@ from mercury_static.merge.inputs import InputReader
 from mercury_static.core.records import InputError
 from mercury_static.report.html import INSTALL, available, render_html
 from mercury_static.bundle.assign import read_queues
-from mercury_static.review.disagreement import SPANS, disagreement
-from mercury_static.merge.sentence_rows import flagged_verdict
+from mercury_static.merge.adjudication import SPANS, adjudicate_first, adjudication_order
+from mercury_static.merge.sentence_rows import flagged_verdict, record_rows
 from mercury_static.review.sentences import review_sentences
 from mercury_static.review.statuses import judge_statuses
 
@@ -96,7 +96,13 @@ def annotation_key(a: dict) -> str:
     return a["annotator"].replace("%", "%25").replace(":", "%3A") + ":" + a["id"]
 
 
-def review_record(record: dict, judges: list[str], questions, expected: Iterable[str] = (),
+def sentence_rows_of(bundle: Bundle, records: list[dict]) -> list[list] | None:
+    """Each record's summary sentences as its annotators left them (None: the bundle asks no verdicts)."""
+    verdicts = bundle.settings.sentence_verdicts
+    return [record_rows(b, r, verdicts) for b, r in zip(bundle.records, records)] if verdicts else None
+
+
+def review_record(record: dict, judges: list[str], contested: dict, expected: Iterable[str] = (),
                   sentences: list[dict] | None = None, flagging: Iterable[str] = ()) -> dict:
     """A record of a records shard: every annotator's work with its status, each judge's status of the record
     (`expected`: the annotators whose queue held it; `flagging`: the verdicts that flag a sentence), the
@@ -106,7 +112,7 @@ def review_record(record: dict, judges: list[str], questions, expected: Iterable
     annotations = [{"key": annotation_key(a), **a, "status": status.get(a["annotator"])}
                    for a in record["annotations"]]
     flagged = {v["annotator"] for v in record.get("sentences", []) if v["verdict"] in set(flagging)}
-    return {"id": record["id"], "disagreement": disagreement(record, judges, questions), "judges": judges,
+    return {"id": record["id"], "disagreement": contested, "judges": judges,
             "annotators": sorted({*judges, *status, *(a["annotator"] for a in annotations)}),
             "statuses": judge_statuses(record, judges, expected, flagged),
             "annotations": annotations, "responses": record["responses"],
@@ -133,16 +139,17 @@ def review_files(bundle: Bundle, records: list[dict], judges: dict[str, list[str
     """The review header and the files under data/ (path -> bytes), most contested record first."""
     questions = bundle.settings.questions
     merged = merge_sha256(records)
-    position = {r.id: i for i, r in enumerate(bundle.records)}
+    who = [judges[r["id"]] for r in records]
     expected = expected_judges(bundle, records)
     settings = bundle.settings.sentence_verdicts
     flagging = () if settings is None else [v for v in (*settings.values, flagged_verdict(settings))
                                             if v not in settings.evidence]
+    rows_of = sentence_rows_of(bundle, records)
     texts = {r.id: r for r in bundle.records}
-    items = sorted((review_record(r, judges[r["id"]], questions, expected.get(r["id"], ()),
-                                  None if settings is None else review_sentences(texts[r["id"]], r, settings),
-                                  flagging) for r in records),
-                   key=lambda x: (-x["disagreement"]["score"], position[x["id"]]))
+    items = [review_record(records[i], who[i], contested, expected.get(records[i]["id"], ()),
+                           None if rows_of is None else review_sentences(texts[records[i]["id"]], rows_of[i]),
+                           flagging)
+             for i, contested in adjudication_order(records, who, questions, rows_of)]
     files: dict[str, bytes] = {}
     rows = []
     for n in range(0, len(items), RECORDS_PER_SHARD):
@@ -176,7 +183,10 @@ def dashboard(bundle: Bundle, records: list[dict], reader: InputReader) -> bytes
     if not available():
         return None
     questions = list(reader.questions.values())
-    report = {**agreement_report(records, reader.labels), "questions": question_agreement(records, questions),
+    who = [submitted_judges(r) for r in records]
+    report = {**agreement_report(records, reader.labels),
+              "adjudication": adjudicate_first(records, who, questions, sentence_rows_of(bundle, records)),
+              "questions": question_agreement(records, questions),
               "agents": agent_agreement(records, questions), "progress": round_progress(bundle, records)}
     return render_html(report, "index.html", f"{bundle.manifest.get('title') or 'Review'}: the round").encode("utf-8")
 

@@ -11,10 +11,10 @@ import { instant } from '../state/times.js';
 import { NOT_CHECKED } from '../state/reviewsentences.js';
 
 // What gold reads (review/exports.py ACTIONS, EDITABLE), the longest text answer in code points
-// (merge/questions.py TEXT_LIMIT) and the name gold gives the span question (review/disagreement.py SPANS).
+// (merge/questions.py TEXT_LIMIT) and the name gold gives the span question (merge/adjudication.py SPANS).
 // [[[cog
 // from mercury_static.merge.questions import TEXT_LIMIT
-// from mercury_static.review.disagreement import SPANS
+// from mercury_static.merge.adjudication import SPANS
 // from mercury_static.review.exports import ACTIONS, EDITABLE
 // from mercury_static.tools.twins import const
 // cog.outl(const("ACTIONS", ACTIONS))
