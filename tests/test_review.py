@@ -236,8 +236,8 @@ def entry_of(record: dict):
 BAD_EXPORTS = {
     "foreign bundle": (lambda doc: doc.update(bundle_id="b-other"), None, "bundle_id",
                        "'b-other' is another bundle (this review bundle is of "),
-    "bad version": (lambda doc: doc.update(version=2), None, "version",
-                    "unsupported version 2 of mercury-static/review (this tool reads version 1)"),
+    "bad version": (lambda doc: doc.update(version=3), None, "version",
+                    "unsupported version 3 of mercury-static/review (this tool reads versions 1 and 2)"),
     "another format": (lambda doc: doc.update(format="mercury-static/annotations"), None, "format",
                        "'mercury-static/annotations' is not 'mercury-static/review'"),
     "no reviewer": (lambda doc: doc.pop("reviewer"), None, "reviewer", "missing or empty"),

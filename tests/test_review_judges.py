@@ -10,12 +10,19 @@ from pathlib import Path
 
 import pytest
 from test_merge_questions import entry, export
-from test_review import adjudication, ann, asked, decision, review_export  # noqa: F401 (the fixture)
+from settings_fixtures import build_with_settings
+from test_review import adjudication, ann, decision, review_export
 
 from mercury_static.bundle.assign import assign_bundle
 from mercury_static.bundle.contents import load_bundle
 from mercury_static.review.gold import make_gold
 from mercury_static.review.write_bundle import load_review, review_bundle
+
+
+@pytest.fixture(scope="module")
+def asked(build_bundle, tmp_path_factory) -> Path:
+    """The settings fixture's real bundle: three records, queues for alice and bob."""
+    return build_with_settings(build_bundle, tmp_path_factory.mktemp("asked"), "judges-asked")
 
 
 @pytest.fixture(scope="module")
