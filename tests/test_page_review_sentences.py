@@ -52,12 +52,11 @@ def record(rid: str, status: str = "submitted", annotations=(), sentences=()) ->
             "responses": {}, "sentences": list(sentences)}
 
 
-@pytest.fixture(scope="module")
-def round_(build_bundle, tmp_path_factory):
+def sentence_round(build_bundle, folder: Path, out: Path):
     """r1: alice and carol mark "Rome" alike; on sentence 1 alice says unsupported, carol's span flags it, bob
     says supported (evidence: source sentence 0); everyone supports sentence 0 by source sentence 1; dave
-    discarded r1; erin only judged r2. -> (review bundle, the bundle's cut of r1)."""
-    folder = tmp_path_factory.mktemp("sentences")
+    discarded r1; erin only judged r2; the review bundle written to `out`. -> (review bundle, the bundle's cut of
+    r1)."""
     data = folder / "two.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in [
         {"id": "r1", "source": SOURCE, "summary": SUMMARY},
@@ -76,9 +75,14 @@ def round_(build_bundle, tmp_path_factory):
                  verdict(0, "supported", [1])])),
              v4(folder / "dave.json", bid, "dave", record("r1", status="discarded")),
              v4(folder / "erin.json", bid, "erin", record("r2", sentences=[verdict(0, "supported", [0])]))]
-    out = tmp_path_factory.mktemp("review") / "review-bundle"
     review_bundle(paths, bundle_dir, out)
     return out, r1
+
+
+@pytest.fixture(scope="module")
+def round_(build_bundle, tmp_path_factory):
+    return sentence_round(build_bundle, tmp_path_factory.mktemp("sentences"),
+                          tmp_path_factory.mktemp("review") / "review-bundle")
 
 
 def test_judges_groups_and_sentences_reviewed_in_the_page_and_kept_by_gold(page, round_, serve_dir, tmp_path, run):
