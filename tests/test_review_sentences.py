@@ -5,7 +5,6 @@ provenance, and each bad settlement one line naming the file, the record and the
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from test_page_review_sentences import AT, sentence_round
