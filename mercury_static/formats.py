@@ -67,10 +67,13 @@ WEIGHTS = Format("mercury-static/weights", 1, (1,))
 """The JSON header of the page model's weights file (assist/page_model.py)."""
 RANKER_OPTIONS = Format("mercury-static/ranker-options", 1, (1,))
 """`tune -o FILE`, read by `eval --options` (bundle/ranker_file.py)."""
-REVIEW_DATA = Format("mercury-static/review-data", 1, (1,))
-"""A review bundle's `data/review.json` and its order and record shards (docs/review.md), written by `review`."""
-REVIEW = Format("mercury-static/review", 1, (1,))
-"""The page's export in review mode: a reviewer's decisions (docs/review.md), read by `gold`."""
+REVIEW_DATA = Format("mercury-static/review-data", 2, (1, 2))
+"""A review bundle's `data/review.json` and its order and record shards (docs/review.md), written by `review`.
+Version 2 adds each record's `statuses` (every judge's status of the record, "not opened" included) and
+`sentences` (the judges' sentence verdicts and their evidence); version 1 is read as having neither."""
+REVIEW = Format("mercury-static/review", 2, (1, 2))
+"""The page's export in review mode: a reviewer's decisions (docs/review.md), read by `gold`. Version 2 adds a
+record's `sentences` (the summary sentences' settled verdicts); version 1 is version 2 without them."""
 GOLD = Format("mercury-static/gold", 1, (1,))
 """The gold dataset: merged records whose annotations and responses are the adjudicated ones, each with its
 provenance; a JSON list like the merged dataset, so its name and version are in the gold report."""

@@ -205,7 +205,7 @@ def test_a_reviewer_adjudicates_ten_records_keyboard_only_and_the_gold_holds_exa
     page.keyboard.press("Escape")
     export_path = download_file(page, tmp_path)
     data = json.loads(export_path.read_text(encoding="utf-8"))
-    assert data["format"] == "mercury-static/review" and data["version"] == 1 and data["reviewer"] == "rita"
+    assert data["format"] == "mercury-static/review" and data["version"] == 2 and data["reviewer"] == "rita"
     assert (data["bundle_id"], data["review_id"], data["merge_sha256"]) == (
         header["bundle_id"], header["review_id"], header["merge_sha256"])
     by_id = {r["record_id"]: r for r in data["records"]}

@@ -150,7 +150,7 @@ def test_gold_holds_exactly_what_was_decided(reviewed, tmp_path, run):
         ("alice", "Rome", "accepted")]
     edited = r1["annotations"][0]
     assert edited["note"] == "the whole clause" and edited["id"] == "b1"
-    assert edited["provenance"] == {"proposed_by": "bob", "proposed_at": "2026-12-01T09:00:00Z", "action": "edited",
+    assert edited["provenance"] == {"proposed_by": "bob", "judges": ["bob"], "proposed_at": "2026-12-01T09:00:00Z", "action": "edited",
                                     "decided_by": "rita", "decided_at": DECIDED, "edited": ["note", "summary"]}
     assert r1["responses"] == [{"annotator": "rita", "status": "submitted", "updated_at": DECIDED,
                                 "values": {"verdict": "hallucinated", "quality": 3},
@@ -236,8 +236,8 @@ def entry_of(record: dict):
 BAD_EXPORTS = {
     "foreign bundle": (lambda doc: doc.update(bundle_id="b-other"), None, "bundle_id",
                        "'b-other' is another bundle (this review bundle is of "),
-    "bad version": (lambda doc: doc.update(version=2), None, "version",
-                    "unsupported version 2 of mercury-static/review (this tool reads version 1)"),
+    "bad version": (lambda doc: doc.update(version=3), None, "version",
+                    "unsupported version 3 of mercury-static/review (this tool reads versions 1 and 2)"),
     "another format": (lambda doc: doc.update(format="mercury-static/annotations"), None, "format",
                        "'mercury-static/annotations' is not 'mercury-static/review'"),
     "no reviewer": (lambda doc: doc.pop("reviewer"), None, "reviewer", "missing or empty"),
@@ -450,14 +450,14 @@ def test_review_data_of_a_newer_version(reviewed, tmp_path, run, fresh_copy):
 
     newer = fresh_copy(reviewed)
     header = newer / "data" / "review.json"
-    header.write_text(header.read_text(encoding="utf-8").replace('"version":1', '"version":2'), encoding="utf-8")
+    header.write_text(header.read_text(encoding="utf-8").replace('"version":2', '"version":3'), encoding="utf-8")
     manifest = json.loads((newer / "manifest.json").read_text(encoding="utf-8"))
     manifest["review"]["sha256"] = hashlib.sha256(header.read_bytes()).hexdigest()
     (newer / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     result = run("gold", rita(reviewed, tmp_path), "--bundle", newer, "-o", tmp_path / "gold.json")
     assert result.exit_code == 2 and result.output.count("error:") == 1
-    assert (f"{header}: field 'version': unsupported version 2 of mercury-static/review-data (this tool reads "
-            "version 1)") in " ".join(result.output.split())
+    assert (f"{header}: field 'version': unsupported version 3 of mercury-static/review-data (this tool reads "
+            "versions 1 and 2)") in " ".join(result.output.split())
 
 
 def test_a_reviewer_who_annotated_too(reviewed, tmp_path):

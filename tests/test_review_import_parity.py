@@ -87,7 +87,7 @@ def cases(doc: dict, rec: dict) -> list[tuple[str, bytes, bool]]:
     out.append(("not UTF-8", json.dumps(doc).replace('"why"', '"wh\udcff"').encode("utf-8", "surrogateescape"),
                 False))
     header("format", setter("format", "mercury-static/annotations"))
-    header("version", setter("version", 2))
+    header("version", setter("version", 3))
     header("bundle_id", setter("bundle_id", "other"))
     header("review_id", setter("review_id", "other"))
     header("merge_sha256", setter("merge_sha256", "0" * 64))

@@ -20,6 +20,7 @@ from mercury_static.merge.questions import check_value
 from mercury_static.core.names import normalize_name
 from mercury_static.core.records import InputError
 from mercury_static.merge.adjudication import SPANS
+from mercury_static.merge.sentence_rows import NOT_CHECKED
 
 ACTIONS = ("accept", "reject", "edit")
 EDITABLE = ("summary", "source", "label", "note")
@@ -41,6 +42,8 @@ class ReviewEntry:
     """Question -> {"from": annotator} or {"value": V}."""
     comments: list[dict] = field(default_factory=list)
     file: str = ""
+    sentences: dict[int, dict] = field(default_factory=dict)
+    """Summary sentence -> {"from": judge} or {"verdict", "evidence"}, each with its "updated_at" (REVIEW v2)."""
 
 
 class ReviewReader:
@@ -170,11 +173,55 @@ class ReviewReader:
                              "an added annotation's id")
             self.clamp(parse_time(c["time"], f"comments[{j}].time"), f"{place}, comments[{j}]", c["time"])
             comments.append({k: c[k] for k in ("id", "on", "author", "time", "text")})
+        sentences = self.sentences(entry.get("sentences"), record, text, place)
         new = ReviewEntry(reviewer, record["id"], entry["updated_at"], time, entry["adjudicated"], checked, added,
-                          answers, comments, str(path))
+                          answers, comments, str(path), sentences)
         old = self.entries.get((reviewer, record["id"]))
         if old is None or (new.time, new.file) >= (old.time, old.file):
             self.entries[reviewer, record["id"]] = new
+
+    def sentences(self, given, record: dict, text, place: str) -> dict[int, dict]:
+        """The reviewer's settled sentences: each names a summary sentence of the review data, and takes a
+        judge's verdict (`from`: a judge who checked it) or gives one of the settings' verdicts with its evidence
+        (source sentences, only for a verdict that carries evidence)."""
+        settings = self.bundle.settings.sentence_verdicts
+        known = {s["sentence"]: s for s in record.get("sentences", [])}
+        out: dict[int, dict] = {}
+        for j, d in enumerate(_list(given, "sentences")):
+            name = f"sentences[{j}]"
+            d = _object(d, name)
+            index = d.get("sentence")
+            if type(index) is not int or index not in known:
+                raise Reject(f"{name}.sentence", f"{short(repr(index))} is not a summary sentence of this record"
+                             + ("" if known else " (this review bundle has no sentence verdicts)"))
+            if index in out:
+                raise Reject(f"{name}.sentence", f"sentence {index} is settled twice")
+            at = d.get("updated_at")
+            self.clamp(parse_time(at, f"{name}.updated_at"), f"{place}, {name}", at)
+            if set(d) - {"sentence", "updated_at"} == {"from"}:
+                checked = {v["annotator"] for v in known[index]["verdicts"] if v["verdict"] != NOT_CHECKED}
+                if d["from"] not in checked:
+                    raise Reject(f"{name}.from", f"{short(str(d['from']))!r} gave no verdict on this sentence")
+                out[index] = {"from": d["from"], "updated_at": at}
+                continue
+            verdict, evidence = d.get("verdict"), d.get("evidence")
+            if settings is None or not isinstance(verdict, str) or verdict not in settings.values:
+                values = ", ".join(settings.values) if settings is not None else "none: the bundle asks no verdict"
+                raise Reject(f"{name}.verdict", f"{short(repr(verdict))} is not a verdict of the settings ({values})")
+            if verdict not in settings.evidence:
+                if evidence not in (None, []):
+                    raise Reject(f"{name}.evidence", f"the verdict {verdict!r} carries no evidence")
+                out[index] = {"verdict": verdict, "evidence": None, "updated_at": at}
+                continue
+            count = len(text.source_text.sentences)
+            if not isinstance(evidence, list):
+                raise Reject(f"{name}.evidence", "expected a list of source sentence indices")
+            for k, e in enumerate(evidence):
+                if type(e) is not int or not 0 <= e < count or e in evidence[:k]:
+                    raise Reject(f"{name}.evidence[{k}]", f"{short(repr(e))} is not a source sentence (0 to "
+                                 f"{count - 1}, each once)")
+            out[index] = {"verdict": verdict, "evidence": list(evidence), "updated_at": at}
+        return out
 
     def annotation(self, a: dict, record, name: str, annotator: str, place: str) -> dict:
         """An annotation as edited or added, checked as merge checks an annotator's (offsets, label, note)."""

@@ -22,6 +22,7 @@ from mercury_static.review.write_bundle import load_review
 from mercury_static.merge.adjudication import covered, span_f1
 from mercury_static.review.exports import ReviewEntry, ReviewReader
 from mercury_static.review.quality import quality_report
+from mercury_static.review.sentences import gold_sentence
 
 ANNOTATION_FIELDS = ("id", "annotator", "label", "note", "summary", "source", "created_at", "updated_at")
 
@@ -59,14 +60,16 @@ def adjudicated_set(entry: ReviewEntry, record: dict) -> tuple[list[dict], dict,
             continue
         a = keys[key]
         gold = _plain(d["annotation"] if d["action"] == "edit" else a)
-        gold["provenance"] = {"proposed_by": a["annotator"], "proposed_at": a["updated_at"],
+        gold["provenance"] = {"proposed_by": a["annotator"], "judges": [a["annotator"]],
+                              "proposed_at": a["updated_at"],
                               "action": "edited" if d["action"] == "edit" else "accepted",
                               "decided_by": entry.reviewer, "decided_at": d["updated_at"] or entry.updated_at,
                               **({"edited": d["edited"]} if d["action"] == "edit" else {})}
         annotations.append(gold)
     for a in entry.added:
         annotations.append({**_plain(a), "provenance": {
-            "proposed_by": entry.reviewer, "proposed_at": a["created_at"] or a["updated_at"], "action": "added",
+            "proposed_by": entry.reviewer, "judges": [], "proposed_at": a["created_at"] or a["updated_at"],
+            "action": "added",
             "decided_by": entry.reviewer, "decided_at": a["updated_at"] or entry.updated_at}})
     given = {r["annotator"]: r.get("values") or {} for r in record["responses"]}
     values, origin = {}, {}
@@ -76,11 +79,60 @@ def adjudicated_set(entry: ReviewEntry, record: dict) -> tuple[list[dict], dict,
         else:
             values[name], origin[name] = answer["value"], {"from": entry.reviewer, "own": True}
     undecided = [k for k in keys if k not in entry.decisions]
-    return sorted(annotations, key=_annotation_order), values, origin, undecided
+    return one_per_span(sorted(annotations, key=_annotation_order)), values, origin, undecided
 
 
-def gold_record(entry: ReviewEntry, record: dict, texts) -> tuple[dict, list[str]]:
+def _span_key(a: dict) -> tuple:
+    source = a["source"]
+    return (a["summary"]["start"], a["summary"]["end"], None if source is None else (source["start"], source["end"]),
+            tuple(a["label"]))
+
+
+def one_per_span(annotations: list[dict]) -> list[dict]:
+    """Identical gold spans (the same summary and source offsets, the same label) as one annotation: an
+    annotator's before the reviewer's own, with every judge who proposed it in `provenance.judges` and their
+    distinct notes, one a line. Two judges who marked the same words alike are one finding, counted once."""
+    first: dict[tuple, dict] = {}
+    for a in sorted(annotations, key=lambda x: x["provenance"]["action"] == "added"):  # stable: theirs first
+        kept = first.setdefault(_span_key(a), a)
+        if kept is a:
+            continue
+        judges = kept["provenance"]["judges"]
+        judges += [j for j in a["provenance"]["judges"] if j not in judges]
+        notes = kept["note"].split("\n") if kept["note"] else []
+        if a["note"] and a["note"] not in notes:
+            kept["note"] = "\n".join([*notes, a["note"]])
+    kept_ids = {id(a) for a in first.values()}
+    return [a for a in annotations if id(a) in kept_ids]
+
+
+def settled_sentences(entry: ReviewEntry, record: dict, texts,
+                      carries: tuple[str, ...]) -> tuple[list[dict], list[int]]:
+    """The gold sentences (in sentence order, each with the judges who gave that verdict and evidence) and the
+    sentences of the record the reviewer left unsettled. `carries`: the verdicts that carry evidence."""
+    out = []
+    for s in record.get("sentences", []):
+        d = entry.sentences.get(s["sentence"])
+        if d is None:
+            continue
+        given = {v["annotator"]: v for v in s["verdicts"]}
+        if "from" in d:
+            verdict, evidence = given[d["from"]]["verdict"], given[d["from"]]["evidence"]
+            evidence = evidence if verdict in carries else None
+        else:
+            verdict, evidence = d["verdict"], d["evidence"]
+        judges = [v["annotator"] for v in s["verdicts"]
+                  if v["verdict"] == verdict and (evidence is None or v["evidence"] == evidence)]
+        out.append(gold_sentence(texts, entry.reviewer, s["sentence"], verdict, evidence, judges,
+                                 "accepted" if "from" in d else "own", d["updated_at"] or entry.updated_at))
+    unsettled = [s["sentence"] for s in record.get("sentences", []) if s["sentence"] not in entry.sentences]
+    return out, unsettled
+
+
+def gold_record(entry: ReviewEntry, record: dict, texts, carries: tuple[str, ...] = ()) -> tuple[dict, list[str]]:
+    """A gold record and its undecided annotation keys (`carries`: the verdicts that carry evidence)."""
     annotations, values, origin, undecided = adjudicated_set(entry, record)
+    sentences, unsettled = settled_sentences(entry, record, texts, carries)
     response = {"annotator": entry.reviewer, "status": "submitted", "updated_at": entry.updated_at,
                 "values": values, "provenance": origin}
     out = {"id": record["id"], "source": texts.source, "summary": texts.summary, "metadata": texts.metadata,
@@ -89,6 +141,9 @@ def gold_record(entry: ReviewEntry, record: dict, texts) -> tuple[dict, list[str
                       "undecided": undecided}}
     if record.get("suggestions"):
         out["suggestions"] = record["suggestions"]
+    if "sentences" in record:
+        out["sentences"] = sentences
+        out["review"]["unsettled_sentences"] = unsettled
     return out, undecided
 
 
@@ -153,9 +208,11 @@ def make_gold(paths: list[Path], review_dir: Path, fmt: str = "mercury-static", 
             touched[record_id].append(reviewer)
     golds, undecided, notes = {}, [], future_notes(reader.future, "gold")
     texts = {r.id: r for r in bundle.records}
+    verdicts = bundle.settings.sentence_verdicts
+    carries = verdicts.evidence if verdicts is not None else ()
     for record_id, entries in adjudicated.items():
         winner = max(entries, key=lambda e: (e.time, e.reviewer))
-        golds[record_id], keys = gold_record(winner, by_id[record_id], texts[record_id])
+        golds[record_id], keys = gold_record(winner, by_id[record_id], texts[record_id], carries)
         undecided += [{"record_id": record_id, "key": k, "reviewer": winner.reviewer} for k in keys]
         if len(entries) > 1:
             notes.append(f"record {record_id}: adjudicated by {', '.join(sorted(e.reviewer for e in entries))}; "

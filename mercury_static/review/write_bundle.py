@@ -14,6 +14,7 @@ import hashlib
 import json
 import shutil
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,15 +26,18 @@ from mercury_static.bundle.contents import Bundle, dumps, load_bundle
 from mercury_static.bundle.folder import MARKER, check_output, editing, new_folder, switch
 from mercury_static.bundle.manifest import manifest_bytes
 from mercury_static.bundle.page import copy_bundle_file
-from mercury_static.formats import REVIEW_DATA_FORMAT, REVIEW_DATA_VERSION
+from mercury_static.formats import REVIEW_DATA, REVIEW_DATA_FORMAT, REVIEW_DATA_VERSION
 from mercury_static.merge.agreement import agreement_report
 from mercury_static.merge.agreement_questions import agent_agreement, question_agreement
 from mercury_static.merge.pipeline import _without_cyclic_gc, merged_records, round_progress, serialize
 from mercury_static.merge.inputs import InputReader
 from mercury_static.core.records import InputError
 from mercury_static.report.html import INSTALL, available, render_html
+from mercury_static.bundle.assign import read_queues
 from mercury_static.merge.adjudication import SPANS, adjudicate_first, adjudication_order
-from mercury_static.merge.sentence_rows import record_rows
+from mercury_static.merge.sentence_rows import flagged_verdict, record_rows
+from mercury_static.review.sentences import review_sentences
+from mercury_static.review.statuses import judge_statuses
 
 ROWS_PER_SHARD = 1000
 RECORDS_PER_SHARD = 50
@@ -98,15 +102,37 @@ def sentence_rows_of(bundle: Bundle, records: list[dict]) -> list[list] | None:
     return [record_rows(b, r, verdicts) for b, r in zip(bundle.records, records)] if verdicts else None
 
 
-def review_record(record: dict, judges: list[str], contested: dict) -> dict:
-    """A record of a records shard: every annotator's work with its status, the suggestions, the disagreement."""
+def review_record(record: dict, judges: list[str], contested: dict, expected: Iterable[str] = (),
+                  sentences: list[dict] | None = None, flagging: Iterable[str] = ()) -> dict:
+    """A record of a records shard: every annotator's work with its status, each judge's status of the record
+    (`expected`: the annotators whose queue held it; `flagging`: the verdicts that flag a sentence), the
+    summary sentences with each judge's verdict (`sentences`, review/sentences.py; None: none asked), the
+    suggestions, the disagreement."""
     status = {r["annotator"]: r["status"] for r in record["responses"]}
     annotations = [{"key": annotation_key(a), **a, "status": status.get(a["annotator"])}
                    for a in record["annotations"]]
+    flagged = {v["annotator"] for v in record.get("sentences", []) if v["verdict"] in set(flagging)}
     return {"id": record["id"], "disagreement": contested, "judges": judges,
             "annotators": sorted({*judges, *status, *(a["annotator"] for a in annotations)}),
+            "statuses": judge_statuses(record, judges, expected, flagged),
             "annotations": annotations, "responses": record["responses"],
-            "suggestions": record.get("suggestions", [])}
+            "suggestions": record.get("suggestions", []),
+            **({"sentences": sentences} if sentences is not None else {})}
+
+
+def expected_judges(bundle: Bundle, records: list[dict]) -> dict[str, list[str]]:
+    """Record id -> the annotators whose queue held it: the bundle's queues, else every annotator of the round
+    (who works every record without queues)."""
+    queues = read_queues(bundle.dir, bundle.manifest)
+    if queues is None:
+        everyone = sorted({a for r in records for a in [*(x["annotator"] for x in r["responses"]),
+                                                         *(x["annotator"] for x in r["annotations"])]})
+        return {r["id"]: everyone for r in records}
+    held: dict[str, list[str]] = defaultdict(list)
+    for name, ids in sorted(queues.items()):
+        for record_id in ids:
+            held[record_id].append(name)
+    return held
 
 
 def review_files(bundle: Bundle, records: list[dict], judges: dict[str, list[str]]) -> tuple[dict, dict[str, bytes]]:
@@ -114,8 +140,16 @@ def review_files(bundle: Bundle, records: list[dict], judges: dict[str, list[str
     questions = bundle.settings.questions
     merged = merge_sha256(records)
     who = [judges[r["id"]] for r in records]
-    items = [review_record(records[i], who[i], contested)
-             for i, contested in adjudication_order(records, who, questions, sentence_rows_of(bundle, records))]
+    expected = expected_judges(bundle, records)
+    settings = bundle.settings.sentence_verdicts
+    flagging = () if settings is None else [v for v in (*settings.values, flagged_verdict(settings))
+                                            if v not in settings.evidence]
+    rows_of = sentence_rows_of(bundle, records)
+    texts = {r.id: r for r in bundle.records}
+    items = [review_record(records[i], who[i], contested, expected.get(records[i]["id"], ()),
+                           None if rows_of is None else review_sentences(texts[records[i]["id"]], rows_of[i]),
+                           flagging)
+             for i, contested in adjudication_order(records, who, questions, rows_of)]
     files: dict[str, bytes] = {}
     rows = []
     for n in range(0, len(items), RECORDS_PER_SHARD):
@@ -212,8 +246,6 @@ def review_bundle(paths: list[Path], bundle_dir: Path, out: Path, strict: bool =
 def load_review(folder: Path) -> tuple[Bundle, dict, list[dict]]:
     """A review bundle read back for `gold`: the bundle, the review header and its records (bundle order),
     after checking that no review file was edited since `review` wrote it (one InputError naming the file)."""
-    from mercury_static.formats import check_format
-
     folder = Path(folder)
     bundle = load_bundle(folder)
     info = bundle.manifest.get("review")
@@ -222,7 +254,7 @@ def load_review(folder: Path) -> tuple[Bundle, dict, list[dict]]:
                          "review); give the review bundle the reviewers worked on")
     raw = _read(folder, HEADER, info.get("sha256"))
     header = safeio.loads(raw.decode("utf-8"))
-    check_format(header, str(folder / HEADER), REVIEW_DATA_FORMAT, REVIEW_DATA_VERSION)
+    REVIEW_DATA.check(header, str(folder / HEADER))
     if header.get("review_id") != info.get("review_id"):
         raise InputError(folder / HEADER, None, "review_id", "differs from the manifest's review.review_id")
     by_id = {}

@@ -85,3 +85,38 @@ test('filterRows: not adjudicated, a question with disagreement, an annotator, a
   assert.deepEqual(f({ pair: 'alice\ncarol' }), [1]);
   assert.deepEqual(f({ ids: new Set(['c']) }), [2]);
 });
+
+test('identical spans of several judges are one group; a v1 record gets its statuses from the responses', async () => {
+  const { spanGroups, judgeStatuses } = await import('../../site_template/app/state/reviewjudges.js');
+  const a = (key, annotator, start, end, source, label) => ({
+    key, annotator, label, summary: { start, end }, source: source && { start: source[0], end: source[1] },
+  });
+  const anns = [a('alice:1', 'alice', 0, 4, [1, 3], ['X']), a('bob:1', 'bob', 0, 4, null, ['X']),
+    a('carol:1', 'carol', 0, 4, [1, 3], ['X']), a('dave:1', 'dave', 0, 4, [1, 3], ['Y'])];
+  const groups = spanGroups(anns);
+  assert.deepEqual(groups.map((g) => g.members.map((m) => m.key)), [['alice:1', 'carol:1'], ['bob:1'], ['dave:1']]);
+  assert.equal(groups[0].key, 'alice:1');
+  const rec = {
+    annotators: ['alice', 'bob', 'carol', 'dave'], annotations: anns.slice(0, 1),
+    responses: [{ annotator: 'alice', status: 'submitted' }, { annotator: 'bob', status: 'submitted' },
+      { annotator: 'carol', status: 'discarded' }, { annotator: 'dave', status: 'in_progress' }],
+  };
+  assert.deepEqual(judgeStatuses(rec), { alice: 'flagged', bob: 'consistent', carol: 'discarded', dave: 'in_progress' });
+  assert.deepEqual(judgeStatuses({ ...rec, statuses: { erin: 'not_opened' } }), { erin: 'not_opened' });
+});
+
+test('a settled sentence: a judge\'s verdict and evidence, or the reviewer\'s own; exported in sentence order', async () => {
+  const { settledVerdict, exportSentences } = await import('../../site_template/app/state/reviewsentences.js');
+  const sent = {
+    sentence: 1,
+    verdicts: [{ annotator: 'alice', verdict: 'supported', given: true, evidence: [2] },
+      { annotator: 'bob', verdict: 'unsupported', given: false, evidence: [] },
+      { annotator: 'carol', verdict: 'supported', given: true, evidence: [2] }],
+  };
+  assert.deepEqual(settledVerdict(sent, { from: 'alice' }), { verdict: 'supported', evidence: [2], judges: ['alice', 'carol'] });
+  assert.deepEqual(settledVerdict(sent, { verdict: 'unsupported', evidence: null }), { verdict: 'unsupported', evidence: null, judges: ['bob'] });
+  assert.equal(settledVerdict(sent, null), null);
+  const entry = { review: { 's:3': { value: { verdict: 'supported', evidence: [0] }, updated_at: 't2' }, 's:1': { value: { from: 'bob' }, updated_at: 't1' }, 's:2': { value: null, updated_at: 't3' } } };
+  assert.deepEqual(exportSentences(entry), [{ sentence: 1, from: 'bob', updated_at: 't1' },
+    { sentence: 3, verdict: 'supported', evidence: [0], updated_at: 't2' }]);
+});

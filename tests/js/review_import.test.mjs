@@ -113,8 +113,8 @@ test('the first fault refuses the whole file, naming the entry and the field', a
 test('a file of another format, bundle, review, merge or reviewer is refused whole with one line', () => {
   const cases = [
     ['{', /^r\.json: not JSON \(/],
-    [JSON.stringify([]), /^r\.json: field 'format': not a review export \(mercury-static\/review version 1\): nothing was imported\.$/],
-    [JSON.stringify({ ...header, version: 2 }), /^r\.json: field 'version': unsupported version 2/],
+    [JSON.stringify([]), /^r\.json: field 'format': not a review export \(mercury-static\/review version 2\): nothing was imported\.$/],
+    [JSON.stringify({ ...header, version: 3 }), /^r\.json: field 'version': unsupported version 3/],
     [JSON.stringify({ ...header, bundle_id: 'b2' }), /^r\.json: field 'bundle_id': a review of another bundle/],
     [JSON.stringify({ ...header, review_id: 'rv2' }), /^r\.json: field 'merge_sha256': a stale review/],
     [JSON.stringify({ ...header, merge_sha256: 'b'.repeat(64) }), /^r\.json: field 'merge_sha256': a stale review, made on a review bundle of another merge/],

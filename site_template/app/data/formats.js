@@ -18,8 +18,8 @@ export const EXPORT = { name: 'mercury-static/annotations', version: 4, reads: [
 export const RECORD_INDEX = { name: 'mercury-static/record-index', version: 2, reads: [1, 2], unnamed: 1 };
 export const QUEUES = { name: 'mercury-static/queues', version: 2, reads: [1, 2], unnamed: 1 };
 export const WEIGHTS = { name: 'mercury-static/weights', version: 1, reads: [1] };
-export const REVIEW_DATA = { name: 'mercury-static/review-data', version: 1, reads: [1] };
-export const REVIEW = { name: 'mercury-static/review', version: 1, reads: [1] };
+export const REVIEW_DATA = { name: 'mercury-static/review-data', version: 2, reads: [1, 2] };
+export const REVIEW = { name: 'mercury-static/review', version: 2, reads: [1, 2] };
 // [[[end]]]
 
 /**

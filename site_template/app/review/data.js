@@ -7,7 +7,7 @@
 import { Lru } from '../data/recordindex.js';
 import { REVIEW_DATA } from '../data/formats.js';
 
-export const { name: REVIEW_DATA_FORMAT, version: REVIEW_DATA_VERSION } = REVIEW_DATA;
+export const { name: REVIEW_DATA_FORMAT, reads: REVIEW_DATA_READS } = REVIEW_DATA;
 const pad4 = (n) => String(n).padStart(4, '0');
 
 async function fetchJson(url) {
@@ -37,8 +37,8 @@ export class ReviewData {
     const first = [`data/review-order-${pad4(0)}.json`, `data/review-records-${pad4(0)}.json`].map((f) => fetchJson(bundle.url(f)));
     for (const p of first) p.catch(() => {});
     const header = await fetchJson(bundle.url(where));
-    if (header.format !== REVIEW_DATA_FORMAT || header.version !== REVIEW_DATA_VERSION) {
-      throw new Error(`${where}: not review data this page reads (${REVIEW_DATA_FORMAT} version ${REVIEW_DATA_VERSION})`);
+    if (header.format !== REVIEW_DATA_FORMAT || !REVIEW_DATA_READS.includes(header.version)) {
+      throw new Error(`${where}: not review data this page reads (${REVIEW_DATA_FORMAT} versions ${REVIEW_DATA_READS.join(', ')})`);
     }
     if (header.bundle_id !== m.bundle_id || header.review_id !== m.review.review_id) {
       throw new Error(`${where}: made for another bundle or review (review ${header.review_id}, the manifest says ${m.review.review_id})`);

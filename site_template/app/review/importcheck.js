@@ -8,6 +8,7 @@ import { findInvalid } from '../state/exportfile.js';
 import { responseProblem } from '../state/responses.js';
 import { labelPath } from '../state/storage.js';
 import { instant } from '../state/times.js';
+import { NOT_CHECKED } from '../state/reviewsentences.js';
 
 // What gold reads (review/exports.py ACTIONS, EDITABLE), the longest text answer in code points
 // (merge/questions.py TEXT_LIMIT) and the name gold gives the span question (merge/adjudication.py SPANS).
@@ -138,21 +139,21 @@ function answer(name, raw, questions, record) {
 }
 
 /**
- * The checked parts of record entry `entry` ({adjudicated, time, decisions, added, answers, comments}), or
+ * The checked parts of record entry `entry` ({adjudicated, time, decisions, added, answers, comments, sentences}), or
  * {field, message}: its first fault as gold names it. `record`: the review record of its id (null: not in this
  * review), `texts`: its {summary, source} TextViews (needed only by edits and added annotations),
  * `labels`: the bundle's labels, `questions`: its non-span questions.
  */
-export function checkEntry(entry, { record, texts, labels, questions }) {
+export function checkEntry(entry, { record, texts, labels, questions, verdicts = null }) {
   try {
-    return readEntry(entry, { record, texts, labels, questions });
+    return readEntry(entry, { record, texts, labels, questions, verdicts });
   } catch (err) {
     if (err instanceof Reject) return { field: err.field, message: err.message };
     throw err;
   }
 }
 
-function readEntry(entry, { record, texts, labels, questions }) {
+function readEntry(entry, { record, texts, labels, questions, verdicts }) {
   if (!isObj(entry)) throw new Reject(null, 'expected an object');
   const bad = findInvalid(entry);
   if (bad) {
@@ -199,11 +200,60 @@ function readEntry(entry, { record, texts, labels, questions }) {
     time(c.time, `comments[${j}].time`);
     return { id: c.id, on: c.on, author: c.author, time: c.time, text: c.text };
   });
-  return { adjudicated: entry.adjudicated, time: at, decisions, added, answers, comments };
+  const sentences = settled(entry.sentences, record, texts, verdicts);
+  return { adjudicated: entry.adjudicated, time: at, decisions, added, answers, comments, sentences };
 }
 
-/** Whether checking `entry` needs its record's texts: it edits or adds an annotation. */
+/**
+ * The settled sentences of an entry (exports.py `sentences`): {index: {from, updated_at} | {verdict, evidence,
+ * updated_at}}; `verdicts`: the manifest's settings.sentence_verdicts (null: none asked).
+ */
+function settled(raw, record, texts, verdicts) {
+  const known = new Map((record.sentences || []).map((x) => [x.sentence, x]));
+  const out = {};
+  list(raw, 'sentences').forEach((item, j) => {
+    const name = `sentences[${j}]`;
+    const d = object(item, name);
+    const i = d.sentence;
+    if (!Number.isInteger(i) || !known.has(i)) {
+      throw new Reject(`${name}.sentence`, `${q(i)} is not a summary sentence of this record${known.size ? '' : ' (this review bundle has no sentence verdicts)'}`);
+    }
+    if (i in out) throw new Reject(`${name}.sentence`, `sentence ${i} is settled twice`);
+    time(d.updated_at, `${name}.updated_at`);
+    const rest = Object.keys(d).filter((k) => k !== 'sentence' && k !== 'updated_at');
+    if (rest.length === 1 && rest[0] === 'from') {
+      if (!known.get(i).verdicts.some((v) => v.annotator === d.from && v.verdict !== NOT_CHECKED)) {
+        throw new Reject(`${name}.from`, `${q(String(d.from))} gave no verdict on this sentence`);
+      }
+      out[i] = { from: d.from, updated_at: d.updated_at ?? null };
+      return;
+    }
+    const values = (verdicts?.options || []).map((o) => o.value);
+    if (!verdicts || typeof d.verdict !== 'string' || !values.includes(d.verdict)) {
+      throw new Reject(`${name}.verdict`, `${q(d.verdict)} is not a verdict of the settings (${verdicts ? values.join(', ') : 'none: the bundle asks no verdict'})`);
+    }
+    if (!verdicts.evidence.includes(d.verdict)) {
+      if (d.evidence !== undefined && d.evidence !== null && !(Array.isArray(d.evidence) && !d.evidence.length)) {
+        throw new Reject(`${name}.evidence`, `the verdict ${q(d.verdict)} carries no evidence`);
+      }
+      out[i] = { verdict: d.verdict, evidence: null, updated_at: d.updated_at ?? null };
+      return;
+    }
+    if (!Array.isArray(d.evidence)) throw new Reject(`${name}.evidence`, 'expected a list of source sentence indices');
+    const count = texts.source.sentences.length;
+    d.evidence.forEach((e, k) => {
+      if (!Number.isInteger(e) || e < 0 || e >= count || d.evidence.indexOf(e) < k) {
+        throw new Reject(`${name}.evidence[${k}]`, `${q(e)} is not a source sentence (0 to ${count - 1}, each once)`);
+      }
+    });
+    out[i] = { verdict: d.verdict, evidence: [...d.evidence], updated_at: d.updated_at ?? null };
+  });
+  return out;
+}
+
+/** Whether checking `entry` needs its record's texts: it edits or adds an annotation, or settles a sentence. */
 export function needsTexts(entry) {
   return (isObj(entry?.decisions) && Object.values(entry.decisions).some((d) => isObj(d) && d.action === 'edit'))
-    || (Array.isArray(entry?.added) && entry.added.length > 0);
+    || (Array.isArray(entry?.added) && entry.added.length > 0)
+    || (Array.isArray(entry?.sentences) && entry.sentences.length > 0);
 }

@@ -13,7 +13,7 @@ import { normalizeName } from '../state/names.js';
 import { pageSettings } from '../state/settings.js';
 import { parseJson } from '../state/exportfile.js';
 import { checkEntry, JsonFloat, needsTexts } from './importcheck.js';
-import { REVIEW_EXPORT_FORMAT, REVIEW_EXPORT_VERSION } from '../state/reviewentries.js';
+import { REVIEW_EXPORT_FORMAT, REVIEW_EXPORT_READS, REVIEW_EXPORT_VERSION } from '../state/reviewentries.js';
 
 /** The largest file gold reads (safeio.EXPORT_LIMIT). */
 export const IMPORT_LIMIT = 512 * 1024 * 1024;
@@ -70,8 +70,8 @@ export function parseReviewImport(text, { manifest, reviewer, name }) {
   if (!isObj(doc) || doc.format !== REVIEW_EXPORT_FORMAT) {
     throw refuse(name, `field 'format': not a review export (${REVIEW_EXPORT_FORMAT} version ${REVIEW_EXPORT_VERSION})`);
   }
-  if (doc.version !== REVIEW_EXPORT_VERSION) {
-    throw refuse(name, `field 'version': unsupported version ${JSON.stringify(doc.version)} (this page reads version ${REVIEW_EXPORT_VERSION})`);
+  if (!REVIEW_EXPORT_READS.includes(doc.version)) {
+    throw refuse(name, `field 'version': unsupported version ${JSON.stringify(doc.version)} (this page reads versions ${REVIEW_EXPORT_READS.join(' and ')})`);
   }
   if (doc.bundle_id !== manifest.bundle_id) {
     throw refuse(name, `field 'bundle_id': a review of another bundle (${JSON.stringify(doc.bundle_id)}; this one is ${JSON.stringify(manifest.bundle_id)})`);
@@ -100,6 +100,7 @@ function workEntry(entry, c) {
   }
   for (const [q, a] of Object.entries(c.answers)) review[`q:${q}`] = { value: a, updated_at: at };
   for (const { id, ...comment } of c.comments) review[`c:${id}`] = { value: comment, updated_at: comment.time };
+  for (const [i, { updated_at: settledAt, ...value }] of Object.entries(c.sentences)) review[`s:${i}`] = { value, updated_at: settledAt || at };
   const annotations = dict();
   for (const a of c.added) {
     annotations[a.id] = { ...a, created_at: a.created_at || a.updated_at || at, updated_at: a.updated_at || at };
@@ -116,12 +117,15 @@ function workEntry(entry, c) {
 export async function checkReviewImport(doc, { manifest, name, lookup }) {
   const labels = manifest.labels || [];
   const questions = pageSettings(manifest, null).all.filter((q) => q.type !== 'span');
+  const verdicts = manifest.settings?.sentence_verdicts || null;
   const records = dict();
   const times = dict();
   for (const [i, entry] of doc.records.entries()) {
     const id = isObj(entry) && typeof entry.record_id === 'string' ? entry.record_id : null;
     const found = id === null ? null : await lookup(id, needsTexts(entry));
-    const c = checkEntry(entry, { record: found?.record || null, texts: found?.texts || null, labels, questions });
+    const c = checkEntry(entry, {
+      record: found?.record || null, texts: found?.texts || null, labels, questions, verdicts,
+    });
     if ('message' in c) {
       throw refuse(name, `${id === null ? `records[${i}]` : `record ${id}`}: ${c.field ? `field '${c.field}': ` : ''}${c.message}`);
     }

@@ -1,22 +1,24 @@
 /**
- * The review mode's renderers: the layout it puts in place of the annotation panes, both texts with
- * every annotator's spans (review/text.js), the legend, the record's annotations with their decisions,
- * the editor, the questions side by side with the suggestion, the comments, the record list and its
- * filters, and Mercury's view (one annotator's annotations across records). Each redraws only for the
- * slices it shows (store.js watch); every text of the dataset goes in as text (util.js h), never HTML.
+ * The review mode's renderers: the layout it puts in place of the annotation panes, both texts with every
+ * annotator's spans (review/text.js), the legend, the judges' statuses (judges.js), the record's annotations
+ * with their decisions (items.js), the editor, the questions side by side with the suggestion, the comments, the
+ * record list and its filters, and Mercury's view (one annotator's annotations across records). Each redraws
+ * only for the slices it shows (store.js watch); every text of the dataset goes in as text (util.js h), never
+ * HTML.
  */
 import { SIDES, unexportedCount, watch } from '../state/store.js';
-import { leafLabels } from '../state/labels.js';
 import { h } from '../util.js';
 import { labelText } from '../views/views.js';
 import { MarkedText } from './text.js';
-import { answerOf, commentsOf, decisionOf, goldOf, isAdjudicated } from '../state/reviewentries.js';
+import { ACTION_TEXT, commentLine, commentsOn, labelsLine, mountReviewItems } from './items.js';
+import { mountReviewJudges } from './judges.js';
+import { mountReviewSentences } from './sentences.js';
+import { answerOf, decisionOf, isAdjudicated } from '../state/reviewentries.js';
 import { lanesOf, reviewItems, reviewSpans } from '../state/review.js';
 
 const GOLD = 8;
 const MAX_ROWS = 300; // rows drawn in the list (the filter narrows it; n / p walk the whole order)
 const plural = (n, w) => `${n} ${w}${n === 1 ? '' : 's'}`;
-const ACTION_TEXT = { accept: 'accepted', reject: 'rejected', edit: 'edited' };
 
 /** Replace the annotation layout with the review one (same columns, same classes: the same CSS). */
 export function reviewLayout(manifest, data) {
@@ -62,8 +64,10 @@ export function reviewLayout(manifest, data) {
       h('div', { class: 'side-scroll' },
         h('section', { id: 'rv-legend', class: 'card', 'aria-label': 'annotators' }),
         h('section', { id: 'rv-info', class: 'card' }),
+        h('section', { id: 'rv-judges', class: 'card', 'aria-label': 'judges' }),
         h('section', { id: 'rv-editor', class: 'card draft', hidden: true }),
         h('section', { id: 'rv-items', class: 'card', 'aria-label': 'annotations' }),
+        h('section', { id: 'rv-sentences', class: 'card', 'aria-label': 'summary sentences', hidden: true }),
         h('section', { id: 'rv-questions', class: 'card', 'aria-label': 'questions' }),
         h('section', { id: 'rv-comments', class: 'card', 'aria-label': 'comments on the record' })),
       h('footer', { class: 'finish' },
@@ -74,9 +78,6 @@ export function reviewLayout(manifest, data) {
   document.body.dataset.side = 'open';
 }
 
-/** The label paths of an annotation as one line ("Unwanted › Intrinsic"). */
-const labelsLine = (label, texts) => leafLabels(label).map((l) => labelText(l, texts)).join(', ');
-const quote = (span) => (span ? `“${span.text}”` : 'no source span');
 
 export function mountReviewViews(store) {
   const rv = () => store.state.review;
@@ -90,7 +91,7 @@ export function mountReviewViews(store) {
 
   // --- the texts and the focused annotation --------------------------------------------------------
   let drawn = null;
-  watch(store, (s) => [s.review.rec, s.review.texts, s.work, s.review.hidden], (s) => {
+  watch(store, (s) => [s.review.rec, s.review.texts, s.work, s.review.hidden, s.review.sentence], (s) => {
     const r = s.review;
     if (!r.rec || !r.texts) {
       for (const side of SIDES) texts[side].root.replaceChildren(h('p', { class: 'muted loading' }, r.error || 'Loading…'));
@@ -187,53 +188,10 @@ export function mountReviewViews(store) {
         ? [h('p', { class: 'muted' }, Object.entries(r.texts.metadata).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' · '))] : []));
   });
 
-  // --- the annotations ---------------------------------------------------------------------------------
-  const box = document.getElementById('rv-items');
-  const commentsOn = (entry, on) => commentsOf(entry).filter((c) => c.on === on);
-  const commentLine = (c) => h('li', { class: 'rv-comment' }, h('b', {}, c.author), ' ', h('time', { datetime: c.time }, c.time.replace('T', ' ').slice(0, 16)), ': ', c.text);
-  watch(store, (s) => [s.review.rec, s.work, s.review.focus, s.review.hidden], (s) => {
-    const r = s.review;
-    if (!r.rec) {
-      box.replaceChildren();
-      return;
-    }
-    const entry = s.work.records[r.row.id];
-    const list = reviewItems(s).map((it) => {
-      const dec = it.kind === 'theirs' ? decisionOf(entry, it.key) : { action: 'added' };
-      const shown = it.kind === 'own' ? it.ann : goldOf(it.ann, dec) || it.ann;
-      const who = it.kind === 'theirs' ? it.ann.annotator : `${r.reviewer} (yours)`;
-      const btn = (action, text, key) => h('button', { type: 'button', class: 'link', 'data-rv-act': action, 'data-key': it.key, title: `${text} (${key})` }, text);
-      const li = h('li', {
-        class: `rv-item ${r.focus === it.key ? 'focused' : ''} ${r.hidden.includes(it.lane) && it.kind === 'theirs' ? 'rv-hidden' : ''}`,
-        'data-key': it.key, 'data-decision': dec?.action || 'none', 'aria-current': r.focus === it.key ? 'true' : null,
-      },
-      h('div', { class: 'rv-item-head' }, swatch(it.lane), ` ${who} · `, h('b', {}, labelsLine(shown.label, labelTexts())),
-        h('span', { class: 'rv-decision' }, dec ? ` ${ACTION_TEXT[dec.action] || dec.action}` : '')),
-      h('div', { class: 'rv-quote' }, quote(shown.summary), ' ← ', h('span', { class: 'muted' }, quote(shown.source))),
-      shown.note ? h('div', { class: 'rv-note' }, shown.note) : null,
-      dec?.action === 'edit' ? h('div', { class: 'muted' }, `was: ${labelsLine(it.ann.label, labelTexts())} ${quote(it.ann.summary)}${it.ann.note ? ` · ${it.ann.note}` : ''}`) : null,
-      h('div', { class: 'rv-acts' }, ...(it.kind === 'theirs' ? [btn('accept', 'accept', 'a'), btn('reject', 'reject', 'r')] : [btn('reject', 'delete', 'r')]),
-        btn('edit', 'edit', 'e'), btn('comment', 'comment', 'c')),
-      h('ul', { class: 'rv-thread' }, ...commentsOn(entry, it.key).map(commentLine)));
-      return li;
-    });
-    box.replaceChildren(h('h3', {}, `Annotations (${r.rec.annotations.length} from the annotators)`),
-      list.length ? h('ol', { class: 'rv-items' }, ...list) : h('p', { class: 'muted' }, 'No annotator marked a span on this record.'),
-      h('button', { type: 'button', 'data-rv-act': 'add', title: 'Add an annotation of your own (+)' }, '+ my own annotation'));
-    const f = box.querySelector('li.focused');
-    if (f) f.scrollIntoView({ block: 'nearest' });
-  });
-  box.addEventListener('click', (ev) => {
-    const b = ev.target.closest('[data-rv-act]');
-    const li = ev.target.closest('li.rv-item');
-    if (li) actions.focus(li.dataset.key);
-    if (!b) return;
-    const what = b.dataset.rvAct;
-    if (what === 'accept' || what === 'reject') actions.decide(what);
-    else if (what === 'edit') actions.startEdit(false);
-    else if (what === 'add') actions.startEdit(true);
-    else if (what === 'comment') actions.openComment(b.dataset.key);
-  });
+  // --- the judges and the annotations (judges.js, items.js) ----------------------------------------------
+  mountReviewJudges(store, { swatchOf: (a) => (data.annotators.includes(a) ? swatch(laneOf(a)) : null) });
+  mountReviewItems(store, { swatch });
+  mountReviewSentences(store, { swatch: (a) => (data.annotators.includes(a) ? swatch(laneOf(a)) : null) });
 
   // --- the editor (an edit of an annotator's annotation, or the reviewer's own) --------------------------
   const editor = document.getElementById('rv-editor');

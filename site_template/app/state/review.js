@@ -9,12 +9,16 @@ import { fold } from '../data/recordindex.js';
 import { liveAnnotations } from './entries.js';
 import { chosenLabels, labelPrefixes } from './labels.js';
 import { selectPositions } from './listquery.js';
-import { addComment, decide, decisionOf, goldOf, isAdjudicated, setAnswer } from './reviewentries.js';
+import { addComment, decide, decisionOf, goldOf, isAdjudicated, setAnswer, settleSentence } from './reviewentries.js';
+import { spanGroups } from './reviewjudges.js';
+import { sentenceOf } from './reviewsentences.js';
 import { prefs } from './storage.js';
 import { nowIso, uuid } from '../util.js';
 
 /** The lane of the gold spans (after the annotators', CSS .rv-l8). */
 export const GOLD_LANE = 8;
+/** The lane of the focused sentence and its evidence (CSS .rv-l9: a background, no line). */
+export const EVIDENCE_LANE = 9;
 const FILTER = { unreviewed: false, question: '', annotator: '', pair: '', ids: null };
 
 /** The rows a filter keeps: {unreviewed, question, annotator, pair: "a|b"} over the order rows. */
@@ -36,15 +40,22 @@ export function filterRows(rows, filter, work) {
 /** Each annotator's lane (underline depth), in the review's annotator order. */
 export const lanesOf = (data) => data.annotators.map((_, i) => i % GOLD_LANE);
 
-/** The open record's items in focus order: annotators' annotations in text order, then the reviewer's own. */
+/**
+ * The open record's items in focus order: annotators' annotations in text order, identical ones from several
+ * judges as one item (`members`, reviewjudges.js spanGroups), then the reviewer's own.
+ */
 export function reviewItems(s) {
   const r = s.review;
   if (!r.rec) return [];
   const { annotators } = r.data;
   const lanes = lanesOf(r.data);
   const rank = (a) => annotators.indexOf(a.annotator);
-  const theirs = [...r.rec.annotations].sort((a, b) => a.summary.start - b.summary.start || rank(a) - rank(b)
-    || (a.key < b.key ? -1 : 1)).map((a) => ({ kind: 'theirs', key: a.key, ann: a, lane: lanes[rank(a)] }));
+  const sorted = [...r.rec.annotations].sort((a, b) => a.summary.start - b.summary.start || rank(a) - rank(b)
+    || (a.key < b.key ? -1 : 1));
+  const theirs = spanGroups(sorted).map((g) => ({
+    kind: 'theirs', key: g.key, ann: g.ann, lane: lanes[rank(g.ann)],
+    members: g.members.map((a) => ({ key: a.key, annotator: a.annotator, ann: a, lane: lanes[rank(a)] })),
+  }));
   const own = liveAnnotations(s.work.records[r.row.id]).map((a) => ({ kind: 'own', key: a.id, ann: a, lane: GOLD_LANE }));
   return [...theirs, ...own];
 }
@@ -55,12 +66,34 @@ export function reviewSpans(side, s) {
   const entry = s.work.records[r.row?.id];
   const out = [];
   for (const it of reviewItems(s)) {
-    if (it.kind === 'theirs' && !r.hidden.includes(it.lane) && it.ann[side]) out.push({ ...it.ann[side], lane: it.lane, key: it.key });
+    for (const m of it.members || []) {
+      if (!r.hidden.includes(m.lane) && m.ann[side]) out.push({ ...m.ann[side], lane: m.lane, key: it.key });
+    }
     const gold = it.kind === 'own' ? it.ann : goldOf(it.ann, decisionOf(entry, it.key));
     if (gold && gold[side] && !r.hidden.includes(GOLD_LANE)) out.push({ ...gold[side], lane: GOLD_LANE, key: it.key });
   }
-  return out;
+  return [...out, ...sentenceSpans(side, s)];
 }
+
+/**
+ * The focused summary sentence lit, and on the source every judge's evidence for it and the reviewer's (lane
+ * EVIDENCE_LANE): the reviewer sees what each verdict was checked against.
+ */
+function sentenceSpans(side, s) {
+  const r = s.review;
+  const sent = r.sentence === null ? null : r.rec?.sentences?.[r.sentence];
+  const view = r.texts?.[side];
+  if (!sent || !view) return [];
+  const key = `s:${sent.sentence}`;
+  if (side === 'summary') return [{ start: sent.start, end: sent.end, lane: EVIDENCE_LANE, key }];
+  const own = sentenceOf(s.work.records[r.row.id], sent.sentence);
+  const lit = new Set([...sent.verdicts.flatMap((v) => v.evidence), ...(own?.evidence || [])]);
+  return [...lit].filter((k) => k < view.sentences.length)
+    .map((k) => ({ start: view.sentences[k][0], end: view.sentences[k][1], lane: EVIDENCE_LANE, key }));
+}
+
+/** `entry` with one decision on every member of a group (identical spans are decided as one). */
+const decideAll = (entry, members, decision, at) => members.reduce((e, m) => decide(e, m.key, decision, at), entry);
 
 /**
  * The review slice for `data` (review/data.js ReviewData) and `reviewer`: returns the slice factory
@@ -77,6 +110,7 @@ export function reviewSlice({ data, reviewer }) {
       review: {
         data, reviewer, pos: -1, row: null, rec: null, texts: null, error: null, focus: null, question: 0,
         hidden: [], filter: FILTER, order: null, editor: null, comment: null, byAnnotator: null, rowsLoaded: 0,
+        sentence: null,
       },
     });
     // A comment being typed is kept as it is typed (synchronously: a reload right after a keystroke keeps
@@ -107,7 +141,7 @@ export function reviewSlice({ data, reviewer }) {
           if (seq !== loadSeq) return;
           const kept = prefs.get(commentKey, null); // a comment typed on this record before a reload
           const comment = kept && kept.record === row.id && typeof kept.on === 'string' ? { on: kept.on } : null;
-          set({ row, rec, texts, focus: null, question: 0, comment });
+          set({ row, rec, texts, focus: null, question: 0, comment, sentence: null });
           const next = get().order ? get().order[get().order.indexOf(pos) + 1] : pos + 1;
           if (next !== undefined && next < data.count) {
             data.rowAt(next).then((r2) => { data.record(r2); bundle.prefetch(r2.id); }).catch(() => {});
@@ -158,7 +192,7 @@ export function reviewSlice({ data, reviewer }) {
           }
           return;
         }
-        change((e, at) => decide(e, it.key, action === null ? null : { action }, at));
+        change((e, at) => decideAll(e, it.members, action === null ? null : { action }, at));
       },
       /** The editor on the focused item (its gold version), or on a new annotation of the reviewer's (`add`). */
       startEdit(add = false) {
@@ -170,7 +204,7 @@ export function reviewSlice({ data, reviewer }) {
         const base = it ? (it.kind === 'own' ? it.ann : goldOf(it.ann, decisionOf(entryOf(get().row.id), it.key)) || it.ann) : null;
         set({
           editor: {
-            opened: ++opened, key: it ? it.key : null, kind: it ? it.kind : 'own',
+            opened: ++opened, key: it ? it.key : null, kind: it ? it.kind : 'own', members: it?.members || null,
             summary: base ? [base.summary.start, base.summary.end] : null,
             source: base?.source ? [base.source.start, base.source.end] : null,
             labels: base ? chosenLabels(base.label, store.state.labelChoices) : [],
@@ -219,7 +253,7 @@ export function reviewSlice({ data, reviewer }) {
           return true;
         }
         const fields = { summary, source, label: labelPrefixes(ed.labels, ctx.labelOrder), note: ed.note };
-        if (ed.kind === 'theirs') change((e, at) => decide(e, ed.key, { action: 'edit', ...fields }, at));
+        if (ed.kind === 'theirs') change((e, at) => decideAll(e, ed.members, { action: 'edit', ...fields }, at));
         else {
           const id = ed.key || uuid();
           change((e, at) => {
@@ -231,6 +265,15 @@ export function reviewSlice({ data, reviewer }) {
         }
         set({ editor: null });
         return true;
+      },
+      /** The summary sentence the reviewer looks at (its evidence lit on the source), null: none. */
+      focusSentence(i) {
+        set({ sentence: i });
+      },
+      /** Summary sentence `i` settled: a judge's verdict and evidence ({from}), the reviewer's own ({verdict,
+       * evidence}), or null (unsettled again). */
+      settleSentence(i, value) {
+        change((e, at) => settleSentence(e, i, value, at));
       },
       /** Question `name` answered with annotator `from`'s answer ({from}), or with the reviewer's own ({value}). */
       answer(name, ans) {

@@ -8,14 +8,16 @@
  *     d:ANNOTATION_KEY  {action: 'accept'|'reject'|'edit', summary?, source?, label?, note?} (null: undecided)
  *     q:QUESTION        {from: ANNOTATOR} | {value: V} (null: no answer)
  *     c:COMMENT_ID      {on: 'record'|ANNOTATION_KEY|ADDED_ID, author, time, text}
+ *     s:SENTENCE        {from: JUDGE} | {verdict, evidence} (null: unsettled; reviewsentences.js)
  *
  * Pure functions over entries (no DOM); the review export (docs/review.md) is built here.
  */
 import { liveAnnotations } from './entries.js';
 import { compareTimes } from './times.js';
 import { REVIEW } from '../data/formats.js';
+import { exportSentences } from './reviewsentences.js';
 
-export const { name: REVIEW_EXPORT_FORMAT, version: REVIEW_EXPORT_VERSION } = REVIEW;
+export const { name: REVIEW_EXPORT_FORMAT, version: REVIEW_EXPORT_VERSION, reads: REVIEW_EXPORT_READS } = REVIEW;
 const EDIT_FIELDS = ['summary', 'source', 'label', 'note'];
 
 const stamp = (entry, key, value, at) => {
@@ -42,6 +44,8 @@ export function commentsOf(entry) {
     .map(([k, v]) => ({ id: k.slice(2), ...v.value }))
     .sort((a, b) => compareTimes(a.time, b.time) || (a.id < b.id ? -1 : 1));
 }
+/** `entry` with summary sentence `i` settled (`null`: unsettled again). */
+export const settleSentence = (entry, i, value, at) => stamp(entry, `s:${i}`, value, at);
 export const addComment = (entry, comment, at) => stamp(entry, `c:${comment.id}`,
   { on: comment.on, author: comment.author, time: comment.time, text: comment.text }, at);
 
@@ -90,6 +94,7 @@ function exportRecord(id, e) {
     })),
     answers,
     comments: commentsOf(e).map((c) => ({ id: c.id, on: c.on, author: c.author, time: c.time, text: c.text })),
+    sentences: exportSentences(e),
   };
 }
 

@@ -1,0 +1,67 @@
+"""Sentence verdicts through `review` and `gold` (docs/review.md): the review data's sentences (each judge's
+effective verdict and evidence, disputed ones marked), a review export settling them kept by gold with
+provenance, and each bad settlement one line naming the file, the record and the field (exit 2)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from test_page_review_sentences import AT, sentence_round
+from test_review import adjudication, review_export
+
+from mercury_static.review.gold import GoldProblems, make_gold
+from mercury_static.review.write_bundle import load_review
+
+
+@pytest.fixture(scope="module")
+def reviewed(build_bundle, tmp_path_factory):
+    return sentence_round(build_bundle, tmp_path_factory.mktemp("sentences"),
+                          tmp_path_factory.mktemp("review") / "review-bundle")
+
+
+def test_the_review_data_holds_each_judges_verdict_and_evidence(reviewed):
+    out, _ = reviewed
+    header = json.loads((out / "data" / "review.json").read_text(encoding="utf-8"))
+    assert header["version"] == 2
+    r1 = next(r for r in load_review(out)[2] if r["id"] == "r1")
+    s0, s1 = r1["sentences"]
+    assert not s0["disputed"] and s1["disputed"]
+    assert {v["annotator"]: (v["verdict"], v["given"], v["evidence"]) for v in s1["verdicts"]} == {
+        "alice": ("unsupported", True, []), "bob": ("supported", True, [0]), "carol": ("unsupported", False, [])}
+    assert r1["statuses"]["erin"] == "not_opened" and r1["statuses"]["bob"] == "consistent"
+
+
+@pytest.mark.parametrize("settle, field, message", [
+    ({"sentence": 7}, "sentences[0].sentence", "7 is not a summary sentence of this record"),
+    ({"sentence": 1, "from": "dave"}, "sentences[0].from", "'dave' gave no verdict on this sentence"),
+    ({"sentence": 1, "verdict": "maybe"}, "sentences[0].verdict", "'maybe' is not a verdict of the settings"),
+    ({"sentence": 0, "verdict": "supported", "evidence": [3]}, "sentences[0].evidence[0]",
+     "3 is not a source sentence (0 to 2, each once)"),
+    ({"sentence": 0, "verdict": "unsupported", "evidence": [1]}, "sentences[0].evidence",
+     "the verdict 'unsupported' carries no evidence"),
+])
+def test_a_bad_settled_sentence_is_one_line(reviewed, tmp_path, settle, field, message):
+    out, _ = reviewed
+    bad = review_export(tmp_path / "rita.json", out, "rita",
+                        {**adjudication("r1"), "sentences": [{**settle, "updated_at": AT}]}, version=2)
+    with pytest.raises(GoldProblems) as raised:
+        make_gold([bad], out)
+    [problem] = raised.value.problems
+    assert str(problem).startswith(f"{bad}: record r1: field '{field}': {message}")
+
+
+def test_gold_keeps_the_settled_verdicts_and_a_version_1_export_still_reads(reviewed, tmp_path):
+    out, r1 = reviewed
+    done = review_export(tmp_path / "rita.json", out, "rita", {**adjudication("r1"), "sentences": [
+        {"sentence": 1, "from": "bob", "updated_at": AT}]}, version=2)
+    [gold] = make_gold([done], out).records
+    [s1] = gold["sentences"]
+    start, end = r1.source_text.sentences[0]
+    assert s1["verdict"] == "supported" and s1["evidence"] == [
+        {"sentence": 0, "start": start, "end": end, "text": r1.source[start:end]}]
+    assert s1["provenance"]["judges"] == ["bob"] and s1["provenance"]["action"] == "accepted"
+    assert gold["review"]["unsettled_sentences"] == [0]
+    old = review_export(tmp_path / "old.json", out, "rita", adjudication("r1"))  # version 1: no sentences
+    [gold] = make_gold([old], out).records
+    assert gold["sentences"] == [] and gold["review"]["unsettled_sentences"] == [0, 1]
