@@ -167,8 +167,8 @@ def test_a_phone_keeps_submit_in_view_and_opens_the_list_where_it_is_scrolled(co
     assert page.evaluate("() => document.querySelector('.layout').scrollTop") > 200
     assert page.evaluate(VISIBLE, ".finish [data-action=submit]")
     page.click("[data-action=toggle-list]")
-    page.wait_for_selector("#record-list li button")
-    assert page.evaluate(VISIBLE, "#record-list li:first-child button")  # the list from its first record
+    page.wait_for_selector("#record-list li[data-position=\"0\"] button")
+    assert page.evaluate(VISIBLE, "#record-list li[data-position=\"0\"] button")  # from the first
     box = page.evaluate("() => { const r = document.getElementById('records').getBoundingClientRect(); "
                         "return [r.top, r.bottom, document.querySelector('.topbar').getBoundingClientRect().bottom]; }")
     assert box[0] >= box[2] - 1 and box[1] <= 844 and box[1] - box[0] > 400, box
