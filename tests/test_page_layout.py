@@ -124,6 +124,57 @@ def test_a_name_without_a_queue_is_told_below_the_texts(context, demo_bundle, fr
     assert not page.errors
 
 
+@pytest.mark.parametrize("size", [(1280, 720), (390, 844)])
+def test_no_queue_message_reads_whole_beside_the_open_guidelines(context, demo_bundle, fresh_copy, run, serve_dir,
+                                                                  size):
+    """The first visit opens the guidelines: the note that the name has no queue is not hidden under them."""
+    bundle = fresh_copy(demo_bundle)
+    assert run("assign", bundle, "--annotators", "alice,bob").exit_code == 0
+    page = context.new_page()
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    page.route("**/models/**", lambda route: route.abort())
+    page.goto(f"{serve_dir(bundle)}?annotator=carol")
+    page.wait_for_selector("body[data-ready]", timeout=60_000)
+    message = page.locator("#banners #message")
+    message.wait_for()
+    assert page.locator("#guidelines").is_visible()
+    covered = page.evaluate("""() => {
+        const m = document.getElementById('message');
+        const r = m.getBoundingClientRect();
+        const points = [];
+        for (const fx of [0.02, 0.5, 0.98]) for (const fy of [0.25, 0.75]) points.push([r.left + fx * r.width, r.top + fy * r.height]);
+        return points.filter(([x, y]) => x >= innerWidth || y >= innerHeight || !m.contains(document.elementFromPoint(x, y)))
+            .concat(m.scrollWidth > m.clientWidth + 1 ? ['clipped'] : []);
+    }""")
+    assert covered == [], covered
+    assert "No queue for “carol”" in message.inner_text()
+
+
+VISIBLE = """(sel) => {
+    // the element is in the window and on top at its centre (not under another box, not scrolled away)
+    const el = document.querySelector(sel);
+    const r = el.getBoundingClientRect();
+    const x = r.left + r.width / 2, y = r.top + r.height / 2;
+    return r.height > 0 && r.top >= 0 && r.bottom <= innerHeight && el.contains(document.elementFromPoint(x, y));
+}"""
+
+
+def test_a_phone_keeps_submit_in_view_and_opens_the_list_where_it_is_scrolled(context, demo_bundle, serve_dir):
+    page = open_at(context, serve_dir(demo_bundle), (390, 844), record="harbor-lighthouse")
+    for action in ("submit", "discard"):  # at rest, and with the column scrolled half way: always in view
+        assert page.evaluate(VISIBLE, f".finish [data-action={action}]"), action
+    page.evaluate("() => { const l = document.querySelector('.layout'); l.scrollTop = l.scrollHeight / 2; }")
+    assert page.evaluate("() => document.querySelector('.layout').scrollTop") > 200
+    assert page.evaluate(VISIBLE, ".finish [data-action=submit]")
+    page.click("[data-action=toggle-list]")
+    page.wait_for_selector("#record-list li[data-position=\"0\"] button")
+    assert page.evaluate(VISIBLE, "#record-list li[data-position=\"0\"] button")  # from the first
+    box = page.evaluate("() => { const r = document.getElementById('records').getBoundingClientRect(); "
+                        "return [r.top, r.bottom, document.querySelector('.topbar').getBoundingClientRect().bottom]; }")
+    assert box[0] >= box[2] - 1 and box[1] <= 844 and box[1] - box[0] > 400, box
+    assert not page.errors
+
+
 def test_1024_lists_collapse_texts_keep_60_percent(context, fb_bundle, serve_dir):
     page = open_at(context, serve_dir(fb_bundle), (1024, 768))
     texts = "() => [...document.querySelectorAll('.pane')].reduce((a, p) => a + p.getBoundingClientRect().width, 0)"
@@ -199,7 +250,7 @@ LAYOUT_CHECK = """() => {
         return r.width > 0 && r.height > 0 && st.visibility !== 'hidden';
     };
     const els = [...new Set(SEL.flatMap((s) => [...document.querySelectorAll(s)]))].filter(shown)
-        .filter((el) => !(el.closest('#records') && getComputedStyle(document.getElementById('records')).position === 'absolute'));
+        .filter((el) => !(el.closest('#records') && ['absolute', 'fixed'].includes(getComputedStyle(document.getElementById('records')).position)));
     const name = (el) => el.id ? '#' + el.id : (el.className ? '.' + String(el.className).split(' ')[0] : el.tagName)
         + (el.dataset.action ? `[${el.dataset.action}]` : '');
     // what shows of a box inside the scrolling columns (a phone's) is what the columns' box shows of it

@@ -267,7 +267,7 @@ def test_the_page_holds_the_json_reports_figures(merged_round):
     assert t.tables["progress-annotators"] == [[name, *(shown(a[k]) for k in keys)]
                                                for name, a in p["annotators"].items()]
     shares: dict[str, float] = {}
-    for name, _, n, share, _ in t.tables["labels-annotators"]:
+    for name, _, _, share, _ in t.tables["labels-annotators"]:
         shares[name] = shares.get(name, 0) + float(share)
     assert all(abs(total - 1) < 1e-3 for total in shares.values()) and shares  # a parent is not counted again
     for name, by_label in report["label_counts"].items():

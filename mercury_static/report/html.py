@@ -2,8 +2,8 @@
 
 Self-contained: the charts are inline SVG rendered offline (charts.py), the style is inline, and the page's
 Content-Security-Policy allows no script and no request at all, so it opens from disk, from a review bundle
-or from a mail attachment alike. Every chart has its text alternative and, under it, the table of its figures, in a wrapper that scrolls
-sideways on a narrow screen rather than widening the page.
+or from a mail attachment alike. Every chart has its text alternative and, under it, the table of its
+figures, in a wrapper that scrolls sideways on a narrow screen rather than widening the page.
 Dataset text (names, record ids, labels) is untrusted: jinja2 escapes every value, and Vega escapes the text
 it writes into the SVG.
 """
@@ -57,14 +57,16 @@ body { font: 15px/1.45 system-ui, sans-serif; color: #1d2330; margin: 0 auto; ma
 h1 { font-size: 1.5em; margin: 0.4em 0 0.1em; }
 h2 { border-bottom: 1px solid #d6dbe4; padding-bottom: 4px; margin-top: 2em; }
 nav a { margin-right: 1em; display: inline-block; }
-@media (max-width: 600px) { body { padding: 8px 12px 32px; } } .headline { font-weight: 600; } .muted { color: #5a6272; }
+@media (max-width: 600px) { body { padding: 8px 12px 32px; } }
+.headline { font-weight: 600; } .muted { color: #5a6272; }
 figure { margin: 1.2em 0 0.4em; } figcaption { font-weight: 600; margin-bottom: 6px; }
 figure svg { max-width: 100%; height: auto; }
 .scroll { overflow-x: auto; max-width: 100%; margin: 0.4em 0 1.4em; }
 .scroll:focus-visible { outline: 2px solid #2850a8; }
 table { border-collapse: collapse; font-size: 13px; }
 caption { text-align: left; color: #5a6272; padding-bottom: 4px; }
-th, td { border: 1px solid #d6dbe4; padding: 3px 8px; } td.n { text-align: right; font-variant-numeric: tabular-nums; }
+th, td { border: 1px solid #d6dbe4; padding: 3px 8px; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; }
 details > summary { cursor: pointer; color: #2850a8; }
 </style>
 </head>

@@ -135,7 +135,9 @@ export function workSlice(ctx) {
    * it until its first change: a look alone makes no work entry, which would mark the record in progress.
    */
   function saveTime() {
-    for (const id of timer ? timer.ids() : []) if (entryOf(get().work, id)) changeRecord(id, (entry) => entry, null, false);
+    for (const id of timer ? timer.ids() : []) {
+      if (entryOf(get().work, id)) changeRecord(id, (entry) => entry, null, false);
+    }
   }
   store.subscribe((s, prev) => {
     if (!timer || s.current.id === prev.current.id) return;

@@ -17,8 +17,28 @@ function shown(layout, wide = WIDE.matches) {
   };
 }
 
+/**
+ * The columns' box as CSS variables (`--top-h`: from the window's top, `--bottom-h`: to its bottom): the
+ * fixed panels (the guidelines, the phone's list drawer) sit inside it, never over the top bar or the
+ * banners, and so cover no message. (CSSOM, which the page's CSP allows.)
+ */
+function trackColumns() {
+  const layout = document.querySelector('.layout');
+  if (!layout) return;
+  const root = document.documentElement.style;
+  const set = () => {
+    const r = layout.getBoundingClientRect();
+    root.setProperty('--top-h', `${Math.round(r.top)}px`);
+    root.setProperty('--bottom-h', `${Math.max(0, Math.round(window.innerHeight - r.bottom))}px`);
+  };
+  new ResizeObserver(set).observe(layout);
+  window.addEventListener('resize', set);
+  set();
+}
+
 /** Mount: returns {toggle(which), show(which), closeDrawer()} for the buttons and keys. */
 export function mountLayout(store) {
+  trackColumns();
   const set = (part) => store.actions.setLayout({ ...store.state.layout, ...part });
   if (!store.state.layout) store.actions.setLayout({ list: null, side: null });
   const apply = () => {
