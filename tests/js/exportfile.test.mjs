@@ -29,7 +29,7 @@ const exported = () => buildExport({ manifest, positions, annotator: 'alice', cl
 test('buildExport: bundle order, known records only, no tombstones, seconds-precision time', () => {
   const e = exported();
   assert.equal(e.format, EXPORT.name);
-  assert.equal(e.version, 3);
+  assert.equal(e.version, EXPORT.version);
   assert.equal(e.exported_at, '2026-11-29T12:00:00Z');
   assert.deepEqual([e.bundle_id, e.title, e.annotator, e.client_id, e.tool_version], ['b1', 'Demo bundle', 'alice', 'c1', '0.1.0']);
   assert.deepEqual(e.records.map((r) => r.record_id), ['r1', 'r3']);
@@ -62,7 +62,9 @@ test('import refuses whole files with one line', () => {
   refuse(JSON.stringify({ ...exported(), records: {} }), /not a mercury-static annotations export/);
   refuse(JSON.stringify({ ...exported(), bundle_id: 'b2', title: 'Other' }), /another bundle \(Other\)/);
   refuse(JSON.stringify({ ...exported(), annotator: 'bob' }), /"bob"'s work; you are "alice"/);
-  refuse(JSON.stringify({ ...exported(), version: 4 }), /version 4, which this page \(versions 1 and 2 and 3\) cannot read/);
+  const next = EXPORT.version + 1;
+  refuse(JSON.stringify({ ...exported(), version: next }),
+    new RegExp(`version ${next}, which this page \\(versions ${EXPORT.reads.join(' and ')}\\) cannot read`));
 });
 
 test('version 3: time on task exported when counted, imported as the file browser\'s counter', () => {
