@@ -1,9 +1,9 @@
 /**
  * The sentence verdicts as the page shows them (docs/sentence-verdicts.md): each summary sentence's state
  * on its element (a left border and background per state, the current one outlined, the state as text for a
- * screen reader through generated content: no node enters the text, whose offsets stay the DOM's), the
- * counter "4 of 6 sentences judged" in the summary's title, and the verdict bar above the summary (the
- * current sentence, a button per verdict, Clear, previous / next, Submit's question) for the mouse.
+ * screen reader through generated content: no node enters the text, whose offsets stay the DOM's), and the
+ * verdict bar above the summary: the counter "4 of 6 sentences judged", the current sentence, previous /
+ * next, a button per verdict and Clear for the mouse, Submit's question.
  * Dataset text is never shown here: only the settings' verdict texts, as text.
  */
 import { countStates, countText, givenVerdicts, verdictSettings } from '../state/verdicts.js';
@@ -23,7 +23,6 @@ export function mountVerdicts(store, manifest, panes) {
   const pane = panes.summary;
   const section = document.querySelector('.pane[data-pane="summary"]');
   const count = h('span', { id: 'verdict-count', class: 'verdict-count', 'aria-live': 'polite' });
-  section.querySelector('.pane-title').append(count);
   const what = h('span', { class: 'verdict-what' });
   const button = (label, title, onClick, extra = {}) => {
     const b = h('button', { type: 'button', title, ...extra }, label);
@@ -37,7 +36,7 @@ export function mountVerdicts(store, manifest, panes) {
   const next = button('›', 'Next sentence (v)', () => actions.stepSentence(1), { 'aria-label': 'next sentence' });
   const message = h('p', { id: 'verdict-message', class: 'verdict-message', role: 'alert', tabindex: '-1', hidden: true });
   const bar = h('div', { id: 'verdict-bar', class: 'verdict-bar', role: 'group', 'aria-label': 'sentence verdict' },
-    prev, what, next, h('span', { class: 'verdict-buttons' }, ...options, clear), message);
+    count, prev, what, next, h('span', { class: 'verdict-buttons' }, ...options, clear), message);
   section.querySelector('.pane-title').after(bar);
 
   /** Each summary sentence's state on its element (also after the pane made more of them). */
