@@ -103,6 +103,9 @@ def test_verdicts_by_key_and_mouse_survive_a_reload(page, bundles, serve_dir):
     block_model(page)
     base = serve_dir(bundles["shown"])
     open_page(page, base, "fb-0")
+    help_text = page.locator("#help-keys").inner_text()  # the help lists the sentence keys
+    for row in ("next summary sentence", "confirm the current sentence", "pick another verdict"):
+        assert row in help_text
     page.keyboard.press("v")
     wait_sentence_lit(page, 0)
     page.keyboard.press("y")
