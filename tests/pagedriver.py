@@ -61,6 +61,8 @@ PD = """{
     version: () => window.mercuryStatic.version,
     timings: () => window.mercuryStatic.timings(),
     queryVector: () => window.mercuryStatic.queryVector(),
+    verdicts: () => window.mercuryStatic.store.state.verdicts,
+    sentenceStates: () => window.mercuryStatic.store.actions.sentenceStates(),
 }"""
 
 
@@ -121,6 +123,37 @@ def own_annotations(page, record: str) -> list[dict]:
         const e = pd.entry(rid);
         return e ? Object.values(e.annotations).filter(a => !a.deleted) : [];
     }""", record)
+
+
+def sentence_verdicts(page, rid: str) -> dict[int, dict]:
+    """The verdicts given to the summary sentences of `rid` in this page's saved work: {index: {verdict,
+    evidence, …}} (cleared ones left out)."""
+    got = query(page, """(rid) => { const e = pd.entry(rid); const out = {};
+        for (const [i, r] of Object.entries(e?.sentences || {})) if (r.value) out[i] = r.value;
+        return JSON.parse(JSON.stringify(out)); }""", rid)
+    return {int(i): v for i, v in got.items()}
+
+
+def sentence_states(page) -> list[str]:
+    """The open record's summary sentences as the page counts them: 'flagged' | 'judged' | 'unchecked'."""
+    return query(page, "() => pd.sentenceStates()")
+
+
+def shown_sentence_states(page) -> list[str | None]:
+    """The state each summary sentence element shows (its data-verdict), in sentence order."""
+    return page.evaluate("""() => [...document.querySelectorAll('#pane-summary .s[data-sentence]')]
+        .sort((a, b) => a.dataset.sentence - b.dataset.sentence).map((el) => el.dataset.verdict || null)""")
+
+
+def current_sentence(page) -> int | None:
+    """The summary sentence the verdict walk is on (None: none)."""
+    return query(page, "() => pd.verdicts().current")
+
+
+def wait_sentence_lit(page, index: int) -> None:
+    """The assistant has answered summary sentence `index` (its evidence lit in the source)."""
+    wait(page, """(i) => { const a = pd.assist(); const [s, e] = pd.record().summary.sentences[i];
+        return a.side === 'source' && a.query && a.query.start === s && a.query.end === e && !a.pending; }""", index)
 
 
 def ranked(page, side: str) -> dict[int, str]:
@@ -241,6 +274,15 @@ def select_range(page, side: str, start: int, end: int) -> None:
     query(page, """([side, s, e]) => { const p = pd.pane(side);
         const sel = getSelection(); sel.removeAllRanges(); sel.addRange(p.rangeFor(s, e));
         p.scroller.dispatchEvent(new MouseEvent('mouseup', {bubbles: true})); }""", [side, start, end])
+
+
+def click_sentence(page, side: str, index: int) -> None:
+    """Click sentence `index` of a pane with the mouse, on its first line (a wrapped sentence's box holds
+    other text)."""
+    box = query(page, """([side, i]) => { const el = pd.pane(side).sentenceEl(i); el.scrollIntoView({block: 'center'});
+        const r = el.getClientRects()[0]; return {x: r.left + Math.min(8, r.width / 2), y: r.top + r.height / 2}; }""",
+                [side, index])
+    page.mouse.click(box["x"], box["y"])
 
 
 def set_min_score(page, value: float):

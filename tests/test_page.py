@@ -12,6 +12,7 @@ from urllib.parse import quote
 import pytest
 
 from mercury_static.bundle.contents import load_bundle
+from mercury_static.formats import EXPORT
 
 from pagedriver import READY, annotate, current_draft, current_id, export_file, open_page, own_annotations, pane_text, query, ranked, select, set_min_score, wait, wait_left, wait_model, wait_open
 
@@ -230,7 +231,7 @@ def test_export_format_and_code_point_offsets_with_emoji(page, bundle_server, de
     page.keyboard.press("d")  # discard this one… (moves to the next record)
     wait_left(page, 'space-exhibit')
     data = export_file(page, tmp_path)
-    assert data["format"] == "mercury-static/annotations" and data["version"] == 3
+    assert data["format"] == EXPORT.name and data["version"] == EXPORT.version
     assert data["bundle_id"] == demo.manifest["bundle_id"]
     assert data["annotator"] == "alice" and data["client_id"]
     assert data["title"] == demo.manifest["title"] and data["tool_version"] == demo.manifest["tool_version"]

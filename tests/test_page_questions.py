@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from mercury_static.bundle.record_index import read_columns
+from mercury_static.formats import EXPORT
 from conftest import CHROMIUM_ARGS, chromium_path
 from pagedriver import READY, current_id, export_file, open_page, query, wait, wait_current, wait_left, wait_open
 from page_settings import faithbench_like
@@ -130,7 +131,7 @@ def test_every_question_by_keyboard_survives_a_reload_and_is_exported(page, sett
     page.keyboard.press("s")
     wait_left(page, '0')
     data = export_file(page, tmp_path)
-    assert data["version"] == 3
+    assert data["version"] == EXPORT.version
     [rec] = [r for r in data["records"] if r["record_id"] == "0"]
     assert rec["status"] == "submitted" and rec["responses"] == EXPECTED
     assert rec["suggestions"] == {"shown": True, "accepted": {}}

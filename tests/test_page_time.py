@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typer.testing import CliRunner
 
 from mercury_static.cli import app
+from mercury_static.formats import EXPORT
 from mercury_static.merge.timeontask import IDLE_S
 from pagedriver import annotate, export_file, open_page, query
 from test_page import block_model
@@ -136,7 +137,7 @@ def test_three_annotators_time_on_task_in_the_report(browser, bundle_server, dem
                 "carol": session(browser, bundle_server, "carol", "space-exhibit", carol, tmp_path)}
     files = []
     for name, s in sessions.items():
-        assert s.export["version"] == 3
+        assert s.export["version"] == EXPORT.version
         files.append(tmp_path / f"{name}.json")
         files[-1].write_text(json.dumps(s.export, ensure_ascii=False), encoding="utf-8")
     # an export of the previous version (no times) by a fourth annotator: merged, and no time of its own

@@ -20,6 +20,7 @@ import { createAppStore, SIDES } from './state/store.js';
 import { TextPane } from './text/textpane.js';
 import { h } from './util.js';
 import { mountViews } from './views/mount.js';
+import { mountVerdicts } from './views/verdicts.js';
 
 const VERSION = document.body.dataset.toolVersion || 'dev';
 
@@ -105,9 +106,10 @@ async function main() {
   const selection = mountSelection(store, panes, {
     goToMatch: matches.goToMatch, words: settings.span.granularity !== 'character',
   });
+  const sentences = Boolean(mountVerdicts(store, manifest, panes));
   mountCommands(store, {
     manifest, panes, nav, transfer, draft, views, labelNumber, matches, selection, questionsMod: mods.questionsMod,
-    viewKey,
+    viewKey, sentences,
   });
   storage.watch((work) => store.actions.mergeExternal(work)); // work saved by other tabs
   mountHashSync(store, nav.navigate);

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { beforeEach, test } from 'node:test';
 
 import {
-  ACTION_HELP, DEFAULT_KEYS, FORM_ACTIONS, actionsByKey, keyRows, resolveKeys,
+  ACTION_HELP, DEFAULT_KEYS, FORM_ACTIONS, SENTENCE_ACTIONS, actionsByKey, keyRows, resolveKeys,
 } from '../../site_template/app/keys/keymap.js';
 import { mountKeys } from '../../site_template/app/keys/keys.js';
 
@@ -239,12 +239,14 @@ test('Ctrl+Z undoes, Ctrl+Shift+Z and Ctrl+Y redo (Cmd too): the key is taken on
   assert.deepEqual(press('z', { target: inPane('summary'), ctrlKey: true }).calls, [['undo']]);
 });
 
-test('the help says what every action does, in the defaults\' order; the form\'s actions only with a form', () => {
+test('the help says what every action does, in the defaults\' order; the form\'s actions only with a form, the sentences\' only with verdicts', () => {
   assert.deepEqual(Object.keys(ACTION_HELP), Object.keys(DEFAULT_KEYS));
-  const rows = keyRows(resolveKeys({ find: ['F2'] }), { form: true });
+  const rows = keyRows(resolveKeys({ find: ['F2'] }), { form: true, sentences: true });
   assert.deepEqual(rows.map(([, text]) => text), Object.values(ACTION_HELP));
   assert.ok(rows.every(([, text]) => typeof text === 'string' && text));
   assert.deepEqual(rows[Object.keys(DEFAULT_KEYS).indexOf('find')][0], 'F2');
   assert.equal(rows[0][0], 'n / j');
-  assert.equal(keyRows(resolveKeys()).length, rows.length - FORM_ACTIONS.length);
+  assert.equal(keyRows(resolveKeys()).length, rows.length - FORM_ACTIONS.length - SENTENCE_ACTIONS.length);
+  assert.equal(keyRows(resolveKeys(), { sentences: true }).length, rows.length - FORM_ACTIONS.length);
+  assert.deepEqual(SENTENCE_ACTIONS.map((a) => DEFAULT_KEYS[a][0]), ['v', 'V', 'y', 'u']);
 });

@@ -133,13 +133,13 @@ export class Assistant {
   }
 
   /**
-   * Whether `query` is still the draft's query span (a late answer after a save, clear or record change is
-   * dropped).
+   * Whether `query` is still the draft's query span, or, with no draft anchor, the store's query (a summary
+   * sentence walked to, verdicts.js): a late answer after a save, clear or record change is dropped.
    */
   _current(query, rec) {
-    const { current, draft } = this.store.state;
-    const span = draft[query.side];
-    return current.record === rec && draft.anchor === query.side && Boolean(span)
+    const { current, draft, query: asked } = this.store.state;
+    const span = draft.anchor ? draft[query.side] : asked && asked.side === query.side && [asked.start, asked.end];
+    return current.record === rec && (!draft.anchor || draft.anchor === query.side) && Boolean(span)
       && span[0] === query.start && span[1] === query.end;
   }
 

@@ -50,7 +50,7 @@ function mountViewControls(store, viewKey) {
 /**
  * Wire the buttons and keys to the commands. `parts`: {manifest, panes, nav (records.js), transfer,
  * draft (draftCommands), views (views/mount.js), labelNumber, matches (highlights.js), selection
- * (selection.js: keysel, finder), questionsMod, viewKey}.
+ * (selection.js: keysel, finder), questionsMod, viewKey, sentences (the bundle asks sentence verdicts)}.
  */
 export function mountCommands(store, parts) {
   const { actions } = store;
@@ -78,21 +78,29 @@ export function mountCommands(store, parts) {
     if (b && clickActions[b.dataset.action] && !b.closest('#banners')) clickActions[b.dataset.action]();
   });
   const keys = resolveKeys(parts.manifest.settings?.keys); // the settings file's hotkeys over the defaults
+  const { sentences } = parts; // the bundle asks sentence verdicts (views/verdicts.js)
+  /** A digit: the verdict picker's (0 clears) while it is open, else a label's. */
+  const digit = (d) => {
+    if (!store.state.verdicts.picker) labelNumber.digit(d);
+    else if (d === '0') actions.clearVerdict();
+    else actions.pickVerdict(Number(d) - 1);
+  };
   document.getElementById('help-keys').replaceChildren(
     ...[
-      ...keyRows(keys, { form: Boolean(questionsMod) }), ...SHORTCUTS,
+      ...keyRows(keys, { form: Boolean(questionsMod), sentences }), ...SHORTCUTS,
       ...(questionsMod ? questionsMod.QUESTION_SHORTCUTS : []),
     ]
       .map(([k, what]) => h('tr', {}, h('td', {}, h('kbd', {}, k)), h('td', {}, what))));
   mountKeys({
     next, prev,
-    labelDigit: (d) => labelNumber.digit(d), flushNumber: () => labelNumber.flush(),
+    labelDigit: digit, flushNumber: () => labelNumber.flush(),
     save: () => savedNav.open() || draft.save(), submit: () => finish('submitted'), discard: () => finish('discarded'),
     suggestions: () => suggestionWalk.start(), nextSaved: () => savedNav.step(1), prevSaved: () => savedNav.step(-1),
     deleteSaved: () => savedNav.remove(),
     escape: () => {
-      const { ui } = store.state;
-      if (ui.choice) actions.choose('stay');
+      const { ui, verdicts } = store.state;
+      if (verdicts.picker) actions.togglePicker(false);
+      else if (ui.choice) actions.choose('stay');
       else if (ui.help || ui.guidelines) {
         actions.toggleHelp(false);
         actions.toggleGuidelines(false);
@@ -125,6 +133,10 @@ export function mountCommands(store, parts) {
     ...(questionsMod ? {
       nextQuestion: () => form.focusQuestion(1), prevQuestion: () => form.focusQuestion(-1),
       accept: () => form.accept() || actions.acceptNextSpan(),
+    } : {}),
+    ...(sentences ? {
+      nextSentence: () => actions.stepSentence(1), prevSentence: () => actions.stepSentence(-1),
+      confirmSentence: () => actions.confirmSentence(), sentenceVerdict: () => actions.togglePicker(),
     } : {}),
   }, actionsByKey(keys));
   mountViewControls(store, parts.viewKey);

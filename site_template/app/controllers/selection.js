@@ -5,7 +5,7 @@
  */
 import { KeyboardSelection } from '../keys/keysel.js';
 import { mountFind } from '../keys/find.js';
-import { SIDES } from '../state/store.js';
+import { SIDES, draftHasWork } from '../state/store.js';
 
 /**
  * Wire the `panes`' selection and clicks; `goToMatch`: highlights.js's. `words`: selections snap to whole
@@ -18,7 +18,15 @@ export function mountSelection(store, panes, { goToMatch, words }) {
   let taken = '';
   let pressedInText = false; // a mouse press in a pane's text, not on its scrollbar
   const spanKey = (side, s, e) => `${store.state.current.id}:${side}:${s}:${e}`;
-  const take = (side, s, e) => actions.select(side, s, e);
+  /**
+   * A span selected: the draft's, or, in the source while a summary sentence is current and no span draft is
+   * open, that sentence's evidence (verdicts.js).
+   */
+  const take = (side, s, e) => {
+    const { verdicts, draft } = store.state;
+    if (side === 'source' && verdicts.current !== null && !draftHasWork(draft)) actions.sentenceEvidence(s, e);
+    else actions.select(side, s, e);
+  };
   const keysel = new KeyboardSelection(panes, (side) => store.state.draft[side], (side, s, e) => {
     taken = spanKey(side, s, e);
     take(side, s, e);

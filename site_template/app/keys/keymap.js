@@ -39,6 +39,10 @@ export const DEFAULT_KEYS = {
   next_question: ['q'],
   prev_question: ['Q'],
   accept: ['a'],
+  next_sentence: ['v'],
+  prev_sentence: ['V'],
+  confirm_sentence: ['y'],
+  sentence_verdict: ['u'],
 };
 // [[[end]]]
 
@@ -69,10 +73,17 @@ export const ACTION_HELP = {
   next_question: 'next question of the form (on each record from the first one)',
   prev_question: 'previous question of the form',
   accept: 'accept the suggestion (of the focused question, else the first one not yet accepted, span suggestions last)',
+  next_sentence: 'next summary sentence to judge (its evidence lights in the source; selecting in the source then sets its evidence)',
+  prev_sentence: 'previous summary sentence to judge',
+  confirm_sentence: 'confirm the current sentence with the first verdict (e.g. supported), the top lit source sentence as evidence',
+  sentence_verdict: 'pick another verdict for the current sentence: then its number (1 … 9), 0 clears it, Esc closes',
 };
 
 /** The actions of the questions form: in the help only where the bundle has questions. */
 export const FORM_ACTIONS = ['next_question', 'prev_question', 'accept'];
+
+/** The actions of the sentence verdicts: in the help only where the bundle asks them. */
+export const SENTENCE_ACTIONS = ['next_sentence', 'prev_sentence', 'confirm_sentence', 'sentence_verdict'];
 
 /** {action: [keys]} with the settings' `keys` (manifest.settings.keys: {action: [keys]}) over the defaults. */
 export function resolveKeys(overrides = {}) {
@@ -89,7 +100,8 @@ export function actionsByKey(resolved) {
 }
 
 /** The help's rows of the resolved keys: [keys shown, what the action does]. */
-export function keyRows(resolved, { form = false } = {}) {
-  return Object.keys(DEFAULT_KEYS).filter((action) => form || !FORM_ACTIONS.includes(action))
+export function keyRows(resolved, { form = false, sentences = false } = {}) {
+  return Object.keys(DEFAULT_KEYS).filter((action) => (form || !FORM_ACTIONS.includes(action))
+    && (sentences || !SENTENCE_ACTIONS.includes(action)))
     .map((action) => [resolved[action].join(' / '), ACTION_HELP[action]]);
 }

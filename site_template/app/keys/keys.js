@@ -113,6 +113,9 @@ const ACTION_HANDLERS = new Map(Object.entries({
   delete_saved: 'deleteSaved', suggestions: 'suggestions',
   // the questions form (questions.js)
   next_question: 'nextQuestion', prev_question: 'prevQuestion', accept: 'accept',
+  // the sentence verdicts (views/verdicts.js)
+  next_sentence: 'nextSentence', prev_sentence: 'prevSentence', confirm_sentence: 'confirmSentence',
+  sentence_verdict: 'sentenceVerdict',
 }));
 const WITH_SIDE = new Set(['otherPane', 'find']);
 
@@ -180,7 +183,8 @@ function commandOf(key, handlers, byKey, side) {
  *   pairMatch, noSource, note, leaveField, otherPane, step(side | null, unit, dir, extend), modal() -> bool,
  *   guidelines, help, nextTodo, toggleList, toggleSide, exportNow, filter, find(side | null),
  *   stepStart(side | null, dir),
- *   redo, nextSaved, prevSaved, deleteSaved, suggestions, nextQuestion?, prevQuestion?, accept?}
+ *   redo, nextSaved, prevSaved, deleteSaved, suggestions, nextQuestion?, prevQuestion?, accept?, nextSentence?,
+ *   prevSentence?, confirmSentence?, sentenceVerdict?}
  * @param byKey {key: action} (keymap.js: the defaults and the settings' changes)
  */
 export function mountKeys(handlers, byKey) {

@@ -11,6 +11,7 @@ import { recordAsShown } from './suggestions.js';
 import { liveAnnotations } from './store.js';
 import { instant } from './times.js';
 import { MAX_MS, activeMs } from './timeontask.js';
+import { exportedSentences, fittingVerdicts, importedSentences, verdictSettings } from './verdicts.js';
 
 
 /**
@@ -19,10 +20,12 @@ import { MAX_MS, activeMs } from './timeontask.js';
  * id list); a record it lacks is not in this bundle and not exported. Version 2: each record also
  * carries its answered questions (`responses`) and `suggestions: {shown, accepted: {QUESTION: agent}}`
  * (shown is false when the annotator works blind). Version 3: a record's time on task `active_ms` and an
- * annotation's creation-to-save `elapsed_ms` (timeontask.js), each only when the page counted it.
+ * annotation's creation-to-save `elapsed_ms` (timeontask.js), each only when the page counted it. Version 4:
+ * a record's summary sentences judged (`sentences`, verdicts.js), only when it has any.
  */
 export function buildExport({ manifest, positions, annotator, clientId, work, exportedAt }) {
   const shown = !pageSettings(manifest, annotator).blind;
+  const verdicts = verdictSettings(manifest);
   const recIds = Object.keys(work.records).filter((id) => positions.has(id))
     .sort((a, b) => positions.get(a) - positions.get(b));
   return {
@@ -37,6 +40,7 @@ export function buildExport({ manifest, positions, annotator, clientId, work, ex
     records: recIds.map((id) => {
       const e = work.records[id];
       const active = activeMs(e);
+      const sentences = exportedSentences(e, verdicts);
       return {
         record_id: id,
         status: e.status || 'in_progress',
@@ -50,6 +54,7 @@ export function buildExport({ manifest, positions, annotator, clientId, work, ex
         responses: answers(e),
         suggestions: { shown, accepted: acceptedAgents(e) },
         ...(active === null ? {} : { active_ms: active }),
+        ...(sentences.length ? { sentences } : {}),
       };
     }),
   };
@@ -294,6 +299,7 @@ export function parseImport(text, { manifest, annotator, clientId = null, now = 
       // An exported status is at least as old as the record's updated_at.
       status: r.status, status_at: at, updated_at: at, annotations,
       ...(data.version >= 2 ? importedExtras(r, at, leftOut, where) : {}),
+      ...(data.version >= 4 ? importedSentences(r.sentences, clock.read, leftOut, where) : {}),
       ...(Number.isSafeInteger(r.active_ms) && data.client_id !== clientId ? { active: imported(r.active_ms) } : {}),
     };
     return null;
@@ -318,6 +324,7 @@ export async function checkAgainstBundle(work, bundle, blind) {
   const labels = new Set(bundle.manifest.labels || []);
   const questions = new Map(pageSettings(bundle.manifest, null).questions.map((q) => [q.name, q]));
   const spanQuestion = bundle.spanQuestion;
+  const verdicts = verdictSettings(bundle.manifest);
   const fits = (view, span) => {
     if (!span) return true;
     const o = view.offsets;
@@ -351,7 +358,9 @@ export async function checkAgainstBundle(work, bundle, blind) {
         count += 1;
       }
     }
-    records[id] = { ...entry, annotations };
+    records[id] = {
+      ...entry, annotations, ...fittingVerdicts(entry.sentences, verdicts, rec, (why) => left.push(`record ${id}: ${why}`)),
+    };
     if (entry.responses) {
       // a response must answer a question of this bundle with a valid value, as merge checks it
       const responses = dict();

@@ -15,13 +15,15 @@ const same = (a, b) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 const keysOf = (...maps) => [...new Set(maps.flatMap((m) => Object.keys(m || {})))];
 const live = (a) => (a && !a.deleted ? a : null);
 
-/** Whether two entries differ in what a step can change (annotations, status, answers, acceptances). */
+/** Whether two entries differ in what a step can change (annotations, status, answers, acceptances, verdicts). */
 export function changed(before, after) {
   const anns = keysOf(before?.annotations, after?.annotations)
     .some((id) => !same(live(before?.annotations?.[id]), live(after?.annotations?.[id])));
   const answers = keysOf(before?.responses, after?.responses)
     .some((q) => !same(before?.responses?.[q]?.value, after?.responses?.[q]?.value));
-  return anns || answers || (before?.status || 'in_progress') !== (after?.status || 'in_progress');
+  const verdicts = keysOf(before?.sentences, after?.sentences)
+    .some((i) => !same(before?.sentences?.[i]?.value, after?.sentences?.[i]?.value));
+  return anns || answers || verdicts || (before?.status || 'in_progress') !== (after?.status || 'in_progress');
 }
 
 const part = (e, name, key) => e?.[name]?.[key];
@@ -56,6 +58,15 @@ function applyAcceptances(entry, from, to, at, answered) {
   }
 }
 
+/** The sentence verdicts the step changed, as in `to` (cleared where `to` has none). */
+function applyVerdicts(entry, from, to, at) {
+  for (const i of keysOf(from?.sentences, to?.sentences)) {
+    const want = part(to, 'sentences', i)?.value ?? null;
+    if (same(part(from, 'sentences', i)?.value, want)) continue;
+    entry.sentences = { ...entry.sentences, [i]: { value: want, updated_at: at } };
+  }
+}
+
 function applyStatus(entry, from, to, at) {
   const status = to?.status || 'in_progress';
   if ((from?.status || 'in_progress') === status) return;
@@ -70,6 +81,7 @@ function applyStatus(entry, from, to, at) {
 export function applyStep(entry, from, to, at) {
   applyAnnotations(entry, from, to, at);
   applyAcceptances(entry, from, to, at, applyAnswers(entry, from, to, at));
+  applyVerdicts(entry, from, to, at);
   applyStatus(entry, from, to, at);
   return entry;
 }

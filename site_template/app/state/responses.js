@@ -8,7 +8,9 @@
  * `annotations` (the span question): the ids of the annotations copied from that agent's suggestions; the
  * acceptance counts while one of them is live (deleting them takes it back).
  *
- * Each question merges on its own, newest `updated_at` winning, so two tabs answering different
+ *   entry.sentences = {INDEX: {value, updated_at}}     the summary sentences' verdicts (verdicts.js), value
+ *                                                        {verdict, evidence, elapsed_ms?} or null = cleared
+ * Each question (and sentence) merges on its own, newest `updated_at` winning, so two tabs answering different
  * questions of one record both keep their answers. No DOM: storage.js and store.js call it.
  */
 import { isAfter } from './times.js';
@@ -20,7 +22,13 @@ const blank = () => Object.create(null);
  * The stamped maps of an entry: answers, acceptances, and a reviewer's decisions, answers and comments
  * (`review`: {KEY: {value: object|null, updated_at}}, review/work.js), which merge the same way.
  */
-const EXTRAS = ['responses', 'accepted', 'review'];
+const EXTRAS = ['responses', 'accepted', 'review', 'sentences'];
+
+const isIndex = (v) => Number.isSafeInteger(v) && v >= 0;
+/** A sentence's verdict the page can hold: {verdict, evidence?: [source sentences], elapsed_ms?}, or null (cleared). */
+const isVerdict = (v) => v === null || (isObj(v) && typeof v.verdict === 'string' && v.verdict !== ''
+  && (v.evidence === undefined || (Array.isArray(v.evidence) && v.evidence.every(isIndex)))
+  && (v.elapsed_ms === undefined || isIndex(v.elapsed_ms)));
 
 /** A response value the page can hold: a string, a finite number, a list of strings, or null (cleared). */
 const isValue = (v) => v === null || typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v))
@@ -55,7 +63,7 @@ export function stampedAdds(a, b) {
 export function readExtras(e, problems, where) {
   const out = {};
   for (const [key, field, ok] of [['responses', 'value', isValue], ['accepted', 'agent', (v) => v === null || typeof v === 'string'],
-    ['review', 'value', (v) => v === null || isObj(v)]]) {
+    ['review', 'value', (v) => v === null || isObj(v)], ['sentences', 'value', isVerdict]]) {
     if (e[key] === undefined || e[key] === null) continue;
     if (!isObj(e[key])) {
       problems.push(`${where}: field '${key}': not a map`);

@@ -8,6 +8,7 @@
  *   assist                  related.js   the related-sentence highlights (written by assist/assist.js)
  *   review                  review.js    the review mode's view and its rules (review mode only)
  *   ui, view, model, layout ui.js        overlays, messages, controls; `ui.save` is saving.js's
+ *   verdicts                verdicts.js  the sentence walk (the verdicts themselves are work, in `work`)
  *
  * Nothing here touches the DOM; nothing outside `state/` calls `store.update`.
  */
@@ -20,6 +21,7 @@ import { draftSlice, emptyDraft } from './draft.js';
 import { currentSlice } from './current.js';
 import { emptyAssist, relatedSlice } from './related.js';
 import { uiSlice } from './ui.js';
+import { emptyVerdicts, verdictSlice } from './verdicts.js';
 
 export { chosenLabels, labelPrefixes } from './labels.js';
 export { lostText, refusedText } from './saving.js';
@@ -100,6 +102,7 @@ export function createAppStore({
     draft: emptyDraft(),
     query: null,
     assist: emptyAssist(),
+    verdicts: emptyVerdicts(),
     view: { k: 5, minScore: 0.2, ...view },
     model: { status: 'idle', message: '' },
     history: emptyHistory(),
@@ -116,7 +119,8 @@ export function createAppStore({
     setUi: (part) => store.update({ ui: { ...store.state.ui, ...part } }),
   };
   ctx.persist = savingSlice({ store, storage, lostNote, merged: (w) => actions.mergeExternal(w) }).persist;
-  Object.assign(actions, workSlice(ctx), draftSlice(ctx), currentSlice(ctx), relatedSlice(ctx), uiSlice(ctx));
+  Object.assign(actions, workSlice(ctx), draftSlice(ctx), currentSlice(ctx), relatedSlice(ctx), uiSlice(ctx),
+    verdictSlice(ctx));
   if (review) Object.assign(actions, review(ctx));
   store.actions = actions;
   return store;
