@@ -338,6 +338,18 @@ def test_kappa_and_evidence_f1_by_hand(judged, tmp_path):
     assert 0 <= low <= high <= 1 and s["alpha_ci"] is not None
 
 
+def test_evidence_nobody_gave_is_no_figure_and_one_side_empty_scores_zero(judged, tmp_path):
+    """Two annotators confirming without evidence (a dataset judged without it) have nothing to compare: no
+    evidence figure, never a perfect one; evidence on one side only is a pair that disagrees."""
+    files = [export(tmp_path / "a.json", judged, "alice", rec("r1", sentences=[sv(1, "supported", [])])),
+             export(tmp_path / "b.json", judged, "bob", rec("r1", sentences=[sv(1, "supported", [])]))]
+    evidence = merge_files(files, judged).report()["sentences"]["evidence"]
+    assert evidence == {"sentences": 0, "pairs": 0, "f1": None, "f1_ci": None}
+    files.append(export(tmp_path / "c.json", judged, "carol", rec("r1", sentences=[sv(1, "supported", [2])])))
+    evidence = merge_files(files, judged).report()["sentences"]["evidence"]
+    assert (evidence["sentences"], evidence["pairs"], evidence["f1"]) == (1, 2, 0.0)
+
+
 def test_alpha_matches_the_krippendorff_package(build_bundle, tmp_path):
     """Four annotators, random verdicts, spans and sentences left unchecked, on 15 records: merge's alpha is the
     `krippendorff` package's on the same effective verdicts."""

@@ -28,9 +28,10 @@ def _round(x: float | None) -> float | None:
     return None if x is None else round(x, 4)
 
 
-def evidence_f1(a: frozenset, b: frozenset) -> float:
-    """F1 of two evidence sets, 2|A∩B| / (|A| + |B|); two empty sets (both confirmed with nothing) agree."""
-    return 2 * len(a & b) / (len(a) + len(b)) if a or b else 1.0
+def evidence_f1(a: frozenset, b: frozenset) -> float | None:
+    """F1 of two evidence sets, 2|A∩B| / (|A| + |B|); None for two empty sets: no evidence to compare (a dataset
+    judged without evidence, as QAGS's, must not read as perfect agreement on it)."""
+    return 2 * len(a & b) / (len(a) + len(b)) if a or b else None
 
 
 def verdict_values(settings: SentenceVerdicts) -> list[str]:
@@ -83,10 +84,14 @@ def sentence_agreement(bundle_records: Sequence[BundleRecord], records: Sequence
             cells[row, x * k + y] = 1
         figures.append(bootstrap.figure([p for p, _, _ in tables[pair]], cells, bootstrap.kappa_table))
     evidence_rows: list[tuple[int, float]] = []  # (record, F1 of one pair on one sentence)
+    compared: set = set()  # the sentences of those pairs
     for key, unit in units.items():
         carrying = [r for r in unit if r.given and r.verdict in settings.evidence]
         for a, b in combinations(carrying, 2):
-            evidence_rows.append((position[key[0]], evidence_f1(frozenset(a.evidence), frozenset(b.evidence))))
+            f1 = evidence_f1(frozenset(a.evidence), frozenset(b.evidence))
+            if f1 is not None:
+                evidence_rows.append((position[key[0]], f1))
+                compared.add(key)
     figures.append(bootstrap.figure([p for p, _ in evidence_rows], [(f, 1.0) for _, f in evidence_rows],
                                     bootstrap.mean))
     found = bootstrap.intervals(len(records), figures)
@@ -101,8 +106,6 @@ def sentence_agreement(bundle_records: Sequence[BundleRecord], records: Sequence
                          "observed_agreement": _round(float(np.trace(table) / table.sum())),
                          "kappa": kappa, "kappa_ci": ci if kappa is not None else None})
     f1 = _round(sum(f for _, f in evidence_rows) / len(evidence_rows)) if evidence_rows else None
-    evidence_sentences = sum(sum(r.given and r.verdict in settings.evidence for r in unit) >= 2
-                             for unit in units.values())
     return {
         "verdicts": values,
         "flagged_as": flagged_verdict(settings),
@@ -113,6 +116,6 @@ def sentence_agreement(bundle_records: Sequence[BundleRecord], records: Sequence
         "records": len({key[0] for key in units}), "sentences": len(units), "pairable": len(pairable),
         "alpha": overall_alpha, "alpha_ci": found[0] if overall_alpha is not None else None,
         "pairwise": pairwise,
-        "evidence": {"sentences": evidence_sentences, "pairs": len(evidence_rows), "f1": f1,
+        "evidence": {"sentences": len(compared), "pairs": len(evidence_rows), "f1": f1,
                      "f1_ci": found[-1] if f1 is not None else None},
     }
