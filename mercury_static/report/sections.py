@@ -269,7 +269,7 @@ def sentences_section(report: dict, review_url: str) -> Section:
              "not checked": a["not_checked"], "sentences": a["sentences"]} for a in s["annotators"]]
     alt = "Summary sentences per annotator: judged (a verdict given), flagged (a span on it), not checked"
     section.charts.append(_chart(alt, charts.bars(alt, rows, "annotator", ["judged", "flagged", "not checked"],
-                                                  stack=True),
+                                                  stack=True, title="summary sentences"),
                                  "sentences-annotators", ["annotator", "sentences", "judged", "flagged", "not checked"],
                                  rows))
     verdicts = [{"verdict": v, "sentences": s["distribution"][v]} for v in shown]
