@@ -18,7 +18,7 @@ from pathlib import Path
 
 from mercury_static.core import mercury, safeio
 from mercury_static.core.records import InputError, Record
-from mercury_static.read.record import Item, Options, text_field
+from mercury_static.read.record import Item, Options, identity, text_field
 from mercury_static.read.sentences import join_sentences, read_verdict
 from mercury_static.settings.schema import DATASET_VERDICTS
 
@@ -60,15 +60,7 @@ def qags_item(obj, position: int, where: str, name: str, opts: Options) -> tuple
     if not isinstance(obj, dict):
         raise InputError(name, where, None, f"expected a JSON object, got {safeio.json_kind(obj)}")
     safeio.check(obj, name, where)
-    fields = dict(obj)
-    id_key = mercury.record_id_key(fields, opts.id_field)
-    rec_id = mercury.record_id(fields, position, opts.id_field, name, where)
-    nested = fields.pop("metadata", None) if isinstance(fields.get("metadata"), dict) else None
-    nested = dict(nested) if nested else {}
-    if id_key is not None:
-        (fields if id_key in fields else nested).pop(id_key)
-    if opts.qualify_ids and opts.id_field is None:
-        rec_id = f"{Path(name).stem}:{rec_id}"
+    rec_id, id_key, fields, nested = identity(obj, position, where, name, opts)
     for key in KEYS:
         if key not in fields:
             raise InputError(name, where, key, f"missing (fields: {', '.join(obj) or 'none'})")

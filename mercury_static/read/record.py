@@ -34,12 +34,12 @@ class Item:
     id_key: str | None  # the field the id came from (None: position)
 
 
-def make_item(fields: dict, position: int, where: str, name: str, opts: Options,
-              is_dump: bool) -> Item:
-    """The record of one CSV row, JSON object or dump sample (`is_dump`: its annotations become priors)."""
-    safeio.check(fields, name, where)
-    fields = dict(fields)
-    names = ", ".join(fields) or "none"
+def identity(obj: dict, position: int, where: str, name: str,
+             opts: Options) -> tuple[str, str | None, dict, dict]:
+    """A record's id as every reader names it (`--id-field`, else `id`, else `sample_id`, else the position;
+    prefixed with the file's stem when several files are read), and its fields and nested `metadata`, copies
+    without the id; the key the id was read from (None: the position)."""
+    fields = dict(obj)
     id_key = mercury.record_id_key(fields, opts.id_field)
     rec_id = mercury.record_id(fields, position, opts.id_field, name, where)
     nested = fields.pop("metadata", None) if isinstance(fields.get("metadata"), dict) else None
@@ -48,6 +48,15 @@ def make_item(fields: dict, position: int, where: str, name: str, opts: Options,
         (fields if id_key in fields else nested).pop(id_key)
     if opts.qualify_ids and opts.id_field is None:
         rec_id = f"{Path(name).stem}:{rec_id}"
+    return rec_id, id_key, fields, nested
+
+
+def make_item(fields: dict, position: int, where: str, name: str, opts: Options,
+              is_dump: bool) -> Item:
+    """The record of one CSV row, JSON object or dump sample (`is_dump`: its annotations become priors)."""
+    safeio.check(fields, name, where)
+    names = ", ".join(fields) or "none"
+    rec_id, id_key, fields, nested = identity(fields, position, where, name, opts)
 
     sections = None
     for key in (opts.source_field, opts.summary_field):
