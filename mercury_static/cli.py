@@ -7,6 +7,7 @@ import functools
 import logging
 import os
 import re
+import signal
 from pathlib import Path
 from typing import Callable, List, Optional
 
@@ -80,6 +81,10 @@ def fail(message: str, code: int = 2):
     """Print one clear error line and exit (no traceback)."""
     console.print(Text.assemble(("error:", "bold red"), " ", line(message)), soft_wrap=True)
     raise typer.Exit(code)
+
+
+def _interrupted(signum, frame):
+    raise KeyboardInterrupt
 
 
 def say(message: str, style: str | None = None) -> None:
@@ -570,13 +575,14 @@ def train(
     from mercury_static.merge.collect import is_remote, local_inputs
     from mercury_static.printing import print_train
     from mercury_static.train.finetune import TrainSettings
-    from mercury_static.train.train import base_model, check_out, check_train_pairs, train as run_train
+    from mercury_static.train.train import base_model, check_out, check_train_pairs, clear_leftovers, train as run_train
     from mercury_static.tune.tune import load_pairs
 
     inputs = [s if is_remote(s) else Path(os.path.abspath(s)) for s in sources]
     protected = [*(i for i in inputs if isinstance(i, Path)), bundle]
     with input_errors(), contextlib.ExitStack() as stack:
         check_out(out, protected)
+        clear_leftovers(out)
         if report is not None:
             check_writable(report, protected + [out])
         source = base_model(bundle, base)
@@ -593,6 +599,7 @@ def train(
         say(f"{len(pairs.data.queries)} pair(s) on {pairs.records} record(s); fine-tuning {source.name} "
             f"{folds} times for the held-out check, then once on every pair")
     tasks: dict[str, int] = {}
+    stopped = signal.signal(signal.SIGTERM, _interrupted)  # a process manager's stop cleans up as Ctrl-C does
     try:
         with input_errors(), progress_steps() as step:
             hooks: dict[str, Callable[[int], None]] = {}
@@ -609,6 +616,8 @@ def train(
                 write_file(report, (dumps(result.to_dict(), indent=1) + "\n").encode("utf-8"), protected)
     except KeyboardInterrupt:
         fail("interrupted: nothing written (the bundle, the model cache and -o are as they were)", 130)
+    finally:
+        signal.signal(signal.SIGTERM, stopped)
     print_train(result, make_console())
     gain = result.scores["mrr"]["gain"]
     if not result.recommended:

@@ -252,9 +252,12 @@ def test_make_examples_and_batches():
 
 
 def test_ctrl_c_leaves_the_bundle_the_cache_and_out_as_they_were(dump, fixture_bundle, tmp_path):
-    """An interrupted training (a kill, then Ctrl-C to the process group) writes nothing: no -o, no leftover
-    beside it, the bundle and the model cache byte for byte as before; the scratch the killed run left is
-    removed by the next run as it starts."""
+    """An interrupted training (a kill, a SIGTERM, Ctrl-C to the process group, each at a random moment of the
+    held-out folds) writes nothing: no -o, no leftover beside it, the bundle and the model cache byte for byte
+    as before; the scratch the killed run left is removed by the next run as it starts."""
+    import random
+
+    moments = random.Random(7)
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     env = {**os.environ, "MERCURY_STATIC_CACHE": str(TEST_CACHE), "TMPDIR": str(scratch), "HF_HUB_OFFLINE": "1",
@@ -263,7 +266,7 @@ def test_ctrl_c_leaves_the_bundle_the_cache_and_out_as_they_were(dump, fixture_b
     cache_before = sorted(p.name for p in (TEST_CACHE / "models").iterdir())
     out = tmp_path / "work" / "m"
     out.parent.mkdir()
-    for sig in (signal.SIGKILL, signal.SIGINT):
+    for sig in (signal.SIGKILL, signal.SIGTERM, signal.SIGINT):
         proc = subprocess.Popen([sys.executable, "-c", "from mercury_static.cli import app; app()", "train", str(dump), "--bundle",
                                  str(fixture_bundle), "-o", str(out), "--epochs", "1", "--folds", "2"],
                                 env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -274,9 +277,10 @@ def test_ctrl_c_leaves_the_bundle_the_cache_and_out_as_they_were(dump, fixture_b
             assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()[0]
             time.sleep(0.2)
         assert [p.name for p in scratch.glob(".train-*")] == [p.name for p in scratch.glob(mine)]  # none dead left
+        time.sleep(moments.uniform(0, 4))
         os.killpg(proc.pid, sig)
         output, _ = proc.communicate(timeout=120)
-        if sig == signal.SIGINT:
+        if sig != signal.SIGKILL:
             assert proc.returncode == 130, output
             assert "interrupted: nothing written" in output and "Traceback" not in output
             assert not list(scratch.glob(".train-*"))  # (torch keeps caches of its own there)

@@ -215,6 +215,13 @@ def base_model(bundle_dir: Path, base: Path | None) -> Path:
     return default_model_path()
 
 
+def clear_leftovers(out: Path) -> list[Path]:
+    """Remove the scratch that killed runs left: the folds' models in the temp folder and a model being saved
+    beside `out` (each named with a process id that is gone)."""
+    return [*scratch_folder.remove_dead(SCRATCH, Path(tempfile.gettempdir())),
+            *scratch_folder.remove_dead(f".{Path(out).name}-", Path(out).parent)]
+
+
 def check_out(out: Path, protected: list[Path]) -> None:
     """``-o`` may be a new folder or one train wrote before (replaced whole: its training.json of this format
     and nothing it did not write); nothing else is overwritten, and the folder it goes in must take it."""
