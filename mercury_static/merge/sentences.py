@@ -56,7 +56,8 @@ def suggested_by(value, record: BundleRecord, sentence: int, verdict_value: str,
              if s.get("sentence") == sentence and s.get("verdict") == verdict_value}
     for n in value:
         if n not in gave:
-            raise Reject(name, f"{short(repr(n))} suggested no {verdict_value!r} for sentence {sentence} of this record")
+            raise Reject(name, f"{short(repr(n))} suggested no {verdict_value!r} for sentence {sentence} of this "
+                               "record")
     return list(value)
 
 

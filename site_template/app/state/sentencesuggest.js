@@ -71,6 +71,6 @@ export function suggestedByProblem(rec, i, verdict, names) {
     : `suggested_by: ${JSON.stringify(stray)} suggested no ${JSON.stringify(verdict)} for this sentence here`;
 }
 
-/** The `suggested_by` of an export's sentence entry as merge reads it: absent, else a non-empty list of distinct names. */
+/** An export sentence entry's `suggested_by` as merge reads it: absent, else a non-empty list of distinct names. */
 export const isSuggestedBy = (v) => v === undefined || (Array.isArray(v) && v.length > 0
   && v.every((n) => typeof n === 'string' && n.length > 0) && new Set(v).size === v.length);

@@ -1,8 +1,8 @@
 /**
  * The verdicts slice (docs/sentence-verdicts.md): each summary sentence of the open record judged on its
  * own. The verdicts are work, kept in the record's work entry as a stamped map beside the answers
- * (`entry.sentences = {INDEX: {value: {verdict, evidence, elapsed_ms?, suggested_by?} | null, updated_at}}`, null = cleared;
- * responses.js merges it per sentence, newest wins), so they are saved, merged across tabs, undone and
+ * (`entry.sentences = {INDEX: {value: {verdict, evidence, elapsed_ms?, suggested_by?} | null, updated_at}}`,
+ * null = cleared; responses.js merges it per sentence, newest wins), so they are saved, merged across tabs, undone and
  * exported as answers are. The slice's own state, `verdicts`, is the walk: the current sentence (its span is
  * the assistant's query while no span draft is open), the verdict picker, and Submit's question about the
  * sentences not checked. A verdict accepted from the dataset's suggestions (sentencesuggest.js) keeps who
@@ -181,9 +181,9 @@ export function verdictSlice(ctx) {
     const elapsed = from === null ? {} : { elapsed_ms: Math.max(0, Math.round(instant(at) - from)) };
     const had = given(i);
     const names = by || (had?.verdict === verdict ? had.suggested_by : undefined);
-    const value = verdict ? {
-      verdict, evidence: evidenceFor(settings, verdict, evidence), ...elapsed, ...(names ? { suggested_by: names } : {}),
-    } : null;
+    const suggested = names ? { suggested_by: names } : {};
+    const value = verdict
+      ? { verdict, evidence: evidenceFor(settings, verdict, evidence), ...elapsed, ...suggested } : null;
     const text = verdict ? settings.options.find((o) => o.value === verdict)?.text || verdict : 'cleared';
     const stamped = { value, updated_at: at };
     ctx.changeRecord(id, (entry) => ({ ...entry, sentences: withKey(entry.sentences, String(i), stamped) }),
