@@ -1,13 +1,13 @@
 """A small JSON Schema validator for the keywords docs/*.schema.json use (jsonschema is not a dependency):
-type, const, enum, properties, required, additionalProperties, items, minItems, minLength, pattern,
-minimum, anyOf and local $ref. Unknown keywords are an error, so a schema cannot silently check less than it says."""
+type, const, enum, properties, required, additionalProperties, items, minItems, uniqueItems, minLength,
+pattern, minimum, anyOf and local $ref. Unknown keywords are an error, so a schema cannot silently check less than it says."""
 
 from __future__ import annotations
 
 import re
 
 KNOWN = {"$schema", "$id", "title", "description", "$defs", "type", "const", "enum", "properties", "required",
-         "additionalProperties", "items", "minItems", "minLength", "pattern", "minimum", "maximum", "anyOf", "$ref"}
+         "additionalProperties", "items", "minItems", "uniqueItems", "minLength", "pattern", "minimum", "maximum", "anyOf", "$ref"}
 TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None)}
 
 
@@ -53,6 +53,8 @@ def errors(value, schema: dict, root: dict | None = None, path: str = "$") -> li
     if isinstance(value, list):
         if len(value) < schema.get("minItems", 0):
             out.append(f"{path}: fewer than {schema['minItems']} items")
+        if schema.get("uniqueItems") and len({repr(v) for v in value}) != len(value):
+            out.append(f"{path}: an item is listed twice")
         if "items" in schema:
             for i, item in enumerate(value):
                 out += errors(item, schema["items"], root, f"{path}[{i}]")

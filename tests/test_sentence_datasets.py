@@ -391,3 +391,49 @@ def test_a_summhay_judgment_naming_no_bullet_is_a_warning(tmp_path, caplog):
     assert "subtopics[1].eval_summaries['summary_subtopic_model-y']: bullet_id 4 names no bullet of the summary " \
            "(1 lines); its judgment suggests nothing" in caplog.text
     assert [s["verdict"] for s in recs[2].sentence_suggestions] == ["none"]
+
+
+# ---------------------------------------------------------------- a suggested verdict accepted
+
+def test_merge_keeps_an_accepted_suggested_verdict_and_refuses_a_stray_one(tmp_path, build_bundle):
+    """An export's `suggested_by` (the page's accept key): kept when each name gave that verdict to that sentence,
+    through the merged file and the flat dump read back; a name that did not, a repeated name, or suggestions not
+    shown drop that verdict only, one line each."""
+    from mercury_static.merge.pipeline import merge_files
+
+    path = write_jsonl(tmp_path / "q.jsonl", qags_rows())
+    bundle = build_bundle([path], name="qags-accepted")
+    rid = load_bundle(bundle).records[0].id  # sentence 1 "Work starts in June.": no (worker-0, worker-1), yes (2)
+
+    def export(name, shown, sentences):
+        at = "2026-01-02T10:00:00Z"
+        doc = {"format": "mercury-static/annotations", "version": 4, "bundle_id": load_bundle(bundle).manifest[
+            "bundle_id"], "annotator": name, "client_id": f"c-{name}", "exported_at": at, "records": [
+            {"record_id": rid, "status": "submitted", "updated_at": at, "annotations": [], "responses": {},
+             "suggestions": {"shown": shown, "accepted": {}},
+             "sentences": [{"index": i, "verdict": v, "updated_at": at, **extra} for i, v, extra in sentences]}]}
+        return write_jsonl(tmp_path / f"{name}.json", [doc])
+
+    good = export("ann", True, [(0, "yes", {"evidence": [1], "suggested_by": ["worker-0", "worker-1", "worker-2"]}),
+                                (1, "no", {"suggested_by": ["worker-0", "worker-1"]})])
+    bad = export("ben", True, [(0, "yes", {"suggested_by": ["worker-7"]}), (1, "no", {"suggested_by": ["worker-2"]}),
+                               (1, "no", {"suggested_by": ["worker-0", "worker-0"]})])
+    blind = export("cat", False, [(1, "no", {"suggested_by": ["worker-0"]})])
+    result = merge_files([good, bad, blind], bundle)
+    lines = sorted(str(p) for p in result.problems)
+    assert len(lines) == 4 and result.answers_dropped == 4, lines
+    assert "field 'sentences[0].suggested_by': 'worker-7' suggested no 'yes' for sentence 0 of this record" in lines[0]
+    assert "field 'sentences[1].suggested_by': 'worker-2' suggested no 'no' for sentence 1" in lines[1]
+    assert "field 'sentences[2].suggested_by': expected a list of distinct names" in lines[2]
+    assert "field 'sentences[0].suggested_by': accepted a suggestion that was not shown" in lines[3]
+    [rec] = [r for r in result.records if r["id"] == rid]
+    kept = {(v["annotator"], v["sentence"]): v.get("suggested_by") for v in rec["sentences"]}
+    assert kept == {("ann", 0): ["worker-0", "worker-1", "worker-2"], ("ann", 1): ["worker-0", "worker-1"]}
+    for fmt, name in (("mercury-static", "merged.json"), ("mercury", "dump.json")):
+        out = tmp_path / name
+        out.write_bytes(merge_files([good], bundle, fmt=fmt).output)
+        again = merge_files([out], bundle)
+        assert again.problems == []
+        [back] = [r for r in again.records if r["id"] == rid]
+        assert [v.get("suggested_by") for v in back["sentences"]] == [["worker-0", "worker-1", "worker-2"],
+                                                                      ["worker-0", "worker-1"]], fmt

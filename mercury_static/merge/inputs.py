@@ -228,7 +228,8 @@ class InputReader:
         active = self.time(path, where, entry.get("active_ms"), "active_ms") if version >= EXPORT_TIMED else None
         sentences: list[dict] = []
         if version >= EXPORT_SENTENCES:
-            sentences, bad = check_sentences(entry.get("sentences"), record, self.verdicts, annotator)
+            shown = use.get("shown") if use else None
+            sentences, bad = check_sentences(entry.get("sentences"), record, self.verdicts, annotator, shown=shown)
             self.dropped(path, where, bad)
         key = (annotator, record_id, entry["updated_at"])
         seen = self.clean_entries.get(key)

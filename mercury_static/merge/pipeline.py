@@ -117,7 +117,7 @@ def _flat_verdict(x: dict) -> dict:
     """A sentence verdict in the flat layout (the summary sentence as summary_start/end/span)."""
     out = {"annotator": x["annotator"], "sentence": x["sentence"], "summary_start": x["summary"]["start"],
            "summary_end": x["summary"]["end"], "summary_span": x["summary"]["text"], "verdict": x["verdict"]}
-    return {**out, **{k: x[k] for k in ("evidence", "updated_at", "elapsed_ms") if k in x}}
+    return {**out, **{k: x[k] for k in ("evidence", "updated_at", "elapsed_ms", "suggested_by") if k in x}}
 
 
 def _flat(record_id: str, a: dict) -> dict:

@@ -4,7 +4,9 @@ bundle record, and their merged shape.
 Each fault is one `Reject` naming the field (`sentences[2].verdict`) and drops that verdict only: the record
 entry, its spans and its other verdicts stay, as a bad question answer drops only itself. A merged file read
 back (its `sentences`) and a Mercury dump's flat `sentence_verdicts` are checked the same way, offsets and
-texts against the bundle's cut, so a merge of merges keeps every verdict.
+texts against the bundle's cut, so a merge of merges keeps every verdict. A verdict accepted from the dataset's
+suggestions names who suggested it (`suggested_by`): each name must have given that verdict to that sentence in
+the bundle record (its `prior_sentences` or `sentence_suggestions`), and shown to the annotator.
 """
 
 from __future__ import annotations
@@ -37,10 +39,33 @@ def _same_cut(value, part: dict, name: str) -> None:
                            f"text: {short(part['text'])!r}}}, got {short(repr(value))}")
 
 
+def suggested_by(value, record: BundleRecord, sentence: int, verdict_value: str, name: str,
+                 shown: bool | None = None) -> list[str] | None:
+    """A verdict's `suggested_by` (absent: None), checked: a non-empty list of distinct names, each of which gave
+    `verdict_value` to summary sentence `sentence` of the record, on an entry whose suggestions were shown."""
+    if value is None:
+        return None
+    if shown is False:
+        raise Reject(name, "accepted a suggestion that was not shown (suggestions.shown is false)")
+    if not isinstance(value, list) or not value or not all(isinstance(n, str) and n for n in value) \
+            or len(set(value)) != len(value):
+        raise Reject(name, f"expected a list of distinct names, got {short(repr(value))}")
+    gave = {p.get("annotator") for p in record.prior_sentences
+            if p.get("sentence") == sentence and p.get("verdict") == verdict_value}
+    gave |= {s.get("agent") for s in record.sentence_suggestions
+             if s.get("sentence") == sentence and s.get("verdict") == verdict_value}
+    for n in value:
+        if n not in gave:
+            raise Reject(name, f"{short(repr(n))} suggested no {verdict_value!r} for sentence {sentence} of this "
+                               "record")
+    return list(value)
+
+
 def verdict(entry, where: str, record: BundleRecord, settings: SentenceVerdicts, annotator: str,
-            merged: bool = False) -> dict:
-    """One exported verdict (`{index, verdict, evidence, updated_at, elapsed_ms}`) or, `merged`, one entry of a
-    merged record's `sentences`, checked, in the merged shape."""
+            merged: bool = False, shown: bool | None = None) -> dict:
+    """One exported verdict (`{index, verdict, evidence, updated_at, elapsed_ms, suggested_by}`) or, `merged`, one
+    entry of a merged record's `sentences`, checked, in the merged shape (`shown`: whether the entry's
+    suggestions were shown, None when it does not say)."""
     if not isinstance(entry, dict):
         raise Reject(where, "expected an object {index, verdict, evidence, updated_at}")
     bad = safeio.find_invalid(entry)
@@ -80,29 +105,33 @@ def verdict(entry, where: str, record: BundleRecord, settings: SentenceVerdicts,
     if parse_time(updated_at, f"{where}.updated_at") is None and not (merged and updated_at is None):
         raise Reject(f"{where}.updated_at", "missing")  # merged: null is a dataset's verdict (QAGS), time unknown
     elapsed = milliseconds(entry.get("elapsed_ms"), f"{where}.elapsed_ms")
+    by = suggested_by(entry.get("suggested_by"), record, index, value, f"{where}.suggested_by", shown)
     out = {"annotator": annotator, "sentence": index, "summary": summary, "verdict": value}
     if value in settings.evidence:
         out["evidence"] = parts
     out["updated_at"] = updated_at
     if elapsed is not None:
         out["elapsed_ms"] = elapsed
+    if by is not None:
+        out["suggested_by"] = by
     return out
 
 
 def check_sentences(entries, record: BundleRecord, settings: SentenceVerdicts | None, annotator: str,
-                    field_name: str = "sentences") -> tuple[list[dict], list[Reject]]:
+                    field_name: str = "sentences", shown: bool | None = None) -> tuple[list[dict], list[Reject]]:
     """The valid verdicts of one export record entry (merged shape, in sentence order), and one `Reject` per
     verdict dropped: a bad one, a sentence judged twice (the first kept), or any verdict on a bundle that asks
-    none."""
+    none; `shown`: whether the entry's suggestions were shown (None: it does not say)."""
     if entries is None or entries == []:
         return [], []
     if not isinstance(entries, list):
         return [], [Reject(field_name, "expected a list of sentence verdicts")]
-    return _checked(list(enumerate(entries)), record, settings, annotator, False, field_name)
+    return _checked(list(enumerate(entries)), record, settings, annotator, False, field_name, shown)
 
 
 def _checked(numbered: list[tuple[int, object]], record: BundleRecord, settings: SentenceVerdicts | None,
-             annotator: str, merged: bool, field_name: str) -> tuple[list[dict], list[Reject]]:
+             annotator: str, merged: bool, field_name: str, shown: bool | None = None
+             ) -> tuple[list[dict], list[Reject]]:
     if settings is None:
         return [], [Reject(field_name, f"{len(numbered)} sentence verdict(s), but this bundle asks none (its "
                                        "settings have no sentence_verdicts)")]
@@ -112,7 +141,7 @@ def _checked(numbered: list[tuple[int, object]], record: BundleRecord, settings:
     for j, entry in numbered:
         where = f"{field_name}[{j}]"
         try:
-            out = verdict(entry, where, record, settings, annotator, merged)
+            out = verdict(entry, where, record, settings, annotator, merged, shown)
             if out["sentence"] in kept:
                 raise Reject(f"{where}.{'sentence' if merged else 'index'}",
                              f"sentence {out['sentence']} is judged twice (also {field_name}[{first[out['sentence']]}],"

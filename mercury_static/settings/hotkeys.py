@@ -15,7 +15,7 @@ DEFAULT_KEYS: dict[str, tuple[str, ...]] = {
     "suggestions": ("w",), "next_todo": ("t",), "toggle_list": ("[",), "toggle_side": ("]",), "filter": ("/",),
     "export": ("e",), "guidelines": ("g",), "help": ("?",), "next_question": ("q",), "prev_question": ("Q",),
     "accept": ("a",), "next_sentence": ("v",), "prev_sentence": ("V",), "confirm_sentence": ("y",),
-    "sentence_verdict": ("u",),
+    "sentence_verdict": ("u",), "accept_sentence": ("Y",),
 }
 NAMED = ("Delete", "Insert", "Home", "End", "PageUp", "PageDown", *(f"F{i}" for i in range(1, 13)))
 """Keys by name (KeyboardEvent.key) a shortcut may be; any other is one printable character."""

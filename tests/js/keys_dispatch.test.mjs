@@ -248,5 +248,5 @@ test('the help says what every action does, in the defaults\' order; the form\'s
   assert.equal(rows[0][0], 'n / j');
   assert.equal(keyRows(resolveKeys()).length, rows.length - FORM_ACTIONS.length - SENTENCE_ACTIONS.length);
   assert.equal(keyRows(resolveKeys(), { sentences: true }).length, rows.length - FORM_ACTIONS.length);
-  assert.deepEqual(SENTENCE_ACTIONS.map((a) => DEFAULT_KEYS[a][0]), ['v', 'V', 'y', 'u']);
+  assert.deepEqual(SENTENCE_ACTIONS.map((a) => DEFAULT_KEYS[a][0]), ['v', 'V', 'y', 'u', 'Y']);
 });

@@ -137,6 +137,7 @@ export function mountCommands(store, parts) {
     ...(sentences ? {
       nextSentence: () => actions.stepSentence(1), prevSentence: () => actions.stepSentence(-1),
       confirmSentence: () => actions.confirmSentence(), sentenceVerdict: () => actions.togglePicker(),
+      acceptSentence: () => actions.acceptSuggestedVerdict(),
     } : {}),
   }, actionsByKey(keys));
   mountViewControls(store, parts.viewKey);

@@ -265,8 +265,8 @@ export class Bundle {
 
   /**
    * Load a record (at position `at`, if the caller knows it) with both texts resolved, as stored: {id,
-   * title, metadata, prior_annotations, gold, source, summary, fields, meta, suggestions} (the page shows it
-   * through suggestions.js `recordAsShown`).
+   * title, metadata, prior_annotations, gold, source, summary, fields, meta, suggestions, prior_sentences,
+   * sentence_suggestions} (the page shows it through suggestions.js `recordAsShown`).
    */
   async record(id, at = undefined) {
     const row = await this.indexRow(id, at);
@@ -284,6 +284,7 @@ export class Bundle {
       id: rec.id, title: rec.title || null, metadata: rec.metadata || {},
       prior_annotations: rec.prior_annotations || [], gold: rec.gold || null, source, summary,
       fields: rec.fields || {}, meta: rec.meta || {}, suggestions: rec.suggestions || [],
+      prior_sentences: rec.prior_sentences || [], sentence_suggestions: rec.sentence_suggestions || [],
     };
   }
 

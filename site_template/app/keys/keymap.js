@@ -43,6 +43,7 @@ export const DEFAULT_KEYS = {
   prev_sentence: ['V'],
   confirm_sentence: ['y'],
   sentence_verdict: ['u'],
+  accept_sentence: ['Y'],
 };
 // [[[end]]]
 
@@ -77,13 +78,14 @@ export const ACTION_HELP = {
   prev_sentence: 'previous summary sentence to judge',
   confirm_sentence: 'confirm the current sentence with the first verdict (e.g. supported), the top lit source sentence as evidence',
   sentence_verdict: 'pick another verdict for the current sentence: then its number (1 … 9), 0 clears it, Esc closes',
+  accept_sentence: 'accept the current sentence\'s suggested verdict (the dataset\'s, e.g. its workers\' majority; none on a tie)',
 };
 
 /** The actions of the questions form: in the help only where the bundle has questions. */
 export const FORM_ACTIONS = ['next_question', 'prev_question', 'accept'];
 
 /** The actions of the sentence verdicts: in the help only where the bundle asks them. */
-export const SENTENCE_ACTIONS = ['next_sentence', 'prev_sentence', 'confirm_sentence', 'sentence_verdict'];
+export const SENTENCE_ACTIONS = ['next_sentence', 'prev_sentence', 'confirm_sentence', 'sentence_verdict', 'accept_sentence'];
 
 /** {action: [keys]} with the settings' `keys` (manifest.settings.keys: {action: [keys]}) over the defaults. */
 export function resolveKeys(overrides = {}) {

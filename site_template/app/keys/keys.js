@@ -115,7 +115,7 @@ const ACTION_HANDLERS = new Map(Object.entries({
   next_question: 'nextQuestion', prev_question: 'prevQuestion', accept: 'accept',
   // the sentence verdicts (views/verdicts.js)
   next_sentence: 'nextSentence', prev_sentence: 'prevSentence', confirm_sentence: 'confirmSentence',
-  sentence_verdict: 'sentenceVerdict',
+  sentence_verdict: 'sentenceVerdict', accept_sentence: 'acceptSentence',
 }));
 const WITH_SIDE = new Set(['otherPane', 'find']);
 
@@ -184,7 +184,7 @@ function commandOf(key, handlers, byKey, side) {
  *   guidelines, help, nextTodo, toggleList, toggleSide, exportNow, filter, find(side | null),
  *   stepStart(side | null, dir),
  *   redo, nextSaved, prevSaved, deleteSaved, suggestions, nextQuestion?, prevQuestion?, accept?, nextSentence?,
- *   prevSentence?, confirmSentence?, sentenceVerdict?}
+ *   prevSentence?, confirmSentence?, sentenceVerdict?, acceptSentence?}
  * @param byKey {key: action} (keymap.js: the defaults and the settings' changes)
  */
 export function mountKeys(handlers, byKey) {

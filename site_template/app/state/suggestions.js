@@ -51,15 +51,17 @@ export function spanSuggestionsAsPrior(suggestions, spanName, texts) {
 
 /**
  * A record as the page shows it (the store's `current.record`, an import's check): in blind mode no
- * suggestion and no prior annotation; else the span suggestions of question `spanQuestion` join the prior
- * annotations (the suggestions card shows and accepts both) and `suggestions` keeps the other questions'.
+ * suggestion, no prior annotation and no prior or suggested sentence verdict; else the span suggestions of
+ * question `spanQuestion` join the prior annotations (the suggestions card shows and accepts both) and
+ * `suggestions` keeps the other questions'.
  */
 export function recordAsShown(rec, { blind, spanQuestion }) {
   const suggestions = blind ? [] : rec.suggestions || [];
   const prior = blind ? []
     : [...(rec.prior_annotations || []), ...spanSuggestionsAsPrior(suggestions, spanQuestion, rec)];
   const others = suggestions.filter((sg) => sg && sg.question !== spanQuestion);
-  return { ...rec, prior_annotations: prior, suggestions: others };
+  const sentences = blind ? { prior_sentences: [], sentence_suggestions: [] } : {};
+  return { ...rec, prior_annotations: prior, suggestions: others, ...sentences };
 }
 
 /** Whether a prior annotation / span suggestion is already among the annotator's own (same label and spans). */

@@ -1,13 +1,15 @@
 /**
  * The verdicts slice (docs/sentence-verdicts.md): each summary sentence of the open record judged on its
  * own. The verdicts are work, kept in the record's work entry as a stamped map beside the answers
- * (`entry.sentences = {INDEX: {value: {verdict, evidence, elapsed_ms?} | null, updated_at}}`, null = cleared;
- * responses.js merges it per sentence, newest wins), so they are saved, merged across tabs, undone and
+ * (`entry.sentences = {INDEX: {value: {verdict, evidence, elapsed_ms?, suggested_by?} | null, updated_at}}`,
+ * null = cleared; responses.js merges it per sentence, newest wins), so they are saved, merged across tabs, undone and
  * exported as answers are. The slice's own state, `verdicts`, is the walk: the current sentence (its span is
  * the assistant's query while no span draft is open), the verdict picker, and Submit's question about the
- * sentences not checked.
+ * sentences not checked. A verdict accepted from the dataset's suggestions (sentencesuggest.js) keeps who
+ * suggested it (`suggested_by`) while its verdict stays.
  */
 import { draftHasWork } from './draft.js';
+import { isSuggestedBy, sentenceVotes, suggestedByProblem, suggestedVerdict } from './sentencesuggest.js';
 import { hasOwn, withKey } from './storage.js';
 import { instant } from './times.js';
 import { nowIso } from '../util.js';
@@ -80,6 +82,7 @@ export function exportedSentences(entry, settings) {
     .map(([i, v]) => ({
       index: Number(i), verdict: v.verdict, ...(carries(v.verdict) ? { evidence: [...(v.evidence || [])] } : {}),
       updated_at: v.updated_at, ...(Number.isSafeInteger(v.elapsed_ms) ? { elapsed_ms: v.elapsed_ms } : {}),
+      ...(v.suggested_by ? { suggested_by: [...v.suggested_by] } : {}),
     }));
 }
 
@@ -106,10 +109,12 @@ export function importedSentences(list, read, leftOut, where) {
             ? "field 'evidence': expected a list of source sentence indices"
             : at === null ? "field 'updated_at': missing or not an ISO-8601 time"
               : !(s.elapsed_ms === undefined || isIndex(s.elapsed_ms))
-                ? "field 'elapsed_ms': expected a whole number of milliseconds ≥ 0" : null;
+                ? "field 'elapsed_ms': expected a whole number of milliseconds ≥ 0"
+                : !isSuggestedBy(s.suggested_by) ? "field 'suggested_by': expected a list of distinct names" : null;
     if (why) return leftOut(`${where}, sentences[${j}]: ${why}`);
     const elapsed = s.elapsed_ms === undefined ? {} : { elapsed_ms: s.elapsed_ms };
-    const value = { verdict: s.verdict, evidence: [...(s.evidence || [])], ...elapsed };
+    const by = s.suggested_by === undefined ? {} : { suggested_by: [...s.suggested_by] };
+    const value = { verdict: s.verdict, evidence: [...(s.evidence || [])], ...elapsed, ...by };
     if (!out[s.index] || instant(at) > instant(out[s.index].updated_at)) out[s.index] = { value, updated_at: at };
     return null;
   });
@@ -123,7 +128,7 @@ function verdictProblem(settings, rec, index, r) {
   if (Number(index) >= rec.summary.sentences.length) return `the summary has no sentence ${index}`;
   if (!settings.options.some((o) => o.value === r.value.verdict)) return `${JSON.stringify(r.value.verdict)} is not one of the verdicts`;
   if ((r.value.evidence || []).some((i) => i >= rec.source.sentences.length)) return 'evidence: the source has no such sentence';
-  return null;
+  return suggestedByProblem(rec, Number(index), r.value.verdict, r.value.suggested_by);
 }
 
 /**
@@ -163,21 +168,37 @@ export function verdictSlice(ctx) {
     const spans = liveAnnotations(entry).filter((a) => a.summary).map((a) => [a.summary.start, a.summary.end]);
     return sentenceStates(rec.summary.sentences, spans, givenVerdicts(entry));
   }
-  /** Give sentence `i` of the open record `verdict` (null: cleared) with `evidence`. */
-  function give(i, verdict, evidence = []) {
+  const given = (i) => givenVerdicts(entryOf(get().work, get().current.id))[i] || null;
+  /**
+   * Give sentence `i` of the open record `verdict` (null: cleared) with `evidence`; `by`: the names whose
+   * suggestion it accepts (else those of the verdict it had, while it stays the same).
+   */
+  function give(i, verdict, evidence = [], by = undefined) {
     const { current: { id }, verdicts } = get();
     if (!settings || !id || i === null) return;
     const at = nowIso();
     const from = instant(verdicts.current === i ? verdicts.started : null);
     const elapsed = from === null ? {} : { elapsed_ms: Math.max(0, Math.round(instant(at) - from)) };
-    const value = verdict ? { verdict, evidence: evidenceFor(settings, verdict, evidence), ...elapsed } : null;
+    const had = given(i);
+    const names = by || (had?.verdict === verdict ? had.suggested_by : undefined);
+    const suggested = names ? { suggested_by: names } : {};
+    const value = verdict
+      ? { verdict, evidence: evidenceFor(settings, verdict, evidence), ...elapsed, ...suggested } : null;
     const text = verdict ? settings.options.find((o) => o.value === verdict)?.text || verdict : 'cleared';
     const stamped = { value, updated_at: at };
     ctx.changeRecord(id, (entry) => ({ ...entry, sentences: withKey(entry.sentences, String(i), stamped) }),
-      { text: `Sentence ${i + 1}: ${text}` });
+      { text: `Sentence ${i + 1}: ${text}${by ? ' (suggestion accepted)' : ''}` });
     set({ picker: false, message: null });
   }
-  const given = (i) => givenVerdicts(entryOf(get().work, get().current.id))[i] || null;
+  /** Sentence `i`'s evidence when confirmed: the one given, else the top source sentence lit for it, else none. */
+  function evidenceOf(i) {
+    const { assist, current: { record: rec } } = get();
+    const had = given(i)?.evidence;
+    if (had && had.length) return had;
+    const [s, e] = rec.summary.sentences[i];
+    return assist.side === 'source' && assist.query && assist.query.start === s && assist.query.end === e
+      && assist.results.length ? [assist.results[0].index] : [];
+  }
 
   /**
    * Whether Submit waits for the sentences not checked: `required` refuses while any is left, `shown` asks
@@ -228,13 +249,26 @@ export function verdictSlice(ctx) {
      * the top source sentence the assistant lit for this sentence (none when nothing is lit).
      */
     confirmSentence() {
-      const { verdicts: { current: i }, assist, current: { record: rec } } = get();
+      const { verdicts: { current: i }, current: { record: rec } } = get();
       if (!settings || i === null || !rec) return;
-      const [s, e] = rec.summary.sentences[i];
-      const lit = assist.side === 'source' && assist.query && assist.query.start === s && assist.query.end === e
-        && assist.results.length ? [assist.results[0].index] : [];
-      const had = given(i)?.evidence;
-      give(i, settings.options[0].value, had && had.length ? had : lit);
+      give(i, settings.options[0].value, evidenceOf(i));
+    },
+    /**
+     * Give the current sentence (from none: walk to the first) its suggested verdict, the majority of the
+     * dataset's votes, its evidence as `y`'s; without one (no votes, a tie) the message line says why.
+     */
+    acceptSuggestedVerdict() {
+      const { verdicts: { current: i }, current: { record: rec } } = get();
+      if (!settings || !rec) return;
+      if (i === null) {
+        actions.stepSentence(1);
+        return;
+      }
+      const s = suggestedVerdict(sentenceVotes(rec, i), settings.options.map((o) => o.value));
+      if (!s || s.tie) {
+        ctx.setUi({ message: s ? `Sentence ${i + 1}: the suggestions tie (${s.tie.join(', ')}); none accepted.`
+          : `Sentence ${i + 1} has no suggested verdict.` });
+      } else give(i, s.verdict, evidenceOf(i), s.by);
     },
     /** Give the current sentence option `k` (0-based) of the settings' verdicts. */
     pickVerdict(k) {

@@ -3,10 +3,13 @@
  * on its element (a left border and background per state, the current one outlined, the state as text for a
  * screen reader through generated content: no node enters the text, whose offsets stay the DOM's), and the
  * verdict bar above the summary: the counter "4 of 6 sentences judged", the current sentence, previous /
- * next, a button per verdict and Clear for the mouse, Submit's question.
- * Dataset text is never shown here: only the settings' verdict texts, as text.
+ * next, a button per verdict and Clear for the mouse, the dataset's suggested verdicts of the current sentence
+ * (none in blind mode: the record as shown has none) and the button that accepts them, Submit's question.
+ * Dataset text (the suggesting names) is shown as text only, never as HTML.
  */
+import { sentenceVotes, suggestedVerdict, suggestionText } from '../state/sentencesuggest.js';
 import { countStates, countText, givenVerdicts, verdictSettings } from '../state/verdicts.js';
+import { resolveKeys } from '../keys/keymap.js';
 import { watch } from '../state/store.js';
 import { h } from '../util.js';
 
@@ -34,9 +37,14 @@ export function mountVerdicts(store, manifest, panes) {
   const clear = button('Clear', 'Clear this sentence\'s verdict (u then 0)', () => actions.clearVerdict(), { 'data-action': 'clear-verdict' });
   const prev = button('‹', 'Previous sentence (V)', () => actions.stepSentence(-1), { 'aria-label': 'previous sentence' });
   const next = button('›', 'Next sentence (v)', () => actions.stepSentence(1), { 'aria-label': 'next sentence' });
+  const acceptKey = resolveKeys(manifest.settings?.keys).accept_sentence.join(' / ');
+  const suggested = h('span', { id: 'verdict-suggested', class: 'verdict-suggested', hidden: true });
+  const accept = button('Accept suggested', `Accept the suggested verdict (${acceptKey})`, () => actions.acceptSuggestedVerdict(),
+    { 'data-action': 'accept-sentence-suggestion', hidden: true });
   const message = h('p', { id: 'verdict-message', class: 'verdict-message', role: 'alert', tabindex: '-1', hidden: true });
   const bar = h('div', { id: 'verdict-bar', class: 'verdict-bar', role: 'group', 'aria-label': 'sentence verdict' },
-    count, prev, what, next, h('span', { class: 'verdict-buttons' }, ...options, clear), message);
+    count, prev, what, next, h('span', { class: 'verdict-buttons' }, ...options, clear),
+    h('span', { class: 'verdict-suggestion' }, suggested, accept), message);
   section.querySelector('.pane-title').after(bar);
 
   /** Each summary sentence's state on its element (also after the pane made more of them). */
@@ -73,6 +81,16 @@ export function mountVerdicts(store, manifest, panes) {
         ? ` · evidence: source sentence${given.evidence.length > 1 ? 's' : ''} ${given.evidence.map((e) => e + 1).join(', ')}` : ''}`;
     for (const b of [...options, clear]) b.disabled = current === null;
     options.forEach((b) => b.setAttribute('aria-pressed', String(given?.verdict === b.dataset.verdict)));
+    const order = settings.options.map((o) => o.value);
+    const votes = rec && current !== null ? sentenceVotes(rec, current) : [];
+    const textOf = (v) => settings.options.find((o) => o.value === v)?.text || v;
+    suggested.textContent = suggestionText(votes, order, textOf); // dataset names: text only
+    suggested.hidden = !votes.length;
+    const take = suggestedVerdict(votes, order);
+    accept.hidden = !votes.length;
+    accept.disabled = !take || Boolean(take.tie);
+    accept.setAttribute('aria-pressed', String(Boolean(take?.verdict && given?.verdict === take.verdict
+      && given.suggested_by)));
     bar.dataset.picker = String(Boolean(s.verdicts.picker));
     message.hidden = !s.verdicts.message;
     message.textContent = s.verdicts.message || '';
