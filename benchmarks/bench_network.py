@@ -87,6 +87,9 @@ def today_bundle(bundle: Path, ref: str) -> Path:
         archive = subprocess.run(["git", "-C", str(REPO), "archive", ref, "site_template"], capture_output=True,
                                  check=True).stdout
         subprocess.run(["tar", "-x", "-C", str(src)], input=archive, check=True)
+        sw = src / "site_template" / "app" / "sw.js"
+        if not sw.exists():  # pack copies it; that page never registers it (and it stays in app/, out of scope)
+            sw.write_text("", encoding="utf-8")
         page = pack(src / "site_template" / "app", Path(tmp) / "packed")
         import jinja2
 
@@ -211,11 +214,12 @@ def main() -> None:
     ap.add_argument("--profiles", default="20,5")
     ap.add_argument("--before-ref", default=BEFORE_REF)
     ap.add_argument("--variants", default="today,after")
+    ap.add_argument("--rebuild", action="store_true", help="build the FaithBench bundle again (after a change of build)")
     args = ap.parse_args()
     from playwright.sync_api import sync_playwright
 
     after = build_cached("faithbench", sorted(Path(x) for x in glob.glob(str(FAITHBENCH / "batch_*.json"))),
-                         title="FaithBench")
+                         rebuild=args.rebuild, title="FaithBench")
     today = today_bundle(after, args.before_ref)
     urls = {"today": serve(today)[1], "after": serve(after)[1]}
     results: list[tuple[str, str, str, dict]] = []

@@ -28,9 +28,10 @@ def request(base: str, path: str, method: str = "GET", **headers) -> tuple[int, 
 def test_siblings_hold_their_files_bytes(stand_in_demo):
     files = [p for p in stand_in_demo.rglob("*") if p.is_file() and p.suffix != SUFFIX]
     siblings = {p.relative_to(stand_in_demo).as_posix() for p in stand_in_demo.rglob(f"*{SUFFIX}")}
-    for name in ("vendor/ort-wasm-simd-threaded.wasm", "vendor/transformers.min.js", "app/main.js", "index.html"):
+    for name in ("vendor/ort-wasm-simd-threaded.wasm", "vendor/transformers.min.js", "app/main.js"):
         assert name + SUFFIX in siblings, name
-    assert "manifest.json" + SUFFIX not in siblings  # rewritten in place by tune --apply and assign
+    for name in ("manifest.json", "index.html"):  # rewritten in place by tune --apply, assign, links
+        assert name + SUFFIX not in siblings
     for path in files:
         sibling = path.with_name(path.name + SUFFIX)
         if sibling.is_file():
@@ -69,8 +70,8 @@ def test_serve_sends_the_sibling_when_accepted(stand_in_demo, serve_dir):
     status, _, body = request(base, "/vendor/ort-wasm-simd-threaded.wasm",
                               **{"Accept-Encoding": "gzip", "If-Modified-Since": head["last-modified"]})
     assert status == 304 and body == b""
-    status, head, body = request(base, "/", **{"Accept-Encoding": "gzip"})
-    assert head["content-type"].startswith("text/html") and gzip.decompress(body) == (
-        stand_in_demo / "index.html").read_bytes()
+    status, head, body = request(base, "/app/style.css", **{"Accept-Encoding": "gzip"})
+    assert head["content-type"].startswith("text/css") and gzip.decompress(body) == (
+        stand_in_demo / "app" / "style.css").read_bytes()
     status, head, body = request(base, "/manifest.json", **{"Accept-Encoding": "gzip"})
     assert status == 200 and "content-encoding" not in head and head["cache-control"] == "no-cache"

@@ -25,8 +25,9 @@ MIN_BYTES = 1024
 MAX_RATIO = 0.9
 """A sibling is written only when it is at most this fraction of its file (float16 vectors barely compress)."""
 EXTENSIONS = frozenset({".html", ".js", ".mjs", ".css", ".json", ".wasm", ".onnx", ".weights", ".bin", ".svg"})
-SKIPPED = frozenset({"manifest.json"})
-"""Rewritten in place by later commands (`tune --apply`, `assign`): a sibling would go stale."""
+SKIPPED = frozenset({"manifest.json", "index.html"})
+"""Rewritten in place by later commands (`tune --apply`, `assign`; `links` sets the page's security policy): a
+sibling would go stale."""
 CACHED = ("vendor", "models")
 """Top folders whose files are the same in every bundle (the runtime, the model): compressed once, cached."""
 
