@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from pagedriver import query, wait, wait_model
+from pagedriver import query, wait, wait_model, wait_open
 from test_collect import READY, alice_s3_link, annotate_and_submit, link_of, objects, upload_state, wait_for
 
 CACHED_JS = """async () => {
@@ -70,6 +70,7 @@ def test_offline_after_a_first_visit_work_is_saved_and_uploads_wait(kind, reques
     page.wait_for_selector(READY)
     page.keyboard.press("Escape")
     assert page.locator("#offline-status").is_visible()
+    wait_open(page)
     wait_model(page, timeout=120_000)  # the model from the cache
     record = annotate_and_submit(page)
     wait(page, "() => document.querySelector('#upload-status').dataset.state === 'waiting'", timeout=30_000)
