@@ -55,7 +55,7 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
     """Build a bundle from input files into `out`; returns the manifest."""
     from mercury_static.assist import ranker_options
     from mercury_static.assist.embed import load_embedder
-    from mercury_static.assist.model_export import ensure_model
+    from mercury_static.assist.model_export import cache_root, ensure_model
     from mercury_static.build.read_once import read_once
     from mercury_static.build.record_extras import stored_record, untagged_columns
     from mercury_static.build.stream import StreamBuild
@@ -65,6 +65,7 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
     from mercury_static.bundle.folder import MARKER, check_output, editing, new_folder, switch
     from mercury_static.bundle.manifest import bundle_id, shaping, write_manifest
     from mercury_static.bundle.page import find_page, find_runtime, write_page
+    from mercury_static.bundle.precompress import write_siblings
     from mercury_static.settings import flags
     from mercury_static.settings.reader import read_settings
     from mercury_static.settings.schema import MetadataRanges, manifest_settings
@@ -122,6 +123,7 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
                     shards=data.shards, labels=labels, label_choices=choices, guidelines=guidelines, ranker=ranker,
                     id_field=options.id_field, settings=shown, queues=queues, cells=data.cells)
                 write_page(tmp, manifest, page, runtime, model.dir)
+                write_siblings(tmp, cache_root(options.cache_dir) / "gzip")
                 (tmp / MARKER).write_text(f"{FORMAT} {VERSION}\nWritten by mercury-static build; a later build "
                                           "replaces this folder whole.\n", encoding="utf-8")
                 switch(tmp, out)

@@ -46,10 +46,12 @@ ESBUILD = NODE_MODULES / ".bin" / "esbuild"
 PACKED = PACKAGE / "page"
 """The packed page inside a wheel (`make wheel`): app/ and page.json."""
 ENTRY = "main.js"
-COPIED = ("embed-worker.js", "assist/weights.js", "assist/tokens.js", "data/formats.js", "style.css",
+COPIED = ("embed-worker.js", "sw.js", "assist/weights.js", "assist/tokens.js", "data/formats.js", "style.css",
           "review/review.css")
 """Loaded by URL, not imported by the page: the worker script with its modules of ours (the weights reader, the
-formats it checks and the token spans; its other import is the vendored runtime) and the styles."""
+formats it checks and the token spans; its other import is the vendored runtime), the service worker (moved
+to the bundle's root by `write_index`: its scope is the folder it is in) and the styles."""
+SERVICE_WORKER = "sw.js"
 
 
 @dataclass(frozen=True)
@@ -196,6 +198,7 @@ def write_index(out: Path, manifest: dict, page: Page) -> None:
                                                  tool_version=__version__, preload=page.preload)
     (out / "index.html").write_text(html, encoding="utf-8")
     copy_tree(page.app, out / "app")
+    os.replace(out / "app" / SERVICE_WORKER, out / SERVICE_WORKER)
 
 
 def link_or_copy(src: Path, dst: Path) -> None:

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import datetime
+import email.utils
 import functools
 import http.server
+import os
 import sys
+import urllib.parse
 from pathlib import Path
+
+from mercury_static.bundle.precompress import SUFFIX, accepts_gzip
 
 MIME_TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -22,14 +28,46 @@ MIME_TYPES = {
 
 
 class BundleHandler(http.server.SimpleHTTPRequestHandler):
-    """Static files with correct MIME types; no caching, so a rebuilt bundle shows at once."""
+    """Static files with correct MIME types; revalidated at every use (`no-cache`), so a rebuilt bundle shows
+    at once; a file's precompressed sibling (precompress.py) sent instead when the request accepts gzip."""
 
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **MIME_TYPES}
 
     def end_headers(self):
         self.send_header("Cache-Control", "no-cache")
         self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Vary", "Accept-Encoding")
         super().end_headers()
+
+    def send_head(self):
+        """The file's `.gz` sibling with `Content-Encoding: gzip` and the file's own type and date, when there
+        is one and the request accepts gzip; else the file as it is (SimpleHTTPRequestHandler)."""
+        path = Path(self.translate_path(self.path))
+        if path.is_dir() and urllib.parse.urlsplit(self.path).path.endswith("/"):
+            path = path / "index.html"
+        sibling = path.with_name(path.name + SUFFIX)
+        if not (path.is_file() and sibling.is_file() and accepts_gzip(self.headers.get("Accept-Encoding", ""))):
+            return super().send_head()
+        mtime = int(path.stat().st_mtime)
+        since = self.headers.get("If-Modified-Since")
+        if since and "If-None-Match" not in self.headers:
+            try:
+                ims = email.utils.parsedate_to_datetime(since)
+                unchanged = mtime <= ims.replace(tzinfo=ims.tzinfo or datetime.timezone.utc).timestamp()
+            except (TypeError, ValueError, IndexError, OverflowError):
+                unchanged = False
+            if unchanged:
+                self.send_response(304)
+                self.end_headers()
+                return None
+        f = open(sibling, "rb")  # noqa: SIM115 — closed by the handler after copying it
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(str(path)))
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(os.fstat(f.fileno()).st_size))
+        self.send_header("Last-Modified", self.date_time_string(mtime))
+        self.end_headers()
+        return f
 
     def log_message(self, format, *args):  # quiet: a preview server, not an access log
         pass

@@ -14,6 +14,7 @@ import { mountSelection } from './controllers/selection.js';
 import { mountFiles } from './controllers/files.js';
 import { mountTimeOnTask } from './controllers/timeontask.js';
 import { modelLabel, rankerLabel } from './data/data.js';
+import { registerOffline } from './offline.js';
 import { pageSettings } from './state/settings.js';
 import { clientId, prefs, WorkStorage } from './state/storage.js';
 import { createAppStore, SIDES } from './state/store.js';
@@ -52,6 +53,7 @@ async function main() {
   if (!bundle) return;
   const { manifest } = bundle;
   document.title = `${manifest.title || 'mercury-static'} · mercury-static`;
+  registerOffline(manifest);
   if (manifest.review) { // a review bundle (docs/review.md): the review mode owns the page
     const { startReview } = await import('./review/app.js');
     await startReview({ bundle, reviewer: await resolveAnnotator(), version: VERSION });

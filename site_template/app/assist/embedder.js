@@ -9,6 +9,8 @@
 //   await emb.tokens([..]) per text {spans, vectors} (tokens.js) or null; behind every embed call queued
 //   emb.free              ready, with no call running or queued (a new call is answered without waiting)
 
+import { controlled } from '../offline.js';
+
 /** Split `models/<name>` into the models folder as a same-origin *path* and the model name. */
 export function modelLocation(manifest, baseUrl = './') {
   const path = String(manifest.model.path || `models/${manifest.model.name}`).replace(/\/+$/, '');
@@ -131,19 +133,24 @@ export function createEmbedder(manifest, baseUrl = './') {
     }
   }
 
-  try {
-    const { modelsPath, modelName } = modelLocation(manifest, baseUrl);
-    worker = new Worker(new URL('app/embed-worker.js', new URL(baseUrl, document.baseURI)), { type: 'module' });
-    worker.onmessage = onMessage;
-    worker.onerror = (event) => {
-      event.preventDefault();
-      fail(new Error(`model worker failed: ${event.message || 'could not start (see console)'}`));
-    };
-    setStatus('loading');
-    const weights = manifest.model.weights ? new URL(`${modelsPath}${modelName}/${manifest.model.weights}`, document.baseURI).href : null;
-    worker.postMessage({ type: 'init', modelsPath, modelName, pooling: manifest.model.pooling || 'mean', weights });
-  } catch (err) {
-    queueMicrotask(() => fail(err));
+  function start() {
+    try {
+      const { modelsPath, modelName } = modelLocation(manifest, baseUrl);
+      worker = new Worker(new URL('app/embed-worker.js', new URL(baseUrl, document.baseURI)), { type: 'module' });
+      worker.onmessage = onMessage;
+      worker.onerror = (event) => {
+        event.preventDefault();
+        fail(new Error(`model worker failed: ${event.message || 'could not start (see console)'}`));
+      };
+      const weights = manifest.model.weights ? new URL(`${modelsPath}${modelName}/${manifest.model.weights}`, document.baseURI).href : null;
+      worker.postMessage({ type: 'init', modelsPath, modelName, pooling: manifest.model.pooling || 'mean', weights });
+    } catch (err) {
+      fail(err);
+    }
   }
+
+  setStatus('loading');
+  // once the service worker controls the page (offline.js): the model it fetches is then kept for offline use
+  controlled().then(start);
   return emb;
 }

@@ -85,14 +85,17 @@ const BLOCKED = {
   reason: `This page is not allowed to reach the storage (its security policy blocks it; the page was rebuilt or copied after the links were made): ask your coordinator to run \`mercury-static links\` again. ${KEPT}`,
 };
 
+const WAITING = `Not uploaded: waiting for the network; it goes out when the network is back. ${KEPT}`;
+const offline = () => typeof navigator !== 'undefined' && navigator.onLine === false;
+
 const expiredText = (link) => `The upload link expired on ${new Date(link.expires * 1000).toLocaleDateString()}: ask your coordinator for a new one. Your work is saved in this browser; Export still works.`;
 
 /**
  * Upload the export whenever the work changes (debounced), retrying with backoff; `state(st)` gets each
- * state: {state: 'idle'|'uploading'|'uploaded'|'retrying'|'expired'|'refused'|'failed', at, reason,
- * cause?} ('failed': an answer no retry can change, or a request the page's security policy blocks: uploads
- * stop). `at`: when the last uploaded export was made. `exportText()` gives the export's text (as Export
- * writes it). Returns {changed(), stop()}.
+ * state: {state: 'idle'|'uploading'|'uploaded'|'retrying'|'waiting'|'expired'|'refused'|'failed', at,
+ * reason, cause?} ('failed': an answer no retry can change, or a request the page's security policy blocks:
+ * uploads stop; 'waiting': the browser is offline, the upload goes when its online event comes). `at`: when
+ * the last uploaded export was made. `exportText()` gives the export's text (as Export writes it). Returns {changed(), stop()}.
  */
 export function startUploads({
   link, annotator, clientId, bundleId, prefs, exportText, state, send = (u, o) => fetch(u, o), now = () => Date.now(),
@@ -132,6 +135,10 @@ export function startUploads({
       state({ state: 'expired', at, reason: expiredText(link) });
       return;
     }
+    if (offline()) { // no request until the browser's online event (a retry's backoff would only spin)
+      state({ state: 'waiting', at, reason: WAITING });
+      return;
+    }
     busy = true;
     dirty = false;
     if (failures) state({ ...last, state: 'retrying' });
@@ -148,7 +155,7 @@ export function startUploads({
     } catch (err) {
       await new Promise((r) => { setTimeout(r, 50); }); // the policy's report comes as a task of its own
       if (blocked) final = BLOCKED;
-      outcome = navigator.onLine === false ? 'offline' : 'server unreachable';
+      outcome = offline() ? 'offline' : 'server unreachable';
       detail = err?.message ? ` (${err.message})` : '';
     }
     busy = false;
@@ -161,6 +168,8 @@ export function startUploads({
     } else if (outcome.startsWith('refused:')) {
       const expired = /expired/i.test(outcome);
       state({ state: expired ? 'expired' : 'refused', at, reason: expired ? expiredText(link) : 'The storage refused this upload link: ask your coordinator for a new one. Your work is saved in this browser; Export still works.' });
+    } else if (outcome === 'offline') {
+      state({ state: 'waiting', at, reason: WAITING });
     } else if (final) {
       stopped = true; // it cannot succeed: retrying would only hide that
       state({ state: 'failed', at, ...final });

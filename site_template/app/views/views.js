@@ -68,6 +68,7 @@ export function mountUploadStatus(store, el) {
       uploading: u.at ? `${when} · uploading…` : 'uploading…',
       uploaded: when,
       retrying: `NOT uploaded: ${u.cause || 'retrying'}, retrying`,
+      waiting: 'NOT uploaded: waiting for the network',
       failed: `NOT uploaded: ${u.cause}`,
       expired: 'NOT uploaded: link expired',
       refused: 'NOT uploaded: link refused',

@@ -1,0 +1,69 @@
+/**
+ * The page offline after a first visit: registers the bundle's service worker (sw.js at the bundle's root,
+ * one cache per build: sw.js?bundle=<bundle_id>), hands it the files the page loaded before it took control,
+ * and says in the header when the page is offline. `controlled` resolves once the worker controls the page
+ * (or at once where there is none): the model's worker is started after it, so the model is stored as it
+ * downloads instead of being downloaded twice.
+ */
+export const CONTROL_WAIT_MS = 3000;
+
+let controlledPromise = Promise.resolve(false);
+
+/** Resolves (true when a service worker controls the page) before the model's worker starts. */
+export function controlled() {
+  return controlledPromise;
+}
+
+/** The files this page loaded so far, of this bundle: the page itself and every resource. */
+function loadedUrls(scope) {
+  const urls = [window.location.href, ...performance.getEntriesByType('resource').map((e) => e.name)];
+  return urls.filter((u) => u.startsWith(scope));
+}
+
+/** Register the service worker of the bundle `manifest` (served from `baseUrl`) and show the offline state. */
+export function registerOffline(manifest, baseUrl = './') {
+  showOffline();
+  const sw = navigator.serviceWorker;
+  if (!sw || !window.isSecureContext) return;
+  const scope = new URL(baseUrl, document.baseURI).href;
+  const script = new URL(`sw.js?bundle=${encodeURIComponent(manifest.bundle_id)}`, scope).href;
+  const ours = () => sw.controller && sw.controller.scriptURL === script;
+  controlledPromise = new Promise((resolve) => {
+    if (ours()) {
+      resolve(true);
+      return;
+    }
+    const done = () => {
+      sw.removeEventListener('controllerchange', check);
+      clearTimeout(timer);
+      resolve(ours());
+    };
+    const check = () => {
+      if (ours()) done();
+    };
+    sw.addEventListener('controllerchange', check);
+    const timer = setTimeout(done, CONTROL_WAIT_MS);
+  });
+  sw.register(script, { scope }).catch((err) => console.warn(`offline use unavailable: ${err.message}`));
+  controlledPromise.then((yes) => {
+    if (yes) sw.controller.postMessage({ type: 'keep', urls: loadedUrls(scope) });
+  });
+}
+
+/** "offline" in the header while the browser has no network, with what that leaves out in its title. */
+function showOffline() {
+  const model = document.getElementById('model-status');
+  if (!model) return;
+  const el = document.createElement('span');
+  el.id = 'offline-status';
+  el.className = 'offline-status slot';
+  el.textContent = 'offline';
+  el.title = 'No network: your work is saved in this browser and uploads wait for the network. Records never opened here are not available until the network is back.';
+  model.before(el);
+  const draw = () => {
+    el.hidden = navigator.onLine !== false;
+  };
+  window.addEventListener('online', draw);
+  window.addEventListener('offline', draw);
+  draw();
+}

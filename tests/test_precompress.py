@@ -1,0 +1,77 @@
+"""Precompressed siblings written by `build` (bundle/precompress.py) and `serve` sending them."""
+
+from __future__ import annotations
+
+import gzip
+import http.client
+import urllib.parse
+from pathlib import Path
+
+import pytest
+
+from mercury_static.bundle.precompress import SUFFIX, accepts_gzip, wanted
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def request(base: str, path: str, method: str = "GET", **headers) -> tuple[int, dict, bytes]:
+    """One request with exactly `headers` (urllib would add its own Accept-Encoding)."""
+    url = urllib.parse.urlsplit(base)
+    conn = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
+    conn.request(method, path, headers=headers)
+    res = conn.getresponse()
+    body = res.read()
+    conn.close()
+    return res.status, {k.lower(): v for k, v in res.getheaders()}, body
+
+
+def test_siblings_hold_their_files_bytes(stand_in_demo):
+    files = [p for p in stand_in_demo.rglob("*") if p.is_file() and p.suffix != SUFFIX]
+    siblings = {p.relative_to(stand_in_demo).as_posix() for p in stand_in_demo.rglob(f"*{SUFFIX}")}
+    for name in ("vendor/ort-wasm-simd-threaded.wasm", "vendor/transformers.min.js", "app/main.js"):
+        assert name + SUFFIX in siblings, name
+    for name in ("manifest.json", "index.html"):  # rewritten in place by tune --apply, assign, links
+        assert name + SUFFIX not in siblings
+    for path in files:
+        sibling = path.with_name(path.name + SUFFIX)
+        if sibling.is_file():
+            assert wanted(stand_in_demo, path)
+            assert gzip.decompress(sibling.read_bytes()) == path.read_bytes(), path
+            assert sibling.stat().st_size <= 0.9 * path.stat().st_size
+    wasm = stand_in_demo / "vendor" / "ort-wasm-simd-threaded.wasm"
+    assert (wasm.with_name(wasm.name + SUFFIX)).stat().st_size < 0.3 * wasm.stat().st_size
+
+
+def test_a_rebuild_gives_the_same_siblings(stand_in_demo, build_bundle):
+    again = build_bundle([EXAMPLES / "demo.jsonl"], name="demo-again", labels=EXAMPLES / "labels.yaml",
+                         guidelines=EXAMPLES / "guidelines.md", title="Demo")
+    for sibling in stand_in_demo.rglob(f"*{SUFFIX}"):
+        assert (again / sibling.relative_to(stand_in_demo)).read_bytes() == sibling.read_bytes()
+
+
+@pytest.mark.parametrize(("header", "ok"), [
+    ("gzip, deflate, br, zstd", True), ("br", False), ("", False), ("gzip;q=0", False), ("*", True),
+    ("*, gzip;q=0", False), ("GZIP;q=0.5", True), ("identity", False)])
+def test_accept_encoding(header, ok):
+    assert accepts_gzip(header) is ok
+
+
+def test_serve_sends_the_sibling_when_accepted(stand_in_demo, serve_dir):
+    base = serve_dir(stand_in_demo)
+    wasm = (stand_in_demo / "vendor" / "ort-wasm-simd-threaded.wasm").read_bytes()
+    status, head, body = request(base, "/vendor/ort-wasm-simd-threaded.wasm", **{"Accept-Encoding": "gzip, br"})
+    assert status == 200 and head["content-encoding"] == "gzip" and head["content-type"] == "application/wasm"
+    assert head["vary"] == "Accept-Encoding" and int(head["content-length"]) == len(body) < len(wasm)
+    assert gzip.decompress(body) == wasm
+    status, head, body = request(base, "/vendor/ort-wasm-simd-threaded.wasm")
+    assert status == 200 and "content-encoding" not in head and body == wasm and head["vary"] == "Accept-Encoding"
+    status, head, body = request(base, "/vendor/ort-wasm-simd-threaded.wasm", "HEAD", **{"Accept-Encoding": "gzip"})
+    assert status == 200 and head["content-encoding"] == "gzip" and body == b""
+    status, _, body = request(base, "/vendor/ort-wasm-simd-threaded.wasm",
+                              **{"Accept-Encoding": "gzip", "If-Modified-Since": head["last-modified"]})
+    assert status == 304 and body == b""
+    status, head, body = request(base, "/app/style.css", **{"Accept-Encoding": "gzip"})
+    assert head["content-type"].startswith("text/css") and gzip.decompress(body) == (
+        stand_in_demo / "app" / "style.css").read_bytes()
+    status, head, body = request(base, "/manifest.json", **{"Accept-Encoding": "gzip"})
+    assert status == 200 and "content-encoding" not in head and head["cache-control"] == "no-cache"
