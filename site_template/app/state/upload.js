@@ -95,7 +95,8 @@ const expiredText = (link) => `The upload link expired on ${new Date(link.expire
  * state: {state: 'idle'|'uploading'|'uploaded'|'retrying'|'waiting'|'expired'|'refused'|'failed', at,
  * reason, cause?} ('failed': an answer no retry can change, or a request the page's security policy blocks:
  * uploads stop; 'waiting': the browser is offline, the upload goes when its online event comes). `at`: when
- * the last uploaded export was made. `exportText()` gives the export's text (as Export writes it). Returns {changed(), stop()}.
+ * the last uploaded export was made. `exportText()` gives the export's text (as Export writes it).
+ * Returns {changed(), stop()}.
  */
 export function startUploads({
   link, annotator, clientId, bundleId, prefs, exportText, state, send = (u, o) => fetch(u, o), now = () => Date.now(),
