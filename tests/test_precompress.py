@@ -75,3 +75,19 @@ def test_serve_sends_the_sibling_when_accepted(stand_in_demo, serve_dir):
         stand_in_demo / "app" / "style.css").read_bytes()
     status, head, body = request(base, "/manifest.json", **{"Accept-Encoding": "gzip"})
     assert status == 200 and "content-encoding" not in head and head["cache-control"] == "no-cache"
+
+
+def test_a_file_changed_after_the_build_is_served_as_it_is_now(stand_in_demo, serve_dir, tmp_path):
+    """A file edited after the build (its sibling is then older) is sent as it is, never its stale copy."""
+    import os
+    import shutil
+
+    copy = tmp_path / "bundle"
+    shutil.copytree(stand_in_demo, copy)
+    style = copy / "app" / "style.css"
+    assert (copy / "app" / f"style.css{SUFFIX}").is_file()
+    style.write_text(style.read_text(encoding="utf-8") + "\n/* edited */\n", encoding="utf-8")
+    stamp = (copy / "app" / f"style.css{SUFFIX}").stat().st_mtime_ns + 1_000_000_000
+    os.utime(style, ns=(stamp, stamp))
+    status, head, body = request(serve_dir(copy), "/app/style.css", **{"Accept-Encoding": "gzip"})
+    assert status == 200 and "content-encoding" not in head and body.endswith(b"/* edited */\n")

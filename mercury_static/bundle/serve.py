@@ -41,12 +41,14 @@ class BundleHandler(http.server.SimpleHTTPRequestHandler):
 
     def send_head(self):
         """The file's `.gz` sibling with `Content-Encoding: gzip` and the file's own type and date, when there
-        is one and the request accepts gzip; else the file as it is (SimpleHTTPRequestHandler)."""
+        is one, not older than the file (a file changed after the build is sent as it is now, never its stale
+        copy), and the request accepts gzip; else the file as it is (SimpleHTTPRequestHandler)."""
         path = Path(self.translate_path(self.path))
         if path.is_dir() and urllib.parse.urlsplit(self.path).path.endswith("/"):
             path = path / "index.html"
         sibling = path.with_name(path.name + SUFFIX)
-        if not (path.is_file() and sibling.is_file() and accepts_gzip(self.headers.get("Accept-Encoding", ""))):
+        if not (path.is_file() and sibling.is_file() and accepts_gzip(self.headers.get("Accept-Encoding", ""))
+                and sibling.stat().st_mtime_ns >= path.stat().st_mtime_ns):
             return super().send_head()
         mtime = int(path.stat().st_mtime)
         since = self.headers.get("If-Modified-Since")
