@@ -5,11 +5,13 @@ provenance, and each bad settlement one line naming the file, the record and the
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
-from test_page_review_sentences import AT, sentence_round
+from test_page_review_sentences import AT, INTRINSIC, SUMMARY, sentence_round
 from test_review import adjudication, review_export
 
+from mercury_static.merge.checks import parse_time
 from mercury_static.review.gold import GoldProblems, make_gold
 from mercury_static.review.write_bundle import load_review
 
@@ -65,3 +67,32 @@ def test_gold_keeps_the_settled_verdicts_and_a_version_1_export_still_reads(revi
     old = review_export(tmp_path / "old.json", out, "rita", adjudication("r1"))  # version 1: no sentences
     [gold] = make_gold([old], out).records
     assert gold["sentences"] == [] and gold["review"]["unsettled_sentences"] == [0, 1]
+
+
+def test_a_review_stamped_in_the_future_is_gold_as_of_golds_start(reviewed, tmp_path):
+    """A reviewer's wrong clock (2999): every time of the export is written as gold's start, with a note; the
+    gold never states a decision made in the future."""
+    out, r1 = reviewed
+    late = "2999-01-01T00:00:00Z"
+    rome = {"start": SUMMARY.index("Rome"), "end": SUMMARY.index("Rome") + 4, "text": "Rome"}
+    entry = {**adjudication("r1", updated_at=late),
+             "decisions": {"alice:a1": {"action": "accept", "updated_at": late}},
+             "added": [{"id": "g1", "label": INTRINSIC, "note": "", "summary": rome, "source": None,
+                        "created_at": late, "updated_at": late}],
+             "comments": [{"id": "m1", "on": "record", "author": "rita", "time": late, "text": "late"}],
+             "sentences": [{"sentence": 1, "from": "alice", "updated_at": late}]}
+    path = review_export(tmp_path / "rita.json", out, "rita", entry, version=2)
+    before = time.time()
+    result = make_gold([path], out)
+    [gold] = result.records
+    assert "2999" not in json.dumps(gold)
+    start = gold["review"]["adjudicated_at"]
+    assert before - 1 <= parse_time(start, "start") <= time.time()
+    assert {gold["responses"][0]["updated_at"], gold["review"]["comments"][0]["time"],
+            gold["sentences"][0]["updated_at"]} == {start}
+    times = {(a["provenance"]["action"], a["created_at"], a["updated_at"], a["provenance"]["decided_at"])
+             for a in gold["annotations"]}
+    assert times == {("accepted", AT, AT, start), ("added", start, start, start)}
+    assert [n for n in result.notes if "in the future" in n] == [
+        f"6 time(s) are in the future (a computer with a wrong clock?), e.g. rita.json, record r1 {late!r}: each "
+        "counted as the time of this gold"]
