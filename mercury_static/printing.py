@@ -202,6 +202,11 @@ def print_gold(result, out: Console, err: Console) -> None:
                                                      *(f"{n} acc." for n in questions)],
                      ([a["annotator"], a["records"], a["span_precision"], a["span_recall"], a["span_f1"],
                        *(a["accuracy"].get(n) for n in questions)] for a in q["annotators"])))
+    if any("sentences" in a for a in q["annotators"]):
+        _show(out, _table("Sentence verdicts against the gold (its settled sentences)",
+                          ["annotator", "judged", "verdict acc.", "evidence F1"],
+                          ([a["annotator"], a["sentences"]["judged"], a["sentences"]["verdict_accuracy"],
+                            a["sentences"]["evidence_f1"]] for a in q["annotators"] if "sentences" in a)))
     if q["agents"]:
         _show(out, _table("Suggestion agents against the gold", ["question", "agent", "records", "accuracy", "AUC"],
                          ([a["question"], a["agent"], a["records"], a["accuracy"], a["auc"]] for a in q["agents"])))

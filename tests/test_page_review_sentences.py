@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from pagedriver import wait
-from test_page_review import download_file, open_review, review_item
+from test_page_review import download_file, entry, open_review, review_item
 
 from mercury_static.bundle.contents import load_bundle
 from mercury_static.review.write_bundle import review_bundle
@@ -146,3 +146,85 @@ def test_judges_groups_and_sentences_reviewed_in_the_page_and_kept_by_gold(page,
     assert s1_gold["provenance"] == {"judges": ["alice", "carol"], "action": "accepted", "decided_by": "rita",
                                      "decided_at": s1_gold["updated_at"]}
     assert s1_gold["summary"]["text"] == SUMMARY[slice(*r1.summary_text.sentences[1])]
+
+
+FOUR = "The tower opened in 1889. It stands in Rome. Many people visit it. It is tall."
+
+
+@pytest.fixture(scope="module")
+def agreed_round(build_bundle, tmp_path_factory):
+    """r1 of four summary sentences: alice and bob support sentence 0 by source sentence 1 (agreed), differ on
+    sentence 1 (disputed), alice alone supports sentence 2 by source sentence 2 (agreed: bob left it unchecked),
+    nobody checked sentence 3. -> (review bundle, the bundle's cut of r1)."""
+    folder = tmp_path_factory.mktemp("agreed")
+    data = folder / "one.jsonl"
+    data.write_text(json.dumps({"id": "r1", "source": SOURCE, "summary": FOUR}) + "\n", encoding="utf-8")
+    (folder / "settings.yaml").write_text("sentence_verdicts: shown\n", encoding="utf-8")
+    bundle_dir = build_bundle([data], name="agreed", id_field="id", settings=folder / "settings.yaml")
+    bundle = load_bundle(bundle_dir)
+    [r1] = bundle.records
+    assert len(r1.summary_text.sentences) == 4 and len(r1.source_text.sentences) == 3
+    bid = bundle.manifest["bundle_id"]
+    paths = [v4(folder / "alice.json", bid, "alice", record("r1", sentences=[
+                 verdict(0, "supported", [1]), verdict(1, "unsupported"), verdict(2, "supported", [2])])),
+             v4(folder / "bob.json", bid, "bob", record("r1", sentences=[
+                 verdict(0, "supported", [1]), verdict(1, "supported", [0])]))]
+    out = tmp_path_factory.mktemp("review") / "review-bundle"
+    review_bundle(paths, bundle_dir, out)
+    return out, r1
+
+
+def settled_sentences(page) -> dict:
+    return {k: v["value"] for k, v in ((entry(page, "r1") or {}).get("review") or {}).items()
+            if k.startswith("s:") and v.get("value")}
+
+
+def test_the_agreed_sentences_settled_at_once_and_the_sentence_keys(page, agreed_round, serve_dir, tmp_path, run):
+    review_dir, r1 = agreed_round
+    open_review(page, serve_dir(review_dir), record="r1")
+    page.keyboard.press("?")  # the help lists the sentence keys
+    page.wait_for_selector("#overlay-help:not([hidden])")
+    help_text = page.inner_text("#help-keys")
+    assert "accept the agreed sentences" in help_text and "next / previous summary sentence" in help_text
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#overlay-help", state="hidden")
+    button = page.locator("#rv-sentences [data-accept-agreed]")
+    assert button.inner_text() == "Accept the 2 agreed sentences"
+    button.click()  # one action settles exactly the two agreed sentences, each with the shared verdict
+    wait(page, "() => pd.entry('r1')?.review?.['s:2']?.value")
+    assert settled_sentences(page) == {"s:0": {"from": "alice"}, "s:2": {"from": "alice"}}
+    assert page.locator("#rv-sentences [data-accept-agreed]").count() == 0
+    assert "given by alice, bob" in page.inner_text("#rv-sentences li[data-sentence='0']")
+    page.keyboard.press("A")  # nothing agreed is left: said, nothing changed
+    wait(page, "() => (pd.message() || '').includes('No sentence left')")
+    # the keys: w / W walk the sentences, a digit takes that annotator's (legend order) verdict and evidence
+    page.keyboard.press("w")
+    wait(page, "() => pd.review().sentence === 0")
+    page.keyboard.press("w")
+    wait(page, "() => pd.review().sentence === 1")
+    assert "2" in page.inner_text("#rv-sentences li[data-sentence='1'] [data-take=bob] kbd")
+    page.keyboard.press("2")
+    wait(page, "() => pd.entry('r1')?.review?.['s:1']?.value?.from === 'bob'")
+    for _ in range(4):
+        page.keyboard.press("w")
+    wait(page, "() => pd.review().sentence === 3")  # the last: w stays there
+    page.keyboard.press("1")  # alice did not check sentence 3: said, nothing settled
+    wait(page, "() => (pd.message() || '').includes('alice gave no verdict on sentence 4')")
+    page.keyboard.press("W")
+    wait(page, "() => pd.review().sentence === 2")
+    page.keyboard.press("Escape")
+    wait(page, "() => pd.review().sentence === null")
+    assert set(settled_sentences(page)) == {"s:0", "s:1", "s:2"}
+    page.click("[data-rv=adjudicate]")
+    wait(page, "() => pd.entry('r1')?.status === 'submitted'")
+    export_path = download_file(page, tmp_path)
+    gold_path = tmp_path / "gold.json"
+    result = run("gold", export_path, "--bundle", review_dir, "-o", gold_path)
+    assert result.exit_code == 0, result.output
+    [gold] = json.loads(gold_path.read_text(encoding="utf-8"))
+    got = {s["sentence"]: (s["verdict"], [e["sentence"] for e in s.get("evidence", [])], s["provenance"]["judges"],
+                           s["provenance"]["action"]) for s in gold["sentences"]}
+    assert got == {0: ("supported", [1], ["alice", "bob"], "accepted"), 1: ("supported", [0], ["bob"], "accepted"),
+                   2: ("supported", [2], ["alice"], "accepted")}
+    assert gold["review"]["unsettled_sentences"] == [3]
+    assert gold["sentences"][2]["summary"]["text"] == FOUR[slice(*r1.summary_text.sentences[2])]

@@ -472,3 +472,25 @@ def test_a_reviewer_who_annotated_too(reviewed, tmp_path):
     assert mine[user_id("alice")] == "consistent"  # bob's answer, chosen by alice the reviewer
     assert [(s["start"], s["end"]) for s in {x["user_id"]: x["value"] for x in r1["responses"]["spans"]}[
         user_id("alice")]] == [(31, 35)]  # bob's span, not alice's two
+
+
+ADDED_CASES = json.loads((Path(__file__).parent / "review_added_cases.json").read_text(encoding="utf-8"))["cases"]
+
+
+@pytest.mark.parametrize("case", ADDED_CASES, ids=[c["name"] for c in ADDED_CASES])
+def test_each_added_annotation_needs_its_own_id(reviewed, tmp_path, case):
+    """Two added annotations with one id: refused with one line (the page's import refuses it alike, on the same
+    cases: tests/js/review_import.test.mjs), never one of them dropped."""
+    text = SUMMARY["r1"]
+    added = [{"id": a["id"], "label": INTRINSIC, "note": "",
+              "summary": {"start": a["summary"][0], "end": a["summary"][1], "text": text[slice(*a["summary"])]},
+              "source": None, "created_at": DECIDED, "updated_at": DECIDED} for a in case["added"]]
+    path = review_export(tmp_path / "rita.json", reviewed, "rita", adjudication("r1", added=added))
+    if case["field"] is None:
+        [gold] = make_gold([path], reviewed).records
+        assert sorted(a["id"] for a in gold["annotations"]) == sorted(a["id"] for a in case["added"])
+        return
+    with pytest.raises(GoldProblems) as raised:
+        make_gold([path], reviewed)
+    [problem] = raised.value.problems
+    assert str(problem).startswith(f"{path}: record r1: field '{case['field']}': ") and case["says"] in str(problem)

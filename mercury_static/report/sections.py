@@ -379,6 +379,11 @@ def gold_sections(report: dict, review_url: str) -> list[Section]:
         section.tables.append(Table("gold-accuracy", "Answers equal to the gold's, per annotator and question",
                                     ["annotator", "question", "accuracy"],
                                     _records(accuracy, ["annotator", "question", "accuracy"])))
+    verdicts = [{"annotator": a["annotator"], **a["sentences"]} for a in q["annotators"] if "sentences" in a]
+    if verdicts:
+        columns = ["annotator", "judged", "verdict_accuracy", "evidence_f1"]
+        section.tables.append(Table("gold-sentences", "Sentence verdicts against the gold's settled sentences, per "
+                                    "annotator", columns, _records(verdicts, columns)))
     if q["agents"]:
         rows = [{"agent · question": f"{a['agent']} · {a['question']}", "records": a["records"],
                  "accuracy": a["accuracy"], "AUC": a["auc"]} for a in q["agents"]]

@@ -2,6 +2,9 @@
 they were made on. Every fault is one InputError naming the file, the record and the field; `gold` stops
 with all of them (exit 2) rather than build a gold dataset from part of a review.
 
+A time after gold's start (a reviewer's wrong clock) is written as that start in every field, with a note: the
+gold never states a decision made in the future, nor lets one win over every later one.
+
 A review export binds to its review bundle by `bundle_id` (another bundle: foreign), `review_id` and
 `merge_sha256` (the same bundle reviewed from an older or other merge: stale, the annotations it decides on
 may no longer be the ones in the review bundle).
@@ -11,6 +14,7 @@ from __future__ import annotations
 
 import time as clock
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 
 from mercury_static.core import safeio
@@ -57,9 +61,11 @@ class ReviewReader:
         self.questions = {q.name: q for q in bundle.settings.questions if q.type != "span"}
         self.problems: list[InputError] = []
         self.entries: dict[tuple[str, str], ReviewEntry] = {}
-        self.now = clock.time()
+        self.now = int(clock.time() * 1000) / 1000
+        self.start = datetime.fromtimestamp(self.now, timezone.utc).isoformat(timespec="milliseconds")[:-6] + "Z"
+        """Gold's start, as the time written for a later one."""
         self.future: list[str] = []
-        """Times after gold's start (a wrong clock), each counted as that start: where, as text."""
+        """Times after gold's start (a wrong clock), each counted and written as that start: where, as text."""
 
     def clamp(self, time: float | None, place: str, value) -> float | None:
         """`time`, or gold's start when it is later (noted), as merge does: a reviewer's wrong clock must not
@@ -68,6 +74,13 @@ class ReviewReader:
             return time
         self.future.append(f"{place} {value!r}")
         return self.now
+
+    def stamp(self, value, field_name: str, place: str) -> tuple[float | None, str | None]:
+        """An optional ISO-8601 time of the export as gold keeps it: (its instant, its text), both gold's start
+        when it is later (noted)."""
+        time = parse_time(value, field_name)
+        clamped = self.clamp(time, place, value)
+        return clamped, value if clamped == time else self.start
 
     def problem(self, file, where, field_name, message) -> None:
         self.problems.append(InputError(file, where, field_name, message))
@@ -113,8 +126,8 @@ class ReviewReader:
         if not isinstance(entry.get("adjudicated"), bool):
             raise Reject("adjudicated", "expected true or false")
         place = f"{path.name}, record {record['id']}"
-        time = self.clamp(parse_time(entry.get("updated_at"), "updated_at"), place, entry.get("updated_at"))
-        if time is None:
+        time, updated_at = self.stamp(entry.get("updated_at"), "updated_at", place)
+        if time is None or updated_at is None:
             raise Reject("updated_at", "missing")
         text = self.texts[record["id"]]
         keys = {a["key"]: a for a in record["annotations"]}
@@ -127,19 +140,23 @@ class ReviewReader:
             d = _object(d, name)
             if d.get("action") not in ACTIONS:
                 raise Reject(f"{name}.action", f"{short(str(d.get('action')))!r} is not one of {', '.join(ACTIONS)}")
-            decided = d.get("updated_at")
-            self.clamp(parse_time(decided, f"{name}.updated_at"), f"{place}, {name}", decided)
-            out = {"action": d["action"], "updated_at": d.get("updated_at")}
+            _, decided = self.stamp(d.get("updated_at"), f"{name}.updated_at", f"{place}, {name}")
+            out = {"action": d["action"], "updated_at": decided}
             if d["action"] == "edit":
                 a = {**keys[key], **{k: d[k] for k in EDITABLE if k in d}}
                 out["annotation"] = self.annotation(a, text, name, a["annotator"], place)
                 out["edited"] = sorted(k for k in EDITABLE if k in d and d[k] != keys[key][k])
             checked[key] = out
-        added = []
+        added: list[dict] = []
+        ids: dict[str, int] = {}
         for j, a in enumerate(_list(entry.get("added"), "added")):
             a = _object(a, f"added[{j}]")
             if not isinstance(a.get("id"), str) or not a["id"]:
                 raise Reject(f"added[{j}].id", "missing or not a string")
+            if a["id"] in ids:
+                raise Reject(f"added[{j}].id", f"{short(a['id'])!r} is the id of added[{ids[a['id']]}] too (each "
+                             "annotation of yours needs its own id: one of the two would be lost)")
+            ids[a["id"]] = j
             added.append(self.annotation(a, text, f"added[{j}]", reviewer, place))
         answers = {}
         for q_name, answer in _object(entry.get("answers"), "answers").items():
@@ -171,10 +188,10 @@ class ReviewReader:
             if c["on"] not in targets:
                 raise Reject(f"comments[{j}].on", f"{short(c['on'])!r} is neither the record, an annotation key nor "
                              "an added annotation's id")
-            self.clamp(parse_time(c["time"], f"comments[{j}].time"), f"{place}, comments[{j}]", c["time"])
-            comments.append({k: c[k] for k in ("id", "on", "author", "time", "text")})
+            _, at = self.stamp(c["time"], f"comments[{j}].time", f"{place}, comments[{j}]")
+            comments.append({"id": c["id"], "on": c["on"], "author": c["author"], "time": at, "text": c["text"]})
         sentences = self.sentences(entry.get("sentences"), record, text, place)
-        new = ReviewEntry(reviewer, record["id"], entry["updated_at"], time, entry["adjudicated"], checked, added,
+        new = ReviewEntry(reviewer, record["id"], updated_at, time, entry["adjudicated"], checked, added,
                           answers, comments, str(path), sentences)
         old = self.entries.get((reviewer, record["id"]))
         if old is None or (new.time, new.file) >= (old.time, old.file):
@@ -196,8 +213,7 @@ class ReviewReader:
                              + ("" if known else " (this review bundle has no sentence verdicts)"))
             if index in out:
                 raise Reject(f"{name}.sentence", f"sentence {index} is settled twice")
-            at = d.get("updated_at")
-            self.clamp(parse_time(at, f"{name}.updated_at"), f"{place}, {name}", at)
+            _, at = self.stamp(d.get("updated_at"), f"{name}.updated_at", f"{place}, {name}")
             if set(d) - {"sentence", "updated_at"} == {"from"}:
                 checked = {v["annotator"] for v in known[index]["verdicts"] if v["verdict"] != NOT_CHECKED}
                 if d["from"] not in checked:
@@ -233,7 +249,14 @@ class ReviewReader:
                                 updated_at=a.get("updated_at"))
         except Reject as e:
             raise Reject(f"{name}.{e.field}" if e.field else name, str(e)) from None
-        self.clamp(time, f"{place}, {name}", out["updated_at"])
+        if self.clamp(time, f"{place}, {name}", out["updated_at"]) != time:
+            out["updated_at"] = self.start
+        try:  # a creation time that is no time is kept as it is, as merge keeps it
+            created = parse_time(out["created_at"], "created_at")
+        except Reject:
+            created = None
+        if self.clamp(created, f"{place}, {name}.created_at", out["created_at"]) != created:
+            out["created_at"] = self.start
         return out
 
 

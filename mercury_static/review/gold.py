@@ -22,7 +22,7 @@ from mercury_static.review.write_bundle import load_review
 from mercury_static.merge.adjudication import covered, span_f1
 from mercury_static.review.exports import ReviewEntry, ReviewReader
 from mercury_static.review.quality import quality_report
-from mercury_static.review.sentences import gold_sentence
+from mercury_static.review.sentences import gold_sentence, sentence_entry
 
 ANNOTATION_FIELDS = ("id", "annotator", "label", "note", "summary", "source", "created_at", "updated_at")
 
@@ -172,18 +172,35 @@ def reviewer_agreement(by_record: dict[str, list[ReviewEntry]], records: dict[st
                        "differ": p["differ"]} for (a, b), p in sorted(pairs.items())]}
 
 
-def _argilla_record(record: dict, gold: dict | None) -> dict:
-    """A record for argilla_files: the annotators' work as theirs, the reviewer's as one more, submitted."""
+def given_sentences(record: dict, texts, carries: tuple[str, ...]) -> list[dict]:
+    """The verdicts the judges gave on the review record's sentences (not the ones a span implies), in the merged
+    record's `sentences` shape, as merge's Argilla output writes them."""
+    out = []
+    for s in record.get("sentences", []):
+        for v in s["verdicts"]:
+            if v["given"]:
+                out.append(sentence_entry(texts, v["annotator"], s["sentence"], v["verdict"],
+                                          v["evidence"] if v["verdict"] in carries else None))
+    return out
+
+
+def _argilla_record(record: dict, gold: dict | None, texts, carries: tuple[str, ...]) -> dict:
+    """A record for argilla_files: the annotators' work as theirs (their spans, answers and given sentence
+    verdicts), the reviewer's gold as one more, submitted."""
     annotations = [_plain(a) for a in record["annotations"]]
     responses = [dict(r) for r in record["responses"]]
+    sentences = given_sentences(record, texts, carries)
     if gold is not None:
         reviewer = gold["review"]["reviewer"]
         annotations = [a for a in annotations if a["annotator"] != reviewer]
         responses = [r for r in responses if r["annotator"] != reviewer]
+        sentences = [v for v in sentences if v["annotator"] != reviewer]
         annotations += [{**_plain(a), "annotator": reviewer} for a in gold["annotations"]]
         responses += [{k: v for k, v in r.items() if k != "provenance"} for r in gold["responses"]]
+        sentences += [{k: v for k, v in x.items() if k != "provenance"} for x in gold.get("sentences", [])]
     return {"id": record["id"], "annotations": annotations,
             "responses": sorted(responses, key=lambda r: r["annotator"]),
+            **({"sentences": sentences} if sentences else {}),
             **({"suggestions": record["suggestions"]} if record.get("suggestions") else {})}
 
 
@@ -222,7 +239,7 @@ def make_gold(paths: list[Path], review_dir: Path, fmt: str = "mercury-static", 
                        for r in bundle.records if r.id not in golds]
     directory: dict = {}
     if fmt == "argilla":
-        merged = [_argilla_record(by_id[r.id], golds.get(r.id)) for r in bundle.records]
+        merged = [_argilla_record(by_id[r.id], golds.get(r.id), r, carries) for r in bundle.records]
         for m, r in zip(merged, bundle.records):
             m.update(source=r.source, summary=r.summary)
         both = sorted(g["id"] for g in golds.values()

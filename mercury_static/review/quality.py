@@ -2,7 +2,8 @@
 suggestion agent matches the adjudicated records, and which records the review changed most.
 
 Only adjudicated records count; an annotator is scored on the records they judged (review data `judges`:
-submitted, or in a Mercury dump), their spans as (summary character, label) pairs like the disagreement.
+submitted, or in a Mercury dump), their spans as (summary character, label) pairs like the disagreement, and
+their effective sentence verdicts against the settled sentences of the gold.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Sequence
 from mercury_static.merge.agreement_questions import _hashable, majority, roc_auc
 from mercury_static.settings.schema import Question
 from mercury_static.merge.adjudication import covered, span_f1
+from mercury_static.merge.sentence_rows import NOT_CHECKED
 
 
 def _ratio(a: int, b: int) -> float | None:
@@ -40,10 +42,41 @@ def _span_scores(c: Counter) -> dict:
             "span_f1": _f1(p, r) if c["marked"] or c["gold"] else 1.0}
 
 
+def _evidence_f1(a: list[int], b: list[int]) -> float:
+    """F1 of two evidence sets (source sentence indices); two empty ones agree."""
+    return 2 * len(set(a) & set(b)) / (len(set(a)) + len(set(b))) if a or b else 1.0
+
+
+def _count_sentences(counts: dict[str, dict], review: dict, gold: dict) -> None:
+    """Each judge's effective verdicts on the record's settled sentences: judged, right (the gold's verdict) and,
+    where right on a verdict that carries evidence, the F1 of their evidence with the gold's."""
+    settled = {s["sentence"]: s for s in gold.get("sentences", [])}
+    for s in review.get("sentences", []):
+        truth = settled.get(s["sentence"])
+        if truth is None:
+            continue
+        for v in s["verdicts"]:
+            if v["verdict"] == NOT_CHECKED:
+                continue
+            c = counts.setdefault(v["annotator"], {"judged": 0, "right": 0, "evidence": []})
+            c["judged"] += 1
+            c["right"] += v["verdict"] == truth["verdict"]
+            if v["verdict"] == truth["verdict"] and "evidence" in truth:
+                c["evidence"].append(_evidence_f1(v["evidence"], [e["sentence"] for e in truth["evidence"]]))
+
+
+def _sentence_scores(c: dict | None) -> dict:
+    c = c or {"judged": 0, "right": 0, "evidence": []}
+    return {"judged": c["judged"], "verdict_accuracy": _ratio(c["right"], c["judged"]),
+            "evidence_f1": round(sum(c["evidence"]) / len(c["evidence"]), 4) if c["evidence"] else None}
+
+
 def quality_report(gold: Sequence[dict], review: dict[str, dict], questions: Sequence[Question],
                    top: int = 20) -> dict:
     """`{annotators, agent_spans, agents, changed}` for the gold records (`review`: the review bundle's records
-    by id)."""
+    by id); with sentence verdicts each annotator's `sentences`: judged (of the settled sentences), verdict
+    accuracy, and the mean evidence F1 where their verdict is the gold's and carries evidence."""
+    asks_sentences = any("sentences" in g for g in gold)
     asked = {q.name: q for q in questions if q.type not in ("span", "text")}
     span_question = next((q.name for q in questions if q.type == "span"), None)
     agent_spans: dict[str, Counter] = defaultdict(Counter)
@@ -51,8 +84,10 @@ def quality_report(gold: Sequence[dict], review: dict[str, dict], questions: Seq
     answers: dict[tuple[str, str], Counter] = defaultdict(Counter)
     agents: dict[tuple[str, str], list[tuple[bool, float | None]]] = defaultdict(list)
     changed = []
+    sentences: dict[str, dict] = {}
     for g in gold:
         r = review[g["id"]]
+        _count_sentences(sentences, r, g)
         truth = covered(g["annotations"])
         values = g["responses"][0]["values"]
         given = {x["annotator"]: x.get("values") or {} for x in r["responses"]}
@@ -84,8 +119,9 @@ def quality_report(gold: Sequence[dict], review: dict[str, dict], questions: Seq
                         "spans": round(span_change, 4), "answers_changed": moved})
     annotators = [{"annotator": name, **_span_scores(spans[name]),
                    "accuracy": {q: _ratio(answers[name, q]["right"], answers[name, q]["answered"])
-                                for q in asked if answers[name, q]["answered"]}}
-                  for name in sorted(set(spans) | {a for a, _ in answers})]
+                                for q in asked if answers[name, q]["answered"]},
+                   **({"sentences": _sentence_scores(sentences.get(name))} if asks_sentences else {})}
+                  for name in sorted(set(spans) | {a for a, _ in answers} | set(sentences))]
     return {"annotators": annotators,
             "agent_spans": [{"agent": agent, **_span_scores(c)} for agent, c in sorted(agent_spans.items())],
             "agents": [{"question": q, "agent": agent, "records": len(items),

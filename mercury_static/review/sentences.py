@@ -28,18 +28,26 @@ def review_sentences(text: BundleRecord, rows: Iterable[SentenceRow]) -> list[di
             for i, (start, end) in enumerate(text.summary_text.sentences)]
 
 
-def gold_sentence(text: BundleRecord, reviewer: str, index: int, verdict: str, evidence: list[int] | None,
-                  judges: list[str], action: str, decided_at: str) -> dict:
-    """One settled sentence in gold: the merged record's `sentences` shape (the reviewer as its annotator) plus
-    its provenance (the judges who gave this verdict and evidence; `action`: accepted or own)."""
+def sentence_entry(text: BundleRecord, annotator: str, index: int, verdict: str, evidence: list[int] | None) -> dict:
+    """A verdict on summary sentence `index` in the merged record's `sentences` shape, without its times: the
+    sentence's and the evidence's offsets and text from the bundle's cut (`evidence`: None for a verdict that
+    carries none)."""
     start, end = text.summary_text.sentences[index]
-    out = {"annotator": reviewer, "sentence": index, "summary": {"start": start, "end": end,
-                                                                  "text": text.summary[start:end]},
+    out = {"annotator": annotator, "sentence": index, "summary": {"start": start, "end": end,
+                                                                   "text": text.summary[start:end]},
            "verdict": verdict}
     if evidence is not None:
         cut = text.source_text.sentences
         out["evidence"] = [{"sentence": k, "start": cut[k][0], "end": cut[k][1],
                             "text": text.source[cut[k][0]:cut[k][1]]} for k in evidence]
+    return out
+
+
+def gold_sentence(text: BundleRecord, reviewer: str, index: int, verdict: str, evidence: list[int] | None,
+                  judges: list[str], action: str, decided_at: str) -> dict:
+    """One settled sentence in gold: the merged record's `sentences` shape (the reviewer as its annotator) plus
+    its provenance (the judges who gave this verdict and evidence; `action`: accepted or own)."""
+    out = sentence_entry(text, reviewer, index, verdict, evidence)
     out["updated_at"] = decided_at
     out["provenance"] = {"judges": judges, "action": action, "decided_by": reviewer, "decided_at": decided_at}
     return out

@@ -3,6 +3,7 @@
 // first fault refuses the whole file with one line naming the entry and the field. (That each rule agrees
 // with gold's is tests/test_review_import_parity.py, in Chromium against the CLI.)
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
 import { REVIEW } from '../../site_template/app/data/formats.js';
@@ -30,10 +31,10 @@ const record = {
 const texts = { summary: new TextView({ id: 's', text: SUMMARY, sentences: [] }), source: new TextView({ id: 'o', text: 'Source text', sentences: [] }) };
 
 /** The import of `doc`'s text; `asked` collects the lookups ([id, withTexts]). */
-async function load(doc, asked = []) {
+async function load(doc, asked = [], now = undefined) {
   const parsed = parseReviewImport(typeof doc === 'string' ? doc : JSON.stringify(doc), { manifest, reviewer: 'rita', name: 'r.json' });
   return checkReviewImport(parsed, {
-    manifest, name: 'r.json',
+    manifest, name: 'r.json', now,
     lookup: async (id, withTexts) => {
       asked.push([id, withTexts]);
       return id === 'r1' ? { record, texts: withTexts ? texts : null } : null;
@@ -144,4 +145,45 @@ test('the page\'s own review export imports back to the same decisions', async (
   assert.equal(work.records.r1.status, 'submitted');
   assert.deepEqual(work.records.r1.review['d:alice:a1'],
     { value: { action: 'edit', summary: span(0, 3, 'The'), source: null, label: ['Benign'], note: 'x' }, updated_at: T1 });
+});
+
+// The reviewer's own annotations, on the cases gold is tested with (tests/review_added_cases.json).
+const ADDED = JSON.parse(readFileSync(new URL('../review_added_cases.json', import.meta.url), 'utf8')).cases;
+
+test('each added annotation needs its own id: two with one id are refused, never one of them dropped', async () => {
+  for (const c of ADDED) {
+    const added = c.added.map(({ id, summary: [start, end] }) => ({
+      id, label: ['Unwanted', 'Unwanted.Intrinsic'], note: '', source: null, created_at: T, updated_at: T,
+      summary: span(start, end, [...SUMMARY].slice(start, end).join('')),
+    }));
+    const doc = { ...header, records: [{ record_id: 'r1', updated_at: T, adjudicated: true, added }] };
+    if (c.field === null) {
+      const work = await load(doc);
+      assert.deepEqual(Object.keys(work.records.r1.annotations).sort(), c.added.map((a) => a.id).sort(), c.name);
+      continue;
+    }
+    await assert.rejects(load(doc), (err) => {
+      assert.ok(err.message.startsWith(`r.json: record r1: field '${c.field}': `) && err.message.includes(c.says), `${c.name}: ${err.message}`);
+      return true;
+    });
+  }
+});
+
+test('a time later than now is imported as now, and counted: a wrong clock states no decision in the future', async () => {
+  const NOW = '2026-12-05T00:00:00.000Z';
+  const LATE = '2999-01-01T00:00:00Z';
+  const e = full();
+  e.updated_at = LATE;
+  e.decisions['alice:a1'].updated_at = LATE;
+  e.comments[0].time = LATE;
+  Object.assign(e.added[0], { created_at: LATE, updated_at: LATE });
+  const work = await load({ ...header, records: [e, { record_id: 'r1', updated_at: '2026-12-04T00:00:00Z', adjudicated: false }] }, [], NOW);
+  assert.equal(work.future, 5);
+  assert.ok(!JSON.stringify(work).includes('2999'), JSON.stringify(work));
+  const r1 = work.records.r1;
+  assert.equal(r1.status, 'submitted'); // counted as now, still the newer of the two entries
+  assert.equal(r1.updated_at, NOW);
+  assert.equal(r1.review['c:k1'].value.time, NOW);
+  assert.equal(r1.annotations.n1.created_at, NOW);
+  assert.equal((await load({ ...header, records: [full()] }, [], NOW)).future, 0);
 });

@@ -5,8 +5,9 @@
  */
 import { trapFocus } from '../keys/keys.js';
 import { GOLD_LANE, reviewItems } from '../state/review.js';
+import { verdictSettings } from '../state/verdicts.js';
 import { h } from '../util.js';
-import { mountReviewKeys, REVIEW_SHORTCUTS } from './keys.js';
+import { mountReviewKeys, REVIEW_SENTENCE_SHORTCUTS, REVIEW_SHORTCUTS } from './keys.js';
 
 /** `views`: review/views.js's {moveFocus, focusOwn, submitOwn}; `files`: files.js's {exportNow, chooseImport}. */
 export function mountReviewCommands(store, { views, files }) {
@@ -21,7 +22,10 @@ export function mountReviewCommands(store, { views, files }) {
     escape: (field) => {
       if (review.closeTop()) return;
       if (field) field.blur();
-      else review.focus(null);
+      else {
+        review.focus(null);
+        review.focusSentence(null);
+      }
     },
     enterInField: (target) => {
       if (target.closest('#rv-editor')) return review.saveEdit();
@@ -45,6 +49,8 @@ export function mountReviewCommands(store, { views, files }) {
     accept: () => review.decide('accept'), reject: () => review.decide('reject'), undecide: () => review.decide(null),
     edit: () => review.startEdit(false), add: () => review.startEdit(true),
     nextQuestion: () => review.stepQuestion(1), prevQuestion: () => review.stepQuestion(-1),
+    nextSentence: () => review.stepSentence(1), prevSentence: () => review.stepSentence(-1),
+    acceptAgreed: () => review.acceptAgreed(),
     pick: (n) => review.pick(n),
     ownAnswer: () => views.focusOwn(),
     comment: () => review.openComment(), commentRecord: () => review.openComment('record'),
@@ -73,9 +79,14 @@ export function mountReviewCommands(store, { views, files }) {
   mountHelp(store);
 }
 
-/** The help overlay (?): its table of keys, shown while ui.help, keeping the focus inside while open. */
+/**
+ * The help overlay (?): its table of keys (the sentences' where the bundle asks verdicts), shown while ui.help,
+ * keeping the focus inside while open.
+ */
 function mountHelp(store) {
-  document.getElementById('help-keys').replaceChildren(...REVIEW_SHORTCUTS.map(([k, what]) => h('tr', {},
+  const sentences = verdictSettings(store.state.review.data.bundle.manifest) !== null;
+  const rows = [...REVIEW_SHORTCUTS, ...(sentences ? REVIEW_SENTENCE_SHORTCUTS : [])];
+  document.getElementById('help-keys').replaceChildren(...rows.map(([k, what]) => h('tr', {},
     h('td', {}, h('kbd', {}, k)), h('td', {}, what))));
   const helpBox = document.getElementById('overlay-help');
   helpBox.addEventListener('click', (ev) => {

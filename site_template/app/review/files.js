@@ -36,10 +36,11 @@ export function mountReviewFiles(store, { bundle, data, reviewer }) {
   const importInput = document.getElementById('import-file');
   onFileChosen(importInput, async (file) => {
     const doc = parseReviewImport(await readReviewFile(file), { manifest, reviewer, name: file.name });
-    const work = await checkReviewImport(doc, { manifest, name: file.name, lookup });
+    const { future, ...work } = await checkReviewImport(doc, { manifest, name: file.name, lookup });
     actions.importWork(work);
     const n = Object.keys(work.records).length;
-    actions.message(`Imported your review of ${n} record${n === 1 ? '' : 's'} from ${file.name}; newer decisions here were kept.`);
+    const late = future ? ` ${future} time${future === 1 ? ' in the file was' : 's in the file were'} later than now (the computer that exported it had a wrong clock?): counted as the time of this import.` : '';
+    actions.message(`Imported your review of ${n} record${n === 1 ? '' : 's'} from ${file.name}; newer decisions here were kept.${late}`);
   }, actions.message);
   return { exportNow, chooseImport: () => importInput.click() };
 }

@@ -180,9 +180,14 @@ function readEntry(entry, { record, texts, labels, questions, verdicts }) {
     }
     decisions[key] = out;
   }
+  const ids = new Map();
   const added = list(entry.added, 'added').map((raw, j) => {
     const a = object(raw, `added[${j}]`);
     if (typeof a.id !== 'string' || !a.id) throw new Reject(`added[${j}].id`, 'missing or not a string');
+    if (ids.has(a.id)) {
+      throw new Reject(`added[${j}].id`, `${q(a.id)} is the id of added[${ids.get(a.id)}] too (each annotation of yours needs its own id: one of the two would be lost)`);
+    }
+    ids.set(a.id, j);
     return {
       id: a.id, ...annotation(a, texts, `added[${j}]`, labels),
       created_at: a.created_at ?? null, updated_at: a.updated_at ?? null,

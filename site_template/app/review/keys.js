@@ -12,12 +12,20 @@ export const REVIEW_SHORTCUTS = [
   ['u', 'undo the decision on the annotation (undecided again; your own: delete it)'],
   ['+', 'add an annotation of your own (select text with the mouse, or type its offsets)'],
   ['q / Q', 'next / previous question'],
-  ['1 … 9', 'take that annotator\'s answer (legend order) to the question'], ['0', 'give your own answer to the question'],
+  ['1 … 9', 'take that annotator\'s answer (legend order) to the question (no sentence selected)'], ['0', 'give your own answer to the question'],
   ['c', 'comment on the annotation (on the record when none is selected)'], ['C', 'comment on the record'],
   ['s', 'mark the record adjudicated and open the next one not adjudicated; S: reopen it'],
   ['Alt+1 … 9', 'show / hide that annotator\'s spans; Alt+0: the gold spans'],
   ['v', 'all annotations of the selected annotation\'s annotator across records (Mercury\'s view); Esc closes'],
   ['/', 'filter the records'], ['Shift+E', 'export your review (download the file); Import restores one'], ['?', 'this help'],
+];
+
+/** The keys of the summary sentences, in the help only where the bundle asks sentence verdicts. */
+export const REVIEW_SENTENCE_SHORTCUTS = [
+  ['w / W', 'next / previous summary sentence (every judge\'s evidence for it lit on the source); Esc or q leaves it'],
+  ['1 … 9 (a sentence selected)', 'take that annotator\'s verdict and evidence (legend order) on the sentence'],
+  ['0 (a sentence selected)', 'give your own verdict on the sentence'],
+  ['A', 'accept the agreed sentences: each one the judges agree on, with their verdict and evidence (the disputed and unchecked ones stay yours)'],
 ];
 
 const FIELD = 'input:not([type=checkbox]):not([type=radio]), textarea, select, [contenteditable]';
@@ -29,6 +37,7 @@ function keyHandler(h, key) {
     a: h.accept, r: h.reject, e: h.edit, u: h.undecide, '+': h.add,
     q: h.nextQuestion, Q: h.prevQuestion, 0: h.ownAnswer,
     c: h.comment, C: h.commentRecord, s: h.adjudicate, S: h.reopen, v: h.byAnnotator,
+    w: h.nextSentence, W: h.prevSentence, A: h.acceptAgreed,
     '/': h.filter, E: h.exportNow, '?': h.help,
   };
   return map[key] || (/^[1-9]$/.test(key) ? () => h.pick(Number(key)) : undefined);

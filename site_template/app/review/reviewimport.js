@@ -12,6 +12,8 @@ import { dict } from '../state/storage.js';
 import { normalizeName } from '../state/names.js';
 import { pageSettings } from '../state/settings.js';
 import { parseJson } from '../state/exportfile.js';
+import { instant } from '../state/times.js';
+import { nowIso } from '../util.js';
 import { checkEntry, JsonFloat, needsTexts } from './importcheck.js';
 import { REVIEW_EXPORT_FORMAT, REVIEW_EXPORT_READS, REVIEW_EXPORT_VERSION } from '../state/reviewentries.js';
 
@@ -90,20 +92,43 @@ export function parseReviewImport(text, { manifest, reviewer, name }) {
   return doc;
 }
 
-/** A checked entry (importcheck.js) as the work entry the page keeps (review/work.js). */
-function workEntry(entry, c) {
-  const at = entry.updated_at;
+/**
+ * The times of one import: a time later than `now` (the computer that exported it had a wrong clock) becomes
+ * `now` and is counted, as gold writes it, or it would state a decision made in the future and win over every
+ * later one here; any other value is kept as it is.
+ */
+function importClock(now) {
+  const nowMs = instant(now);
+  const clock = {
+    future: 0,
+    read(value) {
+      const t = typeof value === 'string' ? instant(value) : null;
+      if (t === null || t <= nowMs) return value;
+      clock.future += 1;
+      return now;
+    },
+  };
+  return clock;
+}
+
+/** A checked entry (importcheck.js) as the work entry the page keeps (review/work.js), its times read by `clock`. */
+function workEntry(entry, c, clock) {
+  const at = clock.read(entry.updated_at);
   const review = dict();
   for (const [key, d] of Object.entries(c.decisions)) {
     const { action, updated_at: decided, ...fields } = d;
-    review[`d:${key}`] = { value: { action, ...fields }, updated_at: decided || at };
+    review[`d:${key}`] = { value: { action, ...fields }, updated_at: clock.read(decided) || at };
   }
   for (const [q, a] of Object.entries(c.answers)) review[`q:${q}`] = { value: a, updated_at: at };
-  for (const { id, ...comment } of c.comments) review[`c:${id}`] = { value: comment, updated_at: comment.time };
-  for (const [i, { updated_at: settledAt, ...value }] of Object.entries(c.sentences)) review[`s:${i}`] = { value, updated_at: settledAt || at };
+  for (const { id, ...comment } of c.comments) {
+    const time = clock.read(comment.time);
+    review[`c:${id}`] = { value: { ...comment, time }, updated_at: time };
+  }
+  for (const [i, { updated_at: settledAt, ...value }] of Object.entries(c.sentences)) review[`s:${i}`] = { value, updated_at: clock.read(settledAt) || at };
   const annotations = dict();
   for (const a of c.added) {
-    annotations[a.id] = { ...a, created_at: a.created_at || a.updated_at || at, updated_at: a.updated_at || at };
+    const updated = clock.read(a.updated_at);
+    annotations[a.id] = { ...a, created_at: clock.read(a.created_at) || updated || at, updated_at: updated || at };
   }
   return { status: c.adjudicated ? 'submitted' : 'in_progress', status_at: at, updated_at: at, annotations, review };
 }
@@ -112,9 +137,11 @@ function workEntry(entry, c) {
  * The work of a review export's document (parseReviewImport's), every record entry checked as gold checks it;
  * `lookup(recordId, withTexts)` resolves to {record, texts} (the review record and its {summary, source}
  * TextViews when asked) or null for a record not in this review. Throws an Error naming the file, the entry
- * and the field of the first fault; one record's entries keep the newest, as gold does.
+ * and the field of the first fault; one record's entries keep the newest, as gold does. `future`: how many
+ * times were later than `now` (each imported as `now`).
  */
-export async function checkReviewImport(doc, { manifest, name, lookup }) {
+export async function checkReviewImport(doc, { manifest, name, lookup, now = nowIso() }) {
+  const clock = importClock(now);
   const labels = manifest.labels || [];
   const questions = pageSettings(manifest, null).all.filter((q) => q.type !== 'span');
   const verdicts = manifest.settings?.sentence_verdicts || null;
@@ -129,10 +156,11 @@ export async function checkReviewImport(doc, { manifest, name, lookup }) {
     if ('message' in c) {
       throw refuse(name, `${id === null ? `records[${i}]` : `record ${id}`}: ${c.field ? `field '${c.field}': ` : ''}${c.message}`);
     }
-    if (!(id in times) || c.time >= times[id]) {
-      records[id] = workEntry(entry, c);
-      times[id] = c.time;
+    const time = Math.min(c.time, instant(now));
+    if (!(id in times) || time >= times[id]) {
+      records[id] = workEntry(entry, c, clock);
+      times[id] = time;
     }
   }
-  return { records, drafts: dict(), last_export_at: null };
+  return { records, drafts: dict(), last_export_at: null, future: clock.future };
 }

@@ -2,10 +2,12 @@
  * The summary sentences of the review record (the side card #rv-sentences, when the bundle asks sentence
  * verdicts): per sentence each judge's verdict and evidence (the source sentences, lit on the source pane when
  * the sentence is focused), and the reviewer's settlement: one judge's verdict and evidence taken, or their
- * own verdict with their own evidence. Every text of the dataset goes in as text (util.js h), never HTML.
+ * own verdict with their own evidence; every sentence the judges agree on at once (its button, A). The keys
+ * (keys.js: w / W, a digit, 0) act on the focused sentence. Every text of the dataset goes in as text (util.js
+ * h), never HTML.
  */
 import { watch } from '../state/store.js';
-import { NOT_CHECKED, sentenceOf, settledVerdict } from '../state/reviewsentences.js';
+import { agreedSentences, NOT_CHECKED, sentenceOf, settledVerdict } from '../state/reviewsentences.js';
 import { h } from '../util.js';
 
 const clip = (text, n = 90) => (text.length > n ? `${text.slice(0, n - 1)}…` : text);
@@ -17,6 +19,7 @@ export function mountReviewSentences(store, { swatch }) {
   const settings = store.state.review.data.bundle.manifest.settings?.sentence_verdicts || null;
   const options = settings?.options || [];
   const optionText = (v) => options.find((o) => o.value === v)?.text || v;
+  const { annotators } = store.state.review.data;
   const evidenceOf = (source, ev) => (ev || []).map((k) => (k < source.sentences.length
     ? h('div', { class: 'rv-evidence muted', 'data-evidence': String(k) }, `source ${k + 1}: “${clip(source.slice(...source.sentences[k]))}”`) : null));
   watch(store, (s) => [s.review.rec, s.review.texts, s.work], (s) => {
@@ -38,8 +41,8 @@ export function mountReviewSentences(store, { swatch }) {
         const picked = d && d.from === v.annotator;
         const b = h('button', {
           type: 'button', class: `rv-verdict ${picked ? 'picked' : ''}`, 'data-take': v.annotator,
-          disabled: v.verdict === NOT_CHECKED, 'aria-pressed': picked ? 'true' : 'false', title: `take ${v.annotator}'s verdict and evidence`,
-        }, swatch(v.annotator), ` ${v.annotator}: ${optionText(v.verdict)}${v.given ? '' : v.verdict === NOT_CHECKED ? '' : ' (a span on it)'}`,
+          disabled: v.verdict === NOT_CHECKED, 'aria-pressed': picked ? 'true' : 'false', title: `take ${v.annotator}'s verdict and evidence (${annotators.indexOf(v.annotator) + 1})`,
+        }, h('kbd', {}, String(annotators.indexOf(v.annotator) + 1)), ' ', swatch(v.annotator), ` ${v.annotator}: ${optionText(v.verdict)}${v.given ? '' : v.verdict === NOT_CHECKED ? '' : ' (a span on it)'}`,
         v.evidence.length ? ` · source ${v.evidence.map((k) => k + 1).join(', ')}` : '');
         b.addEventListener('click', () => actions.settleSentence(i, { from: v.annotator }));
         return b;
@@ -77,7 +80,13 @@ export function mountReviewSentences(store, { swatch }) {
       li.addEventListener('click', () => { if (get().sentence !== i) actions.focusSentence(i); });
       return li;
     });
-    box.replaceChildren(h('h3', {}, `Summary sentences (${disputed} disputed)`), h('ol', { class: 'rv-sentences' }, ...items));
+    const agreed = agreedSentences(r.rec, entry).length;
+    const accept = agreed ? h('button', {
+      type: 'button', 'data-accept-agreed': String(agreed),
+      title: 'Settle every sentence the judges agree on with their verdict and evidence; the disputed and unchecked ones stay yours (A)',
+    }, `Accept the ${agreed} agreed sentence${agreed === 1 ? '' : 's'}`) : null;
+    accept?.addEventListener('click', () => actions.acceptAgreed());
+    box.replaceChildren(h('h3', {}, `Summary sentences (${disputed} disputed)`), accept, h('ol', { class: 'rv-sentences' }, ...items));
     showFocus(s);
   });
   /** The focused sentence marked and its judges' evidence shown (no redraw: a click in it stays a click). */
@@ -86,6 +95,7 @@ export function mountReviewSentences(store, { swatch }) {
       const on = Number(li.dataset.sentence) === s.review.sentence;
       li.classList.toggle('focused', on);
       li.querySelector('.rv-evidence-list').hidden = !on;
+      if (on) li.scrollIntoView({ block: 'nearest' });
     }
   }
   watch(store, (s) => [s.review.sentence], showFocus);

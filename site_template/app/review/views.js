@@ -267,7 +267,7 @@ export function mountReviewViews(store) {
   const settingsQ = new Map((store.state.review.data.bundle.manifest.settings?.questions || [])
     .map((q) => [q.name, q]));
   const show = (v) => (v === undefined ? '—' : Array.isArray(v) ? v.join(', ') : String(v));
-  watch(store, (s) => [s.review.rec, s.work, s.review.question], (s) => {
+  watch(store, (s) => [s.review.rec, s.work, s.review.question, s.review.sentence], (s) => {
     const r = s.review;
     if (!r.rec || !actions.questions.length) {
       qbox.hidden = !actions.questions.length;
@@ -292,7 +292,7 @@ export function mountReviewViews(store) {
         `suggestion ${x.agent ? `(${x.agent}) ` : ''}${show(x.value)}${typeof x.score === 'number' ? ` · score ${x.score.toFixed(2)}` : ''}`));
       const own = ownControl(q, gold);
       const goldText = !gold ? 'no gold answer yet' : 'from' in gold ? `gold: ${gold.from}'s answer` : `gold: your answer ${show(gold.value)}`;
-      return h('div', { class: `rv-question ${qi === r.question ? 'focused' : ''}`, 'data-question': q.name },
+      return h('div', { class: `rv-question ${qi === r.question && r.sentence === null ? 'focused' : ''}`, 'data-question': q.name },
         h('div', {}, h('b', {}, q.title || q.name), flag ? h('span', { class: 'rv-flag' }, ' disagree') : null),
         h('div', { class: 'rv-answers' }, ...answers), ...sugg, h('div', { class: 'rv-gold', 'data-gold': gold ? 'yes' : 'no' }, goldText), own);
     }));
@@ -325,7 +325,12 @@ export function mountReviewViews(store) {
     actions.answer(name, { value });
     input.blur();
   }
+  /** The reviewer's own answer to the question, or their own verdict on the selected sentence. */
   function focusOwn() {
+    if (rv().sentence !== null) {
+      document.querySelector(`[data-own-verdict="${rv().sentence}"]`)?.focus();
+      return;
+    }
     const q = actions.questions[rv().question];
     const el = q && qbox.querySelector(`[data-question="${CSS.escape(q.name)}"] [data-own]`);
     if (el) el.focus();

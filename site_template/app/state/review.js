@@ -11,7 +11,7 @@ import { chosenLabels, labelPrefixes } from './labels.js';
 import { selectPositions } from './listquery.js';
 import { addComment, decide, decisionOf, goldOf, isAdjudicated, setAnswer, settleSentence } from './reviewentries.js';
 import { spanGroups } from './reviewjudges.js';
-import { sentenceOf } from './reviewsentences.js';
+import { agreedSentences, NOT_CHECKED, sentenceOf } from './reviewsentences.js';
 import { prefs } from './storage.js';
 import { nowIso, uuid } from '../util.js';
 
@@ -275,22 +275,50 @@ export function reviewSlice({ data, reviewer }) {
       settleSentence(i, value) {
         change((e, at) => settleSentence(e, i, value, at));
       },
+      /** The next (+1) or previous (-1) summary sentence of the record (from none: the first, or the last). */
+      stepSentence(dir) {
+        const n = get().rec?.sentences?.length || 0;
+        if (!n) return;
+        const i = get().sentence;
+        set({ sentence: i === null ? (dir > 0 ? 0 : n - 1) : Math.max(0, Math.min(n - 1, i + dir)) });
+      },
+      /** Every sentence the judges agree on settled at once with their shared verdict and evidence (one change);
+       * the disputed and unchecked ones stay for the reviewer. */
+      acceptAgreed() {
+        const { row, rec } = get();
+        const agreed = row ? agreedSentences(rec, entryOf(row.id)) : [];
+        if (!agreed.length) {
+          all.message(rec?.sentences ? 'No sentence left that the judges agree on: settle the others one by one.'
+            : 'This review asks no sentence verdicts.');
+          return;
+        }
+        change((e, at) => agreed.reduce((x, a) => settleSentence(x, a.sentence, { from: a.from }, at), e));
+      },
       /** Question `name` answered with annotator `from`'s answer ({from}), or with the reviewer's own ({value}). */
       answer(name, ans) {
         change((e, at) => setAnswer(e, name, ans, at));
       },
-      /** The current question answered with the `n`-th annotator's answer (1-based), when they gave one. */
+      /** The `n`-th annotator's (1-based, legend order) verdict and evidence taken on the selected sentence, or
+       * else their answer to the current question, when they gave one. */
       pick(n) {
-        const q = questions[get().question];
         const who = data.annotators[n - 1];
+        const sent = get().sentence === null ? null : get().rec?.sentences?.[get().sentence];
+        if (sent && who) {
+          const v = sent.verdicts.find((x) => x.annotator === who);
+          if (v && v.verdict !== NOT_CHECKED) review.settleSentence(sent.sentence, { from: who });
+          else all.message(`${who} gave no verdict on sentence ${sent.sentence + 1}.`);
+          return;
+        }
+        const q = questions[get().question];
         if (!q || !who) return;
         const has = get().rec?.responses.some((r) => r.annotator === who && r.values && q.name in r.values);
         if (has) review.answer(q.name, { from: who });
         else all.message(`${who} did not answer “${q.title || q.name}” on this record.`);
       },
-      /** The next (+1) or previous (-1) question. */
+      /** The next (+1) or previous (-1) question (the digits answer it again, not a sentence). */
       stepQuestion(dir) {
-        if (questions.length) set({ question: (get().question + questions.length + dir) % questions.length });
+        if (!questions.length) return;
+        set({ question: (get().question + questions.length + dir) % questions.length, sentence: null });
       },
       /** The comment box on `on` ('record' or an item's key; the focused item when not given). */
       openComment(on = get().focus || 'record') {

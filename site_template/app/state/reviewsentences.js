@@ -24,6 +24,17 @@ export function settledVerdict(s, d) {
   return { verdict, evidence, judges: s.verdicts.filter(same).map((v) => v.annotator) };
 }
 
+/**
+ * The sentences of review record `rec` whose judges agree (not disputed, at least one judge checked it) and
+ * that `entry` has not settled yet, each `{sentence, from}`: `from` is the first judge who checked it, whose
+ * verdict and evidence are every checker's, so gold names them all as its judges.
+ */
+export function agreedSentences(rec, entry) {
+  return (rec?.sentences || []).filter((s) => !s.disputed && sentenceOf(entry, s.sentence) === null)
+    .map((s) => ({ sentence: s.sentence, from: s.verdicts.find((v) => v.verdict !== NOT_CHECKED)?.annotator }))
+    .filter((x) => x.from !== undefined);
+}
+
 /** The export's `sentences` of an entry, in sentence order (docs/review.md). */
 export function exportSentences(entry) {
   return Object.entries(entry.review || {})
