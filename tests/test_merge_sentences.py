@@ -469,3 +469,14 @@ def test_report_section(judged, tmp_path):
     plain = dict(result.report())
     del plain["sentences"]
     assert all(s.key != "sentences" for s in sections(plain, "review/"))
+
+
+def test_a_sentence_judged_unsupported_flags_the_record_as_a_span_does(judged, tmp_path):
+    """The record-level verdict (its κ, its α) of a round judged by sentences: alice's 'unsupported' sentence
+    flags r1 as a span would, bob's support does not; the report says so."""
+    files = [export(tmp_path / "a.json", judged, "alice", rec("r1", sentences=[sv(1, "unsupported")])),
+             export(tmp_path / "b.json", judged, "bob", rec("r1", sentences=[sv(1, "supported", [1])]))]
+    report = merge_files(files, judged).report()
+    [pair] = report["pairwise"]
+    assert (pair["records"], pair["observed_agreement"]) == (1, 0.0)
+    assert report["verdict"].endswith("or a sentence judged 'unsupported'")

@@ -161,9 +161,11 @@ def _pair_figures(verdict_rows: list[tuple[int, np.ndarray, np.ndarray]], annota
     return out
 
 
-def agreement_report(records: Sequence[dict], labels: Sequence[str], positive: str | None = "Unwanted") -> dict:
+def agreement_report(records: Sequence[dict], labels: Sequence[str], positive: str | None = "Unwanted",
+                     unsupported: str | None = None) -> dict:
     """Counts and agreement figures of merged records, each α, κ and span F1 with its bootstrap interval
-    (JSON-ready; figures rounded to 4 decimals)."""
+    (JSON-ready; figures rounded to 4 decimals). `unsupported`: the sentence verdict that flags a record as a
+    span does (the settings' `flagged` verdict), so a dataset judged by sentences has a record verdict too."""
     if positive is not None and positive not in labels:
         positive = None
     per_annotator: dict[str, Counter] = defaultdict(Counter)
@@ -208,6 +210,10 @@ def agreement_report(records: Sequence[dict], labels: Sequence[str], positive: s
                 judged.append(a)
                 if not flagged[k] and is_positive(a["label"], positive):
                     flagged[k] = 1
+        for s in record.get("sentences", ()) if unsupported is not None else ():
+            k = row.get(s["annotator"])
+            if k is not None and s["verdict"] == unsupported:
+                flagged[k] = 1
         by_label.add(order, len(who), judged)
         verdicts = np.array(flagged, dtype=np.int64)
         char_common, lengths, exact_common, counts = _record_matrices(len(who), rows, starts, ends)
@@ -253,7 +259,8 @@ def agreement_report(records: Sequence[dict], labels: Sequence[str], positive: s
     return {
         "records": {"total": len(records), "annotated": sum(bool(r["annotations"]) for r in records),
                     "judged": sum(bool(w) for w in who_by_record), "judged_by_2_or_more": len(units)},
-        "verdict": f"has an annotation labelled {positive}" if positive else "has an annotation",
+        "verdict": (f"has an annotation labelled {positive}" if positive else "has an annotation")
+        + (f", or a sentence judged {unsupported!r}" if unsupported is not None else ""),
         "annotators": [{"annotator": a, "annotations": c["annotations"],
                         "records_annotated": c["records_annotated"], "judged": c["judged"],
                         "submitted": c["submitted"], "discarded": c["discarded"],

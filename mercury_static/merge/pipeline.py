@@ -190,7 +190,8 @@ def merge_files(paths: Iterable[str | Path], bundle: Bundle | str | Path, fmt: s
         verdicts = bundle.settings.sentence_verdicts
         kept = [by_id[r["id"]] for r in records]
         rows = [record_rows(b, r, verdicts) for b, r in zip(kept, records)] if verdicts else None
-        agreement = {**agreement_report(records, reader.labels),
+        agreement = {**agreement_report(records, reader.labels,
+                                        unsupported=verdicts.flagged if verdicts is not None else None),
                      "adjudication": adjudicate_first(records, [judges(r) for r in records], questions, rows, top),
                      "questions": question_agreement(records, questions),
                      "agents": agent_agreement(records, questions),

@@ -184,7 +184,8 @@ def dashboard(bundle: Bundle, records: list[dict], reader: InputReader) -> bytes
         return None
     questions = list(reader.questions.values())
     who = [submitted_judges(r) for r in records]
-    report = {**agreement_report(records, reader.labels),
+    verdicts = bundle.settings.sentence_verdicts
+    report = {**agreement_report(records, reader.labels, unsupported=verdicts.flagged if verdicts else None),
               "adjudication": adjudicate_first(records, who, questions, sentence_rows_of(bundle, records)),
               "questions": question_agreement(records, questions),
               "agents": agent_agreement(records, questions), "progress": round_progress(bundle, records)}
