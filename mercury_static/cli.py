@@ -130,9 +130,10 @@ def said_report(summary: dict, report: Path) -> None:
 
 @command()
 def build(
-    inputs: List[Path] = typer.Argument(..., help="CSV, JSON, JSONL, Mercury dump or SummHay topic files."),
+    inputs: List[Path] = typer.Argument(..., help="CSV, JSON, JSONL, Mercury dump, SummHay topic or Parquet files, "
+                                        "or folders of Parquet files or of a saved 🤗 dataset."),
     out: Path = typer.Option(..., "-o", "--out", help="Output folder of the bundle."),
-    fmt: str = typer.Option("auto", "--format", help="auto|csv|json|jsonl|mercury|summhay|qags"),
+    fmt: str = typer.Option("auto", "--format", help="auto|csv|json|jsonl|mercury|summhay|qags|parquet"),
     source_field: str = typer.Option("source", help="Field/column holding the source text."),
     summary_field: str = typer.Option("summary", help="Field/column holding the summary text."),
     id_field: Optional[str] = typer.Option(None, help="Field/column holding the record id."),
