@@ -63,11 +63,11 @@ def read_parquet(path: Path, name: str, opts: Options, first: int = 0) -> Iterat
     pa, pq = pyarrow_modules()
     with os.fdopen(safeio.open_file(path, name), "rb") as f:
         try:
-            parquet = pq.ParquetFile(f)
+            parquet = pq.ParquetFile(f, pre_buffer=False)  # pre-buffering and threads: arenas of tens of MB
         except (pa.ArrowException, OSError) as e:
             raise InputError(name, None, None, f"not a readable Parquet file (truncated or damaged?): {e}") from None
         casts = _checked_schema(parquet.schema_arrow, name, opts)
-        batches = parquet.iter_batches(batch_size=BATCH_ROWS)
+        batches = parquet.iter_batches(batch_size=BATCH_ROWS, use_threads=False)
         yield from _rows(_guarded(batches, name, pa), casts, name, opts, first)
 
 
@@ -90,7 +90,7 @@ def _read_saved(path: Path, name: str, opts: Options) -> Iterator[Item]:
             raise InputError(f"{name}/state.json", None, "_data_files", f"{entry['filename']!r} is outside the folder")
         with os.fdopen(safeio.open_file(file, file_name), "rb") as f:
             try:
-                reader = pa.ipc.open_stream(f)
+                reader = pa.ipc.open_stream(f, options=pa.ipc.IpcReadOptions(use_threads=False))
             except (pa.ArrowException, OSError) as e:
                 raise InputError(file_name, None, None,
                                  f"not a readable Arrow stream (truncated or damaged?): {e}") from None
