@@ -248,10 +248,10 @@ def merge(
                                         "dumps; or s3://BUCKET/PREFIX/ or a WebDAV folder URL (every .json there: "
                                         "needs the collect extra)."),
     bundle: Path = typer.Option(..., "--bundle", help="The bundle the annotations were made on."),
-    out: Path = typer.Option(..., "-o", "--out", help="Merged dataset file (a folder for --format argilla or "
-                             "parquet)."),
+    out: Path = typer.Option(..., "-o", "--out", help="Merged dataset file (a folder for --format argilla, "
+                             "parquet or label-studio)."),
     fmt: str = typer.Option("mercury-static", "--format", help="mercury-static|mercury|jsonl|argilla|parquet|"
-                            "sentences"),
+                            "label-studio|sentences"),
     report: Optional[Path] = typer.Option(None, "--report", help="Write the agreement report as JSON; a .html "
                                           "path writes the report page and its JSON beside it (report extra)."),
     review_url: str = typer.Option("review-bundle/", "--review-url", help="The review bundle as the report "
@@ -336,9 +336,10 @@ def gold(
     reviews: List[Path] = typer.Argument(..., metavar="REVIEW_EXPORTS...", help="Review exports of the page "
                                          "(one or more reviewers)."),
     bundle: Path = typer.Option(..., "--bundle", help="The review bundle the reviewers worked on."),
-    out: Path = typer.Option(..., "-o", "--out", help="Gold dataset file (a folder for --format argilla or "
-                             "parquet)."),
-    fmt: str = typer.Option("mercury-static", "--format", help="mercury-static|mercury|jsonl|argilla|parquet"),
+    out: Path = typer.Option(..., "-o", "--out", help="Gold dataset file (a folder for --format argilla, "
+                             "parquet or label-studio)."),
+    fmt: str = typer.Option("mercury-static", "--format", help="mercury-static|mercury|jsonl|argilla|parquet|"
+                            "label-studio"),
     report: Optional[Path] = typer.Option(None, "--report", help="Write the gold report (what is not adjudicated, "
                                           "reviewer agreement, quality against the gold) as JSON; a .html path "
                                           "writes the report page and its JSON beside it (report extra)."),

@@ -1,5 +1,5 @@
-"""Where a dataset goes: the `-o` (a file, or a folder for Argilla and Parquet) and `--report` of `merge` and `gold`,
-checked before the work, so a bad path costs nothing, and written after it, each file whole."""
+"""Where a dataset goes: the `-o` (a file, or a folder for Argilla, Parquet and Label Studio) and `--report` of
+`merge` and `gold`, checked before the work, so a bad path costs nothing, and written after it, each file whole."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from typing import Any, Protocol
 from mercury_static.bundle.folder import check_folder_output, write_folder
 from mercury_static.core.records import InputError
 from mercury_static.core.safeio import check_writable, resolved, special, write_files
-from mercury_static.merge import write_argilla, write_parquet
+from mercury_static.merge import write_argilla, write_label_studio, write_parquet
 from mercury_static.merge.write_argilla import MARKER
 from mercury_static.report.files import check_report, report_files, report_paths
 
 
-FOLDERS = {"argilla": write_argilla.FILES, "parquet": write_parquet.FILES}
+FOLDERS = {"argilla": write_argilla.FILES, "parquet": write_parquet.FILES, "label-studio": write_label_studio.FILES}
 """The formats written as a folder, and the files each may write there."""
 
 
@@ -48,8 +48,8 @@ def check_dataset_output(out: Path, fmt: str, report: Path | None, protected: li
 
 def write_dataset(result: Dataset, out: Path, fmt: str, report: Path | None, protected: list[Path],
                   command: str, review_url: str = "review-bundle/") -> None:
-    """Write the dataset (a folder in one switch for Argilla and Parquet) and the report (its JSON, and its page for an
-    HTML path), all or none: a report that cannot be written leaves no dataset behind, and the other way
+    """Write the dataset (a folder in one switch for Argilla, Parquet and Label Studio) and the report (its JSON, and
+    its page for an HTML path), all or none: a report that cannot be written leaves no dataset behind, and the other way
     round."""
     files: list[tuple[Path, bytes]] = [] if fmt in FOLDERS else [(out, result.output)]
     if report:
