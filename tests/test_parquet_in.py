@@ -165,5 +165,6 @@ def test_a_million_rows_read_in_the_memory_of_json_lines(tmp_path):
         count, peak = map(int, done.stdout.split())
         assert count == n
         peaks[name] = peak
-    assert peaks["big.parquet"] <= peaks["big.jsonl"] * 1.1, peaks
-    assert peaks["big"] <= peaks["big.jsonl"] * 1.1, peaks
+    # the JSON Lines read's memory plus pyarrow's buffers of one batch (a fixed amount, not one that grows with rows)
+    assert peaks["big.parquet"] - peaks["big.jsonl"] < 32 * 1024, peaks
+    assert peaks["big"] - peaks["big.jsonl"] < 32 * 1024, peaks
