@@ -36,7 +36,7 @@ from mercury_static.read.csv_rows import read_csv
 from mercury_static.read.json_docs import detect, file_lines, json_objects, parse_json, peek_object, read_jsonl, \
     read_list
 from mercury_static.read.mercury_dump import dump_samples
-from mercury_static.read.parquet import read_folder, read_parquet
+from mercury_static.read.parquet import is_datasets_folder, read_folder, read_parquet
 from mercury_static.read.qags import is_qags, read_qags
 from mercury_static.read.record import Item, Options, join_documents
 from mercury_static.read.summhay import read_summhay
@@ -107,7 +107,8 @@ def _read_text(path: Path, name: str) -> str:
 
 def _read_file(path: Path, name: str, fmt: str, opts: Options) -> Iterator[Item]:
     ext = path.suffix.lower()
-    if fmt in ("auto", "parquet") and path.is_dir():
+    if path.is_dir() and (fmt == "parquet" or fmt == "auto" and (is_datasets_folder(path)
+                                                                  or any(path.rglob("*.parquet")))):
         yield from read_folder(path, name, opts)
         return
     if fmt == "parquet" or (fmt == "auto" and ext == ".parquet"):
