@@ -135,9 +135,10 @@ def said_report(summary: dict, report: Path) -> None:
 
 @command()
 def build(
-    inputs: List[Path] = typer.Argument(..., help="CSV, JSON, JSONL, Mercury dump or SummHay topic files."),
+    inputs: List[Path] = typer.Argument(..., help="CSV, JSON, JSONL, Mercury dump, SummHay topic or Parquet files, "
+                                        "or folders of Parquet files or of a saved 🤗 dataset."),
     out: Path = typer.Option(..., "-o", "--out", help="Output folder of the bundle."),
-    fmt: str = typer.Option("auto", "--format", help="auto|csv|json|jsonl|mercury|summhay|qags"),
+    fmt: str = typer.Option("auto", "--format", help="auto|csv|json|jsonl|mercury|summhay|qags|parquet"),
     source_field: str = typer.Option("source", help="Field/column holding the source text."),
     summary_field: str = typer.Option("summary", help="Field/column holding the summary text."),
     id_field: Optional[str] = typer.Option(None, help="Field/column holding the record id."),
@@ -252,8 +253,10 @@ def merge(
                                         "dumps; or s3://BUCKET/PREFIX/ or a WebDAV folder URL (every .json there: "
                                         "needs the collect extra)."),
     bundle: Path = typer.Option(..., "--bundle", help="The bundle the annotations were made on."),
-    out: Path = typer.Option(..., "-o", "--out", help="Merged dataset file (a folder for --format argilla)."),
-    fmt: str = typer.Option("mercury-static", "--format", help="mercury-static|mercury|jsonl|argilla|sentences"),
+    out: Path = typer.Option(..., "-o", "--out", help="Merged dataset file (a folder for --format argilla, "
+                             "parquet or label-studio)."),
+    fmt: str = typer.Option("mercury-static", "--format", help="mercury-static|mercury|jsonl|argilla|parquet|"
+                            "label-studio|sentences"),
     report: Optional[Path] = typer.Option(None, "--report", help="Write the agreement report as JSON; a .html "
                                           "path writes the report page and its JSON beside it (report extra)."),
     review_url: str = typer.Option("review-bundle/", "--review-url", help="The review bundle as the report "
@@ -338,8 +341,10 @@ def gold(
     reviews: List[Path] = typer.Argument(..., metavar="REVIEW_EXPORTS...", help="Review exports of the page "
                                          "(one or more reviewers)."),
     bundle: Path = typer.Option(..., "--bundle", help="The review bundle the reviewers worked on."),
-    out: Path = typer.Option(..., "-o", "--out", help="Gold dataset file (a folder for --format argilla)."),
-    fmt: str = typer.Option("mercury-static", "--format", help="mercury-static|mercury|jsonl|argilla"),
+    out: Path = typer.Option(..., "-o", "--out", help="Gold dataset file (a folder for --format argilla, "
+                             "parquet or label-studio)."),
+    fmt: str = typer.Option("mercury-static", "--format", help="mercury-static|mercury|jsonl|argilla|parquet|"
+                            "label-studio"),
     report: Optional[Path] = typer.Option(None, "--report", help="Write the gold report (what is not adjudicated, "
                                           "reviewer agreement, quality against the gold) as JSON; a .html path "
                                           "writes the report page and its JSON beside it (report extra)."),

@@ -22,7 +22,7 @@ ELSEWHERE = {p.relative_to(REPO).as_posix() for folder in ("tests", "benchmarks"
 NOT_OURS = {"transformers.js", "Node.js"}
 """Names of other projects that look like module paths."""
 FILE_SUFFIXES = {"json", "jsonl", "py", "js", "mjs", "md", "html", "css", "bin", "yaml", "yml", "csv", "tsv", "txt",
-                 "toml", "sqlite", "whl", "onnx", "weights", "png", "svg", "f32", "gz"}
+                 "toml", "sqlite", "whl", "onnx", "weights", "png", "svg", "f32", "gz", "parquet", "arrow", "xml"}
 DATA_KEYS = {"manifest.ranker", "manifest.ranker_spec", "manifest.settings", "model.trained", "record_vectors.cells",
              "citations.patterns", "suggestions.blind", "suggestions.columns", "suggestions.file", "suggestions.shown",
              "responses.order", "responses.quality", "responses.verdict", "quality.agent_spans", "text.encode",

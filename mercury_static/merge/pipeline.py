@@ -32,8 +32,10 @@ from mercury_static.merge.timeontask import TimeOnTask, time_on_task
 from mercury_static.merge.versions import Counts, resolve, Resolved
 from mercury_static.core.records import InputError
 from mercury_static.merge.write_argilla import argilla_files
+from mercury_static.merge.write_label_studio import label_studio_files
+from mercury_static.merge.write_parquet import parquet_files
 
-DATASET_FORMATS = ("mercury-static", "mercury", "jsonl", "argilla")
+DATASET_FORMATS = ("mercury-static", "mercury", "jsonl", "argilla", "parquet", "label-studio")
 """The formats of a dataset of records (merge's and gold's)."""
 FORMATS = (*DATASET_FORMATS, "sentences")
 """merge's formats: a dataset, or `sentences`, the table of every summary sentence per annotator (CSV)."""
@@ -51,7 +53,8 @@ class MergeResult:
     notes: list[str] = field(default_factory=list)
     agreement: dict = field(default_factory=dict)
     directory: dict[str, bytes] = field(default_factory=dict)
-    """The files of a folder output (`argilla`: write_argilla.FILES), by path relative to -o."""
+    """The files of a folder output (`argilla`, `parquet`, `label-studio`: each writer's FILES), by path relative
+    to -o."""
     answers_dropped: int = 0
     """Question answers and suggestion acceptances dropped (each one of `problems`; their records merged)."""
     model: dict = field(default_factory=dict)
@@ -66,7 +69,7 @@ class MergeResult:
 
     def report(self) -> dict:
         """The JSON report (`--report`)."""
-        output = {"format": "argilla", "files": sorted(self.directory)} if self.directory else {
+        output = {"format": self.fmt, "files": sorted(self.directory)} if self.directory else {
             "format": MERGED_FORMAT, "version": MERGED_VERSION} if self.fmt != "sentences" else {"format": "sentences"}
         return {"output": output, "counts": vars(self.counts), "answers_dropped": self.answers_dropped,
                 "files": self.files, "model": self.model,
@@ -202,6 +205,11 @@ def merge_files(paths: Iterable[str | Path], bundle: Bundle | str | Path, fmt: s
             agreement["checks"] = score_checks(checked, checks.known, bundle, reader.labels, checks.threshold)
             records = every if checks.keep else records
         directory, folder_notes = argilla_files(bundle, records, questions) if fmt == "argilla" else ({}, [])
+        if fmt == "parquet":
+            kept_records = [by_id[r["id"]] for r in records]
+            directory = parquet_files(records, sentence_rows(kept_records, records, verdicts) if verdicts else None)
+        elif fmt == "label-studio":
+            directory, folder_notes = label_studio_files(reader.labels, records)
         if fmt == "sentences":
             output = sentences_csv(sentence_rows([by_id[r["id"]] for r in records], records, verdicts))
         else:

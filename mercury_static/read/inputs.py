@@ -1,7 +1,9 @@
-"""Input files -> records: CSV, JSON, JSONL, Mercury dumps, SummHay topic files and QAGS's layout.
+"""Input files -> records: CSV, JSON, JSONL, Mercury dumps, SummHay topic files, QAGS's layout, Parquet and
+🤗 datasets folders.
 
 This module picks the format and checks ids across files; one module per format reads it (csv_rows.py,
-json_docs.py, mercury_dump.py, summhay.py, qags.py) and record.py turns each record's fields into a `Record`.
+json_docs.py, mercury_dump.py, summhay.py, qags.py, parquet.py) and record.py turns each record's fields into a
+`Record`.
 
 Rules shared by every format:
 
@@ -34,6 +36,7 @@ from mercury_static.read.csv_rows import read_csv
 from mercury_static.read.json_docs import detect, file_lines, json_objects, parse_json, peek_object, read_jsonl, \
     read_list
 from mercury_static.read.mercury_dump import dump_samples
+from mercury_static.read.parquet import is_datasets_folder, read_folder, read_parquet
 from mercury_static.read.qags import is_qags, read_qags
 from mercury_static.read.record import Item, Options, join_documents
 from mercury_static.read.summhay import read_summhay
@@ -41,7 +44,7 @@ from mercury_static.core.records import InputError, Record
 
 __all__ = ["FORMATS", "iter_records", "join_documents", "read_records"]
 
-FORMATS = ("auto", "csv", "json", "jsonl", "mercury", "summhay", "qags")
+FORMATS = ("auto", "csv", "json", "jsonl", "mercury", "summhay", "qags", "parquet")
 
 
 def read_records(
@@ -104,6 +107,13 @@ def _read_text(path: Path, name: str) -> str:
 
 def _read_file(path: Path, name: str, fmt: str, opts: Options) -> Iterator[Item]:
     ext = path.suffix.lower()
+    if path.is_dir() and (fmt == "parquet" or fmt == "auto" and (is_datasets_folder(path)
+                                                                  or any(path.rglob("*.parquet")))):
+        yield from read_folder(path, name, opts)
+        return
+    if fmt == "parquet" or (fmt == "auto" and ext == ".parquet"):
+        yield from read_parquet(path, name, opts)
+        return
     if fmt == "qags" and ext in (".jsonl", ".ndjson"):
         yield from read_qags(json_objects(file_lines(path, name), name), name, opts)
         return

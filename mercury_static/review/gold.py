@@ -17,7 +17,10 @@ from mercury_static.formats import GOLD_FORMAT, GOLD_VERSION
 from mercury_static.merge.notes import future_notes
 from mercury_static.merge.pipeline import DATASET_FORMATS, _annotation_order, serialize
 from mercury_static.core.records import InputError
+from mercury_static.merge.sentence_rows import record_rows
 from mercury_static.merge.write_argilla import argilla_files
+from mercury_static.merge.write_label_studio import label_studio_files
+from mercury_static.merge.write_parquet import parquet_files
 from mercury_static.review.write_bundle import load_review
 from mercury_static.merge.adjudication import covered, span_f1
 from mercury_static.review.exports import ReviewEntry, ReviewReader
@@ -251,6 +254,12 @@ def make_gold(paths: list[Path], review_dir: Path, fmt: str = "mercury-static", 
                          "annotation (their own stays in the review bundle)")
         directory, folder_notes = argilla_files(bundle, merged, list(bundle.settings.questions))
         notes += folder_notes
+    elif fmt == "parquet":  # the sentence table: the reviewer's settled verdicts (the others not checked)
+        directory = parquet_files(gold, [row for g in gold for row in record_rows(texts[g["id"]], g, verdicts)]
+                                  if verdicts is not None else None)
+    elif fmt == "label-studio":  # the reviewer's gold as their annotation
+        directory, ls_notes = label_studio_files(bundle.manifest["labels"], gold)
+        notes += ls_notes
     return GoldResult(records=gold, output=b"" if directory else serialize(gold, fmt), directory=directory,
                       not_adjudicated=not_adjudicated, undecided=undecided,
                       reviewers=reviewer_agreement({k: v for k, v in adjudicated.items() if len(v) > 1}, by_id),

@@ -1,0 +1,170 @@
+"""`build` reads Parquet (a file, a folder of them) and a 🤗 `Dataset.save_to_disk` folder, written here by pyarrow
+and `datasets` themselves: the same records, and the same bundle, as the rows given as JSON Lines; bad input one
+line; rows read a batch at a time (a million rows in the memory of the JSON Lines read)."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import datasets
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from conftest import REPO
+from mercury_static.core.records import InputError
+from mercury_static.read.inputs import read_records
+from test_bad_input import one_error
+
+
+def rows(n: int) -> list[dict]:
+    return [{"id": f"r{i}", "source": [{"title": "Report", "text": f"The plant opened in {1990 + i % 30}. It employs "
+                                        f"{i % 7 + 2} hundred people."},
+                                       {"title": "Weather", "text": "Weather was mild."}],
+             "summary": f"The plant opened in {1991 + i % 30}.",
+             "metadata": {"topic": ["energy", "health"][i % 2], "score": i / 4}, "rank": i} for i in range(n)]
+
+
+def as_jsonl(path: Path, items: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in items), encoding="utf-8")
+    return path
+
+
+def same_records(a, b) -> None:
+    assert [(r.id, r.source, r.summary, r.metadata, r.source_sections) for r in a] == \
+        [(r.id, r.source, r.summary, r.metadata, r.source_sections) for r in b]
+
+
+def test_parquet_files_folders_and_saved_datasets_read_as_json_lines(tmp_path):
+    items = rows(40)
+    expected = read_records(as_jsonl(tmp_path / "rows.jsonl", items))
+    pq.write_table(pa.Table.from_pylist(items), tmp_path / "rows.parquet", row_group_size=7)
+    same_records(read_records(tmp_path / "rows.parquet"), expected)
+    hub = tmp_path / "hub" / "data"
+    hub.mkdir(parents=True)
+    pq.write_table(pa.Table.from_pylist(items[:25]), hub / "train-00000-of-00002.parquet")
+    pq.write_table(pa.Table.from_pylist(items[25:]), hub / "train-00001-of-00002.parquet")
+    same_records(read_records(tmp_path / "hub"), expected)
+    datasets.Dataset.from_list(items).save_to_disk(str(tmp_path / "saved"), num_shards=3)
+    same_records(read_records(tmp_path / "saved"), expected)
+    same_records(read_records(tmp_path / "saved", fmt="parquet"), expected)
+
+
+def test_columns_are_named_and_dates_read_as_text(tmp_path):
+    table = pa.Table.from_pylist([{"article": "The cat sat.", "highlights": "A cat sat.",
+                                   "published": datetime.datetime(2024, 5, 1, 12, 30)}])
+    pq.write_table(table, tmp_path / "news.parquet")
+    [record] = read_records(tmp_path / "news.parquet", source_field="article", summary_field="highlights")
+    assert (record.id, record.source, record.summary) == ("0", "The cat sat.", "A cat sat.")
+    assert record.metadata == {"published": "2024-05-01 12:30:00.000000"}
+
+
+def test_a_parquet_file_and_a_saved_dataset_build_the_bundle_of_their_json_lines(build_bundle, tmp_path):
+    items = rows(30)
+    built = {}
+    for kind in ("jsonl", "parquet", "saved"):
+        folder = tmp_path / kind
+        folder.mkdir()
+        if kind == "jsonl":
+            data = as_jsonl(folder / "rows.jsonl", items)
+        elif kind == "parquet":
+            data = folder / "rows.parquet"
+            pq.write_table(pa.Table.from_pylist(items), data, row_group_size=8)
+        else:
+            data = folder / "rows"
+            datasets.Dataset.from_list(items).save_to_disk(str(data))
+        out = build_bundle([data], name=kind)
+        built[kind] = {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*"))
+                       if p.is_file() and "data" in p.relative_to(out).parts or p.name == "manifest.json"}
+    assert len(built["jsonl"]) > 5 and built["jsonl"]["manifest.json"].count(b"bundle_id") == 1
+    assert built["parquet"] == built["jsonl"]
+    assert built["saved"] == built["jsonl"]
+
+
+def damaged(tmp_path: Path) -> dict[str, Path]:
+    good = tmp_path / "good.parquet"
+    pq.write_table(pa.Table.from_pylist(rows(50)), good, row_group_size=10)
+    out = {}
+    out["truncated"] = tmp_path / "truncated.parquet"
+    out["truncated"].write_bytes(good.read_bytes()[: good.stat().st_size // 2])
+    out["types"] = tmp_path / "types.parquet"
+    pq.write_table(pa.Table.from_pylist([{"source": "The cat sat.", "summary": 3}]), out["types"])
+    out["binary"] = tmp_path / "binary.parquet"
+    pq.write_table(pa.table({"source": ["The cat sat."], "summary": ["A cat."], "blob": pa.array([b"\x00"])}),
+                   out["binary"])
+    out["missing"] = tmp_path / "missing.parquet"
+    pq.write_table(pa.Table.from_pylist([{"text": "The cat sat.", "summary": "A cat."}]), out["missing"])
+    datasets.DatasetDict({"train": datasets.Dataset.from_list(rows(2))}).save_to_disk(str(tmp_path / "dict"))
+    out["dict"] = tmp_path / "dict"
+    saved = tmp_path / "saved"
+    datasets.Dataset.from_list(rows(3000)).save_to_disk(str(saved))
+    [arrow] = saved.glob("*.arrow")
+    arrow.write_bytes(arrow.read_bytes()[: arrow.stat().st_size - 5000])
+    out["stream"] = saved
+    return out
+
+
+@pytest.mark.parametrize("case, parts", [
+    ("truncated", ["truncated.parquet", "not a readable Parquet file"]),
+    ("types", ["types.parquet", "field 'summary'", "expected a string column, got int64"]),
+    ("binary", ["binary.parquet", "field 'blob'", "has no JSON form"]),
+    ("missing", ["missing.parquet", "field 'source'", "no such column (columns: text, summary)"]),
+    ("dict", ["a DatasetDict folder: give one split's folder (splits: train)"]),
+    ("stream", ["data-00000-of-00001.arrow", "cannot read the rows"]),
+])
+def test_bad_parquet_is_one_line(run, tmp_path, case, parts):
+    path = damaged(tmp_path)[case]
+    one_error(run("build", path, "-o", tmp_path / "out"), *parts)
+
+
+def test_a_bad_row_is_named_by_its_row(tmp_path):
+    items = rows(5)
+    items[3]["summary"] = " "
+    pq.write_table(pa.Table.from_pylist(items), tmp_path / "rows.parquet", row_group_size=2)
+    with pytest.raises(InputError) as e:
+        read_records(tmp_path / "rows.parquet")
+    assert str(e.value) == f"{tmp_path / 'rows.parquet'}: row 3: field 'summary': empty text"
+
+
+# Peak RSS of the build's read (VmHWM, in a child: ru_maxrss would carry the parent's), its ids on disk as the build
+# keeps them, pyarrow imported in every run
+PEAK_READ = ("import re, sys, tempfile, pyarrow.parquet\nfrom mercury_static.build.scratch import Scratch\n"
+             "from mercury_static.read.inputs import iter_records\n"
+             "seen = Scratch(tempfile.mkdtemp()).id_places()\n"
+             "n = sum(1 for _ in iter_records(sys.argv[1], seen=seen))\n"
+             "hwm = re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1)\n"
+             "print(n, hwm)\n")
+
+
+@pytest.mark.slow
+def test_a_million_rows_read_in_the_memory_of_json_lines(tmp_path):
+    n = 1_000_000
+    writer = None
+    with open(tmp_path / "big.jsonl", "w", encoding="utf-8") as f:
+        for start in range(0, n, 50_000):
+            chunk = [{"id": i, "source": f"Record {i} says the plant opened in {1900 + i % 100}.",
+                      "summary": f"It opened in {1901 + i % 100}.", "rank": i} for i in range(start, start + 50_000)]
+            f.write("".join(json.dumps(r) + "\n" for r in chunk))
+            table = pa.Table.from_pylist(chunk)
+            writer = writer or pq.ParquetWriter(tmp_path / "big.parquet", table.schema)
+            writer.write_table(table, row_group_size=10_000)
+    writer.close()
+    datasets.Dataset.from_parquet(str(tmp_path / "big.parquet"), cache_dir=str(tmp_path / "cache")).save_to_disk(
+        str(tmp_path / "big"))
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    peaks = {}
+    for name in ("big.jsonl", "big.parquet", "big"):
+        done = subprocess.run([sys.executable, "-c", PEAK_READ, str(tmp_path / name)], capture_output=True,
+                              text=True, timeout=1800, env=env)
+        assert done.returncode == 0, done.stderr
+        count, peak = map(int, done.stdout.split())
+        assert count == n
+        peaks[name] = peak
+    # the JSON Lines read's memory plus pyarrow's buffers of one batch (a fixed amount, not one that grows with rows)
+    assert peaks["big.parquet"] - peaks["big.jsonl"] < 32 * 1024, peaks
+    assert peaks["big"] - peaks["big.jsonl"] < 32 * 1024, peaks
