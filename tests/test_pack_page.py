@@ -14,7 +14,9 @@ from mercury_static.bundle.page import COPIED, ENTRY, SOURCES, pack
 
 
 def _tree(folder):
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    """The files of a packed page (a bundle's gzip siblings of them aside)."""
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file() and p.suffix != ".gz"}
 
 
 def test_packing_is_deterministic_and_preloads_the_entrys_static_imports(tmp_path):
@@ -80,7 +82,9 @@ def test_a_wheel_ships_every_copied_file():
 
 def test_a_bundle_ships_the_packed_page_and_index_html_preloads_its_chunks(stand_in_demo, tmp_path):
     page = pack(SOURCES, tmp_path / "p")
-    assert _tree(stand_in_demo / "app") == _tree(page.app)
+    packed = _tree(page.app)
+    assert (stand_in_demo / "sw.js").read_bytes() == packed.pop("sw.js")  # the service worker: at the root
+    assert _tree(stand_in_demo / "app") == packed
     html = (stand_in_demo / "index.html").read_text(encoding="utf-8")
     assert re.findall(r'<link rel="modulepreload" href="app/([^"]+)">', html) == page.preload
     assert re.findall(r'<script type="module"[^>]*src="([^"]+)"', html) == ["app/main.js"]
