@@ -1,4 +1,5 @@
-"""Read `--settings FILE`: this tool's settings file (YAML or JSON), or an Argilla 2.x settings.json.
+"""Read `--settings FILE`: this tool's settings file (YAML or JSON), an Argilla 2.x settings.json, or a Label
+Studio labeling config (`.xml`, label_studio.py).
 
 Both end in `settings.parse_settings`, so they are checked alike. An Argilla file is recognised by its
 list-valued `fields` (ours is a mapping) and translated to our vocabulary first (argilla.py);
@@ -46,6 +47,11 @@ def read_settings(path: Path | None) -> Settings:
     """The settings of `--settings FILE` (None: today's behaviour)."""
     if path is None:
         return Settings()
+    if Path(path).suffix.lower() == ".xml":
+        from mercury_static.settings.label_studio import from_label_studio
+
+        name = str(path)
+        return parse_settings(from_label_studio(safeio.read_text(Path(path), name, safeio.SMALL_LIMIT), name), name)
     doc = read_document(Path(path))
     if isinstance(doc, dict) and isinstance(doc.get("fields"), list):
         from dataclasses import replace
