@@ -138,7 +138,7 @@ def build(
     inputs: List[Path] = typer.Argument(..., help="CSV, JSON, JSONL, Mercury dump, SummHay topic or Parquet files, "
                                         "or folders of Parquet files or of a saved 🤗 dataset."),
     out: Path = typer.Option(..., "-o", "--out", help="Output folder of the bundle."),
-    fmt: str = typer.Option("auto", "--format", help="auto|csv|json|jsonl|mercury|summhay|qags|parquet"),
+    fmt: str = typer.Option("auto", "--format", help="auto|csv|json|jsonl|mercury|summhay|qags|parquet|label-studio"),
     source_field: str = typer.Option("source", help="Field/column holding the source text."),
     summary_field: str = typer.Option("summary", help="Field/column holding the summary text."),
     id_field: Optional[str] = typer.Option(None, help="Field/column holding the record id."),

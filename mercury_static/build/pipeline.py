@@ -109,7 +109,7 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
                                      [p.name for p in settings.metadata if p.visible], settings.similar_records,
                                      keep_ids=bool(settings.distribution), untagged=untagged_columns(settings),
                                      chunk_records=options.chunk_records)
-                data = stream.run(records, lambda r: stored_record(r, settings, labels, from_file, ranges),
+                data = stream.run(records, lambda r: stored_record(r, settings, (labels, choices), from_file, ranges),
                                   step("Building (records read, split, embedded and written)", None))
                 # manifest → page, once every record is written
                 shown = manifest_settings(settings, ranges)

@@ -46,14 +46,16 @@ def record_meta(record: Record, settings: Settings, ranges: MetadataRanges) -> d
 
 
 def record_extras(records: list[Record], settings: Settings, from_file: dict[str, list[dict]],
-                  ranges: MetadataRanges | None = None) -> tuple[list[dict], MetadataRanges]:
+                  ranges: MetadataRanges | None = None,
+                  label_choices: list[str] | None = None) -> tuple[list[dict], MetadataRanges]:
     """Per record `{fields?, meta?, suggestions?}` (only the non-empty keys: absent means none), and the
-    metadata ranges the data holds (for the manifest), added to `ranges` (a streamed build's, chunk by chunk)."""
+    metadata ranges the data holds (for the manifest), added to `ranges` (a streamed build's, chunk by chunk);
+    `label_choices`: the bundle's, for the records' own span suggestions (None: not yet known, left out)."""
     ranges = MetadataRanges() if ranges is None else ranges
     extras = []
     for r in records:
         parts = {"fields": extra_fields(r, settings), "meta": record_meta(r, settings, ranges),
-                 "suggestions": record_suggestions(r, settings, from_file)}
+                 "suggestions": record_suggestions(r, settings, from_file, label_choices)}
         extras.append({k: v for k, v in parts.items() if v})
     return extras, ranges
 
@@ -111,9 +113,9 @@ def record_json(r: Record, extras: dict | None = None) -> dict:
             **{k: v for k, v in sentences.items() if v}, **(extras or {})}
 
 
-def stored_record(r: Record, settings: Settings, labels: list[str], from_file: dict[str, list[dict]],
-                  ranges: MetadataRanges) -> dict:
+def stored_record(r: Record, settings: Settings, labels: tuple[list[str], list[str]],
+                  from_file: dict[str, list[dict]], ranges: MetadataRanges) -> dict:
     """The record's JSON as the bundle stores it: its priors with known labels only, its extras (the
-    metadata ranges they hold added to `ranges`, for the manifest)."""
-    r.prior_annotations = known_label_priors(r, labels)
-    return record_json(r, record_extras([r], settings, from_file, ranges)[0][0])
+    metadata ranges they hold added to `ranges`, for the manifest). `labels`: the bundle's (paths, choices)."""
+    r.prior_annotations = known_label_priors(r, labels[0])
+    return record_json(r, record_extras([r], settings, from_file, ranges, labels[1])[0][0])

@@ -98,14 +98,32 @@ def read_suggestion_file(path: Path, lengths: dict[str, tuple[int, int]], settin
     return out
 
 
-def record_suggestions(record: Record, settings: Settings, from_file: dict[str, list[dict]]) -> list[dict]:
-    """Every suggestion of one record: the column rules in settings order, then the file's in line order;
-    one agent suggests one value per question (a second one is an error, not a silent choice)."""
+def span_suggestions(record: Record, settings: Settings, label_choices: list[str]) -> list[dict]:
+    """The record's own span suggestions (`Record.suggestions`) as suggestions of the span question, each value
+    checked against the bundle's labels (a label the labeling config lacks is one line)."""
+    out = []
+    for s in record.suggestions:
+        problem = value_problem(settings.span, s["value"], label_choices, (len(record.summary), len(record.source)))
+        if problem:
+            raise InputError(record.origin, s["where"], "result", f"suggestion: {problem}")
+        out.append({"question": settings.span.name, "value": s["value"],
+                    "score": _score(s["score"], record.origin, s["where"], "score"), "agent": s["agent"]})
+    return out
+
+
+def record_suggestions(record: Record, settings: Settings, from_file: dict[str, list[dict]],
+                       label_choices: list[str] | None = None) -> list[dict]:
+    """Every suggestion of one record: the column rules in settings order, then the record's own span
+    suggestions (with `label_choices`: read_once, before the labels are known, leaves them out), then the file's
+    in line order; one agent suggests one value per question (a second one is an error, not a silent choice)."""
     found = [s for rule in settings.suggestions if (s := from_columns(record, rule, settings))]
+    if label_choices is not None:
+        found += span_suggestions(record, settings, label_choices)
     seen: set[tuple[str, str]] = set()
     for s in found + from_file.get(record.id, []):
         if (s["question"], s["agent"]) in seen:
             raise InputError(settings.file, f"record {record.id}", "agent", f"agent {s['agent']!r} suggests "
-                             f"question {s['question']!r} twice (settings columns and the suggestions file)")
+                             f"question {s['question']!r} twice (settings columns, the dataset's predictions and "
+                             "the suggestions file)")
         seen.add((s["question"], s["agent"]))
     return found + from_file.get(record.id, [])

@@ -35,6 +35,9 @@ class Record:
     """Sentence verdicts people gave before (a QAGS worker's answers): `{annotator, sentence, verdict}`."""
     sentence_suggestions: list[dict] = field(default_factory=list)
     """Sentence verdicts an agent gave (SummHay's evaluator): `{agent, sentence, verdict}`."""
+    suggestions: list[dict] = field(default_factory=list)
+    """Span suggestions the dataset carries (Label Studio's predictions): `{agent, score, value, where}`, the value
+    in the span question's shape; the build names the question and checks the labels (`span_suggestions`)."""
     verdict_scale: str | None = None
     """The dataset's own sentence verdicts (a key of `schema.DATASET_VERDICTS`), which turn
     `sentence_verdicts` on when the settings do not."""

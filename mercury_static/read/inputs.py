@@ -1,8 +1,8 @@
 """Input files -> records: CSV, JSON, JSONL, Mercury dumps, SummHay topic files, QAGS's layout, Parquet and
-🤗 datasets folders.
+🤗 datasets folders, Label Studio tasks.
 
 This module picks the format and checks ids across files; one module per format reads it (csv_rows.py,
-json_docs.py, mercury_dump.py, summhay.py, qags.py, parquet.py) and record.py turns each record's fields into a
+json_docs.py, mercury_dump.py, summhay.py, qags.py, parquet.py, label_studio.py) and record.py turns each record's fields into a
 `Record`.
 
 Rules shared by every format:
@@ -35,6 +35,7 @@ from mercury_static.core import safeio
 from mercury_static.read.csv_rows import read_csv
 from mercury_static.read.json_docs import detect, file_lines, json_objects, parse_json, peek_object, read_jsonl, \
     read_list
+from mercury_static.read.label_studio import read_tasks
 from mercury_static.read.mercury_dump import dump_samples
 from mercury_static.read.parquet import is_datasets_folder, read_folder, read_parquet
 from mercury_static.read.qags import is_qags, read_qags
@@ -44,7 +45,7 @@ from mercury_static.core.records import InputError, Record
 
 __all__ = ["FORMATS", "iter_records", "join_documents", "read_records"]
 
-FORMATS = ("auto", "csv", "json", "jsonl", "mercury", "summhay", "qags", "parquet")
+FORMATS = ("auto", "csv", "json", "jsonl", "mercury", "summhay", "qags", "parquet", "label-studio")
 
 
 def read_records(
@@ -149,6 +150,10 @@ def _read_file(path: Path, name: str, fmt: str, opts: Options) -> Iterator[Item]
     elif kind == "summhay":
         safeio.check(data, name, None)
         yield from read_summhay(data, name, opts)
+    elif kind == "label-studio":
+        if not isinstance(data, list):
+            raise InputError(name, None, None, f"expected a JSON list of Label Studio tasks, got {safeio.json_kind(data)}")
+        yield from read_tasks(data, path, name, opts)
     elif kind == "mercury":
         yield from read_list(dump_samples(data, name), name, opts, is_dump=True)
     elif isinstance(data, list):

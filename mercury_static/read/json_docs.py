@@ -10,6 +10,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from mercury_static.core import safeio
+from mercury_static.read.label_studio import is_label_studio
 from mercury_static.read.qags import is_qags
 from mercury_static.read.record import Item, Options, make_item
 from mercury_static.core.records import InputError
@@ -45,6 +46,8 @@ def detect(data) -> str:
     first = next((x for x in data if isinstance(x, dict)), None) if isinstance(data, list) else None
     if first is not None and "sample_id" in first and "annotations" in first:
         return "mercury"
+    if is_label_studio(first):
+        return "label-studio"
     return "qags" if is_qags(first) else "json"
 
 
