@@ -2,8 +2,8 @@
 🤗 datasets folders, Label Studio tasks.
 
 This module picks the format and checks ids across files; one module per format reads it (csv_rows.py,
-json_docs.py, mercury_dump.py, summhay.py, qags.py, parquet.py, label_studio.py) and record.py turns each record's fields into a
-`Record`.
+json_docs.py, mercury_dump.py, summhay.py, qags.py, parquet.py, label_studio.py) and record.py turns each
+record's fields into a `Record`.
 
 Rules shared by every format:
 
@@ -152,7 +152,8 @@ def _read_file(path: Path, name: str, fmt: str, opts: Options) -> Iterator[Item]
         yield from read_summhay(data, name, opts)
     elif kind == "label-studio":
         if not isinstance(data, list):
-            raise InputError(name, None, None, f"expected a JSON list of Label Studio tasks, got {safeio.json_kind(data)}")
+            raise InputError(name, None, None,
+                             f"expected a JSON list of Label Studio tasks, got {safeio.json_kind(data)}")
         yield from read_tasks(data, path, name, opts)
     elif kind == "mercury":
         yield from read_list(dump_samples(data, name), name, opts, is_dump=True)

@@ -25,6 +25,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import NoReturn
 
 from mercury_static.core import mercury, safeio
 from mercury_static.core.records import InputError
@@ -83,7 +84,7 @@ class _Task:
     def __init__(self, name: str, where: str, texts: dict[str, str], skipped: Counter):
         self.name, self.where, self.texts, self.skipped = name, where, texts, skipped
 
-    def fail(self, key: str, message: str):
+    def fail(self, key: str, message: str) -> NoReturn:
         raise InputError(self.name, self.where, key, message)
 
     def spans(self, result, key: str) -> list[tuple[list[str], dict, dict | None, str]]:
@@ -153,7 +154,7 @@ class _Task:
             self.fail(f"{at}.value.labels", "expected a non-empty list of labels")
         text = self.texts[side]
         start, end = value.get("start"), value.get("end")
-        if not all(isinstance(x, int) and not isinstance(x, bool) for x in (start, end)):
+        if not isinstance(start, int) or not isinstance(end, int) or isinstance(start, bool) or isinstance(end, bool):
             self.fail(f"{at}.value", "expected integer start and end")
         s, e = _code_point(text, start), _code_point(text, end)
         if s is None or e is None or not s < e:
