@@ -357,7 +357,7 @@ BAD_INPUT = [
     ("notes.txt", "source,summary\na,b\n", {},
      "notes.txt: cannot tell the format (use .csv, .json or .jsonl, or pass --format)"),
     ("d.csv", "source,summary\na,b\n", {"fmt": "xml"},
-     "d.csv: unknown format 'xml' (choose from auto, csv, json, jsonl, mercury, summhay, qags, parquet)"),
+     "d.csv: unknown format 'xml' (choose from auto, csv, json, jsonl, mercury, summhay, qags, parquet, label-studio)"),
 ]
 
 
