@@ -10,8 +10,8 @@ the summary (the note). Layout tags (`View`, `Header`, `Style`, ...) are layout.
 for its answers, so it is left out, never silently. A config with no two Texts or no Labels on the summary
 cannot map: one line, exit 2.
 
-The config is untrusted XML: parsed by defusedxml when installed, else a document type or entity
-declaration (the way to an entity-expansion bomb; a labeling config never needs one) is refused first.
+The config is untrusted XML: parsed by defusedxml with document types refused (the way to an entity-expansion
+bomb; a labeling config never needs one).
 """
 
 from __future__ import annotations
@@ -31,17 +31,9 @@ GRANULARITY = {"symbol": "character", "word": "word"}
 def parse_xml(text: str, file: str) -> ET.Element:
     """The config's root element; an entity or document type declaration, or XML that does not parse, is one
     line."""
-    try:
-        import defusedxml.ElementTree as safe_et
-        from defusedxml import DefusedXmlException
-    except ImportError:
-        if "<!DOCTYPE" in text.upper() or "<!ENTITY" in text.upper():
-            raise InputError(file, None, None, "a document type or entity declaration is not accepted in a "
-                             "labeling config (untrusted XML)") from None
-        try:
-            return ET.fromstring(text)
-        except ET.ParseError as e:
-            raise InputError(file, f"line {e.position[0]}", None, f"invalid XML ({e})") from None
+    import defusedxml.ElementTree as safe_et
+    from defusedxml import DefusedXmlException
+
     try:
         return safe_et.fromstring(text, forbid_dtd=True)
     except DefusedXmlException:
