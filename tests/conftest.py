@@ -143,20 +143,37 @@ def modules_server(demo_bundle, serve_dir, tmp_path_factory) -> str:
     return serve_dir(copy)
 
 
+class Browser:
+    """The browser, whose contexts block service workers unless a test asks for them: a bundle's service worker
+    fetches past `page.route`, so a test that makes the model unavailable would get it from the worker."""
+
+    def __init__(self, browser):
+        self._browser = browser
+
+    def new_context(self, **options):
+        options.setdefault("service_workers", "block")
+        return self._browser.new_context(**options)
+
+    def __getattr__(self, name):
+        return getattr(self._browser, name)
+
+
 @pytest.fixture(scope="session")
 def browser():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=chromium_path(), headless=True, args=CHROMIUM_ARGS)
-        yield b
+        yield Browser(b)
         b.close()
 
 
 @pytest.fixture
-def context(browser):
-    """A fresh browser context (own localStorage) that fails the test if any request leaves loopback."""
-    ctx = browser.new_context(accept_downloads=True)
+def context(browser, request):
+    """A fresh browser context (own localStorage) that fails the test if any request leaves loopback; service
+    workers allowed only for a test marked `service_workers`."""
+    allowed = request.node.get_closest_marker("service_workers") is not None
+    ctx = browser.new_context(accept_downloads=True, service_workers="allow" if allowed else "block")
     foreign: list[str] = []
 
     def check(route):

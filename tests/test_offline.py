@@ -53,6 +53,7 @@ def stored(kind, server) -> list[dict]:
 
 
 @pytest.mark.browser
+@pytest.mark.service_workers
 @pytest.mark.parametrize("kind", ["s3", "webdav"])
 def test_offline_after_a_first_visit_work_is_saved_and_uploads_wait(kind, request, run, collect_bundle, context):
     bundle, base = collect_bundle

@@ -28,6 +28,7 @@ export function registerOffline(manifest, baseUrl = './') {
   const scope = new URL(baseUrl, document.baseURI).href;
   const script = new URL(`sw.js?bundle=${encodeURIComponent(manifest.bundle_id)}`, scope).href;
   const ours = () => sw.controller && sw.controller.scriptURL === script;
+  let registered = () => {};
   controlledPromise = new Promise((resolve) => {
     if (ours()) {
       resolve(true);
@@ -43,8 +44,12 @@ export function registerOffline(manifest, baseUrl = './') {
     };
     sw.addEventListener('controllerchange', check);
     const timer = setTimeout(done, CONTROL_WAIT_MS);
+    registered = done;
   });
-  sw.register(script, { scope }).catch((err) => console.warn(`offline use unavailable: ${err.message}`));
+  sw.register(script, { scope }).catch((err) => {
+    console.warn(`offline use unavailable: ${err.message}`);
+    registered(false); // no worker will take control: the model starts now, not after the wait
+  });
   controlledPromise.then((yes) => {
     if (yes) sw.controller.postMessage({ type: 'keep', urls: loadedUrls(scope) });
   });
