@@ -105,11 +105,11 @@ def label_studio(tmp_path_factory):
     port = free_port()
     env = {**os.environ, "LABEL_STUDIO_BASE_DATA_DIR": str(data), "DJANGO_DB": "sqlite",
            "LABEL_STUDIO_USERNAME": ADMIN, "LABEL_STUDIO_PASSWORD": "mercury-static-pw",
-           "LABEL_STUDIO_USER_TOKEN": TOKEN, "LABEL_STUDIO_DISABLE_SIGNUP_WITHOUT_LINK": "false",
-           "SENTRY_DSN": "", "COLLECT_ANALYTICS": "false"}
+           "LABEL_STUDIO_USER_TOKEN": TOKEN}
     log = open(data / "server.log", "wb")
     server = subprocess.Popen([str(LABEL_STUDIO), "start", "--no-browser", "--internal-host", "127.0.0.1",
-                               "--port", str(port), "--data-dir", str(data)],
+                               "--port", str(port), "--data-dir", str(data),
+                               "--enable-legacy-api-token"],
                               env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     try:
