@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import REPO
+from conftest import REPO, TEST_CACHE
 from mercury_static.core.records import InputError
 from mercury_static.read.inputs import read_records
 from test_bad_input import one_error
@@ -168,3 +168,51 @@ def test_a_million_rows_read_in_the_memory_of_json_lines(tmp_path):
     # the JSON Lines read's memory plus pyarrow's buffers of one batch (a fixed amount, not one that grows with rows)
     assert peaks["big.parquet"] - peaks["big.jsonl"] < 32 * 1024, peaks
     assert peaks["big"] - peaks["big.jsonl"] < 32 * 1024, peaks
+
+
+def _build_peak(data: Path, out: Path, model: Path) -> int:
+    """Peak RSS in kB of `build` in a child process (its own rusage, from wait4)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1", "MERCURY_STATIC_CACHE": str(TEST_CACHE)}
+    child = subprocess.Popen([sys.executable, "-c", "from mercury_static.cli import app; app()", "build", str(data),
+                              "--model", str(model), "-o", str(out)], env=env, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE)
+    assert child.stderr is not None
+    errors = child.stderr.read()
+    _, status, usage = os.wait4(child.pid, 0)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    assert child.returncode == 0, errors.decode("utf-8", "replace")[-2000:]
+    return usage.ru_maxrss
+
+
+@pytest.mark.slow
+def test_a_hundred_thousand_rows_build_byte_identically_in_the_memory_of_json_lines(stand_in_model, tmp_path):
+    n, batch = 100_000, 20_000
+    folders = {kind: tmp_path / kind for kind in ("jsonl", "parquet", "saved")}
+    for folder in folders.values():
+        folder.mkdir()
+    inputs = {"jsonl": folders["jsonl"] / "rows.jsonl", "parquet": folders["parquet"] / "rows.parquet",
+              "saved": folders["saved"] / "rows"}
+    writer = None
+    with open(inputs["jsonl"], "w", encoding="utf-8") as f:
+        for start in range(0, n, batch):
+            chunk = [{**r, "id": f"r{start + i}", "rank": start + i} for i, r in enumerate(rows(batch))]
+            f.write("".join(json.dumps(r) + "\n" for r in chunk))
+            table = pa.Table.from_pylist(chunk)
+            writer = writer or pq.ParquetWriter(inputs["parquet"], table.schema)
+            writer.write_table(table, row_group_size=10_000)
+    assert writer is not None
+    writer.close()
+    datasets.Dataset.from_parquet(str(inputs["parquet"]), cache_dir=str(tmp_path / "cache")).save_to_disk(
+        str(inputs["saved"]))
+    built, peaks = {}, {}
+    for kind, data in inputs.items():
+        out = folders[kind] / "bundle"
+        peaks[kind] = _build_peak(data, out, stand_in_model)
+        built[kind] = {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*"))
+                       if p.is_file() and "data" in p.relative_to(out).parts or p.name == "manifest.json"}
+    print(json.loads(built["jsonl"]["manifest.json"]))
+    assert built["parquet"] == built["jsonl"]
+    assert built["saved"] == built["jsonl"]
+    print(f"peak RSS of build, kB: {peaks}")
+    assert peaks["parquet"] <= peaks["jsonl"] * 1.1, peaks
+    assert peaks["saved"] <= peaks["jsonl"] * 1.1, peaks
