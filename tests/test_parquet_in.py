@@ -170,18 +170,16 @@ def test_a_million_rows_read_in_the_memory_of_json_lines(tmp_path):
     assert peaks["big"] - peaks["big.jsonl"] < 32 * 1024, peaks
 
 
-def _build_peak(data: Path, out: Path, model: Path) -> int:
-    """Peak RSS in kB of `build` in a child process (its own rusage, from wait4)."""
+PEAK = "\nimport re\nprint(re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1), file=sys.stderr)\n"
+"""Appended to a child's code: its peak RSS in kB, last on stderr (VmHWM: ru_maxrss would carry the parent's)."""
+
+
+def _child_peak(code: str, *args: str) -> int:
     env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1", "MERCURY_STATIC_CACHE": str(TEST_CACHE)}
-    child = subprocess.Popen([sys.executable, "-c", "from mercury_static.cli import app; app()", "build", str(data),
-                              "--model", str(model), "-o", str(out)], env=env, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE)
-    assert child.stderr is not None
-    errors = child.stderr.read()
-    _, status, usage = os.wait4(child.pid, 0)
-    child.returncode = os.waitstatus_to_exitcode(status)
-    assert child.returncode == 0, errors.decode("utf-8", "replace")[-2000:]
-    return usage.ru_maxrss
+    done = subprocess.run([sys.executable, "-c", f"import sys\n{code}{PEAK}", *args], env=env,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=1800)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return int(done.stderr.split()[-1])
 
 
 @pytest.mark.slow
@@ -207,12 +205,16 @@ def test_a_hundred_thousand_rows_build_byte_identically_in_the_memory_of_json_li
     built, peaks = {}, {}
     for kind, data in inputs.items():
         out = folders[kind] / "bundle"
-        peaks[kind] = _build_peak(data, out, stand_in_model)
+        peaks[kind] = _child_peak("from mercury_static.cli import app\ntry:\n    app()\nexcept SystemExit as e:\n"
+                                  "    assert not e.code, e.code", "build", str(data), "--model", str(stand_in_model),
+                                  "-o", str(out))
         built[kind] = {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*"))
                        if p.is_file() and "data" in p.relative_to(out).parts or p.name == "manifest.json"}
-    print(json.loads(built["jsonl"]["manifest.json"]))
+    assert len(built["jsonl"]) > 5
     assert built["parquet"] == built["jsonl"]
     assert built["saved"] == built["jsonl"]
-    print(f"peak RSS of build, kB: {peaks}")
-    assert peaks["parquet"] <= peaks["jsonl"] * 1.1, peaks
-    assert peaks["saved"] <= peaks["jsonl"] * 1.1, peaks
+    # pyarrow's libraries, mapped and touched by its import, are a fixed cost the JSON Lines build never pays
+    libraries = _child_peak("import pyarrow, pyarrow.parquet") - _child_peak("")
+    print(f"peak RSS of build, kB: {peaks}; pyarrow's import {libraries}")
+    assert peaks["parquet"] <= peaks["jsonl"] * 1.1 + libraries, (peaks, libraries)
+    assert peaks["saved"] <= peaks["jsonl"] * 1.1 + libraries, (peaks, libraries)
