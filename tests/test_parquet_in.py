@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import REPO
+from conftest import REPO, TEST_CACHE
 from mercury_static.core.records import InputError
 from mercury_static.read.inputs import read_records
 from test_bad_input import one_error
@@ -168,3 +168,53 @@ def test_a_million_rows_read_in_the_memory_of_json_lines(tmp_path):
     # the JSON Lines read's memory plus pyarrow's buffers of one batch (a fixed amount, not one that grows with rows)
     assert peaks["big.parquet"] - peaks["big.jsonl"] < 32 * 1024, peaks
     assert peaks["big"] - peaks["big.jsonl"] < 32 * 1024, peaks
+
+
+PEAK = "\nimport re\nprint(re.search(r'VmHWM:\\s+(\\d+)', open('/proc/self/status').read()).group(1), file=sys.stderr)\n"
+"""Appended to a child's code: its peak RSS in kB, last on stderr (VmHWM: ru_maxrss would carry the parent's)."""
+
+
+def _child_peak(code: str, *args: str) -> int:
+    env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1", "MERCURY_STATIC_CACHE": str(TEST_CACHE)}
+    done = subprocess.run([sys.executable, "-c", f"import sys\n{code}{PEAK}", *args], env=env,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, timeout=1800)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return int(done.stderr.split()[-1])
+
+
+@pytest.mark.slow
+def test_a_hundred_thousand_rows_build_byte_identically_in_the_memory_of_json_lines(stand_in_model, tmp_path):
+    n, batch = 100_000, 20_000
+    folders = {kind: tmp_path / kind for kind in ("jsonl", "parquet", "saved")}
+    for folder in folders.values():
+        folder.mkdir()
+    inputs = {"jsonl": folders["jsonl"] / "rows.jsonl", "parquet": folders["parquet"] / "rows.parquet",
+              "saved": folders["saved"] / "rows"}
+    writer = None
+    with open(inputs["jsonl"], "w", encoding="utf-8") as f:
+        for start in range(0, n, batch):
+            chunk = [{**r, "id": f"r{start + i}", "rank": start + i} for i, r in enumerate(rows(batch))]
+            f.write("".join(json.dumps(r) + "\n" for r in chunk))
+            table = pa.Table.from_pylist(chunk)
+            writer = writer or pq.ParquetWriter(inputs["parquet"], table.schema)
+            writer.write_table(table, row_group_size=10_000)
+    assert writer is not None
+    writer.close()
+    datasets.Dataset.from_parquet(str(inputs["parquet"]), cache_dir=str(tmp_path / "cache")).save_to_disk(
+        str(inputs["saved"]))
+    built, peaks = {}, {}
+    for kind, data in inputs.items():
+        out = folders[kind] / "bundle"
+        peaks[kind] = _child_peak("from mercury_static.cli import app\ntry:\n    app()\nexcept SystemExit as e:\n"
+                                  "    assert not e.code, e.code", "build", str(data), "--model", str(stand_in_model),
+                                  "-o", str(out))
+        built[kind] = {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*"))
+                       if p.is_file() and "data" in p.relative_to(out).parts or p.name == "manifest.json"}
+    assert len(built["jsonl"]) > 5
+    assert built["parquet"] == built["jsonl"]
+    assert built["saved"] == built["jsonl"]
+    # pyarrow's libraries, mapped and touched by its import, are a fixed cost the JSON Lines build never pays
+    libraries = _child_peak("import pyarrow, pyarrow.parquet") - _child_peak("")
+    print(f"peak RSS of build, kB: {peaks}; pyarrow's import {libraries}")
+    assert peaks["parquet"] <= peaks["jsonl"] * 1.1 + libraries, (peaks, libraries)
+    assert peaks["saved"] <= peaks["jsonl"] * 1.1 + libraries, (peaks, libraries)
