@@ -95,8 +95,9 @@ def cache_names(page) -> list[str]:
 
 
 @pytest.mark.browser
-@pytest.mark.xfail(reason="after the rebuild the model often stays 'loading' and the new build's cache stays empty: "
-                          "the hand-over between the two builds' service workers is not yet right", strict=False)
+@pytest.mark.xfail(reason="the new build's service worker waits (installed) for seconds after skipWaiting; a model "
+                          "worker started meanwhile hangs on its first fetch, and the model stays 'loading'",
+                   strict=False)
 def test_a_rebuilt_bundle_replaces_its_cache_and_keeps_the_annotators_work(run, serve_dir, context, tmp_path):
     """A bundle rebuilt in its folder with one more record (a new bundle id): on the next visit online the page is
     the new build, the old build's cache is gone and the new one holds every file (offline it is the new build
@@ -148,6 +149,8 @@ def test_a_rebuilt_bundle_replaces_its_cache_and_keeps_the_annotators_work(run, 
     page.reload()
     page.wait_for_selector(READY)
     page.keyboard.press("Escape")
+    wait_open(page)
+    go_to(page, rows[3]["id"])
     wait_open(page, rows[3]["id"])  # the new build's record, from the new build's cache
     assert query(page, "(id) => pd.entry(id)?.status", record) == "submitted"
     assert page.locator("[data-earlier]").count() == 0
