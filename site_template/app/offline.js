@@ -28,6 +28,19 @@ export function registerOffline(manifest, baseUrl = './') {
   const scope = new URL(baseUrl, document.baseURI).href;
   const script = new URL(`sw.js?bundle=${encodeURIComponent(manifest.bundle_id)}`, scope).href;
   const ours = () => sw.controller && sw.controller.scriptURL === script;
+  if (sw.controller && !ours() && sw.controller.scriptURL.startsWith(new URL('sw.js', scope).href)) {
+    // Another build's worker controls the page (the bundle was rebuilt): a hand-over between two builds'
+    // workers can stall the page's requests, so that worker is unregistered and the page loaded once more,
+    // uncontrolled, as on a first visit (once per build: never a reload loop).
+    const key = `mercury-static:worker-reset:${manifest.bundle_id}`;
+    if (!window.sessionStorage.getItem(key)) {
+      window.sessionStorage.setItem(key, '1');
+      controlledPromise = new Promise(() => {}); // the model waits for the reload
+      sw.getRegistration(scope).then((r) => r && r.unregister()).catch(() => false)
+        .then(() => window.location.reload());
+      return;
+    }
+  }
   let registered = () => {};
   controlledPromise = new Promise((resolve) => {
     if (ours()) {
@@ -50,9 +63,11 @@ export function registerOffline(manifest, baseUrl = './') {
     console.warn(`offline use unavailable: ${err.message}`);
     registered(false); // no worker will take control: the model starts now, not after the wait
   });
-  controlledPromise.then((yes) => {
-    if (yes) sw.controller.postMessage({ type: 'keep', urls: loadedUrls(scope) });
-  });
+  const keep = () => {
+    if (ours()) sw.controller.postMessage({ type: 'keep', urls: loadedUrls(scope) });
+  };
+  controlledPromise.then(keep);
+  sw.addEventListener('controllerchange', keep); // control that comes after the wait: what loaded before is kept too
 }
 
 /** "offline" in the header while the browser has no network, with what that leaves out in its title. */
