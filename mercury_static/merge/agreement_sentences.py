@@ -16,11 +16,10 @@ from itertools import combinations
 
 import numpy as np
 
-from mercury_static.bundle.contents import BundleRecord
 from mercury_static.merge import bootstrap
 from mercury_static.merge.agreement import cohen_kappa
 from mercury_static.merge.agreement_questions import alpha, alpha_figure
-from mercury_static.merge.sentence_rows import NOT_CHECKED, SentenceRow, flagged_verdict, sentence_rows
+from mercury_static.merge.sentence_rows import NOT_CHECKED, SentenceRow, flagged_verdict
 from mercury_static.settings.schema import SentenceVerdicts
 
 
@@ -42,10 +41,9 @@ def verdict_values(settings: SentenceVerdicts) -> list[str]:
     return [*values, *([flagged] if flagged not in values else []), NOT_CHECKED]
 
 
-def sentence_agreement(bundle_records: Sequence[BundleRecord], records: Sequence[dict],
-                       settings: SentenceVerdicts) -> dict:
-    """The `sentences` section of merge's report (JSON-ready; figures rounded to 4 decimals)."""
-    rows = sentence_rows(bundle_records, records, settings)
+def sentence_agreement(rows: Sequence[SentenceRow], records: Sequence[dict], settings: SentenceVerdicts) -> dict:
+    """The `sentences` section of merge's report from the records' sentence rows (sentence_rows.py: the ones the
+    adjudication order reads too; JSON-ready, figures rounded to 4 decimals)."""
     values = verdict_values(settings)
     per_annotator: dict[str, Counter] = defaultdict(Counter)
     distribution: Counter = Counter()

@@ -200,18 +200,19 @@ def merge_files(paths: Iterable[str | Path], bundle: Bundle | str | Path, fmt: s
                      "agents": agent_agreement(records, questions),
                      "progress": round_progress(bundle, every)}
         if verdicts is not None:
-            agreement["sentences"] = sentence_agreement(kept, records, verdicts)
+            agreement["sentences"] = sentence_agreement([row for rs in rows or () for row in rs], records, verdicts)
         if checks is not None:
             agreement["checks"] = score_checks(checked, checks.known, bundle, reader.labels, checks.threshold)
             records = every if checks.keep else records
         directory, folder_notes = argilla_files(bundle, records, questions) if fmt == "argilla" else ({}, [])
+        table = sentence_rows([by_id[r["id"]] for r in records], records, verdicts) \
+            if fmt == "sentences" or fmt == "parquet" and verdicts else None
         if fmt == "parquet":
-            kept_records = [by_id[r["id"]] for r in records]
-            directory = parquet_files(records, sentence_rows(kept_records, records, verdicts) if verdicts else None)
+            directory = parquet_files(records, table)
         elif fmt == "label-studio":
             directory, folder_notes = label_studio_files(reader.labels, records)
         if fmt == "sentences":
-            output = sentences_csv(sentence_rows([by_id[r["id"]] for r in records], records, verdicts))
+            output = sentences_csv(table or [])
         else:
             output = b"" if directory else serialize(records, fmt)
         return MergeResult(records=records, output=output, fmt=fmt,
