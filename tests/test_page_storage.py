@@ -4,12 +4,12 @@ out what merge would refuse, saying so. Real Chromium, a real full filesystem, r
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
 import signal
 import subprocess
-import tempfile
 import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -50,17 +50,27 @@ def tiny_disk():
         subprocess.run(["umount", "-l", str(where)], check=False)
 
 
-def fill_disk(where: Path, name: str, leave: int = 64 << 10) -> Path:
-    st = os.statvfs(where)
+def fill_disk(where: Path, name: str, leave: int = 1 << 20) -> Path:
+    """Write until the disk refuses, then give back `leave` bytes: the browser writes to the same disk meanwhile,
+    so a size read from statvfs beforehand may already be too large."""
     filler = where / name
-    with filler.open("wb") as f:
-        f.write(b"\0" * max(0, st.f_bavail * st.f_frsize - leave))
+    chunk = b"\0" * (1 << 20)
+    with filler.open("wb", buffering=0) as f:
+        try:
+            while True:
+                f.write(chunk)
+        except OSError as e:
+            if e.errno != errno.ENOSPC:
+                raise
+        size = f.seek(0, os.SEEK_END)
+        f.truncate(max(0, size - leave))
     return filler
 
 
 def test_a_full_disk_stays_not_saved_until_that_change_is_on_disk(browser, bundle_server, tiny_disk, tmp_path):
-    disk = tiny_disk(Path(tempfile.mkdtemp(prefix="mercury-tiny-disk-")))
-    ctx = browser.browser_type.launch_persistent_context(disk / "profile", executable_path=chromium_path(),
+    profile = tmp_path / "profile"
+    disk = tiny_disk(profile / "Default" / "IndexedDB")
+    ctx = browser.browser_type.launch_persistent_context(profile, executable_path=chromium_path(),
                                                          headless=True, args=CHROMIUM_ARGS, accept_downloads=True)
     try:
         page = ctx.pages[0] if ctx.pages else ctx.new_page()
