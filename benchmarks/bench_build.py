@@ -39,7 +39,7 @@ from rich.table import Table
 from mercury_static.assist.embed import Embedder
 from mercury_static.assist.model_export import ONNX_REL, default_model_path, ensure_model
 from mercury_static.read.inputs import read_records
-from mercury_static.build.segment import split_sentences
+from mercury_static.core.segment import split_sentences
 from results import RESULTS, update_results  # benchmarks/results.py (this script's folder)
 
 ROOT = Path(__file__).resolve().parent.parent

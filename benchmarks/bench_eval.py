@@ -312,7 +312,7 @@ def latency(args) -> None:
     from playwright.sync_api import sync_playwright
 
     from mercury_static.read.inputs import read_records
-    from mercury_static.build.segment import split_sentences
+    from mercury_static.core.segment import split_sentences
     from mercury_static.bundle.serve import BundleServer
 
     rec = read_records([Path(args.data) / "summhay" / "topic_news1.json"])[0]

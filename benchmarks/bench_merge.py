@@ -28,7 +28,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from mercury_static.build.pipeline import BuildOptions, build
+from mercury_static.pipeline.steps import BuildOptions, build
 from mercury_static.bundle.contents import load_bundle
 from mercury_static.merge.pipeline import merge_files
 

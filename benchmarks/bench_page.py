@@ -140,7 +140,7 @@ def refresh_page(out: Path) -> None:
 
 def build_cached(name: str, inputs: list[Path], rebuild: bool = False, **options) -> Path:
     """Build a bundle once into .cache/bench/NAME (data reused; the page files refreshed every run)."""
-    from mercury_static.build.pipeline import BuildOptions, build
+    from mercury_static.pipeline.steps import BuildOptions, build
 
     out = CACHE / name
     if rebuild or not (out / "manifest.json").is_file():

@@ -33,7 +33,7 @@ CONFIGS = [("local", 1), ("local", 2), ("ray", 1), ("ray", 2)]
 def child(out: Path, engine: str, workers: int, inputs: list[Path]) -> None:
     """One build here; prints {wall, cpu, sentences} as JSON (the streamed build embeds chunk by chunk, so
     the embedding has no wall time of its own: the build's is reported)."""
-    from mercury_static.build.pipeline import BuildOptions, build
+    from mercury_static.pipeline.steps import BuildOptions, build
 
     adopt_orphans()
     t0 = time.perf_counter()

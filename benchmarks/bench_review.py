@@ -26,7 +26,7 @@ from pathlib import Path
 from make_large import DEFAULT_SHARED, make_pool
 from results import update_results
 
-from mercury_static.build.pipeline import BuildOptions, build
+from mercury_static.pipeline.steps import BuildOptions, build
 from mercury_static.bundle.contents import load_bundle
 from mercury_static.review.write_bundle import load_review, review_bundle
 from mercury_static.review.gold import make_gold

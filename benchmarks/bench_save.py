@@ -56,7 +56,7 @@ CHANGE_JS = """async (kind) => {
 
 
 def build(records: int, out: Path) -> Path:
-    from mercury_static.build.pipeline import BuildOptions, build as build_bundle
+    from mercury_static.pipeline.steps import BuildOptions, build as build_bundle
 
     demo = [json.loads(line) for line in (REPO / "examples" / "demo.jsonl").read_text(encoding="utf-8").splitlines() if line]
     rows = [{**demo[i % len(demo)], "id": f"r{i:05d}"} for i in range(records)]

@@ -57,7 +57,7 @@ POOL_NOTE = "3,000 FaithBench sentences"
 
 def child_build(out: Path, inputs: list[Path]) -> None:
     """Run build() here and print the phase timings (wall, CPU) as JSON on the last line."""
-    from mercury_static.build.pipeline import BuildOptions, build
+    from mercury_static.pipeline.steps import BuildOptions, build
 
     marks: list[tuple[str, float, float]] = [("start", time.perf_counter(), time.process_time())]
 

@@ -58,7 +58,7 @@ def main() -> None:
     sys.path.insert(0, str(REPO))
     from playwright.sync_api import sync_playwright
 
-    from mercury_static.build.pipeline import BuildOptions, build
+    from mercury_static.pipeline.steps import BuildOptions, build
     from mercury_static.bundle.serve import BundleServer
 
     with tempfile.TemporaryDirectory() as tmp:

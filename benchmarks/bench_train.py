@@ -33,7 +33,7 @@ HALVES = (("batch_1", "batch_3", "batch_5", "batch_7"), ("batch_9", "batch_11", 
 
 def main() -> None:
     from mercury_static.assist.model_export import default_model_path
-    from mercury_static.build.pipeline import BuildOptions, build
+    from mercury_static.pipeline.steps import BuildOptions, build
     from mercury_static.train.finetune import TrainSettings
     from mercury_static.train.train import train
     from mercury_static.tune import crossval, tune

@@ -27,7 +27,7 @@ HALVES = (("batch_1", "batch_3", "batch_5", "batch_7"), ("batch_9", "batch_11", 
 
 def main() -> None:
     from mercury_static.tune import crossval, tune
-    from mercury_static.build.pipeline import BuildOptions, build
+    from mercury_static.pipeline.steps import BuildOptions, build
     from mercury_static.tune.evaluate import load_eval_set, query_rows
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -39,7 +39,7 @@ vectors: {similar_records: true}
 CHILD = """
 import json, sys, time
 from pathlib import Path
-from mercury_static.build.pipeline import BuildOptions, build
+from mercury_static.pipeline.steps import BuildOptions, build
 inputs = [Path(p) for p in sys.argv[4:]]
 manifest = build(inputs, Path(sys.argv[1]), BuildOptions(cache_dir=Path(sys.argv[2]), settings=Path(sys.argv[3])))
 hwm = next(int(x.split()[1]) for x in Path("/proc/self/status").read_text().splitlines() if x.startswith("VmHWM:"))
@@ -166,7 +166,7 @@ def real_vectors(files: list[Path], embedder) -> np.ndarray:
     """Record vectors of the records' summaries, as the build computes them (record_vectors.text_vector)."""
     from mercury_static.read.inputs import read_records
     from mercury_static.bundle.record_vectors import text_vector
-    from mercury_static.build.segment import embedding_windows, split_sentences
+    from mercury_static.core.segment import embedding_windows, split_sentences
 
     rows_of = []
     for r in read_records(files):

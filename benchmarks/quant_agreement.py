@@ -21,7 +21,7 @@ import numpy as np
 
 from mercury_static.assist.rank import Sentence, prepare_sentences, score_sentences
 from mercury_static.read.inputs import read_records
-from mercury_static.build.segment import embedding_windows, split_sentences
+from mercury_static.core.segment import embedding_windows, split_sentences
 
 def quantize_rows(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Symmetric int8 per row (the encoding measured against float16): (scales float32[n], int8[n, dim])."""

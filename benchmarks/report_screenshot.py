@@ -35,7 +35,7 @@ WIDTH, HEIGHT = 1280, 1500
 def bundle(folder: Path) -> Path:
     from typer.testing import CliRunner
 
-    from mercury_static.build.pipeline import BuildOptions, build
+    from mercury_static.pipeline.steps import BuildOptions, build
     from mercury_static.cli import app
 
     out = folder / "bundle"

@@ -32,7 +32,7 @@ SUMMARY = ("The harbour board approved the new ferry terminal in 2015 after a lo
 def bundle(folder: Path) -> Path:
     import yaml
 
-    from mercury_static.build.pipeline import BuildOptions, build
+    from mercury_static.pipeline.steps import BuildOptions, build
 
     (folder / "fb.jsonl").write_text(json.dumps({"id": "fb-0", "source": SOURCE, "summary": SUMMARY,
                                                  "summarizer": "model-a", "hhem-2.1": 0.3, "gpt_4o": 1}),

@@ -161,7 +161,7 @@ def build(
                                               "default: start a local Ray for this build."),
 ):
     """Build a static annotation bundle from dataset files."""
-    from mercury_static.build.pipeline import BuildOptions, build as run_build
+    from mercury_static.pipeline.steps import BuildOptions, build as run_build
 
     options = BuildOptions(fmt=fmt, source_field=source_field, summary_field=summary_field, id_field=id_field,
                            model=model, title=title, labels=labels, guidelines=guidelines, settings=settings,
@@ -489,7 +489,7 @@ def eval_command(
     from mercury_static.printing import print_eval
     from mercury_static.core.safeio import check_writable, dumps, write_file
 
-    from mercury_static.build.trained_model import read_training
+    from mercury_static.bundle.trained_model import read_training
 
     options = ranker_items(ranker_option)
     with input_errors():

@@ -83,7 +83,7 @@ def build_bundle(stand_in_model, tmp_path_factory):
     """Build a bundle with the test model cache: `build_bundle(inputs, **options) -> Path`. The model is
     `model=` when given (None: the shipped default, as `BuildOptions` reads it), else the default model
     for a test marked browser or slow, the stand-in for the others."""
-    from mercury_static.build.pipeline import BuildOptions, build
+    from mercury_static.pipeline.steps import BuildOptions, build
 
     def _build(inputs, name: str = "bundle", **options) -> Path:
         out = tmp_path_factory.mktemp("bundles") / name

@@ -38,7 +38,7 @@ def inputs(folder: Path) -> dict[str, Path]:
 
 
 def test_every_input_file_is_read_once(tmp_path, exported_model, monkeypatch):
-    from mercury_static.build.pipeline import BuildOptions, build
+    from mercury_static.pipeline.steps import BuildOptions, build
     from mercury_static.bundle.contents import load_bundle
 
     files = inputs(tmp_path)

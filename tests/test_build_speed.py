@@ -17,7 +17,7 @@ sys.path.insert(0, str(REPO / "benchmarks"))
 
 
 def demo_sentences() -> list[str]:
-    from mercury_static.build.segment import split_sentences
+    from mercury_static.core.segment import split_sentences
 
     texts = {}
     for line in (REPO / "examples" / "demo.jsonl").read_text(encoding="utf-8").splitlines():

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from mercury_static.bundle.contents import load_bundle, load_vectors, text_id
-from mercury_static.build.segment import split_sentences
+from mercury_static.core.segment import split_sentences
 
 from conftest import EXAMPLES
 

@@ -51,7 +51,7 @@ def files(folder: Path) -> dict[str, bytes]:
 
 
 def test_ray_engine_builds_the_local_engines_bundle(tmp_path):
-    from mercury_static.build.pipeline import BuildOptions, build
+    from mercury_static.pipeline.steps import BuildOptions, build
 
     data = dataset(tmp_path / "data.jsonl")
     local, ray_one, ray_two = tmp_path / "local", tmp_path / "ray1", tmp_path / "ray2"

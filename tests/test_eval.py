@@ -13,7 +13,7 @@ from mercury_static.bundle.contents import text_id
 
 from mercury_static.tune.evaluate import evaluate, overlapping, query_position, record_queries
 from mercury_static.read.inputs import read_records
-from mercury_static.build.segment import split_sentences
+from mercury_static.core.segment import split_sentences
 
 from conftest import SHARED_DATA, TEST_CACHE
 

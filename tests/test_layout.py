@@ -5,7 +5,10 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
+
+import pytest
 
 from mercury_static.tools.layout import APP, PACKAGE, cycles, js_graph, packages, python_graph
 
@@ -27,7 +30,7 @@ def test_a_cycle_is_found_between_modules_and_between_their_packages():
 
 
 def test_lazy_imports_and_dynamic_imports_are_edges():
-    assert "assist/embed.py" in python_graph()["build/pipeline.py"]  # imported inside build()
+    assert "assist/embed.py" in python_graph()["pipeline/steps.py"]  # imported inside build()
     assert any(d.startswith("views/") for d in js_graph()["main.js"])
 
 
@@ -44,3 +47,37 @@ def test_design_maps_every_module_and_only_those():
     page = {p.relative_to(APP).as_posix() for p in APP.rglob("*.js")}
     assert _mapped("## Python package") == python
     assert _mapped("## Page") == page
+
+
+ROOT = PACKAGE.parent
+GENERATED = ("mercury_static/runtime", "mercury_static/model", "mercury_static/page")
+"""Folders whose files `make` copies or exports (ignored by git, their README aside)."""
+
+
+def _source_folders() -> list[Path]:
+    return [d for top in (PACKAGE, ROOT / "site_template") for d in [top, *top.rglob("*")]
+            if d.is_dir() and d.name != "__pycache__" and not d.relative_to(ROOT).as_posix().startswith(GENERATED)]
+
+
+def test_git_ignores_no_source_file():
+    """A new module in any folder of the package or the page is committed, not silently left out (an unanchored
+    ignore rule once matched the package named like an output folder); no tracked file is an ignored one."""
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    new = [f"{d.relative_to(ROOT).as_posix()}/new_module.{ext}" for d in _source_folders() for ext in ("py", "js", "css", "html")]
+    ignored = subprocess.run(["git", "check-ignore", "--no-index", "--stdin"], input="\n".join(new), cwd=ROOT,
+                             capture_output=True, text=True)
+    assert ignored.returncode == 1 and ignored.stdout == ""  # 1: none ignored
+    tracked = subprocess.run(["git", "ls-files", "-ci", "--exclude-standard"], cwd=ROOT, capture_output=True,
+                             text=True, check=True)
+    assert tracked.stdout == ""
+    for generated in GENERATED:  # and the generated copies stay out
+        assert subprocess.run(["git", "check-ignore", "-q", "--no-index", f"{generated}/x.js"], cwd=ROOT).returncode == 0
+
+
+def test_the_wheel_lists_every_package():
+    """pyproject's explicit package list names every folder of the package that holds modules (a missing one
+    works in the checkout and fails only when installed from the wheel)."""
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]["packages"])
+    found = {".".join(p.parent.relative_to(ROOT).parts) for p in PACKAGE.rglob("__init__.py")}
+    assert found <= listed

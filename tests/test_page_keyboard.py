@@ -188,7 +188,7 @@ def test_rewritten_guidelines_open_again_once(page, serve_dir, tmp_path):
     import json
 
     from conftest import EXAMPLES, TEST_CACHE
-    from mercury_static.build.pipeline import BuildOptions, build
+    from mercury_static.pipeline.steps import BuildOptions, build
 
     guide, out = tmp_path / "guide.md", tmp_path / "bundle"
 

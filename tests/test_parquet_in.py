@@ -133,7 +133,7 @@ def test_a_bad_row_is_named_by_its_row(tmp_path):
 
 # Peak RSS of the build's read (VmHWM, in a child: ru_maxrss would carry the parent's), its ids on disk as the build
 # keeps them, pyarrow imported in every run
-PEAK_READ = ("import re, sys, tempfile, pyarrow.parquet\nfrom mercury_static.build.scratch import Scratch\n"
+PEAK_READ = ("import re, sys, tempfile, pyarrow.parquet\nfrom mercury_static.pipeline.scratch import Scratch\n"
              "from mercury_static.read.inputs import iter_records\n"
              "seen = Scratch(tempfile.mkdtemp()).id_places()\n"
              "n = sum(1 for _ in iter_records(sys.argv[1], seen=seen))\n"

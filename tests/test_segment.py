@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mercury_static.build.segment import embedding_windows, split_sentences
+from mercury_static.core.segment import embedding_windows, split_sentences
 
 LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
 

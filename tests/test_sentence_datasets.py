@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from mercury_static.build.read_once import read_once
+from mercury_static.pipeline.read_once import read_once
 from mercury_static.bundle.contents import load_bundle
 from mercury_static.core.records import InputError
 from mercury_static.read.inputs import read_records

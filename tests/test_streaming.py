@@ -69,7 +69,7 @@ def files(folder: Path) -> dict[str, bytes]:
 
 @pytest.mark.slow
 def test_chunk_size_and_workers_do_not_show_in_the_bundle(tmp_path):
-    from mercury_static.build.pipeline import BuildOptions, build
+    from mercury_static.pipeline.steps import BuildOptions, build
 
     data, settings, suggestions = dataset(tmp_path)
     limits = ShardLimits(record_bytes=2500, records=4, text_chars=1500, cell_records=10)  # 5 k-means cells
@@ -99,7 +99,7 @@ def test_chunk_size_and_workers_do_not_show_in_the_bundle(tmp_path):
 PEAK = """
 import json, sys
 from pathlib import Path
-from mercury_static.build.pipeline import BuildOptions, build
+from mercury_static.pipeline.steps import BuildOptions, build
 build([Path(sys.argv[1])], Path(sys.argv[2]), BuildOptions(cache_dir=Path(sys.argv[3]), chunk_records=500))
 status = Path("/proc/self/status").read_text()
 print(json.dumps({"peak_kb": int(next(x for x in status.splitlines() if x.startswith("VmHWM:")).split()[1])}))
@@ -137,7 +137,7 @@ def test_a_bad_record_late_in_the_input_stops_the_build_before_any_work(tmp_path
     held): not after hours of embedding. Nothing is left beside -o."""
     import pytest
 
-    from mercury_static.build.pipeline import BuildOptions, build
+    from mercury_static.pipeline.steps import BuildOptions, build
     from mercury_static.core.records import InputError
 
     data, settings, _ = dataset(tmp_path)

@@ -41,7 +41,7 @@ def test_no_module_parses_json_past_the_strict_reader():
 
 
 def _training(folder: Path) -> None:
-    from mercury_static.build.trained_model import TRAINING_FILE, read_training
+    from mercury_static.bundle.trained_model import TRAINING_FILE, read_training
 
     (folder / TRAINING_FILE).write_bytes((folder / "bad.json").read_bytes())
     read_training(folder)

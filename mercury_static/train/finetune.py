@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mercury_static.build.trained_model import RANKER_FILE, TRAINING_FILE
+from mercury_static.bundle.trained_model import RANKER_FILE, TRAINING_FILE
 from mercury_static.train import scratch
 from mercury_static.train.examples import Example
 

@@ -32,7 +32,7 @@ from mercury_static.formats import TRAINING
 from mercury_static.train import scratch as scratch_folder
 from mercury_static.train.examples import make_examples
 from mercury_static.train.finetune import TrainSettings, fine_tune, written_files
-from mercury_static.build.trained_model import RANKER_FILE, TRAINING_FILE
+from mercury_static.bundle.trained_model import RANKER_FILE, TRAINING_FILE
 from mercury_static.tune import crossval
 from mercury_static.tune.evaluate import EvalSet, IndexedText, context_vector, query_rows, selection_vectors
 from mercury_static.tune.tune import Pairs, TuneResult, check_pairs, tune
@@ -225,7 +225,7 @@ def clear_leftovers(out: Path) -> list[Path]:
 def check_out(out: Path, protected: list[Path]) -> None:
     """``-o`` may be a new folder or one train wrote before (replaced whole: its training.json of this format
     and nothing it did not write); nothing else is overwritten, and the folder it goes in must take it."""
-    from mercury_static.build.trained_model import read_training
+    from mercury_static.bundle.trained_model import read_training
     from mercury_static.core.safeio import resolved
 
     out = Path(out)

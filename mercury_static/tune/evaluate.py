@@ -39,7 +39,7 @@ from mercury_static.assist import ranker_options
 from mercury_static.core import citations
 from mercury_static.tune import metrics
 from mercury_static.bundle.contents import stored_rows, text_id
-from mercury_static.build.trained_model import read_training
+from mercury_static.bundle.trained_model import read_training
 from mercury_static.assist.rank import Sentence, prepare_sentences, rank_sentences, grade, grade_probability
 from mercury_static.core.records import InputError, Record
 
@@ -198,7 +198,7 @@ def index_texts(texts: Sequence[str], embedder, cached: CachedEmbedder,
                 cuts: dict[str, list[tuple[int, int]]] | None = None) -> dict[str, IndexedText]:
     """Split, window and embed each distinct text as ``build`` does (a summary's given cut, `cuts`, as its
     sentences); vectors as the bundle stores them."""
-    from mercury_static.build.segment import embedding_windows, split_sentences
+    from mercury_static.core.segment import embedding_windows, split_sentences
 
     out: dict[str, IndexedText] = {}
     plan = []

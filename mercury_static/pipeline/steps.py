@@ -56,11 +56,11 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
     from mercury_static.assist import ranker_options
     from mercury_static.assist.embed import load_embedder
     from mercury_static.assist.model_export import cache_root, ensure_model
-    from mercury_static.build.read_once import read_once
-    from mercury_static.build.record_extras import stored_record, untagged_columns
-    from mercury_static.build.stream import StreamBuild
-    from mercury_static.build.suggestions import read_suggestion_file
-    from mercury_static.build.trained_model import read_training
+    from mercury_static.pipeline.read_once import read_once
+    from mercury_static.pipeline.record_extras import stored_record, untagged_columns
+    from mercury_static.pipeline.stream import StreamBuild
+    from mercury_static.pipeline.suggestions import read_suggestion_file
+    from mercury_static.bundle.trained_model import read_training
     from mercury_static.bundle.assign import write_queues
     from mercury_static.bundle.folder import MARKER, check_output, editing, new_folder, switch
     from mercury_static.bundle.manifest import bundle_id, shaping, write_manifest

@@ -26,7 +26,7 @@ from mercury_static.bundle.writer import DataWriter, TextPlacer
 from mercury_static.bundle.record_cells import Cells, write_cells
 from mercury_static.bundle.record_vectors import RECORD_VECTORS_PATH, text_vector
 from mercury_static.core.records import Record
-from mercury_static.build.scratch import Scratch, row_key, text_key
+from mercury_static.pipeline.scratch import Scratch, row_key, text_key
 
 CHUNK_RECORDS = 4096
 CHUNK_CHARS = 20_000_000
@@ -137,7 +137,7 @@ class StreamBuild:
     def _segment_embed_write(self, texts: list[StoredText]) -> dict[str, bytes]:
         """Split and embed the chunk's new texts, hand them to the writer, record them in the scratch
         table; the record vector of each (when asked for)."""
-        from mercury_static.build.segment import embedding_windows, split_sentences
+        from mercury_static.core.segment import embedding_windows, split_sentences
 
         limit = self.embedder.max_seq_length
         for t in texts:

@@ -18,8 +18,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from mercury_static.build.record_extras import check_columns_used, record_extras, settings_columns
-from mercury_static.build.scratch import Scratch, text_key
+from mercury_static.pipeline.record_extras import check_columns_used, record_extras, settings_columns
+from mercury_static.pipeline.scratch import Scratch, text_key
 from mercury_static.bundle.contents import text_id
 from mercury_static.core.records import InputError, Record
 from mercury_static.read.inputs import iter_records
