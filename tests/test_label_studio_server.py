@@ -1,6 +1,6 @@
 """The Label Studio round trip against a running Label Studio (the `label-studio` package from PyPI, in its own
 venv: `.ci/run` installs it): a tasks file and a labeling config of two Text fields with Labels and Relations
-build a bundle; three annotators' exports merge with `--format label-studio`; a project made from the written
+build a bundle; three annotators work on it in Chromium and their exports merge with `--format label-studio`; a project made from the written
 config imports the tasks with their annotations through Label Studio's REST API; its JSON export builds back to
 the same annotations, every span, label, relation, note and annotator."""
 
@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO
-from test_merge_sentences import export, rec
+from pagedriver import export_file, open_page, select, wait, wait_saved
+from test_page import block_model
 
 from mercury_static.bundle.contents import load_bundle
 from mercury_static.merge.pipeline import merge_files
@@ -41,6 +42,8 @@ CONFIG = """<View>
   <Relations><Relation value="evidence"/></Relations>
 </View>
 """
+LABELS = ["Intrinsic", "Extrinsic"]
+"""The config's labels in their order: the page's number keys."""
 TASKS = [
     {"id": 1, "data": {"source": "The Eiffel Tower is in Paris. It was completed in 1889.",
                        "summary": "The Eiffel Tower, completed in 1899, is in Rome."}},
@@ -136,7 +139,40 @@ def _key(a: dict) -> tuple:
             source, a["note"])
 
 
-def test_merge_imports_into_label_studio_and_comes_back(label_studio, run, stand_in_model, tmp_path):
+def work_in_chromium(browser, base: str, annotator: str, folder: Path, plan: dict[str, list[tuple]]) -> Path:
+    """An annotator's session in Chromium, with the mouse and keys: for each record, its spans (summary text,
+    label, source text or None, note), then submitted; the export file the header's button downloads."""
+    ctx = browser.new_context(accept_downloads=True, service_workers="block")
+    try:
+        page = ctx.new_page()
+        block_model(page)
+        for record, spans in plan.items():
+            open_page(page, base, record, annotator)
+            for summary, label, source, note in spans:
+                select(page, "summary", summary, ranked=False)
+                if source:
+                    select(page, "source", source, ranked=False)
+                page.keyboard.press(str(LABELS.index(label) + 1))
+                if note:
+                    page.fill("#draft-note", note)
+                    page.locator("#draft-note").blur()
+                page.keyboard.press("Enter")
+            wait(page, "([id, n]) => Object.keys(pd.entry(id)?.annotations || {}).length === n", [record, len(spans)])
+            page.keyboard.press("s")
+            wait(page, "(id) => pd.entry(id)?.status === 'submitted'", record)
+        wait_saved(page)
+        out = folder / annotator
+        out.mkdir()
+        export_file(page, out)
+        [path] = out.glob("*.json")
+        return path
+    finally:
+        ctx.close()
+
+
+@pytest.mark.browser
+def test_merge_imports_into_label_studio_and_comes_back(label_studio, run, stand_in_model, browser, serve_dir,
+                                                        tmp_path):
     api = label_studio
     tasks, config = tmp_path / "tasks.json", tmp_path / "config.xml"
     tasks.write_text(json.dumps(TASKS, ensure_ascii=False), encoding="utf-8")
@@ -144,15 +180,14 @@ def test_merge_imports_into_label_studio_and_comes_back(label_studio, run, stand
     built = run("build", tasks, "--settings", config, "--model", stand_in_model, "-o", tmp_path / "bundle")
     assert built.exit_code == 0, built.output
     bundle = load_bundle(tmp_path / "bundle")
+    base = serve_dir(bundle.dir)
     files = [
-        export(tmp_path / "alice.json", bundle, "alice",
-               rec("1", ann("a1", "1", "Rome", "Intrinsic", source="Paris", note="the source says Paris"),
-                   ann("a2", "1", "1899", "Intrinsic", source="1889")),
-               rec("2", ann("a3", "2", "midnight", "Intrinsic", source="noon 🕛", note="wrong time 🕛"))),
-        export(tmp_path / "bob.json", bundle, "bob",
-               rec("1", ann("b1", "1", "Rome", "Extrinsic")), rec("3")),
-        export(tmp_path / "carol.json", bundle, "carol",
-               rec("2", ann("c1", "2", "dinner", "Extrinsic", source="lunch"), ann("c2", "2", "Alice", "Intrinsic"))),
+        work_in_chromium(browser, base, "alice", tmp_path, {
+            "1": [("Rome", "Intrinsic", "Paris", "the source says Paris"), ("1899", "Intrinsic", "1889", "")],
+            "2": [("midnight", "Intrinsic", "noon 🕛", "wrong time 🕛")]}),
+        work_in_chromium(browser, base, "bob", tmp_path, {"1": [("Rome", "Extrinsic", None, "")], "3": []}),
+        work_in_chromium(browser, base, "carol", tmp_path, {
+            "2": [("dinner", "Extrinsic", "lunch", ""), ("Alice", "Intrinsic", None, "")]}),
     ]
     out = tmp_path / "ls"
     merged = run("merge", *files, "--bundle", bundle.dir, "--format", "label-studio", "-o", out)
