@@ -119,7 +119,7 @@ export function reviewSlice({ data, reviewer }) {
     let commentKept = true;
     const change = (fn) => {
       const { row } = get();
-      if (row) ctx.changeRecord(row.id, (entry) => fn(entry, nowIso()));
+      if (row) all.changeRecord(row.id, (entry) => fn(entry, nowIso()));
     };
     const focused = () => reviewItems(store.state).find((it) => it.key === get().focus) || null;
     const edit = (part) => {
