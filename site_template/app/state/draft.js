@@ -4,13 +4,13 @@
  * restores). Its rules: a selection is the query or the span paired with it; one label per span where
  * spans may not overlap; a draft left complete is saved, else the annotator chooses (`leaveDraft`).
  */
-import { hasOwn, mergeDraft, withKey } from './storage.js';
 import { markAccepted } from './responses.js';
 import { acceptedPriors } from './suggestions.js';
 import { chosenLabels, labelPrefixes } from './labels.js';
 import { elapsedMs } from './timeontask.js';
 import { storedSpanCp } from '../data/offsets.js';
-import { nowIso, uuid } from '../util.js';
+import { hasOwn, nowIso, uuid, withKey } from '../util.js';
+import { mergeDraft } from './workmerge.js';
 
 export const SIDES = ['source', 'summary'];
 export const other = (side) => (side === 'source' ? 'summary' : 'source');

@@ -5,12 +5,12 @@
  * to in progress (`setResponse`); an import merged, newer local data kept (`importWork`, `importFile`);
  * the time on task saved with the record's changes.
  */
-import { dict, hasOwn, mergeWork, withKey } from './storage.js';
 import { answer, changesSince, missingRequired } from './responses.js';
 import { applyStep, changed, pushStep } from './history.js';
 import { compareTimes, isAfter } from './times.js';
 import { ActiveTime, SAVE_MS, addActive } from './timeontask.js';
-import { nowIso, uuid } from '../util.js';
+import { dict, hasOwn, nowIso, uuid, withKey } from '../util.js';
+import { mergeWork } from './workmerge.js';
 
 /** Annotations (not deleted) of a record entry, oldest first. */
 export function liveAnnotations(entry) {

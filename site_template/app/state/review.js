@@ -12,8 +12,8 @@ import { selectPositions } from './listquery.js';
 import { addComment, decide, decisionOf, goldOf, isAdjudicated, setAnswer, settleSentence } from './reviewentries.js';
 import { spanGroups } from './reviewjudges.js';
 import { agreedSentences, NOT_CHECKED, sentenceOf } from './reviewsentences.js';
-import { prefs } from './storage.js';
 import { nowIso, uuid } from '../util.js';
+import { prefs } from './prefs.js';
 
 /** The lane of the gold spans (after the annotators', CSS .rv-l8). */
 export const GOLD_LANE = 8;

@@ -4,8 +4,9 @@
  * words (why a write failed, what was lost as a page closed) are written here once; the top bar and the
  * review mode draw them through views.js `mountSaveStatus`.
  */
-import { applyEntries, emptyWork, isQuotaError } from './storage.js';
+import { applyEntries, isQuotaError } from './storage.js';
 import { nowIso } from '../util.js';
+import { emptyWork } from './workmerge.js';
 
 /** The plain words for a write that failed: why, and what to do (the banner offers Export). */
 export function notSavedText(error) {

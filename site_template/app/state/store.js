@@ -15,7 +15,6 @@
  *
  * Nothing here touches the DOM; nothing outside `state/` calls `store.update`.
  */
-import { dict, emptyWork } from './storage.js';
 import { labelChoicesOf } from './labels.js';
 import { emptyHistory } from './history.js';
 import { savingSlice, lostText, refusedText } from './saving.js';
@@ -25,6 +24,8 @@ import { currentSlice } from './current.js';
 import { emptyAssist, relatedSlice } from './related.js';
 import { uiSlice } from './ui.js';
 import { emptyVerdicts, verdictSlice } from './verdicts.js';
+import { dict } from '../util.js';
+import { emptyWork } from './workmerge.js';
 
 export { chosenLabels, labelPrefixes } from './labels.js';
 export { lostText, refusedText } from './saving.js';

@@ -10,9 +10,8 @@
  */
 import { draftHasWork } from './draft.js';
 import { isSuggestedBy, sentenceVotes, suggestedByProblem, suggestedVerdict } from './sentencesuggest.js';
-import { hasOwn, withKey } from './storage.js';
 import { instant } from './times.js';
-import { nowIso } from '../util.js';
+import { hasOwn, nowIso, withKey } from '../util.js';
 
 /** The sentence states, as the page shows and counts them. */
 export const STATES = ['flagged', 'judged', 'unchecked'];
