@@ -16,12 +16,13 @@ import { mountTimeOnTask } from './controllers/timeontask.js';
 import { modelLabel, rankerLabel } from './data/data.js';
 import { registerOffline } from './offline.js';
 import { pageSettings } from './state/settings.js';
-import { clientId, prefs, WorkStorage } from './state/storage.js';
+import { WorkStorage } from './state/storage.js';
 import { createAppStore, SIDES } from './state/store.js';
 import { TextPane } from './text/textpane.js';
 import { h } from './util.js';
 import { mountViews } from './views/mount.js';
 import { mountVerdicts } from './views/verdicts.js';
+import { clientId, prefs } from './state/prefs.js';
 
 const VERSION = document.body.dataset.toolVersion || 'dev';
 
@@ -45,7 +46,7 @@ const settingsParts = (settings, manifest) => Promise.all([
   settings.questions.length ? import('./views/questions.js') : null,
   settings.fields.extra.length ? import('./views/fields.js') : null,
   settings.similar ? import('./assist/similar.js') : null,
-  manifest.queues ? import('./state/queue.js') : null,
+  manifest.queues ? import('./io/queue.js') : null,
 ]).then(([questionsMod, fieldsMod, similarMod, queueMod]) => ({ questionsMod, fieldsMod, similarMod, queueMod }));
 
 async function main() {

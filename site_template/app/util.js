@@ -107,3 +107,19 @@ export function onFileChosen(input, handle, report) {
     }
   });
 }
+
+/** A map without prototype, filled from `obj`'s own entries. */
+export function dict(obj = null) {
+  const d = Object.create(null);
+  if (obj) for (const k of Object.keys(obj)) d[k] = obj[k];
+  return d;
+}
+
+/** A copy of `map` with `key` set to `value`. */
+export function withKey(map, key, value) {
+  const d = dict(map);
+  d[key] = value;
+  return d;
+}
+
+export const hasOwn = (obj, key) => Boolean(obj) && Object.prototype.hasOwnProperty.call(obj, key);

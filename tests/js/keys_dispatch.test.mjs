@@ -5,9 +5,7 @@
 import assert from 'node:assert/strict';
 import { beforeEach, test } from 'node:test';
 
-import {
-  ACTION_HELP, DEFAULT_KEYS, FORM_ACTIONS, SENTENCE_ACTIONS, actionsByKey, keyRows, resolveKeys,
-} from '../../site_template/app/keys/keymap.js';
+import { ACTION_HELP, DEFAULT_KEYS, FORM_ACTIONS, SENTENCE_ACTIONS, actionsByKey, keyRows, resolveKeys } from '../../site_template/app/keys/keymap.js';
 import { mountKeys } from '../../site_template/app/keys/keys.js';
 
 const FIELD = 'input:not([type=checkbox]):not([type=radio]):not([type=range]), textarea, select, [contenteditable]';

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 
 import { normalizeName } from '../../site_template/app/state/names.js';
-import { loadQueue } from '../../site_template/app/state/queue.js';
+import { loadQueue } from '../../site_template/app/io/queue.js';
 import { pageSettings } from '../../site_template/app/state/settings.js';
 import { parseImport } from '../../site_template/app/state/exportfile.js';
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { halfTable } from '../../site_template/app/data/data.js';
-import { loadQueue, nextInQueue } from '../../site_template/app/state/queue.js';
+import { loadQueue, nextInQueue } from '../../site_template/app/io/queue.js';
 import { topSimilar } from '../../site_template/app/assist/similar.js';
 
 const ids = ['a', 'b', 'c', 'd', 'e'];

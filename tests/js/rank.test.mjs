@@ -5,9 +5,7 @@ import { test } from 'node:test';
 
 import { runFixture } from './fixture.mjs';
 
-import {
-  rankSentences, prepareQuery, tokenize, gradeProbability,
-} from '../../site_template/app/assist/rank.js';
+import { rankSentences, prepareQuery, tokenize, gradeProbability } from '../../site_template/app/assist/rank.js';
 import { makeLevelOf } from '../../site_template/app/assist/assist.js';
 
 const fixture = JSON.parse(runFixture('rank_fixture.py'));

@@ -3,13 +3,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import {
-  answer, answers, missingRequired, readExtras, responseProblem, restoreAnswer,
-} from '../../site_template/app/state/responses.js';
-import { mergeRecord, mergeWork } from '../../site_template/app/state/storage.js';
+import { answer, answers, missingRequired, readExtras, responseProblem, restoreAnswer } from '../../site_template/app/state/responses.js';
 import { unexportedCount } from '../../site_template/app/state/store.js';
 import { EXPORT } from '../../site_template/app/data/formats.js';
 import { buildExport, checkAgainstBundle, parseImport } from '../../site_template/app/state/exportfile.js';
+import { mergeRecord, mergeWork } from '../../site_template/app/state/workmerge.js';
 
 const plain = (x) => JSON.parse(JSON.stringify(x));
 const QUESTIONS = [

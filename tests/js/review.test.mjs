@@ -3,12 +3,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { mergeRecord } from '../../site_template/app/state/storage.js';
 import { filterRows } from '../../site_template/app/state/review.js';
 import { segments } from '../../site_template/app/review/text.js';
-import {
-  addComment, buildReviewExport, commentsOf, decide, decisionOf, goldOf, setAnswer, touched,
-} from '../../site_template/app/state/reviewentries.js';
+import { addComment, buildReviewExport, commentsOf, decide, decisionOf, goldOf, setAnswer, touched } from '../../site_template/app/state/reviewentries.js';
+import { mergeRecord } from '../../site_template/app/state/workmerge.js';
 
 test('segments: overlapping spans cut the text at every boundary, each piece with the spans over it', () => {
   const spans = [{ start: 2, end: 8, key: 'a' }, { start: 5, end: 12, key: 'b' }, { start: 5, end: 8, key: 'c' }];

@@ -6,14 +6,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { TextView } from '../../site_template/app/data/data.js';
-import {
-  groupVotes, isSuggestedBy, sentenceVotes, suggestedByProblem, suggestedVerdict, suggestionText,
-} from '../../site_template/app/state/sentencesuggest.js';
+import { groupVotes, isSuggestedBy, sentenceVotes, suggestedByProblem, suggestedVerdict, suggestionText } from '../../site_template/app/state/sentencesuggest.js';
 import { createAppStore } from '../../site_template/app/state/store.js';
 import { recordAsShown } from '../../site_template/app/state/suggestions.js';
-import {
-  exportedSentences, fittingVerdicts, givenVerdicts, importedSentences,
-} from '../../site_template/app/state/verdicts.js';
+import { exportedSentences, fittingVerdicts, givenVerdicts, importedSentences } from '../../site_template/app/state/verdicts.js';
 
 const plain = (x) => JSON.parse(JSON.stringify(x));
 const prior = (annotator, sentence, verdict) => ({ annotator, sentence, verdict });

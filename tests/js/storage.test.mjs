@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { applyEntries, emptyWork, mergeRecord, mergeWork } from '../../site_template/app/state/storage.js';
+import { applyEntries } from '../../site_template/app/state/storage.js';
+import { emptyWork, mergeRecord, mergeWork } from '../../site_template/app/state/workmerge.js';
 
 const ann = (id, updated_at, extra = {}) => ({ id, updated_at, created_at: '2026-01-01T00:00:00Z', label: ['Benign'], ...extra });
 const rec = (status, status_at, annotations = [], updated_at = status_at) => ({

@@ -3,9 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import {
-  chosenLabels, createStore, labelPrefixes, liveAnnotations, recordStatus, unexportedCount, watch,
-} from '../../site_template/app/state/store.js';
+import { chosenLabels, createStore, labelPrefixes, liveAnnotations, recordStatus, unexportedCount, watch } from '../../site_template/app/state/store.js';
 
 test('createStore: update merges a slice, notifies with (state, previous); unsubscribe stops it', () => {
   const store = createStore({ a: 1, b: { x: 1 } });

@@ -1,46 +1,12 @@
 // The rules the store owns (store.js createAppStore), run under node without a browser: a submit held up
 // by a required question, an answer cleared on a submitted record taking it back to in progress, the next
 // record to do and "all done", an import counted as exported, the next span suggestion accepted. The
-// bundle and the storage are in-memory stand-ins for what IndexedDB and the bundle's files hold in a browser
-// (the store only asks them for rows, records and writes); the texts are data.js's TextView.
+// bundle and the storage are in-memory stand-ins (appstore.mjs).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { TextView } from '../../site_template/app/data/data.js';
 import { createAppStore, emptyAssist, recordStatus, refusedText } from '../../site_template/app/state/store.js';
-import { reviewSlice } from '../../site_template/app/state/review.js';
-
-const IDS = ['r0', 'r1', 'r2'];
-const text = (id, t) => new TextView({ id, text: t, sentences: [[0, t.indexOf('.') + 1]] });
-
-/** A bundle of three records over `questions`; r0 has two span suggestions (prior annotations). */
-function bundleOf(questions) {
-  const prior = [
-    { label: ['Benign'], summary: { start: 0, end: 4, text: 'Cats' }, source: null },
-    { label: ['Benign'], summary: { start: 5, end: 9, text: 'purr' }, source: null },
-  ];
-  return {
-    manifest: { bundle_id: 'b', labels: ['Benign', 'Unwanted'], settings: { questions } },
-    recordIndex: {
-      count: IDS.length,
-      row: (i) => ({ id: IDS[i] }),
-      rowAt: async (i) => ({ id: IDS[i] }),
-      positionsOf: async (ids) => new Map(ids.filter((id) => IDS.includes(id)).map((id) => [id, IDS.indexOf(id)])),
-      positionOf: async (id) => IDS.indexOf(id),
-    },
-    record: async (id) => ({
-      id, summary: text(`${id}-s`, 'Cats purr. Dogs bark.'), source: text(`${id}-src`, 'A cat purrs.'),
-      prior_annotations: id === 'r0' ? prior : [],
-    }),
-    prefetch: () => {},
-  };
-}
-
-/** A storage that keeps every write (each resolves with the entries written, as WorkStorage.write does). */
-function memoryStorage() {
-  const writes = [];
-  return { writes, write: async (changes) => { writes.push(...changes); return changes; }, saveJournal: () => {} };
-}
+import { bundleOf, memoryStorage, reviewStore } from './appstore.mjs';
 
 const VERDICT = { name: 'verdict', title: 'Verdict', type: 'label', required: true, options: ['ok', 'bad'] };
 
@@ -179,18 +145,7 @@ test('storage that refused to open shows from the start; layout and upload are s
 });
 
 test("the review mode's view is a slice of the store, changed only through its actions", async () => {
-  const rows = [{ id: 'r0', annotators: ['alice'], questions: [] }, { id: 'r1', annotators: ['alice', 'bob'], questions: [] }];
-  const ann = { key: 'alice:a1', annotator: 'alice', label: ['Benign'], summary: { start: 0, end: 4, text: 'Cats' } };
-  const data = {
-    annotators: ['alice', 'bob'], questions: [], count: rows.length, rows,
-    rowAt: async (p) => rows[p], allRows: async () => rows, record: async () => ({ annotations: [ann], responses: [] }),
-  };
-  const bundle = bundleOf([]);
-  bundle.manifest.review = { review_id: 'rv' };
-  const store = createAppStore({
-    bundle, annotator: 'rev', clientId: 'c1', storage: memoryStorage(), view: {},
-    review: reviewSlice({ data, reviewer: 'rev' }),
-  });
+  const store = reviewStore();
   assert.equal(store.actions.setReview, undefined); // no setter of the whole slice
   const review = store.actions.review;
   await review.open(1);

@@ -2,9 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import {
-  ActiveTime, IDLE_MS, activeAdds, activeMs, addActive, elapsedMs, isActive, mergeActive,
-} from '../../site_template/app/state/timeontask.js';
+import { ActiveTime, IDLE_MS, activeAdds, activeMs, addActive, elapsedMs, isActive, mergeActive } from '../../site_template/app/state/timeontask.js';
 
 test('gaps up to the idle threshold count, a longer gap not at all', () => {
   const t = new ActiveTime();

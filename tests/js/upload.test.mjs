@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
-import { ago, decodeLink, takeLink, uploadRequest } from '../../site_template/app/state/upload.js';
+import { ago, decodeLink, takeLink, uploadRequest } from '../../site_template/app/io/upload.js';
 
 const encode = (obj) => Buffer.from(JSON.stringify(obj)).toString('base64url');
 const LINK = { kind: 's3', url: 'http://127.0.0.1:9/collect', prefix: 'round1/alice/', fields: { policy: 'P', 'x-amz-signature': 'S' }, expires: 2e9, annotator: 'alice' };

@@ -8,12 +8,9 @@ import { test } from 'node:test';
 import { TextView } from '../../site_template/app/data/data.js';
 import { applyStep, changed } from '../../site_template/app/state/history.js';
 import { readExtras } from '../../site_template/app/state/responses.js';
-import { mergeRecord } from '../../site_template/app/state/storage.js';
 import { createAppStore, recordStatus } from '../../site_template/app/state/store.js';
-import {
-  countStates, countText, exportedSentences, fittingVerdicts, givenVerdicts, importedSentences, sentenceStates,
-  verdictSettings,
-} from '../../site_template/app/state/verdicts.js';
+import { countStates, countText, exportedSentences, fittingVerdicts, givenVerdicts, importedSentences, sentenceStates, verdictSettings } from '../../site_template/app/state/verdicts.js';
+import { mergeRecord } from '../../site_template/app/state/workmerge.js';
 
 const plain = (x) => JSON.parse(JSON.stringify(x));
 const SETTINGS = {

@@ -4,7 +4,7 @@
  */
 import { trapFocus } from '../keys/keys.js';
 import { normalizeName } from '../state/names.js';
-import { prefs } from '../state/storage.js';
+import { prefs } from '../state/prefs.js';
 
 /**
  * The names as given before they were normalised (the link's, the remembered one), under which an earlier

@@ -5,8 +5,8 @@
  */
 import { actionsByKey, keyRows, resolveKeys } from '../keys/keymap.js';
 import { mountKeys, numberKeys, SHORTCUTS } from '../keys/keys.js';
-import { prefs } from '../state/storage.js';
 import { h } from '../util.js';
+import { prefs } from '../state/prefs.js';
 
 /** Span labels by number (from 10 labels on, two digits typed quickly: keys.js). */
 export function labelDigits(store) {

@@ -2,13 +2,14 @@
  * The annotator's files: export (the button, `e`), import (the file input), the offer of work saved here
  * under an earlier build or another spelling of the name, and the optional upload to the team's storage.
  */
-import { buildExport, checkAgainstBundle, downloadJson, exportFileName, exportText, parseImport } from '../state/exportfile.js';
+import { buildExport, checkAgainstBundle, exportFileName, exportText, parseImport } from '../state/exportfile.js';
 import { normalizeName } from '../state/names.js';
 import { pageSettings } from '../state/settings.js';
-import { prefs } from '../state/storage.js';
-import { startUploads, takeLink } from '../state/upload.js';
+import { startUploads, takeLink } from '../io/upload.js';
 import { nowIso, onFileChosen } from '../util.js';
 import { mountUploadStatus } from '../views/views.js';
+import { downloadJson } from '../io/download.js';
+import { prefs } from '../state/prefs.js';
 
 /**
  * What an import did, in plain words: what it brought in, what it left out (the entries merge would

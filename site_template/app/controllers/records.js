@@ -3,9 +3,9 @@
  * the bundle has queues, else in bundle order); the next to do; every move leaves the draft first.
  */
 import { nextTodoIndex } from '../state/nav.js';
-import { prefs } from '../state/storage.js';
 import { shortHash } from '../util.js';
 import { mountRecordList } from '../views/views.js';
+import { prefs } from '../state/prefs.js';
 
 /**
  * The annotator's queue (manifest.queues; queue.js, loaded only then): the first record, the next to do

@@ -7,13 +7,14 @@
  */
 import { createAppStore, unexportedCount, watch } from '../state/store.js';
 import { reviewSlice } from '../state/review.js';
-import { clientId, WorkStorage } from '../state/storage.js';
+import { WorkStorage } from '../state/storage.js';
 import { h } from '../util.js';
 import { mountBanners, mountSaveStatus } from '../views/views.js';
 import { mountReviewCommands } from './commands.js';
 import { ReviewData } from './data.js';
 import { mountReviewFiles } from './files.js';
 import { mountReviewViews, reviewLayout } from './views.js';
+import { clientId } from '../state/prefs.js';
 
 /** The address follows the open review record (`#record=ID`). */
 function mountAddress(store) {

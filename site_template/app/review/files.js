@@ -4,9 +4,10 @@
  * (reviewfile.js) before the store merges it.
  */
 import { buildReviewExport } from '../state/reviewentries.js';
-import { downloadJson, exportFileName } from '../state/exportfile.js';
+import { exportFileName } from '../state/exportfile.js';
 import { nowIso, onFileChosen } from '../util.js';
 import { checkReviewImport, parseReviewImport, readReviewFile } from './reviewimport.js';
+import { downloadJson } from '../io/download.js';
 
 /** Wire export and import; returns {exportNow(), chooseImport()}. */
 export function mountReviewFiles(store, { bundle, data, reviewer }) {

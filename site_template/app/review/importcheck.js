@@ -6,9 +6,9 @@
  */
 import { findInvalid } from '../state/exportfile.js';
 import { responseProblem } from '../state/responses.js';
-import { labelPath } from '../state/storage.js';
 import { instant } from '../state/times.js';
 import { NOT_CHECKED } from '../state/reviewsentences.js';
+import { labelPath } from '../state/labels.js';
 
 // What gold reads (review/exports.py ACTIONS, EDITABLE), the longest text answer in code points
 // (merge/questions.py TEXT_LIMIT) and the name gold gives the span question (merge/adjudication.py SPANS).

@@ -8,12 +8,11 @@
  * entries become work entries (review/work.js), merged like another tab's work: the newest of each decision,
  * answer and comment wins.
  */
-import { dict } from '../state/storage.js';
 import { normalizeName } from '../state/names.js';
 import { pageSettings } from '../state/settings.js';
 import { parseJson } from '../state/exportfile.js';
 import { instant } from '../state/times.js';
-import { nowIso } from '../util.js';
+import { dict, nowIso } from '../util.js';
 import { checkEntry, JsonFloat, needsTexts } from './importcheck.js';
 import { REVIEW_EXPORT_FORMAT, REVIEW_EXPORT_READS, REVIEW_EXPORT_VERSION } from '../state/reviewentries.js';
 

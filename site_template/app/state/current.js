@@ -1,17 +1,16 @@
 /**
  * The open-record slice (`current`): which record is open and its loading; opening one shows it as the
  * page shows records (suggestions.js `recordAsShown`: blind mode, span suggestions) with its stored draft
- * and that draft's query; the next record to do and "all done".
+ * and that draft's query (the draft slice's `openDraft`); the next record to do and "all done".
  */
-import { emptyDraft, queryOf } from './draft.js';
-import { emptyAssist } from './related.js';
 import { recordAsShown } from './suggestions.js';
 
 /**
- * The open-record slice's actions. ctx: {store, bundle, setUi, restoreDraft (draft.js), blind}.
+ * The open-record slice's actions. ctx: {store, bundle, actions (every slice's: the draft slice's
+ * `openDraft`, `clearRelated`, the ui slice's), blind}.
  */
 export function currentSlice(ctx) {
-  const { store, bundle, setUi } = ctx;
+  const { store, bundle, actions: all } = ctx;
   const get = () => store.state;
   const shown = { blind: ctx.blind, spanQuestion: bundle.spanQuestion };
   let loadSeq = 0;
@@ -33,17 +32,19 @@ export function currentSlice(ctx) {
         return;
       }
       if (seq !== loadSeq) return;
-      store.update({
-        current: { index, id, record: null, loading: true, error: null },
-        draft: emptyDraft(), assist: emptyAssist(), query: null,
-        ui: { ...get().ui, choice: null, confirmClear: false, draftMessage: null },
+      store.batch(() => {
+        store.update({ current: { index, id, record: null, loading: true, error: null } });
+        all.openDraft(id, null);
+        all.clearRelated();
+        all.recordOpened();
       });
       try {
         const record = recordAsShown(await bundle.record(id, index), shown);
         if (seq !== loadSeq) return;
-        const draft = ctx.restoreDraft(id, record);
-        // a restored draft gets its assistance back, as if just selected
-        store.update({ current: { index, id, record, loading: false, error: null }, draft, query: queryOf(draft) });
+        store.batch(() => {
+          store.update({ current: { index, id, record, loading: false, error: null } });
+          all.openDraft(id, record);
+        });
         if (index + 1 < rix.count) rix.rowAt(index + 1).then((r) => bundle.prefetch(r.id, index + 1), () => {});
       } catch (err) {
         if (seq !== loadSeq) return;
@@ -57,12 +58,12 @@ export function currentSlice(ctx) {
         try {
           i = await bundle.recordIndex.positionOf(id);
         } catch (err) {
-          setUi({ message: `Record “${id}” could not be looked up (${err.message}).` });
+          all.message(`Record “${id}” could not be looked up (${err.message}).`);
           return;
         }
       }
       if (i < 0) {
-        setUi({ message: `No record with id “${id}” in this bundle.` });
+        all.message(`No record with id “${id}” in this bundle.`);
         return;
       }
       await actions.goTo(i);
@@ -83,16 +84,12 @@ export function currentSlice(ctx) {
       try {
         i = await todoFrom(from, true);
       } catch (err) {
-        setUi({ message: `The next record to do could not be found (${err.message}).` });
+        all.message(`The next record to do could not be found (${err.message}).`);
         return;
       }
       if (get().current.index !== from) return;
-      if (i < 0) setUi({ allDone: true });
+      if (i < 0) all.showAllDone(true);
       else if (i !== from) await actions.goTo(i);
-    },
-    /** The "all done" card (every record of the queue or the bundle is submitted or discarded). */
-    showAllDone(on) {
-      setUi({ allDone: on });
     },
   };
   return actions;

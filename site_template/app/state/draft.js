@@ -4,14 +4,13 @@
  * restores). Its rules: a selection is the query or the span paired with it; one label per span where
  * spans may not overlap; a draft left complete is saved, else the annotator chooses (`leaveDraft`).
  */
-import { hasOwn, withKey } from './storage.js';
 import { markAccepted } from './responses.js';
 import { acceptedPriors } from './suggestions.js';
 import { chosenLabels, labelPrefixes } from './labels.js';
-import { emptyAssist } from './related.js';
 import { elapsedMs } from './timeontask.js';
 import { storedSpanCp } from '../data/offsets.js';
-import { nowIso, uuid } from '../util.js';
+import { hasOwn, nowIso, uuid, withKey } from '../util.js';
+import { mergeDraft } from './workmerge.js';
 
 export const SIDES = ['source', 'summary'];
 export const other = (side) => (side === 'source' ? 'summary' : 'source');
@@ -50,11 +49,11 @@ const storedDraft = (d) => ({
 const OVERLAP_TEXT = 'This span overlaps one of your annotations, and this task does not allow overlapping spans: select other text, or edit that annotation.';
 
 /**
- * The draft slice's actions. ctx: {store, persist, setUi, actions, changeRecord, undoable, entryOf,
- * liveAnnotations, labelOrder, labelChoices, oneLabel}; it adds `restoreDraft` and `showStoredDraft`.
+ * The draft slice's actions. ctx: {store, persist, actions (every slice's: the work slice's `changeRecord`,
+ * the ui slice's messages, `clearRelated`), entryOf, liveAnnotations, labelOrder, labelChoices, oneLabel}.
  */
 export function draftSlice(ctx) {
-  const { store, persist, setUi, labelOrder, labelChoices, oneLabel, entryOf, liveAnnotations } = ctx;
+  const { store, persist, actions: all, labelOrder, labelChoices, oneLabel, entryOf, liveAnnotations } = ctx;
   const get = () => store.state;
   const fewLabels = (labels) => (oneLabel ? labels.slice(0, 1) : labels);
   /** Whether [start, end) of the summary lies over a saved annotation of this record (one label per span
@@ -65,23 +64,23 @@ export function draftSlice(ctx) {
   /**
    * Set the draft of the open record and keep it in storage (a draft is work). A new draft gets, with its
    * first work, the id of the annotation it will be saved as: two tabs showing one stored draft save it
-   * as one annotation, whichever saves it, however often. The query stays while the draft keeps its span.
+   * as one annotation, whichever saves it, however often. The query stays while the draft keeps its span,
+   * unless `query` names the new one; `unlit`: the highlights go with the old draft.
    */
-  function setDraft(draft, extra = {}) {
+  function setDraft(draft, { query, unlit = false } = {}) {
     if (!draft.id && !draft.editingId && draftHasWork(draft)) draft = { ...draft, id: uuid() };
     if (!draft.started && draftHasWork(draft)) draft = { ...draft, started: nowIso() }; // its creation, for elapsed_ms
-    const { current: { id }, ui, query } = get();
-    const uiPart = ui.confirmClear || ui.draftMessage ? { ui: { ...ui, confirmClear: false, draftMessage: null } } : {};
-    const span = query && draft[query.side];
-    const kept = span && draft.anchor === query.side && span[0] === query.start && span[1] === query.end;
-    const queryPart = query && !kept ? { query: null } : {};
-    if (!id) {
-      store.update({ draft, ...queryPart, ...extra, ...uiPart });
-      return;
-    }
-    const value = storedDraft(draft);
-    store.update({ draft, drafts: withKey(get().drafts, id, value), ...queryPart, ...extra, ...uiPart });
-    persist([{ kind: 'd', id, value }]);
+    const { current: { id }, query: shown } = get();
+    const span = shown && draft[shown.side];
+    const kept = span && draft.anchor === shown.side && span[0] === shown.start && span[1] === shown.end;
+    const queryPart = query !== undefined ? { query } : shown && !kept ? { query: null } : {};
+    const value = id ? storedDraft(draft) : null;
+    store.batch(() => {
+      store.update({ draft, ...(id ? { drafts: withKey(get().drafts, id, value) } : {}), ...queryPart });
+      if (unlit) all.clearRelated();
+      all.draftChanged();
+    });
+    if (id) persist([{ kind: 'd', id, value }]);
   }
 
   /** The stored draft of a record, with spans checked against its texts. */
@@ -97,14 +96,45 @@ export function draftSlice(ctx) {
       ...(d.started ? { started: d.started } : {}),
     };
   }
-  /** Another tab's draft of the open record takes the place of the one shown (no query: nothing was selected). */
-  function showStoredDraft() {
-    const { current } = get();
-    store.update({ draft: restoreDraft(current.id, current.record), assist: emptyAssist(), query: null });
-  }
-  Object.assign(ctx, { restoreDraft, showStoredDraft });
-
   const actions = {
+    /**
+     * Record `id` opens (current.js): while it loads (`rec` null) no draft shows; loaded, its stored draft
+     * shows with its assistance back, as if just selected.
+     */
+    openDraft(id, rec) {
+      const draft = rec ? restoreDraft(id, rec) : emptyDraft();
+      store.update({ draft, query: rec ? queryOf(draft) : null });
+    },
+    /** Another tab's draft of the open record takes the place of the one shown (no query: nothing was selected). */
+    showStoredDraft() {
+      const { current } = get();
+      store.batch(() => {
+        store.update({ draft: restoreDraft(current.id, current.record), query: null });
+        all.clearRelated();
+      });
+    },
+    /**
+     * Another tab's stored drafts (`theirs`, by record id), merged with the work they came with (already in
+     * `work`): a newer one is kept, and the open record's replaces the one shown only when `replacesShown`.
+     * Returns whether the open record's stored draft changed (the caller then shows it).
+     */
+    mergeDrafts(theirs) {
+      const { work, drafts, current, draft: shown } = get();
+      let next = drafts;
+      for (const id of Object.keys(theirs)) {
+        const mine = hasOwn(drafts, id) ? drafts[id] : null;
+        if (mergeDraft(mine, theirs[id]) === mine) continue;
+        const open = id === current.id && current.record;
+        if (open && !replacesShown(shown, theirs[id], entryOf(work, id))) continue;
+        next = withKey(next, id, theirs[id]);
+      }
+      if (next !== drafts) store.update({ drafts: next });
+      return Boolean(current.record) && next[current.id] !== drafts[current.id];
+    },
+    /** The assistant's query (a summary sentence's span, verdicts.js), the draft unchanged. */
+    setQuery(query) {
+      store.update({ query });
+    },
     /**
      * Before leaving the draft (submit, discard, another record): save it when complete, run `go` when
      * there is nothing to keep, otherwise stop with an inline choice (see `choose`). `what` names the
@@ -114,14 +144,14 @@ export function draftSlice(ctx) {
       const d = get().draft;
       if (!get().current.record || !draftHasWork(d)) return go();
       if (draftComplete(d) && actions.saveDraft()) return go();
-      setUi({ choice: { what, go } });
+      all.offerChoice({ what, go });
       return null;
     },
     /** The inline choice: 'keep' (the draft stays stored for later), 'discard' (thrown away) or 'stay'. */
     choose(option) {
       const { choice } = get().ui;
       if (!choice) return;
-      setUi({ choice: null });
+      all.offerChoice(null);
       if (option === 'stay') return;
       if (option === 'discard') actions.clear();
       else if (choice.what !== 'navigate') return; // a finished record keeps no draft: only navigation keeps one
@@ -162,9 +192,8 @@ export function draftSlice(ctx) {
     },
     /** Drop the draft and the highlights. */
     clear() {
-      setDraft(emptyDraft(), { assist: emptyAssist() });
-      const ui = get().ui;
-      if (ui.help || ui.message || ui.confirmClear) setUi({ help: false, message: null, confirmClear: false });
+      setDraft(emptyDraft(), { unlit: true });
+      all.draftCleared();
     },
     /**
      * Esc or "Clear": a draft with a label or a note is cleared only on a second request (the first
@@ -173,7 +202,7 @@ export function draftSlice(ctx) {
     requestClear() {
       const { draft: d, ui } = get();
       if ((d.labels.length || d.note) && !ui.confirmClear) {
-        setUi({ confirmClear: true });
+        all.confirmClear();
         return false;
       }
       actions.clear();
@@ -195,11 +224,11 @@ export function draftSlice(ctx) {
       const rec = current.record;
       if (!rec) return null;
       if (!d.summary) {
-        setUi({ draftMessage: 'Select a span in the summary first.' });
+        all.draftMessage('Select a span in the summary first.');
         return null;
       }
       if (!d.labels.length) {
-        setUi({ draftMessage: 'Pick at least one label (keys 1–9).' });
+        all.draftMessage('Pick at least one label (keys 1–9).');
         return null;
       }
       const span = (side) => {
@@ -208,13 +237,12 @@ export function draftSlice(ctx) {
         return { start: s, end: e, text: rec[side].slice(s, e) };
       };
       if (overlapsMine(rec.id, d.summary[0], d.summary[1], d.editingId)) {
-        setUi({ draftMessage: OVERLAP_TEXT });
+        all.draftMessage(OVERLAP_TEXT);
         return null;
       }
       const at = nowIso();
       const id = d.editingId || d.id || uuid();
-      const toast = d.editingId ? ctx.undoable('Annotation edited.', rec.id, { annotation: id }) : null;
-      ctx.changeRecord(rec.id, (entry) => {
+      all.changeRecord(rec.id, (entry) => {
         const old = entry.annotations[id];
         const live = old && !old.deleted ? old : null;
         const elapsed = elapsedMs(live, d.started, at);
@@ -225,8 +253,8 @@ export function draftSlice(ctx) {
         };
         return entry;
       }, { text: d.editingId ? 'Annotation edited' : 'Annotation added' });
-      setDraft(emptyDraft(), { assist: emptyAssist() });
-      if (toast) toast();
+      setDraft(emptyDraft(), { unlit: true });
+      if (d.editingId) all.toast('Annotation edited.', rec.id, { annotation: id });
       return id;
     },
     /** Load an annotation into the draft for editing. */
@@ -239,18 +267,17 @@ export function draftSlice(ctx) {
       setDraft({
         anchor: 'summary', summary: toSpan('summary'), source: toSpan('source'),
         labels: fewLabels(chosenLabels(a.label, labelChoices)), note: a.note || '', editingId: id,
-      }, { assist: emptyAssist() });
+      }, { unlit: true });
     },
     deleteAnnotation(id) {
       const { current } = get();
-      const toast = ctx.undoable('Annotation deleted.', current.id, { annotation: id });
-      ctx.changeRecord(current.id, (entry) => {
+      all.changeRecord(current.id, (entry) => {
         entry.annotations[id] = { id, deleted: true, updated_at: nowIso() };
         return entry;
       }, { text: 'Annotation deleted' });
       if (get().draft.editingId === id) setDraft(emptyDraft());
-      if (get().ui.hover === id) setUi({ hover: null });
-      toast();
+      if (get().ui.hover === id) all.hover(null);
+      all.toast('Annotation deleted.', current.id, { annotation: id });
     },
     /** A prior annotation / span suggestion as the draft (to change, then save as the annotator's own). */
     draftFrom(p) {
@@ -258,7 +285,7 @@ export function draftSlice(ctx) {
       setDraft({
         anchor: 'summary', summary: span(p.summary), source: span(p.source),
         labels: fewLabels(chosenLabels(p.label || [], labelChoices)), note: p.note || '', editingId: null,
-      }, { assist: emptyAssist() });
+      }, { unlit: true });
     },
     /**
      * `a` once every record-level suggestion is accepted: accept the first span suggestion not yet among the
@@ -279,13 +306,13 @@ export function draftSlice(ctx) {
       const id = uuid();
       const span = (s) => (s && Number.isInteger(s.start) ? { start: s.start, end: s.end, text: s.text } : null);
       if (p.summary && overlapsMine(current.id, p.summary.start, p.summary.end, null)) {
-        setUi({ draftMessage: OVERLAP_TEXT });
+        all.draftMessage(OVERLAP_TEXT);
         return null;
       }
       // one label per span: the suggestion's first (most specific) label, with its parents
       const label = oneLabel
         ? labelPrefixes(chosenLabels(p.label || [], labelChoices).slice(0, 1), labelOrder) : [...(p.label || [])];
-      ctx.changeRecord(current.id, (entry) => {
+      all.changeRecord(current.id, (entry) => {
         entry.annotations[id] = {
           id, label, note: p.note || '', summary: span(p.summary), source: span(p.source),
           created_at: at, updated_at: at, elapsed_ms: 0, // made and saved by one key

@@ -5,13 +5,12 @@
  * to in progress (`setResponse`); an import merged, newer local data kept (`importWork`, `importFile`);
  * the time on task saved with the record's changes.
  */
-import { dict, hasOwn, mergeDraft, mergeWork, withKey } from './storage.js';
 import { answer, changesSince, missingRequired } from './responses.js';
 import { applyStep, changed, pushStep } from './history.js';
 import { compareTimes, isAfter } from './times.js';
 import { ActiveTime, SAVE_MS, addActive } from './timeontask.js';
-import { replacesShown } from './draft.js';
-import { nowIso, uuid } from '../util.js';
+import { dict, hasOwn, nowIso, uuid, withKey } from '../util.js';
+import { mergeWork } from './workmerge.js';
 
 /** Annotations (not deleted) of a record entry, oldest first. */
 export function liveAnnotations(entry) {
@@ -53,11 +52,11 @@ export function recordStatus(work, id) {
 export const entryOf = (w, id) => (hasOwn(w.records, id) ? w.records[id] : null);
 
 /**
- * The work slice's actions. ctx: {store, bundle, questions, persist (saving.js), setUi, actions (every
- * slice's, for goTo), restoreDraft (draft.js)}; it adds `changeRecord`, `undoable` and `missingOf`.
+ * The work slice's actions. ctx: {store, bundle, questions, persist (saving.js), actions (every slice's:
+ * `goTo`, the draft slice's `mergeDrafts`, the verdicts slice's `holdSubmit`, the ui slice's notices)}.
  */
 export function workSlice(ctx) {
-  const { store, bundle, questions, persist, setUi } = ctx;
+  const { store, bundle, questions, persist, actions: all } = ctx;
   const get = () => store.state;
   const m = bundle.manifest;
   /** This page load's counter of active time in each record entry (timeontask.js: one per session). */
@@ -121,12 +120,12 @@ export function workSlice(ctx) {
     const { past, future } = get().history;
     const st = dir < 0 ? past[past.length - 1] : future[future.length - 1];
     if (!st) return false;
-    if (get().ui.toast) setUi({ toast: null });
+    all.dismissToast();
     const [from, to] = dir < 0 ? [st.after, st.before] : [st.before, st.after];
     changeRecord(st.id, (entry) => applyStep(entry, from, to, nowIso()));
     store.update({ history: dir < 0 ? { past: past.slice(0, -1), future: [...future, st] }
       : { past: [...past, st], future: future.slice(0, -1) } });
-    if (st.index !== undefined && st.index !== get().current.index) ctx.actions.goTo(st.index);
+    if (st.index !== undefined && st.index !== get().current.index) all.goTo(st.index);
     return true;
   }
 
@@ -151,13 +150,9 @@ export function workSlice(ctx) {
     return missingRequired(questions, entry, liveAnnotations(entry).length);
   }
 
-  /** The notice of an undoable change (its Undo undoes the last step of the history). */
-  function undoable(text, id, extra = {}) {
-    return () => setUi({ toast: { text, id, at: Date.now(), ...extra } });
-  }
-  Object.assign(ctx, { changeRecord, undoable, missingOf });
-
   const actions = {
+    /** A change of record `id`'s work entry (`changeRecord`: every slice changes the work through it). */
+    changeRecord,
     /** Count the time on task from now (controllers/timeontask.js hands the page's events to the actions below). */
     trackTime() {
       timer = new ActiveTime();
@@ -195,11 +190,10 @@ export function workSlice(ctx) {
     setStatus(status) {
       const { current } = get();
       if (!current.id) return;
-      const toast = status === 'in_progress' ? null
-        : undoable(status === 'submitted' ? 'Record submitted.' : 'Record discarded.', current.id, { index: current.index });
+      const done = status === 'in_progress' ? null : status === 'submitted' ? 'Record submitted.' : 'Record discarded.';
       changeRecord(current.id, (entry) => ({ ...entry, status, status_at: nowIso() }),
         { text: { submitted: 'Record submitted', discarded: 'Record discarded', in_progress: 'Record reopened' }[status] });
-      if (toast) toast();
+      if (done) all.toast(done, current.id, { index: current.index });
     },
     /**
      * Submit ('submitted') or discard ('discarded') the open record. A submit with a required question
@@ -211,10 +205,10 @@ export function workSlice(ctx) {
         const missing = missingOf(get().current.id);
         if (missing.length) {
           const also = missing.length > 1 ? ` (also: ${missing.slice(1).join(', ')})` : '';
-          setUi({ message: `Not submitted: “${missing[0]}” is required and not answered yet${also}.` });
+          all.message(`Not submitted: “${missing[0]}” is required and not answered yet${also}.`);
           return missing[0];
         }
-        if (ctx.holdSubmit && ctx.holdSubmit()) return true; // sentences not checked (verdicts.js says so)
+        if (all.holdSubmit()) return true; // sentences not checked (verdicts.js says so)
       }
       actions.setStatus(status);
       return null;
@@ -234,37 +228,29 @@ export function workSlice(ctx) {
     setResponse(name, value, { agent = null, undo = null } = {}) {
       const { current } = get();
       if (!current.id) return;
-      const toast = undo ? undoable(undo, current.id, { response: name }) : null;
       changeRecord(current.id, (entry) => answer(entry, name, value, agent, nowIso()),
         { text: `Answer: ${name}`, key: typed.has(name) ? `answer:${name}` : null });
-      if (toast) toast();
+      if (undo) all.toast(undo, current.id, { response: name });
       // An answer cleared on a submitted record that leaves a required question unanswered takes the record
       // back to in progress, saying so: merge refuses a submitted record without its required answers.
       if (entryOf(get().work, current.id)?.status !== 'submitted') return;
       const missing = missingOf(current.id);
       if (!missing.length) return;
       actions.setStatus('in_progress');
-      setUi({ message: `Back to in progress: “${missing[0]}” is required; answer it, then submit again (s).` });
+      all.message(`Back to in progress: “${missing[0]}” is required; answer it, then submit again (s).`);
     },
     /**
      * Another tab (or the stored entry a write merged with) holds work: merge it into ours. A newer draft
      * of the open record replaces the one shown (another tab changed it, saved it or threw it away).
      */
     mergeExternal(theirs) {
-      const { work, drafts, current, draft: shown } = get();
+      const { work } = get();
       const merged = mergeWork(work, { records: theirs.records, last_export_at: theirs.last_export_at });
-      let nextDrafts = drafts;
-      for (const id of Object.keys(theirs.drafts || {})) {
-        const mine = hasOwn(drafts, id) ? drafts[id] : null;
-        if (mergeDraft(mine, theirs.drafts[id]) === mine) continue;
-        const open = id === current.id && current.record;
-        if (open && !replacesShown(shown, theirs.drafts[id], entryOf(merged, id))) continue;
-        nextDrafts = withKey(nextDrafts, id, theirs.drafts[id]);
-      }
-      if (merged !== work || nextDrafts !== drafts) {
-        store.update({ work: { records: merged.records, last_export_at: merged.last_export_at }, drafts: nextDrafts });
-      }
-      if (current.record && nextDrafts[current.id] !== drafts[current.id]) ctx.showStoredDraft();
+      const shown = store.batch(() => {
+        if (merged !== work) store.update({ work: { records: merged.records, last_export_at: merged.last_export_at } });
+        return all.mergeDrafts(theirs.drafts || {});
+      });
+      if (shown) all.showStoredDraft();
     },
     /** Merge imported work, then save the records it changes. Older imported data never replaces newer local data. */
     importWork(imported) {

@@ -6,12 +6,14 @@ import { EXPORT } from '../data/formats.js';
 import { acceptedAgents, answers, isEmpty, responseProblem } from './responses.js';
 import { normalizeName } from './names.js';
 import { pageSettings } from './settings.js';
-import { STATUSES, dict, labelPath, withKey } from './storage.js';
 import { recordAsShown } from './suggestions.js';
 import { liveAnnotations } from './store.js';
 import { instant } from './times.js';
 import { MAX_MS, activeMs } from './timeontask.js';
 import { exportedSentences, fittingVerdicts, importedSentences, verdictSettings } from './verdicts.js';
+import { STATUSES } from './workmerge.js';
+import { dict, withKey } from '../util.js';
+import { labelPath } from './labels.js';
 
 
 /**
@@ -69,20 +71,6 @@ export function exportFileName(manifest, annotator, exportedAt) {
 
 /** The text of an export file (Export's download and the upload are the same bytes). */
 export const exportText = (obj) => `${JSON.stringify(obj, null, 1)}\n`;
-
-/** Trigger a download of `obj` as a JSON file (Blob + <a download>). */
-export function downloadJson(obj, fileName) {
-  const blob = new Blob([exportText(obj)], { type: 'application/json' });
-  const url = URL.createObjectURL(blob);
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = fileName;
-  a.hidden = true;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}
 
 const isMap = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
 const LONE_SURROGATE = /\p{Surrogate}/u; // a pair is one code point under /u: only a lone half matches

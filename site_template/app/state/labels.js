@@ -7,13 +7,15 @@
 /** The most specific labels of a list (["Unwanted", "Unwanted.Intrinsic"] -> ["Unwanted.Intrinsic"]). */
 export const leafLabels = (labels) => labels.filter((l) => !labels.some((o) => o.startsWith(`${l}.`)));
 
+/** ["Unwanted", "Unwanted.Intrinsic"] from "Unwanted.Intrinsic" (the path form of a label string). */
+export function labelPath(label) {
+  const parts = label.split('.');
+  return parts.map((_, i) => parts.slice(0, i + 1).join('.'));
+}
+
 /** Every label path prefix of the chosen labels, in manifest order: ["Unwanted", "Unwanted.Intrinsic"]. */
 export function labelPrefixes(chosen, order) {
-  const set = new Set();
-  for (const l of chosen) {
-    const parts = l.split('.');
-    for (let i = 1; i <= parts.length; i++) set.add(parts.slice(0, i).join('.'));
-  }
+  const set = new Set(chosen.flatMap(labelPath));
   const rank = (l) => {
     const i = order.indexOf(l);
     return i < 0 ? order.length : i;

@@ -1,6 +1,7 @@
 /**
  * The assist slice: the related-sentence highlights the assistant (assist/assist.js) answers a selection
- * with. The assistant observes the draft's query and writes its answers here; the panes draw them.
+ * with. The assistant observes the draft's query and writes its answers here; the panes draw them; the draft
+ * and the open record clear them (`clearRelated`).
  */
 
 /**
@@ -20,6 +21,10 @@ export function relatedSlice({ store }) {
      */
     showRelated({ side, results, kind, query, best, citation, refined }) {
       store.update({ assist: { side, results, kind, query, best, pending: false, citation, refined } });
+    },
+    /** No highlights (the draft they answered was cleared, or another record opens). */
+    clearRelated() {
+      store.update({ assist: emptyAssist() });
     },
     /** No answer yet for `query`: the model is ranking the `side` pane. */
     rankingPending(side, query) {

@@ -12,8 +12,8 @@ import { selectPositions } from './listquery.js';
 import { addComment, decide, decisionOf, goldOf, isAdjudicated, setAnswer, settleSentence } from './reviewentries.js';
 import { spanGroups } from './reviewjudges.js';
 import { agreedSentences, NOT_CHECKED, sentenceOf } from './reviewsentences.js';
-import { prefs } from './storage.js';
 import { nowIso, uuid } from '../util.js';
+import { prefs } from './prefs.js';
 
 /** The lane of the gold spans (after the annotators', CSS .rv-l8). */
 export const GOLD_LANE = 8;
@@ -119,7 +119,7 @@ export function reviewSlice({ data, reviewer }) {
     let commentKept = true;
     const change = (fn) => {
       const { row } = get();
-      if (row) ctx.changeRecord(row.id, (entry) => fn(entry, nowIso()));
+      if (row) all.changeRecord(row.id, (entry) => fn(entry, nowIso()));
     };
     const focused = () => reviewItems(store.state).find((it) => it.key === get().focus) || null;
     const edit = (part) => {

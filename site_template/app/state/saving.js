@@ -4,8 +4,9 @@
  * words (why a write failed, what was lost as a page closed) are written here once; the top bar and the
  * review mode draw them through views.js `mountSaveStatus`.
  */
-import { applyEntries, emptyWork, isQuotaError } from './storage.js';
+import { applyEntries, isQuotaError } from './storage.js';
 import { nowIso } from '../util.js';
+import { emptyWork } from './workmerge.js';
 
 /** The plain words for a write that failed: why, and what to do (the banner offers Export). */
 export function notSavedText(error) {
@@ -45,10 +46,11 @@ export function saveStatusOf(ui) {
 
 /**
  * The saving slice: `persist(changes)` writes entries ({kind, id, value}) through `storage`, keeping
- * `ui.save` and `ui.storageError` true to what is on disk; `merged(work)` takes the stored entries a write
- * merged with (another tab's newer work). `lostNote`: said until the page is loaded again.
+ * `ui.save` and `ui.storageError` (the ui slice's `showSave`) true to what is on disk; the work slice's
+ * `mergeExternal` takes the stored entries a write merged with (another tab's newer work). `lostNote`: said
+ * until the page is loaded again. `actions`: every slice's.
  */
-export function savingSlice({ store, storage, lostNote, merged }) {
+export function savingSlice({ store, storage, lostNote, actions }) {
   let saveSeq = 0;
   let savedAt = null;
   /**
@@ -68,7 +70,7 @@ export function savingSlice({ store, storage, lostNote, merged }) {
     const storageError = failed ? notSavedText(failed.error) : lostNote;
     const { ui } = store.state;
     if (ui.save.state === state && ui.storageError === storageError && (state !== 'saved' || ui.save.at === savedAt)) return;
-    store.update({ ui: { ...ui, save: { state, seq: saveSeq, at: savedAt }, storageError } });
+    actions.showSave({ state, seq: saveSeq, at: savedAt }, storageError);
   }
 
   function write(changes) {
@@ -80,7 +82,7 @@ export function savingSlice({ store, storage, lostNote, merged }) {
       inFlight.delete(seq);
       for (const c of changes) if (unsaved.get(keyOf(c))?.seq === seq) unsaved.delete(keyOf(c));
       savedAt = nowIso();
-      merged(applyEntries(emptyWork(), stored)); // the stored entry may hold another tab's newer work
+      actions.mergeExternal(applyEntries(emptyWork(), stored)); // the stored entry may hold another tab's newer work
       showSave();
     }, (error) => {
       inFlight.delete(seq);

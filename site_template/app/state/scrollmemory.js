@@ -1,9 +1,9 @@
+import { prefs } from './prefs.js';
 /**
  * Scroll positions of both panes per record, kept across reloads: a long source reopens where the
  * annotator was reading. Stored as (first sentence in view, pixels above the pane's top) rather than
  * scrollTop, which depends on how much of the text has been laid out yet.
  */
-import { prefs } from './storage.js';
 
 const KEEP = 200; // records remembered, most recent first
 const DELAY = 250; // ms after the last scroll event

@@ -26,104 +26,16 @@
  * same way and carried over.
  */
 
-import { extrasAdd, mergeExtras, readExtras } from './responses.js';
+import { labelPath } from './labels.js';
+import { readExtras } from './responses.js';
 import { isAfter, later as newer } from './times.js';
-import { activeAdds, isActive, mergeActive } from './timeontask.js';
+import { isActive } from './timeontask.js';
+import { PREFIX, prefs } from './prefs.js';
+import { STATUSES, emptyWork, mergeDraft, mergeRecord, mergeWork } from './workmerge.js';
+import { dict, hasOwn, withKey } from '../util.js';
 
-export const PREFIX = 'mercury-static:v1';
 const DB_NAME = 'mercury-static';
 const STORE = 'entries';
-/** A record's statuses, as merge reads them. */
-// [[[cog
-// from mercury_static.merge.checks import STATUSES
-// from mercury_static.tools.twins import const
-// cog.outl(const("STATUSES", STATUSES))
-// ]]]
-export const STATUSES = ['submitted', 'discarded', 'in_progress'];
-// [[[end]]]
-
-/** A map without prototype, filled from `obj`'s own entries. */
-export function dict(obj = null) {
-  const d = Object.create(null);
-  if (obj) for (const k of Object.keys(obj)) d[k] = obj[k];
-  return d;
-}
-
-/** A copy of `map` with `key` set to `value`. */
-export function withKey(map, key, value) {
-  const d = dict(map);
-  d[key] = value;
-  return d;
-}
-
-export const hasOwn = (obj, key) => Boolean(obj) && Object.prototype.hasOwnProperty.call(obj, key);
-
-export function emptyWork() {
-  return { records: dict(), drafts: dict(), last_export_at: null };
-}
-
-/** Merge two record entries: newest status, newest version of each annotation. */
-export function mergeRecord(a, b) {
-  if (!a) return b;
-  if (!b) return a;
-  const statusFrom = isAfter(b.status_at, a.status_at) ? b : a;
-  const annotations = dict(a.annotations);
-  for (const id of Object.keys(b.annotations || {})) {
-    const ann = b.annotations[id];
-    const mine = annotations[id];
-    if (!mine || isAfter(ann.updated_at, mine.updated_at)) annotations[id] = ann;
-  }
-  const active = mergeActive(a.active, b.active);
-  return {
-    status: statusFrom.status,
-    status_at: statusFrom.status_at,
-    updated_at: newer(a.updated_at, b.updated_at),
-    annotations,
-    ...mergeExtras(a, b),
-    ...(active ? { active } : {}),
-  };
-}
-
-/** The newer of two drafts. */
-export function mergeDraft(a, b) {
-  if (!a) return b;
-  if (!b) return a;
-  return isAfter(b.updated_at, a.updated_at) ? b : a;
-}
-
-/** Whether merging `b` into `a` changes anything (cheap: times and ids, no serialisation). */
-function recordAdds(a, b) {
-  if (!a) return true;
-  if (isAfter(b.status_at, a.status_at)) return true;
-  if (extrasAdd(a, b) || activeAdds(a.active, b.active)) return true;
-  for (const id of Object.keys(b.annotations || {})) {
-    const mine = a.annotations[id];
-    if (!mine || isAfter(b.annotations[id].updated_at, mine.updated_at)) return true;
-  }
-  return false;
-}
-
-/** Merge two works; the result holds the newest of everything. Returns `a` itself when b adds nothing. */
-export function mergeWork(a, b) {
-  if (!b) return a;
-  let records = a.records;
-  let drafts = a.drafts;
-  for (const id of Object.keys(b.records || {})) {
-    const mine = hasOwn(a.records, id) ? a.records[id] : null;
-    if (!recordAdds(mine, b.records[id])) continue;
-    if (records === a.records) records = dict(a.records);
-    records[id] = mergeRecord(mine, b.records[id]);
-  }
-  for (const id of Object.keys(b.drafts || {})) {
-    const mine = hasOwn(a.drafts, id) ? a.drafts[id] : null;
-    if (mergeDraft(mine, b.drafts[id]) === mine) continue;
-    if (drafts === a.drafts) drafts = dict(a.drafts);
-    drafts[id] = b.drafts[id];
-  }
-  const last = newer(a.last_export_at, b.last_export_at);
-  if (records === a.records && drafts === a.drafts && last === a.last_export_at) return a;
-  return { records, drafts, last_export_at: last };
-}
 
 // --- reading what is stored (never trusted) ---------------------------------------------------------
 
@@ -133,12 +45,6 @@ const isSpan = (s) => isObj(s) && Number.isInteger(s.start) && Number.isInteger(
   && s.start < s.end && typeof s.text === 'string';
 const isDraftSpan = (s) => Array.isArray(s) && s.length === 2
   && Number.isInteger(s[0]) && Number.isInteger(s[1]) && s[0] <= s[1];
-
-/** ["Unwanted", "Unwanted.Intrinsic"] from "Unwanted.Intrinsic" (the path form of a label string). */
-export function labelPath(label) {
-  const parts = label.split('.');
-  return parts.map((_, i) => parts.slice(0, i + 1).join('.'));
-}
 
 /** A stored annotation's creation-to-save time (timeontask.js) as `{elapsed_ms}`, or {} when it has none. */
 function readElapsed(ms, problems, where) {
@@ -595,32 +501,3 @@ export function applyEntries(work, entries) {
   return out;
 }
 
-/** Small per-browser settings (annotator name, client id, seen flags, view options). */
-export const prefs = {
-  get(name, fallback = null) {
-    try {
-      const v = window.localStorage.getItem(`${PREFIX}:pref:${name}`);
-      return v === null ? fallback : JSON.parse(v);
-    } catch {
-      return fallback;
-    }
-  },
-  set(name, value) {
-    try {
-      window.localStorage.setItem(`${PREFIX}:pref:${name}`, JSON.stringify(value));
-      return true;
-    } catch {
-      return false;
-    }
-  },
-};
-
-/** Random id of this browser, created once (export field `client_id`). */
-export function clientId() {
-  let id = prefs.get('client_id');
-  if (!id) {
-    id = crypto.randomUUID();
-    prefs.set('client_id', id);
-  }
-  return id;
-}

@@ -1,18 +1,20 @@
 /**
  * The page's store: a minimal observable (`createStore`), the `watch` helper every renderer draws through,
- * and `createAppStore`, which composes the slices, each a module with its own state and actions:
+ * and `createAppStore`, which composes the slices, each a module with its own state and actions. Each
+ * top-level field has one owner, and only the owner's module writes it; another slice changes it by calling
+ * the owner's actions (`ctx.actions`), inside `store.batch` when the change must show as one
+ * (tests/js/store_owners.test.mjs records every write):
  *
  *   work, placed, history   entries.js   the annotator's work (persisted) and the rules of changing it
  *   draft, drafts, query    draft.js     the annotation being made and the query the assistant answers
  *   current                 current.js   the open record
  *   assist                  related.js   the related-sentence highlights (written by assist/assist.js)
  *   review                  review.js    the review mode's view and its rules (review mode only)
- *   ui, view, model, layout ui.js        overlays, messages, controls; `ui.save` is saving.js's
+ *   ui, view, model, layout ui.js        overlays, messages, controls, the save indicator (saving.js's truth)
  *   verdicts                verdicts.js  the sentence walk (the verdicts themselves are work, in `work`)
  *
  * Nothing here touches the DOM; nothing outside `state/` calls `store.update`.
  */
-import { dict, emptyWork } from './storage.js';
 import { labelChoicesOf } from './labels.js';
 import { emptyHistory } from './history.js';
 import { savingSlice, lostText, refusedText } from './saving.js';
@@ -22,6 +24,8 @@ import { currentSlice } from './current.js';
 import { emptyAssist, relatedSlice } from './related.js';
 import { uiSlice } from './ui.js';
 import { emptyVerdicts, verdictSlice } from './verdicts.js';
+import { dict } from '../util.js';
+import { emptyWork } from './workmerge.js';
 
 export { chosenLabels, labelPrefixes } from './labels.js';
 export { lostText, refusedText } from './saving.js';
@@ -29,10 +33,17 @@ export { liveAnnotations, recordStatus, undelivered, unexportedCount } from './e
 export { SIDES, draftHasWork, other, replacesShown } from './draft.js';
 export { emptyAssist } from './related.js';
 
-/** Minimal observable store. */
+/**
+ * Minimal observable store. `batch(fn)`: the updates `fn` makes (each slice writing its own fields) reach
+ * the subscribers as one change, once `fn` returns; returns what `fn` returns.
+ */
 export function createStore(initial) {
   let state = initial;
   const subs = new Set();
+  let batching = false;
+  const notify = (prev) => {
+    for (const fn of subs) fn(state, prev);
+  };
   return {
     get state() {
       return state;
@@ -40,7 +51,18 @@ export function createStore(initial) {
     update(part) {
       const prev = state;
       state = { ...state, ...(typeof part === 'function' ? part(state) : part) };
-      for (const fn of subs) fn(state, prev);
+      if (!batching) notify(prev);
+    },
+    batch(fn) {
+      if (batching) return fn();
+      const prev = state;
+      batching = true;
+      try {
+        return fn();
+      } finally {
+        batching = false;
+        if (state !== prev) notify(prev);
+      }
     },
     subscribe(fn) {
       subs.add(fn);
@@ -116,9 +138,8 @@ export function createAppStore({
   const actions = {};
   const ctx = {
     store, bundle, questions, blind, labelOrder, labelChoices, oneLabel, actions, entryOf, liveAnnotations,
-    setUi: (part) => store.update({ ui: { ...store.state.ui, ...part } }),
   };
-  ctx.persist = savingSlice({ store, storage, lostNote, merged: (w) => actions.mergeExternal(w) }).persist;
+  ctx.persist = savingSlice({ store, storage, lostNote, actions }).persist;
   Object.assign(actions, workSlice(ctx), draftSlice(ctx), currentSlice(ctx), relatedSlice(ctx), uiSlice(ctx),
     verdictSlice(ctx));
   if (review) Object.assign(actions, review(ctx));

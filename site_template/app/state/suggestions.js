@@ -1,10 +1,10 @@
+import { labelPath } from './labels.js';
 /**
  * Machine suggestions of a record (record shard `suggestions`): what the form shows next to
  * each question, and span suggestions turned into the prior-annotation shape, so today's suggestions card
  * and its Accept serve them. data.js hands a record out as stored; `recordAsShown` is the page's view of it
 (blind mode, settings.suggestions.blind: no suggestion reaches the store, hence the DOM).
  */
-import { labelPath } from './storage.js';
 
 /** The suggestions of question `name`, best score first (unscored last). */
 export function questionSuggestions(record, name) {

@@ -4,12 +4,51 @@
  * action writes the fields it names, never a caller's patch.
  */
 
-/** The ui slice's actions. ctx: {store, setUi}. */
-export function uiSlice({ store, setUi }) {
+/** The ui slice's actions. ctx: {store}. */
+export function uiSlice({ store }) {
   const get = () => store.state;
+  const setUi = (part) => store.update({ ui: { ...get().ui, ...part } });
   return {
+    /** The notice of an undoable change of record `id` (its Undo undoes the last step of the history). */
+    toast(text, id, extra = {}) {
+      setUi({ toast: { text, id, at: Date.now(), ...extra } });
+    },
     dismissToast() {
       if (get().ui.toast) setUi({ toast: null });
+    },
+    /** The save indicator (saving.js): `save` {state, seq, at} and the banner's `storageError`. */
+    showSave(save, storageError) {
+      setUi({ save, storageError });
+    },
+    /** The inline choice before leaving a draft (draft.js `leaveDraft`), or null. */
+    offerChoice(choice) {
+      setUi({ choice });
+    },
+    /** The draft card's message (why the draft was not saved), or null. */
+    draftMessage(text) {
+      setUi({ draftMessage: text });
+    },
+    /** Esc's first press on a draft with a label or a note: the draft card asks for a second. */
+    confirmClear() {
+      setUi({ confirmClear: true });
+    },
+    /** The draft changed: its card's question and message go. */
+    draftChanged() {
+      const { ui } = get();
+      if (ui.confirmClear || ui.draftMessage) setUi({ confirmClear: false, draftMessage: null });
+    },
+    /** The draft was cleared: the help, the message line and the card's question go too. */
+    draftCleared() {
+      const { ui } = get();
+      if (ui.help || ui.message || ui.confirmClear) setUi({ help: false, message: null, confirmClear: false });
+    },
+    /** Another record opens: the draft card's choice, question and message go. */
+    recordOpened() {
+      setUi({ choice: null, confirmClear: false, draftMessage: null });
+    },
+    /** The "all done" card (every record of the queue or the bundle is submitted or discarded). */
+    showAllDone(on) {
+      setUi({ allDone: on });
     },
     /** The ranking's k and minimum score (the view controls). */
     setView({ k, minScore }) {

@@ -10,9 +10,8 @@
  */
 import { draftHasWork } from './draft.js';
 import { isSuggestedBy, sentenceVotes, suggestedByProblem, suggestedVerdict } from './sentencesuggest.js';
-import { hasOwn, withKey } from './storage.js';
 import { instant } from './times.js';
-import { nowIso } from '../util.js';
+import { hasOwn, nowIso, withKey } from '../util.js';
 
 /** The sentence states, as the page shows and counts them. */
 export const STATES = ['flagged', 'judged', 'unchecked'];
@@ -149,11 +148,12 @@ export function fittingVerdicts(sentences, settings, rec, leftOut) {
 export const emptyVerdicts = () => ({ current: null, started: null, picker: false, asked: null, message: null });
 
 /**
- * The verdicts slice's actions. ctx: {store, bundle, changeRecord, entryOf, liveAnnotations, setUi}; it adds
- * `holdSubmit` (entries.js `finish` asks it).
+ * The verdicts slice's actions (`holdSubmit`: entries.js `finish` asks it). ctx: {store, bundle, entryOf,
+ * liveAnnotations, actions (every slice's: the work slice's `changeRecord`, the draft slice's `setQuery`, the
+ * ui slice's `message`)}.
  */
 export function verdictSlice(ctx) {
-  const { store, entryOf, liveAnnotations } = ctx;
+  const { store, entryOf, liveAnnotations, actions: all } = ctx;
   const settings = verdictSettings(ctx.bundle.manifest);
   const get = () => store.state;
   const set = (part) => store.update({ verdicts: { ...get().verdicts, ...part } });
@@ -186,7 +186,7 @@ export function verdictSlice(ctx) {
       ? { verdict, evidence: evidenceFor(settings, verdict, evidence), ...elapsed, ...suggested } : null;
     const text = verdict ? settings.options.find((o) => o.value === verdict)?.text || verdict : 'cleared';
     const stamped = { value, updated_at: at };
-    ctx.changeRecord(id, (entry) => ({ ...entry, sentences: withKey(entry.sentences, String(i), stamped) }),
+    all.changeRecord(id, (entry) => ({ ...entry, sentences: withKey(entry.sentences, String(i), stamped) }),
       { text: `Sentence ${i + 1}: ${text}${by ? ' (suggestion accepted)' : ''}` });
     set({ picker: false, message: null });
   }
@@ -204,7 +204,7 @@ export function verdictSlice(ctx) {
    * Whether Submit waits for the sentences not checked: `required` refuses while any is left, `shown` asks
    * once per record (the second Submit submits). Says so in the slice's message.
    */
-  ctx.holdSubmit = () => {
+  function holdSubmit() {
     if (!settings) return false;
     const left = countStates(states()).unchecked;
     const { current: { id }, verdicts } = get();
@@ -216,9 +216,10 @@ export function verdictSlice(ctx) {
     if (verdicts.asked === id) return false;
     set({ asked: id, message: `${notChecked(left)} — Submit again to submit anyway.` });
     return true;
-  };
+  }
 
   const actions = {
+    holdSubmit,
     /** The open record's sentence states (the view's and the tests' one reading). */
     sentenceStates: states,
     /**
@@ -230,9 +231,9 @@ export function verdictSlice(ctx) {
       if (!settings || !rec || i < 0 || i >= rec.summary.sentences.length) return;
       const [start, end] = rec.summary.sentences[i];
       const open = draftHasWork(get().draft);
-      store.update({
-        verdicts: { ...get().verdicts, current: i, started: nowIso(), picker: false },
-        ...(open ? {} : { query: { side: 'summary', start, end } }),
+      store.batch(() => {
+        set({ current: i, started: nowIso(), picker: false });
+        if (!open) all.setQuery({ side: 'summary', start, end });
       });
     },
     /** The next (dir 1) or previous (-1) sentence; from none, the first or the last. */
@@ -266,8 +267,8 @@ export function verdictSlice(ctx) {
       }
       const s = suggestedVerdict(sentenceVotes(rec, i), settings.options.map((o) => o.value));
       if (!s || s.tie) {
-        ctx.setUi({ message: s ? `Sentence ${i + 1}: the suggestions tie (${s.tie.join(', ')}); none accepted.`
-          : `Sentence ${i + 1} has no suggested verdict.` });
+        all.message(s ? `Sentence ${i + 1}: the suggestions tie (${s.tie.join(', ')}); none accepted.`
+          : `Sentence ${i + 1} has no suggested verdict.`);
       } else give(i, s.verdict, evidenceOf(i), s.by);
     },
     /** Give the current sentence option `k` (0-based) of the settings' verdicts. */

@@ -10,10 +10,7 @@ import { h } from '../util.js';
 import { mountHistory } from './historyview.js';
 import { mountLayout } from './layout.js';
 import { mountSuggestionWalk } from './suggestwalk.js';
-import {
-  mountAllDone, mountAnnotations, mountBanners, mountDraft, mountFinish, mountOverlays, mountRecordInfo,
-  mountSaveStatus, mountSuggestions, mountToast, mountTopbar,
-} from './views.js';
+import { mountAllDone, mountAnnotations, mountBanners, mountDraft, mountFinish, mountOverlays, mountRecordInfo, mountSaveStatus, mountSuggestions, mountToast, mountTopbar } from './views.js';
 
 /**
  * Mount the renderers. `mods`: the settings' lazily loaded modules {questionsMod, fieldsMod, similarMod};

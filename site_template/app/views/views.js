@@ -12,7 +12,7 @@ import { SAVE_WORDS, saveStatusOf } from '../state/saving.js';
 import { fold } from '../data/recordindex.js';
 import { selectPositions, STATUS_TEXT } from '../state/listquery.js';
 import { liveAnnotations, recordStatus, undelivered, watch } from '../state/store.js';
-import { ago } from '../state/upload.js';
+import { ago } from '../io/upload.js';
 import { clip, h } from '../util.js';
 import { virtualList } from './virtuallist.js';
 

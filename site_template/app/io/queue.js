@@ -5,8 +5,8 @@
  * links). Loaded only for a bundle with queues; pure functions but `loadQueue`.
  */
 import { QUEUES, checkFormat } from '../data/formats.js';
-import { normalizeName } from './names.js';
-import { recordStatus } from './store.js';
+import { normalizeName } from '../state/names.js';
+import { recordStatus } from '../state/store.js';
 
 const isDone = (work, id) => {
   const st = recordStatus(work, id);

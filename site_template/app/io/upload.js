@@ -7,7 +7,7 @@
  * into the folder. An upload never blocks annotating and never touches the stored work: a failure retries
  * with backoff, and the top bar says so.
  */
-import { normalizeName } from './names.js';
+import { normalizeName } from '../state/names.js';
 
 export const DEBOUNCE_MS = 2000;
 export const BACKOFF_MS = [2000, 4000, 8000, 15000, 30000];
