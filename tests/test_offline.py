@@ -10,7 +10,8 @@ import time
 import pytest
 
 from conftest import EXAMPLES
-from pagedriver import go_to, own_annotations, query, wait, wait_model, wait_open, wait_saved
+from pagedriver import go_to, own_annotations, pane_text, query, wait, wait_model, wait_open, wait_saved
+from mercury_static.bundle.contents import ShardLimits
 from test_collect import READY, alice_s3_link, annotate_and_submit, link_of, objects, upload_state, wait_for
 
 CACHED_JS = """async () => {
@@ -165,3 +166,32 @@ def test_a_rebuilt_bundle_replaces_its_cache_and_keeps_the_annotators_work(run, 
     manifest = query(page, """async (base) => (await (await caches.match(base + 'manifest.json')).json()).bundle_id""",
                      base)
     assert manifest == new
+
+
+@pytest.mark.browser
+@pytest.mark.service_workers
+def test_the_records_ahead_are_kept_for_offline_without_being_opened(build_bundle, serve_dir, context):
+    """A bundle of a record per shard: opening the first record stores the files of the records ahead (the page
+    itself prefetches only the next one), so offline a record five ahead, never opened, opens with its texts."""
+    ids = [json.loads(line)["id"] for line in (EXAMPLES / "demo.jsonl").read_text(encoding="utf-8").splitlines()]
+    bundle = build_bundle([EXAMPLES / "demo.jsonl"], name="keep-ahead", labels=EXAMPLES / "labels.yaml",
+                          shards=ShardLimits(records=1, text_chars=200))
+    assert (bundle / "data" / "records-0005.json").is_file()
+    base = serve_dir(bundle)
+    page = context.new_page()
+    page.goto(base + "?annotator=alice")
+    page.wait_for_selector(READY)
+    page.keyboard.press("Escape")
+    wait_open(page, ids[0])
+    index = json.loads((bundle / "data" / "index-0000.json").read_text(encoding="utf-8"))
+    files = {"data/ids-0000.json", f"data/records-{index['shard'][5]:04d}.json",
+             *(f"data/{kind}-{n:04d}.{ext}" for n in index["text_shards"][5] for kind, ext in (("texts", "json"), ("vectors", "bin")))}
+    assert index["ids"][5] == ids[5] and "data/texts-0005.json" not in files  # not the first record's shards
+    wait_for(page, lambda: files <= {u[len(base):] for u in query(page, CACHED_JS)["urls"]})
+    context.set_offline(True)
+    go_to(page, ids[5])
+    wait_open(page, ids[5], timeout=30_000)
+    assert pane_text(page, "summary") and pane_text(page, "source")
+    [before] = [line for line in (EXAMPLES / "demo.jsonl").read_text(encoding="utf-8").splitlines()
+                if json.loads(line)["id"] == ids[5]]
+    assert pane_text(page, "summary") == json.loads(before)["summary"]

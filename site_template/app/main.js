@@ -7,6 +7,7 @@ import { firstRecord, opening, recordIdFromHash } from './boot.js';
 import { draftCommands, labelDigits, mountCommands } from './controllers/commands.js';
 import { resolveAnnotator, spellings } from './controllers/annotator.js';
 import { mountHashSync } from './controllers/hashsync.js';
+import { mountKeepAhead } from './controllers/keepahead.js';
 import { mountHighlights } from './controllers/highlights.js';
 import { mountModel } from './controllers/model.js';
 import { openFirst, openQueue, recordNavigation } from './controllers/records.js';
@@ -14,7 +15,7 @@ import { mountSelection } from './controllers/selection.js';
 import { mountFiles } from './controllers/files.js';
 import { mountTimeOnTask } from './controllers/timeontask.js';
 import { modelLabel, rankerLabel } from './data/data.js';
-import { registerOffline } from './offline.js';
+import { keepForOffline, registerOffline } from './offline.js';
 import { pageSettings } from './state/settings.js';
 import { WorkStorage } from './state/storage.js';
 import { createAppStore, SIDES } from './state/store.js';
@@ -116,6 +117,7 @@ async function main() {
   });
   storage.watch((work) => store.actions.mergeExternal(work)); // work saved by other tabs
   mountHashSync(store, nav.navigate);
+  mountKeepAhead(store, bundle, queue, keepForOffline);
   await openFirst(store, bundle, {
     start, nav, layout: views.layout, settings, queue, offerEarlier: transfer.offerEarlier,
   });

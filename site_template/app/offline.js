@@ -1,13 +1,14 @@
 /**
  * The page offline after a first visit: registers the bundle's service worker (sw.js at the bundle's root,
  * one cache per build: sw.js?bundle=<bundle_id>), hands it the files the page loaded before it took control,
- * and says in the header when the page is offline. `controlled` resolves once the worker controls the page
- * (or at once where there is none): the model's worker is started after it, so the model is stored as it
- * downloads instead of being downloaded twice.
+ * hands it the files of the records ahead (keepForOffline), and says in the header when the page is offline.
+ * `controlled` resolves once the worker controls the page (or at once where there is none): the model's
+ * worker is started after it, so the model is stored as it downloads instead of being downloaded twice.
  */
 export const CONTROL_WAIT_MS = 3000;
 
 let controlledPromise = Promise.resolve(false);
+let inControl = new Promise(() => {}); // resolves once this build's worker controls the page (never without one)
 
 /** Resolves (true when a service worker controls the page) before the model's worker starts. */
 export function controlled() {
@@ -41,6 +42,15 @@ export function registerOffline(manifest, baseUrl = './') {
       return;
     }
   }
+  inControl = new Promise((resolve) => {
+    const check = () => {
+      if (!ours()) return;
+      sw.removeEventListener('controllerchange', check);
+      resolve();
+    };
+    sw.addEventListener('controllerchange', check);
+    check();
+  });
   let registered = () => {};
   controlledPromise = new Promise((resolve) => {
     if (ours()) {
@@ -70,6 +80,17 @@ export function registerOffline(manifest, baseUrl = './') {
   sw.addEventListener('controllerchange', keep); // control that comes after the wait: what loaded before is kept too
 }
 
+/**
+ * Hand files of this bundle to the service worker, once it controls the page (at once, or when it takes
+ * control), to be stored for use offline; the worker skips those it holds already.
+ */
+export async function keepForOffline(urls) {
+  if (!urls.length) return;
+  await inControl;
+  const absolute = [...new Set(urls.map((u) => new URL(u, document.baseURI).href))];
+  navigator.serviceWorker.controller?.postMessage({ type: 'keep', urls: absolute });
+}
+
 /** "offline" in the header while the browser has no network, with what that leaves out in its title. */
 function showOffline() {
   const model = document.getElementById('model-status');
@@ -78,7 +99,7 @@ function showOffline() {
   el.id = 'offline-status';
   el.className = 'offline-status slot';
   el.textContent = 'offline';
-  el.title = 'No network: your work is saved in this browser and uploads wait for the network. Records never opened here are not available until the network is back.';
+  el.title = 'No network: your work is saved in this browser and uploads wait for the network. Records neither opened here nor among the next ones of your queue are not available until the network is back.';
   model.before(el);
   const draw = () => {
     el.hidden = navigator.onLine !== false;

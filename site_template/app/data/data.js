@@ -288,6 +288,15 @@ export class Bundle {
     };
   }
 
+  /**
+   * The files that find and show the record of an index row (its index and ids shards, its record shard, its
+   * texts' shards and their vectors), as URLs.
+   */
+  rowFiles(row) {
+    const texts = [...new Set(row.textShards)].flatMap((n) => [`data/texts-${pad4(n)}.json`, `data/vectors-${pad4(n)}.bin`]);
+    return [...this.recordIndex.filesOf(row), `data/records-${pad4(row.shard)}.json`, ...texts].map((path) => this.url(path));
+  }
+
   /** Start fetching a record's shards without waiting (e.g. the next record, at position `at`). */
   prefetch(id, at = undefined) {
     this.record(id, at).catch(() => {});

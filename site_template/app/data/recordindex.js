@@ -176,6 +176,12 @@ export class RecordIndex {
     return this._rowOf(await this.indexShard(Math.floor(pos / this.size)), pos);
   }
 
+  /** The index files that find `row` (by position: its index shard; by id: its ids shard), bundle-relative. */
+  filesOf(row) {
+    return [`data/index-${pad4(Math.floor(row.position / this.size))}.json`,
+      `data/ids-${pad4(fnv1a(row.id) % this.idShards)}.json`];
+  }
+
   /** The position of record `id`, or -1: one ids shard read. */
   async positionOf(id) {
     const shard = await this._once('ids', fnv1a(id) % this.idShards);
