@@ -8,7 +8,7 @@ import { pageSettings } from '../state/settings.js';
 import { prefs } from '../state/storage.js';
 import { startUploads, takeLink } from '../state/upload.js';
 import { nowIso, onFileChosen } from '../util.js';
-import { mountUploadStatus } from '../views/views.js';
+import { mountUploadStatus } from '../views/uploadstatus.js';
 
 /**
  * What an import did, in plain words: what it brought in, what it left out (the entries merge would

@@ -9,7 +9,8 @@ import { createAppStore, unexportedCount, watch } from '../state/store.js';
 import { reviewSlice } from '../state/review.js';
 import { clientId, WorkStorage } from '../state/storage.js';
 import { h } from '../util.js';
-import { mountBanners, mountSaveStatus } from '../views/views.js';
+import { mountBanners } from '../views/banners.js';
+import { mountSaveStatus } from '../views/savestatus.js';
 import { mountReviewCommands } from './commands.js';
 import { ReviewData } from './data.js';
 import { mountReviewFiles } from './files.js';
@@ -54,7 +55,7 @@ export async function startReview({ bundle, reviewer, version }) {
   reviewLayout(manifest, data);
   document.getElementById('annotator').textContent = reviewer;
   const files = mountReviewFiles(store, { bundle, data, reviewer });
-  mountBanners(store, actions, files.exportNow);
+  mountBanners(store, actions, document.getElementById('banners'), files.exportNow);
   mountSaveStatus(store, document.getElementById('save-status'));
   storage.watch((work) => actions.mergeExternal(work));
   const views = mountReviewViews(store);

@@ -8,7 +8,7 @@
  */
 import { SIDES, unexportedCount, watch } from '../state/store.js';
 import { h } from '../util.js';
-import { labelText } from '../views/views.js';
+import { labelText } from '../views/words.js';
 import { MarkedText } from './text.js';
 import { ACTION_TEXT, commentLine, commentsOn, labelsLine, mountReviewItems } from './items.js';
 import { mountReviewJudges } from './judges.js';
