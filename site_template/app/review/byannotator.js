@@ -2,7 +2,7 @@
 import { decisionOf } from '../state/reviewentries.js';
 import { watch } from '../state/store.js';
 import { h } from '../util.js';
-import { plural } from '../views/words.js';
+import { plural } from '../views/wording.js';
 import { ACTION_TEXT, labelsLine } from './items.js';
 
 /** Read one records shard at a time, in order; another annotator picked (or closed) stops the reading. */

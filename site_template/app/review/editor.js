@@ -1,7 +1,7 @@
 /** The review's editor: an edit of an annotator's annotation, or the reviewer's own. */
 import { watch } from '../state/store.js';
 import { h } from '../util.js';
-import { labelText } from '../views/words.js';
+import { labelText } from '../views/wording.js';
 
 /**
  * Drawn when the editor opens, not at each field's change. Returns {set(side, span)}: a span selected in a pane

@@ -9,7 +9,7 @@ import { commentsOf, decisionOf, goldOf } from '../state/reviewentries.js';
 import { reviewItems } from '../state/review.js';
 import { judgeCount } from '../state/reviewjudges.js';
 import { h } from '../util.js';
-import { labelText } from '../views/words.js';
+import { labelText } from '../views/wording.js';
 
 export const ACTION_TEXT = { accept: 'accepted', reject: 'rejected', edit: 'edited' };
 /** The label paths of an annotation as one line ("Unwanted › Intrinsic"). */

@@ -2,7 +2,7 @@
 import { isAdjudicated } from '../state/reviewentries.js';
 import { watch } from '../state/store.js';
 import { h } from '../util.js';
-import { plural } from '../views/words.js';
+import { plural } from '../views/wording.js';
 
 const MAX_ROWS = 300; // rows drawn in the list (the filter narrows it; n / p walk the whole order)
 

@@ -2,7 +2,7 @@
 import { statusCounts } from '../state/nav.js';
 import { recordStatus, undelivered, watch } from '../state/store.js';
 import { h } from '../util.js';
-import { plural } from './words.js';
+import { plural } from './wording.js';
 
 /** The footer under the side panel: "reopen" only on a record that is done. */
 export function mountFinish(store, footer) {

@@ -3,7 +3,7 @@ import { LABEL_COLOURS, labelColour } from '../text/pairing.js';
 import { leafLabels } from '../state/labels.js';
 import { liveAnnotations, watch } from '../state/store.js';
 import { clip, h } from '../util.js';
-import { labelText } from './words.js';
+import { labelText } from './wording.js';
 
 /** The annotator's own annotations of the open record; hover shows both spans. */
 export function mountAnnotations(store, actions, box) {

@@ -2,7 +2,7 @@
 import { SAVE_WORDS } from '../state/saving.js';
 import { watch } from '../state/store.js';
 import { clip, h } from '../util.js';
-import { labelText } from './words.js';
+import { labelText } from './wording.js';
 
 const CHOICE_TEXT = {
   navigate: ['This draft is not finished (it needs a summary span and a label).', 'Keep it for later and go', 'Throw it away and go'],

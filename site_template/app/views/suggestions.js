@@ -3,7 +3,7 @@ import { acceptedPriors } from '../state/suggestions.js';
 import { leafLabels } from '../state/labels.js';
 import { liveAnnotations, watch } from '../state/store.js';
 import { clip, h } from '../util.js';
-import { labelText } from './words.js';
+import { labelText } from './wording.js';
 
 /** Prior annotations from the input, with an Accept button. */
 export function mountSuggestions(store, actions, box) {

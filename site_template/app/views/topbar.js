@@ -1,7 +1,7 @@
 /** The top bar's counters: position, progress, what is not exported or uploaded, the model's state. */
 import { statusCounts } from '../state/nav.js';
 import { undelivered, watch } from '../state/store.js';
-import { plural } from './words.js';
+import { plural } from './wording.js';
 
 /**
  * Record position, progress, unexported counter, model status, annotator name. With the annotator's
