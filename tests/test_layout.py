@@ -53,7 +53,6 @@ def test_design_maps_every_module_and_only_those():
 RENDERER_FOLDERS = ("views", "review")
 MAX_LINES = 150
 NOT_SPLIT_YET = {
-    "views/questions.js": "the questions form: one control builder per question type, to split by type",
     "review/importcheck.js": "no renderer: gold's checks of a review export entry, rule by rule beside exports.py",
     "review/reviewimport.js": "no renderer: reading and checking a review export file",
 }
