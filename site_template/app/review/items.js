@@ -26,7 +26,7 @@ function groupDecision(entry, it) {
   return same ? first : { action: 'mixed' };
 }
 
-/** `swatch(lane)`: the colour chip of a lane (views.js). */
+/** `swatch(lane)`: the colour chip of a lane (swatch.js). */
 export function mountReviewItems(store, { swatch }) {
   const actions = store.actions.review;
   const labelTexts = () => store.state.labelTexts;
