@@ -49,6 +49,27 @@ def test_design_maps_every_module_and_only_those():
     assert _mapped("## Page") == page
 
 
+RENDERER_FOLDERS = ("views", "review")
+MAX_LINES = 150
+"""The page's folders of renderers (and the review mode's modules), and the longest module they may hold."""
+
+
+def _long_modules(app: Path) -> dict[str, int]:
+    lines = {p.relative_to(app).as_posix(): len(p.read_text(encoding="utf-8").splitlines())
+             for folder in RENDERER_FOLDERS for p in (app / folder).glob("*.js")}
+    return {name: n for name, n in lines.items() if n > MAX_LINES}
+
+
+def test_the_renderers_are_small_modules(tmp_path):
+    """Each renderer of the page and of the review mode is a module of its own, short enough to read at once
+    (one thing drawn, mounted by views/mount.js or review/mount.js); a catch-all module fails here."""
+    assert _long_modules(APP) == {}
+    catch_all = tmp_path / "views" / "all.js"  # the check can fail
+    catch_all.parent.mkdir()
+    catch_all.write_text("x;\n" * (MAX_LINES + 1), encoding="utf-8")
+    assert _long_modules(tmp_path) == {"views/all.js": MAX_LINES + 1}
+
+
 ROOT = PACKAGE.parent
 GENERATED = ("mercury_static/runtime", "mercury_static/model", "mercury_static/page")
 """Folders whose files `make` copies or exports (ignored by git, their README aside)."""

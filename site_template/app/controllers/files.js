@@ -3,13 +3,13 @@
  * under an earlier build or another spelling of the name, and the optional upload to the team's storage.
  */
 import { buildExport, checkAgainstBundle, exportFileName, exportText, parseImport } from '../state/exportfile.js';
+import { downloadJson } from '../io/download.js';
 import { normalizeName } from '../state/names.js';
 import { pageSettings } from '../state/settings.js';
+import { prefs } from '../state/prefs.js';
 import { startUploads, takeLink } from '../io/upload.js';
 import { nowIso, onFileChosen } from '../util.js';
-import { mountUploadStatus } from '../views/views.js';
-import { downloadJson } from '../io/download.js';
-import { prefs } from '../state/prefs.js';
+import { mountUploadStatus } from '../views/uploadstatus.js';
 
 /**
  * What an import did, in plain words: what it brought in, what it left out (the entries merge would

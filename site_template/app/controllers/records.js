@@ -3,9 +3,9 @@
  * the bundle has queues, else in bundle order); the next to do; every move leaves the draft first.
  */
 import { nextTodoIndex } from '../state/nav.js';
-import { shortHash } from '../util.js';
-import { mountRecordList } from '../views/views.js';
 import { prefs } from '../state/prefs.js';
+import { shortHash } from '../util.js';
+import { mountRecordList } from '../views/recordlist.js';
 
 /**
  * The annotator's queue (manifest.queues; queue.js, loaded only then): the first record, the next to do
@@ -55,7 +55,7 @@ export async function openFirst(store, bundle, { start, nav, layout, settings, q
   actions.placeWork(); // the status of the stored work's records: their ids shards, after the first record
   requestAnimationFrame(() => setTimeout(() => {
     performance.mark('mercury-first-paint');
-    mountRecordList(store, bundle, (position) => { // after the first paint
+    mountRecordList(store, bundle, document.getElementById('records'), (position) => { // after the first paint
       layout.closeDrawer();
       nav.navigate(() => actions.goTo(position));
     }, { metadata: settings.metadata, queue });

@@ -2,19 +2,21 @@
  * The review mode (docs/review.md), its composition root: started by main.js when the manifest has
  * `review`. One store (the annotation page's, state/store.js: the same saving, tabs, journal and "saved"
  * truth) holds the reviewer's work and the review slice (state/review.js: what is shown and every rule of
- * reviewing); the renderers (views.js) draw it, the controllers (commands.js: keys, buttons, help;
+ * reviewing); the renderers (mount.js) draw it, the controllers (commands.js: keys, buttons, help;
  * files.js: export and import) only hand the page's events to its actions.
  */
 import { createAppStore, unexportedCount, watch } from '../state/store.js';
 import { reviewSlice } from '../state/review.js';
 import { WorkStorage } from '../state/storage.js';
+import { clientId } from '../state/prefs.js';
 import { h } from '../util.js';
-import { mountBanners, mountSaveStatus } from '../views/views.js';
+import { mountBanners } from '../views/banners.js';
+import { mountSaveStatus } from '../views/savestatus.js';
 import { mountReviewCommands } from './commands.js';
 import { ReviewData } from './data.js';
 import { mountReviewFiles } from './files.js';
-import { mountReviewViews, reviewLayout } from './views.js';
-import { clientId } from '../state/prefs.js';
+import { reviewLayout } from './layout.js';
+import { mountReviewViews } from './mount.js';
 
 /** The address follows the open review record (`#record=ID`). */
 function mountAddress(store) {
@@ -55,7 +57,7 @@ export async function startReview({ bundle, reviewer, version }) {
   reviewLayout(manifest, data);
   document.getElementById('annotator').textContent = reviewer;
   const files = mountReviewFiles(store, { bundle, data, reviewer });
-  mountBanners(store, actions, files.exportNow);
+  mountBanners(store, actions, document.getElementById('banners'), files.exportNow);
   mountSaveStatus(store, document.getElementById('save-status'));
   storage.watch((work) => actions.mergeExternal(work));
   const views = mountReviewViews(store);

@@ -9,7 +9,7 @@ import { verdictSettings } from '../state/verdicts.js';
 import { h } from '../util.js';
 import { mountReviewKeys, REVIEW_SENTENCE_SHORTCUTS, REVIEW_SHORTCUTS } from './keys.js';
 
-/** `views`: review/views.js's {moveFocus, focusOwn, submitOwn}; `files`: files.js's {exportNow, chooseImport}. */
+/** `views`: review/mount.js's {moveFocus, focusOwn, submitOwn}; `files`: files.js's {exportNow, chooseImport}. */
 export function mountReviewCommands(store, { views, files }) {
   const { actions } = store;
   const review = actions.review;

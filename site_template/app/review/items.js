@@ -9,7 +9,7 @@ import { commentsOf, decisionOf, goldOf } from '../state/reviewentries.js';
 import { reviewItems } from '../state/review.js';
 import { judgeCount } from '../state/reviewjudges.js';
 import { h } from '../util.js';
-import { labelText } from '../views/views.js';
+import { labelText } from '../views/wording.js';
 
 export const ACTION_TEXT = { accept: 'accepted', reject: 'rejected', edit: 'edited' };
 /** The label paths of an annotation as one line ("Unwanted › Intrinsic"). */
@@ -26,7 +26,7 @@ function groupDecision(entry, it) {
   return same ? first : { action: 'mixed' };
 }
 
-/** `swatch(lane)`: the colour chip of a lane (views.js). */
+/** `swatch(lane)`: the colour chip of a lane (swatch.js). */
 export function mountReviewItems(store, { swatch }) {
   const actions = store.actions.review;
   const labelTexts = () => store.state.labelTexts;

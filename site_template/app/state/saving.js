@@ -2,7 +2,7 @@
  * The save indicator's truth: per entry (`kind:id`) the newest change not yet on disk and the error of its
  * last write; "saved" only when none is left; a failed entry written again with each later change. Its
  * words (why a write failed, what was lost as a page closed) are written here once; the top bar and the
- * review mode draw them through views.js `mountSaveStatus`.
+ * review mode draw them through views/savestatus.js `mountSaveStatus`.
  */
 import { applyEntries, isQuotaError } from './storage.js';
 import { nowIso } from '../util.js';

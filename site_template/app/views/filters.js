@@ -3,7 +3,7 @@
  * values, integer / float ones by a range; the list sorts by status or by a visible property. This module
  * holds the controls and their conditions only; listquery.js answers them on the sharded record index
  * (meta postings for terms, the index shards' meta column for ranges and sorts). Combined with the text
- * filter and the status buttons in views.js (mountRecordList).
+ * filter and the status buttons in recordlist.js (mountRecordList).
  */
 import { h } from '../util.js';
 

@@ -10,7 +10,16 @@ import { h } from '../util.js';
 import { mountHistory } from './historyview.js';
 import { mountLayout } from './layout.js';
 import { mountSuggestionWalk } from './suggestwalk.js';
-import { mountAllDone, mountAnnotations, mountBanners, mountDraft, mountFinish, mountOverlays, mountRecordInfo, mountSaveStatus, mountSuggestions, mountToast, mountTopbar } from './views.js';
+import { mountAllDone, mountFinish } from './alldone.js';
+import { mountAnnotations } from './annotations.js';
+import { mountBanners } from './banners.js';
+import { mountDraft } from './draft.js';
+import { mountOverlays } from './overlays.js';
+import { mountRecordInfo } from './recordinfo.js';
+import { mountSaveStatus } from './savestatus.js';
+import { mountSuggestions } from './suggestions.js';
+import { mountToast } from './toast.js';
+import { mountTopbar } from './topbar.js';
 
 /**
  * Mount the renderers. `mods`: the settings' lazily loaded modules {questionsMod, fieldsMod, similarMod};
@@ -22,8 +31,9 @@ export function mountViews(store, bundle, { settings, queue, mods, commands }) {
   const { actions } = store;
   const { questionsMod, fieldsMod, similarMod } = mods;
   const { navigate, exportNow } = commands;
-  mountTopbar(store, bundle, queue);
-  mountRecordInfo(store, manifest.settings?.metadata, settings.blind);
+  const byId = (id) => document.getElementById(id);
+  mountTopbar(store, bundle, document.querySelector('.topbar'), queue);
+  mountRecordInfo(store, byId('record-info'), manifest.settings?.metadata, settings.blind);
   // the settings' fields and questions: titles of the texts, extra fields above them, the form under them
   for (const side of SIDES) document.querySelector(`.pane[data-pane="${side}"] .pane-title`).firstChild.data = `${settings.fields[side].title} `;
   const layoutEl = document.querySelector('.layout');
@@ -41,19 +51,19 @@ export function mountViews(store, bundle, { settings, queue, mods, commands }) {
   }
   const form = questionsMod ? questionsMod.mountQuestions(store, actions, settings.questions, formBox)
     : { focusQuestion: () => false, accept: () => false, focusQuestionNamed: () => {} };
-  mountDraft(store, actions, { save: () => commands.save(), clear: () => commands.clear() });
-  mountAnnotations(store, actions);
+  mountDraft(store, actions, byId('draft'), { save: () => commands.save(), clear: () => commands.clear() });
+  mountAnnotations(store, actions, byId('annotations'));
   const savedNav = mountSavedNav(store, actions);
-  const suggestionWalk = mountSuggestionWalk(store, actions, document.getElementById('toast'));
-  mountHistory(store, actions, document.getElementById('history'));
-  mountSuggestions(store, actions);
-  mountBanners(store, actions, exportNow);
-  mountToast(store, actions);
-  mountOverlays(store, actions, manifest);
-  mountFinish(store);
-  mountAllDone(store, bundle, exportNow, () => actions.showAllDone(false), queue);
+  const suggestionWalk = mountSuggestionWalk(store, actions, byId('toast'));
+  mountHistory(store, actions, byId('history'));
+  mountSuggestions(store, actions, byId('suggestions'));
+  mountBanners(store, actions, byId('banners'), exportNow);
+  mountToast(store, actions, byId('toast'));
+  mountOverlays(store, actions, manifest, { help: byId('overlay-help'), guide: byId('guidelines') });
+  mountFinish(store, document.querySelector('#side .finish'));
+  mountAllDone(store, bundle, byId('all-done'), { close: () => actions.showAllDone(false), queue });
   const layout = mountLayout(store);
-  mountSaveStatus(store, document.getElementById('save-status'));
+  mountSaveStatus(store, byId('save-status'));
   // dialogs keep the focus while open and give it back when closed
   const traps = { help: null, guidelines: null };
   store.subscribe((s) => {
