@@ -90,8 +90,10 @@ def _schema(hint: Any, defs: dict) -> dict:
             hints = typing.get_type_hints(hint)
             fields = dataclasses.fields(hint)
             never_null = {f.name for f in fields if f.metadata.get("optional") or f.metadata.get("older")}
+            doc = hint.__doc__ or ""  # a dataclass without a docstring is given its signature: not a description
             defs[hint.__name__] = {
-                "description": " ".join((hint.__doc__ or "").split()), "type": "object",
+                **({} if doc.startswith(hint.__name__ + "(") else {"description": " ".join(doc.split())}),
+                "type": "object",
                 "properties": {key(f): _schema(_present(hints[f.name]) if f.name in never_null else hints[f.name],
                                                defs) for f in fields},
                 "required": [key(f) for f in fields if not f.metadata.get("optional")],
