@@ -19,7 +19,7 @@ from mercury_static.report import html as report_html
 from mercury_static.report.html import render_html
 from mercury_static.report.model import read_report
 from mercury_static.review.quality import quality_report
-from mercury_static.settings.schema import Question
+from mercury_static.settings.model import Question
 
 LABELS = ["Benign", "Unwanted", "Unwanted.Intrinsic"]
 HOSTILE = '<img src=x onerror="alert(1)">'
