@@ -1,7 +1,7 @@
 """Dataclasses to JSON and back, and the JSON Schema they describe: one description of a JSON file (the
 report's model.py) that writes it, reads it and documents it, so the three cannot say different things.
 
-A field's JSON key is its name (or its metadata's `key`, for a name Python reserves). A field marked
+A field's JSON key is its name. A field marked
 `OPTIONAL` is left out of the JSON when it is None (a section a run did not have); any other field is always
 written, and its default is what a file written before the field existed reads as (`OLDER`: a None that only
 stands for that, never written).
@@ -20,14 +20,10 @@ OLDER = {"older": True}
 """A field's metadata: never null when written; None only stands for the key missing from an older file."""
 
 
-def key(f: dataclasses.Field) -> str:
-    return f.metadata.get("key", f.name)
-
-
 def to_json(value: Any) -> Any:
     """A dataclass (and what it holds) as plain JSON values, keys in field order."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {key(f): to_json(v) for f in dataclasses.fields(value)
+        return {f.name: to_json(v) for f in dataclasses.fields(value)
                 if not ((v := getattr(value, f.name)) is None and f.metadata.get("optional"))}
     if isinstance(value, list):
         return [to_json(v) for v in value]
@@ -60,14 +56,14 @@ def from_json(hint: Any, value: Any) -> Any:
         hints = typing.get_type_hints(hint)
         given = {}
         for f in dataclasses.fields(hint):
-            if key(f) in value:
-                given[f.name] = from_json(hints[f.name], value[key(f)])
+            if f.name in value:
+                given[f.name] = from_json(hints[f.name], value[f.name])
         return hint(**given)
     return value
 
 
 def _present(hint: Any) -> Any:
-    """`X | None` as X: an OPTIONAL field is never null, only absent."""
+    """`X | None` as X: an OPTIONAL or OLDER field is never written null."""
     origin, args = _args(hint)
     (inner,) = [a for a in args if a is not type(None)] if origin is typing.Union else [hint]
     return inner
@@ -86,7 +82,6 @@ def _schema(hint: Any, defs: dict) -> dict:
         return {"type": "object", "additionalProperties": _schema(args[1], defs)}
     if dataclasses.is_dataclass(hint) and isinstance(hint, type):
         if hint.__name__ not in defs:
-            defs[hint.__name__] = {}  # a placeholder while its fields are described
             hints = typing.get_type_hints(hint)
             fields = dataclasses.fields(hint)
             never_null = {f.name for f in fields if f.metadata.get("optional") or f.metadata.get("older")}
@@ -94,21 +89,18 @@ def _schema(hint: Any, defs: dict) -> dict:
             defs[hint.__name__] = {
                 **({} if doc.startswith(hint.__name__ + "(") else {"description": " ".join(doc.split())}),
                 "type": "object",
-                "properties": {key(f): _schema(_present(hints[f.name]) if f.name in never_null else hints[f.name],
+                "properties": {f.name: _schema(_present(hints[f.name]) if f.name in never_null else hints[f.name],
                                                defs) for f in fields},
-                "required": [key(f) for f in fields if not f.metadata.get("optional")],
+                "required": [f.name for f in fields if not f.metadata.get("optional")],
                 "additionalProperties": False}
         return {"$ref": f"#/$defs/{hint.__name__}"}
     if hint is Any:
         return {}
-    if hint is float:
-        return {"type": "number"}
     return {"type": PLAIN[hint]}
 
 
 def json_schema(title: str, *roots: type) -> dict:
     """The JSON Schema (draft 2020-12) of a file that is one of `roots`."""
     defs: dict = {}
-    one = [_schema(r, defs) for r in roots]
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": title,
-            **({"anyOf": one} if len(one) > 1 else one[0]), "$defs": dict(sorted(defs.items()))}
+            "anyOf": [_schema(r, defs) for r in roots], "$defs": dict(sorted(defs.items()))}
