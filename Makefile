@@ -63,6 +63,7 @@ docs: install
 GENERATED = $(shell grep -rl --include=*.js '\[\[\[cog' site_template/app | sort)
 generate: install
 	$(VENV)/bin/cog -r $(GENERATED) docs/cli.md
+	$(VENV)/bin/python -m mercury_static.tools.report_schema
 
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 

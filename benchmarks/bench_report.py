@@ -24,7 +24,7 @@ from mercury_static.merge.agreement import agreement_report
 from mercury_static.merge.agreement_questions import agent_agreement, question_agreement
 from mercury_static.merge.timeline import work_progress
 from mercury_static.report.html import render_html
-from mercury_static.settings.schema import Option, Question
+from mercury_static.settings.model import Option, Question
 
 from results import update_results
 

@@ -130,7 +130,8 @@ def _get(doc: dict, key: str, kind: type | tuple, file: str, optional: bool = Fa
 
 def default_manifest_settings() -> dict:
     """The manifest's `settings` without a settings file (also what a manifest lacking the key means)."""
-    from mercury_static.settings.schema import MetadataRanges, Settings, manifest_settings
+    from mercury_static.settings.manifest import manifest_settings
+    from mercury_static.settings.model import MetadataRanges, Settings
 
     return manifest_settings(Settings(), MetadataRanges())
 

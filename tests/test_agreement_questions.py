@@ -6,7 +6,7 @@ import pytest
 
 from mercury_static.merge.agreement_questions import (
     agent_agreement, alpha, kendall_tau_distance, majority, masi_distance, question_agreement, roc_auc)
-from mercury_static.settings.schema import Question
+from mercury_static.settings.model import Question
 
 # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", section C: 4 observers x 12 units,
 # values 1-5 with missing data. Published: nominal .743, ordinal .815, interval .849 (the `krippendorff`

@@ -32,7 +32,7 @@ def digest(root: Path) -> dict[str, str]:
 ])
 def test_every_record_exactly_overlap_times_and_balanced(n_records, names, overlap):
     from mercury_static.bundle.assign import make_queues
-    from mercury_static.settings.schema import Distribution
+    from mercury_static.settings.model import Distribution
 
     ids = [f"r{i}" for i in range(n_records)]
     queues = make_queues(ids, Distribution(tuple(names), overlap), "seed")
@@ -46,7 +46,7 @@ def test_every_record_exactly_overlap_times_and_balanced(n_records, names, overl
 
 def test_queues_are_deterministic_and_seeded_by_the_bundle():
     from mercury_static.bundle.assign import make_queues
-    from mercury_static.settings.schema import Distribution
+    from mercury_static.settings.model import Distribution
 
     ids = [f"r{i}" for i in range(50)]
     dist = Distribution(("alice", "bob", "carol"), 2)

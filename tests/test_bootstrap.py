@@ -13,7 +13,7 @@ from test_agreement_questions import UNITS
 from mercury_static.merge import bootstrap
 from mercury_static.merge.agreement import agreement_report, cohen_kappa
 from mercury_static.merge.agreement_questions import alpha, alpha_figure, question_agreement
-from mercury_static.settings.schema import Option, Question
+from mercury_static.settings.model import Option, Question
 
 LABELS = ["Benign", "Unwanted", "Unwanted.Intrinsic"]
 VERDICT = Question("verdict", "label", "Verdict", options=(Option("yes", "y"), Option("no", "n")))

@@ -253,7 +253,7 @@ def test_every_value_of_an_argilla_settings_file_of_any_type_is_read_or_named():
     result, never another exception (a list where a string or object is expected was a TypeError)."""
     from mercury_static.settings.argilla import from_argilla
     from mercury_static.core.records import InputError
-    from mercury_static.settings.schema import parse_settings
+    from mercury_static.settings.parse import parse_settings
 
     base = {**ARGILLA, "mapping": {"ctx": "context", "len": ["length", "answer"]}}
     text = json.dumps(base)  # a fresh copy of the JSON values for each try: json.loads, faster than a deepcopy

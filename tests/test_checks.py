@@ -25,7 +25,7 @@ def queues_of(bundle: Path) -> dict[str, list[str]]:
 
 def test_checks_mixed_into_every_queue_same_records_seeded_spread():
     from mercury_static.bundle.assign import check_count, make_queues, mix_checks
-    from mercury_static.settings.schema import Distribution
+    from mercury_static.settings.model import Distribution
 
     regular = [f"r{i}" for i in range(60)]
     checks = [f"c{i}" for i in range(10)]

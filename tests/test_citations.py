@@ -58,7 +58,9 @@ def test_pattern_problem(pattern, problem):
 
 
 def test_settings_citation_patterns_reach_the_manifest():
-    from mercury_static.settings.schema import MetadataRanges, manifest_settings, parse_settings
+    from mercury_static.settings.manifest import manifest_settings
+    from mercury_static.settings.model import MetadataRanges
+    from mercury_static.settings.parse import parse_settings
 
     s = parse_settings({"citations": {"patterns": ["#([0-9]+)"]}}, "s.yaml")
     assert s.citation_patterns == ("#([0-9]+)",)
@@ -76,7 +78,7 @@ def test_settings_citation_patterns_reach_the_manifest():
 ])
 def test_settings_bad_citation_patterns_are_one_line(doc, where):
     from mercury_static.core.records import InputError
-    from mercury_static.settings.schema import parse_settings
+    from mercury_static.settings.parse import parse_settings
 
     with pytest.raises(InputError) as e:
         parse_settings(doc, "s.yaml")

@@ -439,7 +439,7 @@ def test_one_adjudication_order(judged, tmp_path):
     assert table.index(" r2 ") < table.index(" r1 ")
     assert "Sentence verdict agreement" in run.output
     # report.html's table
-    (adjudication,) = [t for s in sections(result.report(), "review/") for t in s.tables if t.key == "adjudication"]
+    (adjudication,) = [t for s in sections(result.report_model(), "review/") for t in s.tables if t.key == "adjudication"]
     assert [row[0].text for row in adjudication.rows] == listed
     # the review bundle
     reviewed = tmp_path / "review"
@@ -450,10 +450,11 @@ def test_one_adjudication_order(judged, tmp_path):
 
 def test_report_section(judged, tmp_path):
     """report.html has a "Sentence verdicts" section: each chart with its table; a bundle without verdicts none."""
+    from mercury_static.report.model import read_report
     from mercury_static.report.sections import sections
 
     result = merge_files(two_annotators(judged, tmp_path), judged)
-    (section,) = [s for s in sections(result.report(), "review/") if s.key == "sentences"]
+    (section,) = [s for s in sections(result.report_model(), "review/") if s.key == "sentences"]
     assert section.title == "Sentence verdicts"
     tables = {c.table.key: c.table for c in section.charts}
     assert tables["sentences-annotators"].rows == [["alice", 5, 4, 0, 1], ["bob", 3, 2, 1, 0]]
@@ -464,11 +465,11 @@ def test_report_section(judged, tmp_path):
     assert tables["sentences-agreement"].rows[1][1] == 0.4
     from mercury_static.report.html import render_html
 
-    page = render_html(result.report(), "review/", "round")  # the charts render (vl-convert)
+    page = render_html(result.report_model(), "review/", "round")  # the charts render (vl-convert)
     assert "Sentence verdicts" in page and page.count("<svg") >= 3
     plain = dict(result.report())
     del plain["sentences"]
-    assert all(s.key != "sentences" for s in sections(plain, "review/"))
+    assert all(s.key != "sentences" for s in sections(read_report(plain), "review/"))
 
 
 def test_a_sentence_judged_unsupported_flags_the_record_as_a_span_does(judged, tmp_path):

@@ -17,8 +17,9 @@ from mercury_static.merge.agreement import agreement_report
 from mercury_static.merge.timeline import work_progress
 from mercury_static.report import html as report_html
 from mercury_static.report.html import render_html
+from mercury_static.report.model import read_report
 from mercury_static.review.quality import quality_report
-from mercury_static.settings.schema import Question
+from mercury_static.settings.model import Question
 
 LABELS = ["Benign", "Unwanted", "Unwanted.Intrinsic"]
 HOSTILE = '<img src=x onerror="alert(1)">'
@@ -151,7 +152,7 @@ def test_the_progress_bar_adds_up_to_the_queue_in_the_legends_order():
     records[4]["responses"].append(submitted("carol", "2026-12-01T10:05:00Z", "in_progress"))
     p = work_progress(records, {"carol": [r["id"] for r in records]}, 1)
     assert p["annotators"]["carol"]["queue_left"] == 17 and p["annotators"]["carol"]["queue_todo"] == 16
-    svg = chart_svg(render_html({**old_report(), "progress": p}), "progress-annotators")
+    svg = chart_svg(render_html(read_report({**old_report(), "progress": p})), "progress-annotators")
     bars = stacked_bars(svg)["carol"]
     assert sum(v for _, v in bars) == 21
     legend = re.findall(r'role-legend-label.*?>([^<>]+)</text>', svg)
@@ -195,7 +196,7 @@ def old_report() -> dict:
 
 
 def test_old_report_without_times_renders_and_says_what_it_lacks():
-    page = render_html(old_report())
+    page = render_html(read_report(old_report()))
     assert "no time recorded (exports older than version 3 or none)" in page
     assert "records left and progress over time: not available in this report" in page
     assert "label distribution per annotator: not available in this report" in page
@@ -207,7 +208,7 @@ def test_old_report_without_times_renders_and_says_what_it_lacks():
 
 
 def test_time_on_task_from_a_hand_written_dict():
-    page = render_html({**old_report(), "time_on_task": TIMES}, review_url="https://team.example/review/")
+    page = render_html(read_report({**old_report(), "time_on_task": TIMES}), review_url="https://team.example/review/")
     t = Tables(page)
     by_name = {r[0]: r for r in t.tables["time-annotators"]}
     # alice's record times 10, 20, 30, 40: median 25, quartiles 17.5 and 32.5; annotations 5, 7, 30: median 7
@@ -224,7 +225,7 @@ def test_time_on_task_from_a_hand_written_dict():
 
 def test_bad_review_url_is_refused():
     with pytest.raises(Exception, match="expected a relative path or an http"):
-        render_html(old_report(), review_url="javascript:alert(1)")
+        render_html(read_report(old_report()), review_url="javascript:alert(1)")
 
 
 @pytest.fixture(scope="module")
@@ -365,7 +366,7 @@ def check_opened_from_disk(browser, path: Path) -> None:
 @pytest.mark.browser
 def test_the_page_opens_from_disk_with_no_request_and_no_error(browser, merged_round, tmp_path):
     hostile = tmp_path / "hostile.html"
-    hostile.write_text(render_html({**old_report(), "time_on_task": TIMES}), encoding="utf-8")
+    hostile.write_text(render_html(read_report({**old_report(), "time_on_task": TIMES})), encoding="utf-8")
     check_opened_from_disk(browser, merged_round / "report.html")
     check_opened_from_disk(browser, hostile)
 
@@ -418,7 +419,7 @@ def contrast(a: str, b: str) -> float:
 
 
 def test_heatmaps_diverge_and_their_labels_read_on_every_cell():
-    page = render_html(full_report())
+    page = render_html(read_report(full_report()))
     for key in ("agreement-pairs", "labels-annotators"):
         svg = chart_svg(page, key)
         cells = [(float(x), float(y), float(w), float(h), fill, label) for label, x, y, w, h, fill in re.findall(
@@ -440,7 +441,7 @@ def test_heatmaps_diverge_and_their_labels_read_on_every_cell():
 
 
 def test_the_time_histogram_ticks_whole_records_and_every_axis_has_a_title():
-    page = render_html(full_report())
+    page = render_html(read_report(full_report()))
     ticks = re.findall(r'role-axis-label.*?</g>', chart_svg(page, "time-records"))
     counts = [t for t in re.findall(r'>([^<>]+)</text>', ticks[-1])]
     assert counts and all(c.isdigit() for c in counts), counts
@@ -452,7 +453,7 @@ def test_the_time_histogram_ticks_whole_records_and_every_axis_has_a_title():
 @pytest.mark.browser
 def test_the_page_passes_axe_and_reads_on_a_phone(browser, merged_round, tmp_path):
     full = tmp_path / "full.html"
-    full.write_text(render_html(full_report()), encoding="utf-8")
+    full.write_text(render_html(read_report(full_report())), encoding="utf-8")
     for path in (merged_round / "report.html", full):
         ctx = browser.new_context(bypass_csp=True, viewport={"width": 390, "height": 844}, device_scale_factor=2)
         page = ctx.new_page()

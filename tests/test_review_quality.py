@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from mercury_static.merge.adjudication import disagreement
 from mercury_static.review.quality import quality_report
-from mercury_static.settings.schema import Option, Question
+from mercury_static.settings.model import Option, Question
 
 SPANS = Question("spans", "span", "Spans")
 VERDICT = Question("verdict", "label", "Verdict", options=(Option("c", "c"), Option("h", "h")))

@@ -19,7 +19,8 @@ from mercury_static.bundle.contents import load_bundle
 from mercury_static.core.records import InputError
 from mercury_static.read.inputs import read_records
 from mercury_static.read.sentences import check_cut
-from mercury_static.settings.schema import DATASET_VERDICTS, Settings, parse_settings
+from mercury_static.settings.model import DATASET_VERDICTS, Settings
+from mercury_static.settings.parse import parse_settings
 from tests.test_read import summhay_topic
 
 REPO = Path(__file__).resolve().parent.parent

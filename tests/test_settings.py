@@ -40,7 +40,7 @@ SETTINGS = {
 
 
 def parse(doc):
-    from mercury_static.settings.schema import parse_settings
+    from mercury_static.settings.parse import parse_settings
 
     return parse_settings(doc, "s.yaml")
 
@@ -162,7 +162,7 @@ def test_the_example_settings_files_are_valid():
 ])
 def test_value_problem_per_question_type(q, good, bad):
     """A value is checked against its question alike for suggestions (build) and responses (merge)."""
-    from mercury_static.settings.schema import value_problem
+    from mercury_static.settings.checks import value_problem
 
     doc = {"questions": [SPAN, {"name": "q", **q}]}
     question = parse(doc).question("q")
@@ -173,7 +173,7 @@ def test_value_problem_per_question_type(q, good, bad):
 
 
 def test_value_problem_of_spans():
-    from mercury_static.settings.schema import value_problem
+    from mercury_static.settings.checks import value_problem
 
     span = parse({}).span
     choices = ["Benign", "Unwanted.Intrinsic"]
@@ -546,7 +546,7 @@ def test_the_span_question_labels_replace_labels(build_bundle, tmp_path):
 
 def test_the_manifest_settings_read_back(rag_bundle, stand_in_demo):
     """merge reads the questions back from the manifest (`settings.from_manifest`) as build wrote them."""
-    from mercury_static.settings.schema import from_manifest
+    from mercury_static.settings.manifest import from_manifest
 
     s = from_manifest(json.loads((rag_bundle / "manifest.json").read_text(encoding="utf-8"))["settings"])
     expected = parse(SETTINGS)
@@ -648,7 +648,8 @@ def test_rewording_keeps_the_bundle_id_and_answers_do_not(build_bundle, tmp_path
 def test_the_span_granularity_reaches_the_manifest_only_when_it_is_character():
     """A mouse selection snaps to whole words unless the span question keeps characters; the
     default is not written (a bundle without it keeps its id)."""
-    from mercury_static.settings.schema import MetadataRanges, manifest_settings
+    from mercury_static.settings.manifest import manifest_settings
+    from mercury_static.settings.model import MetadataRanges
 
     def span_json(doc):
         return manifest_settings(parse(doc), MetadataRanges())["questions"][0]

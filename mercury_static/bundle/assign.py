@@ -27,7 +27,8 @@ from mercury_static.bundle.manifest import manifest_bytes
 from mercury_static.core.names import normalize_name
 from mercury_static.core.records import InputError
 from mercury_static.formats import QUEUES
-from mercury_static.settings.schema import Distribution, check_distribution
+from mercury_static.settings.checks import check_distribution
+from mercury_static.settings.model import Distribution
 
 QUEUES_DIR = "data"
 log = logging.getLogger("mercury_static")

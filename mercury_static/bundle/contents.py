@@ -20,7 +20,7 @@ from mercury_static.formats import BUNDLE_FORMAT, BUNDLE_VERSION, Manifest
 from mercury_static.core.records import InputError
 
 if TYPE_CHECKING:
-    from mercury_static.settings.schema import Settings
+    from mercury_static.settings.model import Settings
 
 FORMAT, VERSION = BUNDLE_FORMAT, BUNDLE_VERSION
 VECTOR_ENCODING = "float16"
@@ -112,7 +112,7 @@ class Bundle:
     def settings(self) -> Settings:
         """The bundle's settings: its questions, metadata, fields (a manifest without them: today's)."""
         from mercury_static.formats import default_manifest_settings
-        from mercury_static.settings.schema import from_manifest
+        from mercury_static.settings.manifest import from_manifest
 
         return from_manifest(self.manifest.get("settings") or default_manifest_settings())
 

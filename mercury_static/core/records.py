@@ -39,7 +39,7 @@ class Record:
     """Span suggestions the dataset carries (Label Studio's predictions): `{agent, score, value, where}`, the value
     in the span question's shape; the build names the question and checks the labels (`span_suggestions`)."""
     verdict_scale: str | None = None
-    """The dataset's own sentence verdicts (a key of `schema.DATASET_VERDICTS`), which turn
+    """The dataset's own sentence verdicts (a key of settings/model.py's `DATASET_VERDICTS`), which turn
     `sentence_verdicts` on when the settings do not."""
 
 

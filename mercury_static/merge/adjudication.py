@@ -16,7 +16,7 @@ from itertools import combinations
 
 from mercury_static.merge.agreement_questions import _hashable
 from mercury_static.merge.sentence_rows import NOT_CHECKED, SentenceRow
-from mercury_static.settings.schema import Question
+from mercury_static.settings.model import Question
 from mercury_static.merge.write_argilla import _leaves
 
 SPANS = "spans"

@@ -19,7 +19,7 @@ from typing import Any, cast
 import numpy as np
 
 from mercury_static.merge import bootstrap
-from mercury_static.settings.schema import Question
+from mercury_static.settings.model import Question
 
 METRICS = {"label": ("nominal",), "rating": ("ordinal", "interval"), "multi_label": ("masi",),
            "ranking": ("kendall_tau",), "text": ()}

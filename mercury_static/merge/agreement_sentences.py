@@ -20,7 +20,7 @@ from mercury_static.merge import bootstrap
 from mercury_static.merge.agreement import cohen_kappa
 from mercury_static.merge.agreement_questions import alpha, alpha_figure
 from mercury_static.merge.sentence_rows import NOT_CHECKED, SentenceRow, flagged_verdict
-from mercury_static.settings.schema import SentenceVerdicts
+from mercury_static.settings.model import SentenceVerdicts
 
 
 def _round(x: float | None) -> float | None:

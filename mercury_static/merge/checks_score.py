@@ -26,7 +26,7 @@ from mercury_static.bundle.contents import Bundle
 from mercury_static.merge import bootstrap
 from mercury_static.merge.agreement import is_positive, judges
 from mercury_static.merge.check_answers import Known
-from mercury_static.settings.schema import FLAGGED, SentenceVerdicts
+from mercury_static.settings.model import FLAGGED, SentenceVerdicts
 
 THRESHOLD = 0.7
 """`--check-threshold` when not given: a verdict accuracy or span F1 below it flags the annotator."""

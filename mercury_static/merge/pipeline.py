@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import gc
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from mercury_static.core import safeio
@@ -28,12 +28,14 @@ from mercury_static.formats import MERGED_FORMAT, MERGED_VERSION, MergedRecord
 from mercury_static.merge.inputs import InputReader
 from mercury_static.merge.sentence_rows import record_rows, sentence_rows, sentences_csv
 from mercury_static.merge.timeline import work_progress
-from mercury_static.merge.timeontask import TimeOnTask, time_on_task
+from mercury_static.merge.timeontask import IDLE_S, time_on_task
 from mercury_static.merge.versions import Counts, resolve, Resolved
 from mercury_static.core.records import InputError
 from mercury_static.merge.write_argilla import argilla_files
 from mercury_static.merge.write_label_studio import label_studio_files
 from mercury_static.merge.write_parquet import parquet_files
+from mercury_static.report.model import BundleModel, MergeCounts, Output, RoundReport, TimeOnTask
+from mercury_static.report.typed_json import from_json, to_json
 
 DATASET_FORMATS = ("mercury-static", "mercury", "jsonl", "argilla", "parquet", "label-studio")
 """The formats of a dataset of records (merge's and gold's)."""
@@ -59,7 +61,7 @@ class MergeResult:
     """Question answers and suggestion acceptances dropped (each one of `problems`; their records merged)."""
     model: dict = field(default_factory=dict)
     """The model the bundle was built with: its name, sha256 and, for a model `train` wrote, its pairs."""
-    time_on_task: TimeOnTask = field(default_factory=TimeOnTask)
+    time_on_task: TimeOnTask = field(default_factory=lambda: TimeOnTask(IDLE_S))
     fmt: str = "mercury-static"
 
     @property
@@ -67,14 +69,18 @@ class MergeResult:
         """0 when everything merged, 1 when something was skipped."""
         return 1 if self.problems else 0
 
+    def report_model(self) -> RoundReport:
+        """The report: the run's counts and output around the agreement figures (read as their dataclasses)."""
+        output = Output(self.fmt, files=sorted(self.directory)) if self.directory else Output(
+            MERGED_FORMAT, MERGED_VERSION) if self.fmt != "sentences" else Output("sentences")
+        return replace(from_json(RoundReport, self.agreement), output=output, counts=MergeCounts(**vars(self.counts)),
+                       answers_dropped=self.answers_dropped, files=self.files,
+                       model=from_json(BundleModel, self.model), problems=[str(p) for p in self.problems],
+                       notes=self.notes, time_on_task=self.time_on_task)
+
     def report(self) -> dict:
         """The JSON report (`--report`)."""
-        output = {"format": self.fmt, "files": sorted(self.directory)} if self.directory else {
-            "format": MERGED_FORMAT, "version": MERGED_VERSION} if self.fmt != "sentences" else {"format": "sentences"}
-        return {"output": output, "counts": vars(self.counts), "answers_dropped": self.answers_dropped,
-                "files": self.files, "model": self.model,
-                "problems": [str(p) for p in self.problems], "notes": self.notes, **self.agreement,
-                "time_on_task": self.time_on_task.to_json()}
+        return to_json(self.report_model())
 
 
 def model_of(manifest: dict) -> dict:

@@ -18,7 +18,7 @@ from mercury_static.core.records import InputError
 from mercury_static.merge.versions import Version
 from mercury_static.read.qags import qags_item
 from mercury_static.read.record import Options
-from mercury_static.settings.schema import SentenceVerdicts
+from mercury_static.settings.model import SentenceVerdicts
 
 
 class Reader(Protocol):

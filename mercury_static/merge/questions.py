@@ -11,7 +11,8 @@ from checks.py (spans and times) because it depends on the bundle's settings.
 from __future__ import annotations
 
 from mercury_static.merge.checks import Reject, short
-from mercury_static.settings.schema import Question, value_problem
+from mercury_static.settings.checks import value_problem
+from mercury_static.settings.model import Question
 
 TEXT_LIMIT = 10_000
 """Longest `text` response in code points: an answer is a comment, not a document, and a runaway paste should

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from mercury_static.bundle.contents import BundleRecord
-from mercury_static.settings.schema import FLAGGED, SentenceVerdicts
+from mercury_static.settings.model import FLAGGED, SentenceVerdicts
 
 NOT_CHECKED = "not checked"
 """A sentence's effective verdict when its annotator neither judged it nor put a span on it."""

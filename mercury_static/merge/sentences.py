@@ -15,7 +15,7 @@ from mercury_static.bundle.contents import BundleRecord
 from mercury_static.core import safeio
 from mercury_static.merge.checks import Reject, parse_time, short
 from mercury_static.merge.timeontask import milliseconds
-from mercury_static.settings.schema import SentenceVerdicts
+from mercury_static.settings.model import SentenceVerdicts
 
 
 def _index(value, count: int, name: str, what: str) -> int:

@@ -8,10 +8,10 @@ pages), never zero, so unknown times add nothing to any sum, count or median.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
 from statistics import median
 
 from mercury_static.merge.checks import Reject
+from mercury_static.report.model import AnnotatorTime, TimeOnTask
 
 IDLE_S = 60
 """The idle threshold: a gap between two activity events longer than this counts nothing (the page's
@@ -33,38 +33,13 @@ def milliseconds(value, name: str) -> int | None:
     return value
 
 
-@dataclass
-class AnnotatorTime:
-    """One annotator's figures: the sum of their records' active time, how many records have one, the median."""
-
-    active_s: float
-    records: int
-    median_record_s: float | None
-
-
-@dataclass
-class TimeOnTask:
-    """`time_on_task` of merge's JSON report: per annotator, per record and annotator, and each annotation's
-    creation-to-save time per annotator (annotators and records without a time are left out)."""
-
-    annotators: dict[str, AnnotatorTime] = field(default_factory=dict)
-    records: dict[str, dict[str, float]] = field(default_factory=dict)
-    annotations_elapsed_s: dict[str, list[float]] = field(default_factory=dict)
-    idle_threshold_s: float = IDLE_S
-
-    def to_json(self) -> dict:
-        return {"idle_threshold_s": self.idle_threshold_s,
-                "annotators": {a: vars(t) for a, t in self.annotators.items()},
-                "records": self.records, "annotations_elapsed_s": self.annotations_elapsed_s}
-
-
 def _seconds(ms: int) -> float:
     return ms / 1000
 
 
 def time_on_task(records: list[dict]) -> TimeOnTask:
     """The figures of merged records (their responses' `active_ms`, their annotations' `elapsed_ms`)."""
-    out = TimeOnTask()
+    out = TimeOnTask(IDLE_S)
     per_annotator: dict[str, list[float]] = defaultdict(list)
     elapsed: dict[str, list[float]] = defaultdict(list)
     for record in records:

@@ -27,7 +27,7 @@ from mercury_static.bundle.contents import Bundle, decode_rows
 from mercury_static.formats import default_manifest_settings
 from mercury_static.merge.argilla_diff import differences
 from mercury_static.core.records import InputError
-from mercury_static.settings.schema import Question, SentenceVerdicts
+from mercury_static.settings.model import Question, SentenceVerdicts
 
 RECORDS, SETTINGS, DATASET, ANNOTATORS = "records.json", ".argilla/settings.json", ".argilla/dataset.json", \
     "annotators.json"

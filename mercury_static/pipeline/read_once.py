@@ -24,7 +24,7 @@ from mercury_static.bundle.contents import text_id
 from mercury_static.core.records import InputError, Record
 from mercury_static.read.inputs import iter_records
 from mercury_static.read.sentences import check_cut
-from mercury_static.settings.schema import DATASET_VERDICTS, MetadataRanges, Settings
+from mercury_static.settings.model import DATASET_VERDICTS, MetadataRanges, Settings
 
 SPOOL = "records.pickle"
 

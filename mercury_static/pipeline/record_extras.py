@@ -12,7 +12,8 @@ import logging
 from mercury_static.bundle.contents import text_id
 from mercury_static.core.records import InputError, Record
 from mercury_static.core.safeio import json_kind
-from mercury_static.settings.schema import MetadataRanges, Settings, check_meta_value
+from mercury_static.settings.checks import check_meta_value
+from mercury_static.settings.model import MetadataRanges, Settings
 from mercury_static.pipeline.suggestions import record_suggestions
 
 log = logging.getLogger("mercury_static")

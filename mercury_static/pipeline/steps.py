@@ -68,7 +68,8 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
     from mercury_static.bundle.precompress import write_siblings
     from mercury_static.settings import flags
     from mercury_static.settings.reader import read_settings
-    from mercury_static.settings.schema import MetadataRanges, manifest_settings
+    from mercury_static.settings.manifest import manifest_settings
+    from mercury_static.settings.model import MetadataRanges
 
     out, inputs = Path(out), [Path(p) for p in inputs]
     settings = read_settings(options.settings)

@@ -13,7 +13,8 @@ from pathlib import Path
 
 from mercury_static.core import safeio
 from mercury_static.core.records import InputError, Record
-from mercury_static.settings.schema import ColumnSuggestion, Settings, value_problem
+from mercury_static.settings.checks import value_problem
+from mercury_static.settings.model import ColumnSuggestion, Settings
 
 
 def _score(value, file: str, where: str, key: str) -> float | None:

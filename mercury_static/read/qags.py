@@ -20,7 +20,7 @@ from mercury_static.core import mercury, safeio
 from mercury_static.core.records import InputError, Record
 from mercury_static.read.record import Item, Options, identity, text_field
 from mercury_static.read.sentences import join_sentences, read_verdict
-from mercury_static.settings.schema import DATASET_VERDICTS
+from mercury_static.settings.model import DATASET_VERDICTS
 
 log = logging.getLogger("mercury_static")
 

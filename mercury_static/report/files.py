@@ -42,6 +42,7 @@ def report_files(report: dict, path: Path, review_url: str) -> list[tuple[Path, 
     files = [(json_path, (dumps(report, indent=1) + "\n").encode("utf-8"))]
     if html_path is not None:
         from mercury_static.report.html import render_html
+        from mercury_static.report.model import read_report
 
-        files.append((html_path, render_html(report, review_url).encode("utf-8")))
+        files.append((html_path, render_html(read_report(report), review_url).encode("utf-8")))
     return files

@@ -18,7 +18,8 @@ import jinja2
 from mercury_static import __version__
 from mercury_static.core.records import InputError
 from mercury_static.report import charts
-from mercury_static.report.sections import Link, headline, is_gold, sections
+from mercury_static.report.model import GoldReport, Report
+from mercury_static.report.sections import Link, headline, sections
 
 INSTALL = "pip install 'mercury-static[report]'"
 FOLD = 15
@@ -126,15 +127,15 @@ def _environment() -> jinja2.Environment:
     return env
 
 
-def render_html(report: dict, review_url: str = "review-bundle/", title: str | None = None) -> str:
-    """The report page of a merge or gold JSON report (see the module docstring)."""
+def render_html(report: Report, review_url: str = "review-bundle/", title: str | None = None) -> str:
+    """The report page of a merge or gold report (see the module docstring)."""
     import vl_convert
 
     parts = sections(report, check_review_url(review_url))
     laid = [{"key": s.key, "title": s.title, "lines": s.lines, "tables": s.tables,
              "charts": [{"alt": c.alt, "table": c.table, "svg": charts.render(c.spec)} for c in s.charts]}
             for s in parts]
-    title = title or ("Gold and quality report" if is_gold(report) else "Annotation round report")
+    title = title or ("Gold and quality report" if isinstance(report, GoldReport) else "Annotation round report")
     return _environment().from_string(TEMPLATE).render(
         title=title, headline=headline(report), sections=laid, csp=CSP, version=__version__, fold=FOLD,
         vega_lite=vl_convert.get_vegalite_versions()[-1])

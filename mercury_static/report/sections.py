@@ -1,7 +1,7 @@
 """The report's sections from merge's or gold's JSON report: tables of figures, a chart of each where a chart
 helps, and a plain sentence for what the report does not hold (an older report, a round without times).
 
-Pure functions of the report dict: the HTML page (html.py) only lays these out.
+Pure functions of the report's model (model.py): the HTML page (html.py) only lays these out.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import numpy as np
 
 from mercury_static.formats import EXPORT_TIMED
 from mercury_static.report import charts
+from mercury_static.report.model import GoldReport, Report, RoundReport, Sentences, read_report
 
 INTERVAL = "95% interval"
 """The table column of a figure's bootstrap interval (merge/bootstrap.py)."""
@@ -73,21 +74,21 @@ def _chart(alt: str, spec: charts.Spec, key: str, columns: list[str], rows: list
     return Chart(alt, spec, Table(key, alt, columns, _records(rows, columns)))
 
 
-def progress_section(report: dict, review_url: str) -> Section:
+def progress_section(report: RoundReport, review_url: str) -> Section:
     section = Section("progress", "Progress")
-    p = report.get("progress")
+    p = report.progress
     if p is None:  # a report from before the progress figures: its per-annotator counts only
-        rows = [{"annotator": a["annotator"], "submitted": a["submitted"], "in progress": a["in_progress"],
-                 "discarded": a["discarded"]} for a in report.get("annotators", [])]
+        rows = [{"annotator": a.annotator, "submitted": a.submitted, "in progress": a.in_progress,
+                 "discarded": a.discarded} for a in report.annotators]
         section.lines.append("records left and progress over time: not available in this report")
         measures, queued = ["submitted", "in progress", "discarded"], False
     else:
-        rows = [{"annotator": name, "submitted": a["submitted"], "in progress": a["in_progress"],
-                 "discarded": a["discarded"], "to do": a.get("queue_todo"), "queue left": a["queue_left"],
-                 "queue": a["queue"]} for name, a in p["annotators"].items()]
-        total = p["records_done"] + p["records_left"]
-        section.lines.append(f"{p['records_done']} of {total} records done ({p['overlap']} submission"
-                             f"{'s' if p['overlap'] != 1 else ''} each), {p['records_left']} left")
+        rows = [{"annotator": name, "submitted": a.submitted, "in progress": a.in_progress,
+                 "discarded": a.discarded, "to do": a.queue_todo, "queue left": a.queue_left,
+                 "queue": a.queue} for name, a in p.annotators.items()]
+        total = p.records_done + p.records_left
+        section.lines.append(f"{p.records_done} of {total} records done ({p.overlap} submission"
+                             f"{'s' if p.overlap != 1 else ''} each), {p.records_left} left")
         queued = any(r["queue"] is not None for r in rows)
         todo = queued and all(r["to do"] is not None for r in rows if r["queue"] is not None)
         measures = ["submitted", "in progress", "discarded", *(["to do"] if todo else [])]
@@ -100,19 +101,19 @@ def progress_section(report: dict, review_url: str) -> Section:
                                      "progress-annotators", columns, rows))
     else:
         section.lines.append("no annotator's work yet")
-    t = (p or {}).get("timeline") or {}
-    if t.get("bins"):
-        rows = []
-        for name, counts in t["submitted"].items():
+    t = p.timeline if p is not None else None
+    if t is not None and t.bins and t.bin_s is not None:
+        points: list[dict] = []
+        for name, counts in t.submitted.items():
             total = 0
-            for start, n in zip(t["bins"], counts):
+            for start, n in zip(t.bins, counts):
                 total += n
-                rows.append({"from": start, "annotator": name, "submitted": n, "submitted so far": total})
-        alt = f"Records submitted so far per annotator over time ({_duration(t['bin_s'])} steps)"
-        section.charts.append(_chart(alt, charts.lines(alt, rows, "from", "submitted so far", "annotator",
+                points.append({"from": start, "annotator": name, "submitted": n, "submitted so far": total})
+        alt = f"Records submitted so far per annotator over time ({_duration(t.bin_s)} steps)"
+        section.charts.append(_chart(alt, charts.lines(alt, points, "from", "submitted so far", "annotator",
                                                               "time (UTC)"),
                                      "progress-timeline", ["from", "annotator", "submitted", "submitted so far"],
-                                     rows))
+                                     points))
     elif p is not None:
         section.lines.append("progress over time: not available (no submitted record has a time)")
     return section
@@ -144,29 +145,29 @@ def _stats(values: list[float]) -> dict:
             "max s": round(float(a.max()), 1)}
 
 
-def time_section(report: dict, review_url: str) -> Section:
+def time_section(report: Report, review_url: str) -> Section:
     section = Section("time", "Time on task")
-    if is_gold(report):
+    if isinstance(report, GoldReport):
         section.lines.append("time on task is in merge's report of the round (merge --report report.html): "
                              "reviewers' files record no time")
         return section
-    t = report.get("time_on_task")
-    if not t or not t.get("annotators"):
+    t = report.time_on_task
+    if t is None or not t.annotators:
         section.lines.append(f"no time recorded (exports older than version {EXPORT_TIMED} or none)")
         return section
-    section.lines.append(f"active time only: gaps over {t['idle_threshold_s']:g} s and hidden tabs left out")
+    section.lines.append(f"active time only: gaps over {t.idle_threshold_s:g} s and hidden tabs left out")
     per_annotator: dict[str, list[float]] = {}
     per_record: list[tuple[str, list[float]]] = []
-    for record_id, times in t.get("records", {}).items():
+    for record_id, times in t.records.items():
         per_record.append((record_id, list(times.values())))
         for name, seconds in times.items():
             per_annotator.setdefault(name, []).append(seconds)
     rows = []
-    for name, a in t["annotators"].items():
-        elapsed = t.get("annotations_elapsed_s", {}).get(name) or []
-        rows.append({"annotator": name, "active": clock(a["active_s"]), "records": a["records"],
+    for name, a in t.annotators.items():
+        elapsed = t.annotations_elapsed_s.get(name) or []
+        rows.append({"annotator": name, "active": clock(a.active_s), "records": a.records,
                      **(_stats(per_annotator[name]) if per_annotator.get(name) else
-                        {"median s": a.get("median_record_s"), "p25 s": None, "p75 s": None, "max s": None}),
+                        {"median s": a.median_record_s, "p25 s": None, "p75 s": None, "max s": None}),
                      "median annotation s": round(float(np.median(elapsed)), 1) if elapsed else None})
     alt = "Active seconds per record, each annotator's median (bar) and quartiles (line)"
     section.charts.append(_chart(alt, charts.interval_bars(alt, [r for r in rows if r["p25 s"] is not None],
@@ -195,25 +196,25 @@ def time_section(report: dict, review_url: str) -> Section:
     return section
 
 
-def agreement_section(report: dict, review_url: str) -> Section:
+def agreement_section(report: RoundReport, review_url: str) -> Section:
     section = Section("agreement", "Agreement")
-    o = report.get("overall")
+    o = report.overall
     if o is None:
         section.lines.append("agreement: not available in this report")
         return section
-    section.lines.append(f"summary spans, {o['records']} records judged by 2+ annotators: char F1 "
-                         f"{_figure(o['char_f1'], o.get('char_f1_ci'))}, exact F1 "
-                         f"{_figure(o['exact_f1'], o.get('exact_f1_ci'))}; Krippendorff's α of the verdicts "
-                         f"({report.get('verdict', 'verdict')}) {_figure(o['alpha'], o.get('alpha_ci'))}")
-    b = report.get("bootstrap")
-    section.lines.append(f"in brackets and as error bars: {b['level']:.0%} intervals, {b['interval']} bootstrap over "
-                         f"the {b['over']} ({b['resamples']:,} resamples, seed {b['seed']})" if b else
+    section.lines.append(f"summary spans, {o.records} records judged by 2+ annotators: char F1 "
+                         f"{_figure(o.char_f1, o.char_f1_ci)}, exact F1 "
+                         f"{_figure(o.exact_f1, o.exact_f1_ci)}; Krippendorff's α of the verdicts "
+                         f"({report.verdict or 'verdict'}) {_figure(o.alpha, o.alpha_ci)}")
+    b = report.bootstrap
+    section.lines.append(f"in brackets and as error bars: {b.level:.0%} intervals, {b.interval} bootstrap over "
+                         f"the {b.over} ({b.resamples:,} resamples, seed {b.seed})" if b else
                          "confidence intervals: not available in this report (written before they were)")
-    rows = [{"question": "spans (verdict)", "type": "span", "metric": "nominal", "records": o["records"],
-             "alpha": o["alpha"], **_interval(o.get("alpha_ci"))}]
-    rows += [{"question": q["question"], "type": q["type"], "metric": m, "records": q["records"], "alpha": a,
-              **_interval(q.get("alpha_ci", {}).get(m))}
-             for q in report.get("questions", []) for m, a in q["alpha"].items()]
+    rows = [{"question": "spans (verdict)", "type": "span", "metric": "nominal", "records": o.records,
+             "alpha": o.alpha, **_interval(o.alpha_ci)}]
+    rows += [{"question": q.question, "type": q.type, "metric": m, "records": q.records, "alpha": a,
+              **_interval((q.alpha_ci or {}).get(m))}
+             for q in report.questions for m, a in q.alpha.items()]
     shown = [{**r, "question · metric": f"{r['question']} · {r['metric']}"} for r in rows if r["alpha"] is not None]
     alt = ("Krippendorff's alpha per question and metric (1 is full agreement, 0 chance), with its 95% interval"
            if b else "Krippendorff's alpha per question and metric (1 is full agreement, 0 chance)")
@@ -225,11 +226,11 @@ def agreement_section(report: dict, review_url: str) -> Section:
     else:
         section.tables.append(Table("agreement-questions", f"{alt}: undefined everywhere (too few records judged "
                                     "twice, or one answer only)", columns, _records(rows, columns)))
-    pairs = report.get("pairwise", [])
+    pairs = report.pairwise
     if pairs:
-        rows = [{"a": p["a"], "b": p["b"], "records": p["records"], "kappa": p["kappa"],
-                 **_interval(p.get("kappa_ci")), "char F1": p["char_f1"], "exact F1": p["exact_f1"],
-                 "observed": p["observed_agreement"], "κ": "–" if p["kappa"] is None else f"{p['kappa']:.2f}"}
+        rows = [{"a": p.a, "b": p.b, "records": p.records, "kappa": p.kappa,
+                 **_interval(p.kappa_ci), "char F1": p.char_f1, "exact F1": p.exact_f1,
+                 "observed": p.observed_agreement, "κ": "–" if p.kappa is None else f"{p.kappa:.2f}"}
                 for p in pairs]
         alt = "Cohen's kappa of the verdicts for each pair of annotators (its 95% interval in the table)"
         section.charts.append(_chart(alt, charts.heatmap(alt, rows, "a", "b", "kappa", "κ", (-1, 1),
@@ -237,71 +238,70 @@ def agreement_section(report: dict, review_url: str) -> Section:
                                                         legend="κ"),
                                      "agreement-pairs", ["a", "b", "records", "kappa", INTERVAL, "char F1",
                                                          "exact F1", "observed"], rows))
-    labels = [{**x, "char F1": x["char_f1"], **_interval(x.get("char_f1_ci"))}
-              for x in report.get("label_agreement", []) if x["records"]]
+    labels = [{"label": x.label, "records": x.records, "char_f1": x.char_f1, "char F1": x.char_f1,
+               **_interval(x.char_f1_ci)} for x in report.label_agreement or [] if x.records]
     if labels:
         alt = "Summary-span agreement (character F1 over annotator pairs) per label, with its 95% interval"
         section.charts.append(_chart(alt, charts.interval_bars(alt, [x for x in labels if x["char_f1"] is not None],
                                                                "label", "char F1", "low", "high", title="char F1",
                                                                domain=(0, 1)),
                                      "agreement-labels", ["label", "records", "char F1", INTERVAL], labels))
-    elif "label_agreement" not in report:
+    elif report.label_agreement is None:
         section.lines.append("span agreement per label: not available in this report")
-    todo = report.get("adjudication", [])
-    sentences = any("sentences" in c for c in todo)
+    todo = report.adjudication
+    sentences = any(c.sentences is not None for c in todo)
     section.tables.append(Table("adjudication", "Records to adjudicate first (each opens in the review bundle; the "
                                 "review bundle's order)",
                                 ["record", "annotators", "disagreement", "span disagreement", "answered apart",
                                  *(["sentences apart"] if sentences else [])],
-                                [[record_link(c["record_id"], review_url), ", ".join(c["annotators"]), c["score"],
-                                  c["spans"], ", ".join(c["questions"]),
-                                  *([c.get("sentences")] if sentences else [])] for c in todo]))
+                                [[record_link(c.record_id, review_url), ", ".join(c.annotators), c.score,
+                                  c.spans, ", ".join(c.questions),
+                                  *([c.sentences] if sentences else [])] for c in todo]))
     return section
 
 
-def sentences_section(report: dict, review_url: str) -> Section:
+def sentences_section(s: Sentences, review_url: str) -> Section:
     """Sentence verdicts: what each annotator judged, flagged or left unchecked, the verdicts given, and the
     agreement on them (alpha, kappa per pair, evidence F1) with their intervals."""
     section = Section("sentences", "Sentence verdicts")
-    s = report["sentences"]
-    shown = s["verdicts"]
-    rows = [{"annotator": a["annotator"], "judged": a["judged"], "flagged": a["flagged"],
-             "not checked": a["not_checked"], "sentences": a["sentences"]} for a in s["annotators"]]
+    shown = s.verdicts
+    rows = [{"annotator": a.annotator, "judged": a.judged, "flagged": a.flagged,
+             "not checked": a.not_checked, "sentences": a.sentences} for a in s.annotators]
     alt = "Summary sentences per annotator: judged (a verdict given), flagged (a span on it), not checked"
     section.charts.append(_chart(alt, charts.bars(alt, rows, "annotator", ["judged", "flagged", "not checked"],
                                                   stack=True, title="summary sentences"),
                                  "sentences-annotators", ["annotator", "sentences", "judged", "flagged", "not checked"],
                                  rows))
-    verdicts = [{"verdict": v, "sentences": s["distribution"][v]} for v in shown]
+    verdicts = [{"verdict": v, "sentences": s.distribution[v]} for v in shown]
     alt = "Effective verdicts of every summary sentence, all annotators"
     section.charts.append(_chart(alt, charts.bars(alt, verdicts, "verdict", ["sentences"]), "sentences-verdicts",
                                  ["verdict", "sentences"], verdicts))
-    figures = [{"figure": "alpha (nominal)", "value": s["alpha"], "over": f"{s['pairable']} sentences",
-                **_interval(s["alpha_ci"])},
-               *({"figure": f"kappa {p['a']} / {p['b']}", "value": p["kappa"], "over": f"{p['sentences']} sentences",
-                  **_interval(p["kappa_ci"])} for p in s["pairwise"]),
-               {"figure": "evidence F1", "value": s["evidence"]["f1"],
-                "over": f"{s['evidence']['pairs']} pairs on {s['evidence']['sentences']} sentences",
-                **_interval(s["evidence"]["f1_ci"])}]
+    figures = [{"figure": "alpha (nominal)", "value": s.alpha, "over": f"{s.pairable} sentences",
+                **_interval(s.alpha_ci)},
+               *({"figure": f"kappa {p.a} / {p.b}", "value": p.kappa, "over": f"{p.sentences} sentences",
+                  **_interval(p.kappa_ci)} for p in s.pairwise),
+               {"figure": "evidence F1", "value": s.evidence.f1,
+                "over": f"{s.evidence.pairs} pairs on {s.evidence.sentences} sentences",
+                **_interval(s.evidence.f1_ci)}]
     shown_figures = [f for f in figures if f["value"] is not None]
     alt = "Agreement on the sentence verdicts (alpha, Cohen's kappa per pair) and on their evidence (F1)"
     section.charts.append(_chart(alt, charts.interval_bars(alt, shown_figures, "figure", "value", "low", "high",
                                                            title="agreement", domain=(-1, 1)),
                                  "sentences-agreement", ["figure", "value", INTERVAL, "over"], figures))
-    section.lines.append(f"a sentence with a span and no verdict counts as {s['flagged_as']!r}; 'not checked' is "
+    section.lines.append(f"a sentence with a span and no verdict counts as {s.flagged_as!r}; 'not checked' is "
                          "no value; units: the sentences of records submitted by 2+ annotators")
     return section
 
 
-def labels_section(report: dict, review_url: str) -> Section:
+def labels_section(report: RoundReport, review_url: str) -> Section:
     section = Section("labels", "Labels and suggestions")
-    counts = report.get("label_counts")
+    counts = report.label_counts
     if counts is None:
         section.lines.append("label distribution per annotator: not available in this report")
     elif counts:
-        team = _own({x["label"]: x["annotations"] for x in report.get("labels", [])})
+        team = _own({x.label: x.annotations for x in report.labels})
         team_total = sum(team.values()) or 1
-        rows = []
+        rows: list[dict] = []
         for name, by_label in counts.items():
             own = _own(by_label)
             total = sum(own.values())
@@ -321,10 +321,10 @@ def labels_section(report: dict, review_url: str) -> Section:
                                                          column_title="label", legend="share − team share"),
                                      "labels-annotators", ["annotator", "label", "annotations", "share",
                                                            "team share"], rows))
-    agents = [x for x in report.get("agents", []) if x["split"] != "blind"]
+    agents = [x for x in report.agents if x.split != "blind"]
     if agents:
-        rows = [{"question": x["question"], "agent": x["agent"], "split": x["split"], "answers": x["answers"],
-                 "agree": x["agree"], "accepted": x["accepted"]} for x in agents]
+        rows = [{"question": x.question, "agent": x.agent, "split": x.split, "answers": x.answers,
+                 "agree": x.agree, "accepted": x.accepted} for x in agents]
         shown = [{**r, "agent · question": f"{r['agent']} · {r['question']}"} for r in rows
                  if r["split"] == "shown" and r["accepted"] is not None]
         alt = "Share of the answers given with the suggestions shown that accepted each agent's suggestion"
@@ -357,72 +357,73 @@ def _own(counts: dict[str, int]) -> dict[str, int]:
     return own
 
 
-def gold_sections(report: dict, review_url: str) -> list[Section]:
-    c = report["counts"]
+def gold_sections(report: GoldReport, review_url: str) -> list[Section]:
+    c = report.counts
     section = Section("gold", "Against the gold")
-    section.lines.append(f"{c['gold']} records adjudicated (gold), {c['not_adjudicated']} not adjudicated, "
-                         f"{c['undecided_annotations']} annotations left undecided")
-    q = report["quality"]
+    section.lines.append(f"{c.gold} records adjudicated (gold), {c.not_adjudicated} not adjudicated, "
+                         f"{c.undecided_annotations} annotations left undecided")
+    q = report.quality
     measures = ["precision", "recall", "F1"]
-    for key, who, rows in (("gold-annotators", "annotator", q["annotators"]),
-                           ("gold-agents", "agent", q.get("agent_spans", []))):
+    for key, who, rows in (("gold-annotators", "annotator", [(a.annotator, a) for a in q.annotators]),
+                           ("gold-agents", "agent", [(a.agent, a) for a in q.agent_spans])):
         if not rows:
             continue
-        flat = [{who: r[who], "records": r["records"], "precision": r["span_precision"],
-                 "recall": r["span_recall"], "F1": r["span_f1"]} for r in rows]
+        flat = [{who: name, "records": r.records, "precision": r.span_precision,
+                 "recall": r.span_recall, "F1": r.span_f1} for name, r in rows]
         alt = f"Summary-span precision, recall and F1 of each {who} against the gold"
         section.charts.append(_chart(alt, charts.bars(alt, flat, who, measures, domain=(0, 1)), key,
                                      [who, "records", *measures], flat))
-    accuracy = [{"annotator": a["annotator"], "question": name, "accuracy": value}
-                for a in q["annotators"] for name, value in a["accuracy"].items()]
+    accuracy = [{"annotator": a.annotator, "question": name, "accuracy": value}
+                for a in q.annotators for name, value in a.accuracy.items()]
     if accuracy:
         section.tables.append(Table("gold-accuracy", "Answers equal to the gold's, per annotator and question",
                                     ["annotator", "question", "accuracy"],
                                     _records(accuracy, ["annotator", "question", "accuracy"])))
-    verdicts = [{"annotator": a["annotator"], **a["sentences"]} for a in q["annotators"] if "sentences" in a]
+    verdicts = [{"annotator": a.annotator, "judged": a.sentences.judged,
+                 "verdict_accuracy": a.sentences.verdict_accuracy, "evidence_f1": a.sentences.evidence_f1}
+                for a in q.annotators if a.sentences is not None]
     if verdicts:
         columns = ["annotator", "judged", "verdict_accuracy", "evidence_f1"]
         section.tables.append(Table("gold-sentences", "Sentence verdicts against the gold's settled sentences, per "
                                     "annotator", columns, _records(verdicts, columns)))
-    if q["agents"]:
-        rows = [{"agent · question": f"{a['agent']} · {a['question']}", "records": a["records"],
-                 "accuracy": a["accuracy"], "AUC": a["auc"]} for a in q["agents"]]
+    if q.agents:
+        rows = [{"agent · question": f"{a.agent} · {a.question}", "records": a.records,
+                 "accuracy": a.accuracy, "AUC": a.auc} for a in q.agents]
         alt = "Accuracy and ROC AUC of each suggestion agent against the gold answers"
         section.charts.append(_chart(alt, charts.bars(alt, rows, "agent · question", ["accuracy", "AUC"],
                                                       domain=(0, 1)),
                                      "gold-agent-answers", ["agent · question", "records", "accuracy", "AUC"],
                                      rows))
-    pairs = report["reviewers"]["pairs"]
+    pairs = report.reviewers.pairs
     if pairs:
         section.tables.append(Table("gold-reviewers", "Reviewers who adjudicated the same records",
                                     ["a", "b", "records", "span F1", "answers agree"],
-                                    [[p["a"], p["b"], p["records"], p["span_f1"], p["answers_agree"]]
-                                     for p in pairs]))
+                                    [[p.a, p.b, p.records, p.span_f1, p.answers_agree] for p in pairs]))
     section.tables.append(Table("gold-changed", "Records the review changed most",
                                 ["record", "change", "spans", "answers changed"],
-                                [[record_link(x["record_id"], review_url), x["change"], x["spans"],
-                                  x["answers_changed"]] for x in q["changed"]]))
+                                [[record_link(x.record_id, review_url), x.change, x.spans,
+                                  x.answers_changed] for x in q.changed]))
     return [section]
 
 
-def checks_section(report: dict, review_url: str) -> Section:
+def checks_section(report: RoundReport, review_url: str) -> Section:
     """Each annotator's figures on the check records (merge --checks), who is flagged, and why."""
     section = Section("checks", "Check records")
-    c = report.get("checks")
+    c = report.checks
     if c is None:
         section.lines.append("check records: none in this round (merge --checks FILE scores the annotators on "
                              "records whose answer is known)")
         return section
-    section.lines.append(f"{c['records']} check records with known answers, left out of the agreement figures; "
-                         f"an annotator below {c['threshold']} on a verdict accuracy or span F1 is flagged")
-    titles = c["measures"]
-    flagged = [f"{a['annotator']} ({', '.join(titles[m] for m in a['below'])})"
-               for a in c["annotators"] if a["below"]]
+    section.lines.append(f"{c.records} check records with known answers, left out of the agreement figures; "
+                         f"an annotator below {c.threshold} on a verdict accuracy or span F1 is flagged")
+    titles = c.measures
+    flagged = [f"{a.annotator} ({', '.join(titles[m] for m in a.below)})"
+               for a in c.annotators if a.below]
     section.lines.append("flagged: " + "; ".join(flagged) if flagged else "flagged: nobody")
-    rows = [{"annotator": a["annotator"], "measure": title, "annotator · measure": f"{a['annotator']} · {title}",
-             "records": a["records"], "items": f["items"], "value": f["value"], **_interval(f["ci"]),
-             "flagged": "FLAGGED" if m in a["below"] else ""}
-            for m, title in titles.items() for a in c["annotators"] if (f := a["figures"].get(m))]
+    rows = [{"annotator": a.annotator, "measure": title, "annotator · measure": f"{a.annotator} · {title}",
+             "records": a.records, "items": f.items, "value": f.value, **_interval(f.ci),
+             "flagged": "FLAGGED" if m in a.below else ""}
+            for m, title in titles.items() for a in c.annotators if (f := a.figures.get(m))]
     alt = "Each annotator's accuracy and span F1 on the check records, with its 95% interval"
     columns = ["annotator", "measure", "records", "items", "value", INTERVAL, "flagged"]
     section.charts.append(_chart(alt, charts.interval_bars(alt, [r for r in rows if r["value"] is not None],
@@ -442,36 +443,36 @@ def _interval(ci: list[float] | None) -> dict:
             INTERVAL: f"[{ci[0]}, {ci[1]}]" if ci else None}
 
 
-def is_gold(report: dict) -> bool:
-    return "quality" in report
-
-
-def sections(report: dict, review_url: str) -> list[Section]:
+def sections(report: Report, review_url: str) -> list[Section]:
     """Every section of a merge report (progress, time, agreement, labels) or of a gold report (against the
     gold, and where its time on task is)."""
-    if is_gold(report):
+    if isinstance(report, GoldReport):
         return [*gold_sections(report, review_url), time_section(report, review_url)]
     return [make(report, review_url) for make in (progress_section, time_section, agreement_section,
                                                   labels_section)] + (
-        [sentences_section(report, review_url)] if report.get("sentences") else []) + (
-        [checks_section(report, review_url)] if "checks" in report else [])
+        [sentences_section(report.sentences, review_url)] if report.sentences else []) + (
+        [checks_section(report, review_url)] if report.checks is not None else [])
 
 
-def headline(report: dict) -> str:
-    """One line of the figures a coordinator looks at first."""
-    if is_gold(report):
-        c, people = report["counts"], report["quality"]["annotators"]
-        best = max((a for a in people if a["span_f1"] is not None), key=lambda a: a["span_f1"], default=None)
-        return (f"{c['gold']} gold records, {c['not_adjudicated']} not adjudicated"
-                + (f"; best span F1 {best['span_f1']:.3f} ({best['annotator']})" if best else ""))
+def headline(report: Report | dict) -> str:
+    """One line of the figures a coordinator looks at first (of the model, or of the JSON report the CLI
+    holds)."""
+    if isinstance(report, dict):
+        report = read_report(report)
+    if isinstance(report, GoldReport):
+        c, people = report.counts, report.quality.annotators
+        best = max(((a.span_f1, a.annotator) for a in people if a.span_f1 is not None), key=lambda x: x[0],
+                   default=None)
+        return (f"{c.gold} gold records, {c.not_adjudicated} not adjudicated"
+                + (f"; best span F1 {best[0]:.3f} ({best[1]})" if best else ""))
     parts = []
-    p = report.get("progress")
+    p = report.progress
     if p:
-        parts.append(f"{p['records_done']} records done, {p['records_left']} left")
-    t = report.get("time_on_task")
-    if t and t.get("annotators"):
-        parts.append(f"{clock(sum(a['active_s'] for a in t['annotators'].values()))} active")
-    o = report.get("overall") or {}
-    parts.append(f"verdict α {_figure(o.get('alpha'))}, span char F1 {_figure(o.get('char_f1'))}")
-    parts.append(f"{len(report.get('adjudication', []))} records to adjudicate first")
+        parts.append(f"{p.records_done} records done, {p.records_left} left")
+    t = report.time_on_task
+    if t and t.annotators:
+        parts.append(f"{clock(sum(a.active_s for a in t.annotators.values()))} active")
+    o = report.overall
+    parts.append(f"verdict α {_figure(o.alpha if o else None)}, span char F1 {_figure(o.char_f1 if o else None)}")
+    parts.append(f"{len(report.adjudication)} records to adjudicate first")
     return "; ".join(parts)

@@ -14,6 +14,8 @@ from itertools import combinations
 from pathlib import Path
 
 from mercury_static.formats import GOLD_FORMAT, GOLD_VERSION
+from mercury_static.report.model import GoldCounts, GoldReport, NotAdjudicated, Output, Quality, Reviewers, Undecided
+from mercury_static.report.typed_json import from_json, to_json
 from mercury_static.merge.notes import future_notes
 from mercury_static.merge.pipeline import DATASET_FORMATS, _annotation_order, serialize
 from mercury_static.core.records import InputError
@@ -42,12 +44,16 @@ class GoldResult:
     quality: dict
     notes: list[str] = field(default_factory=list)
 
+    def report_model(self) -> GoldReport:
+        return GoldReport(Output(GOLD_FORMAT, GOLD_VERSION),
+                          GoldCounts(len(self.records), len(self.not_adjudicated), len(self.undecided)),
+                          from_json(list[NotAdjudicated], self.not_adjudicated),
+                          from_json(list[Undecided], self.undecided), from_json(Reviewers, self.reviewers),
+                          from_json(Quality, self.quality), self.notes)
+
     def report(self) -> dict:
-        return {"output": {"format": GOLD_FORMAT, "version": GOLD_VERSION},
-                "counts": {"gold": len(self.records), "not_adjudicated": len(self.not_adjudicated),
-                           "undecided_annotations": len(self.undecided)},
-                "not_adjudicated": self.not_adjudicated, "undecided": self.undecided,
-                "reviewers": self.reviewers, "quality": self.quality, "notes": self.notes}
+        """The JSON report (`--report`)."""
+        return to_json(self.report_model())
 
 
 def _plain(a: dict) -> dict:

@@ -12,7 +12,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 
 from mercury_static.merge.agreement_questions import _hashable, majority, roc_auc
-from mercury_static.settings.schema import Question
+from mercury_static.settings.model import Question
 from mercury_static.merge.adjudication import covered, span_f1
 from mercury_static.merge.sentence_rows import NOT_CHECKED
 

@@ -33,6 +33,7 @@ from mercury_static.merge.pipeline import _without_cyclic_gc, merged_records, ro
 from mercury_static.merge.inputs import InputReader
 from mercury_static.core.records import InputError
 from mercury_static.report.html import INSTALL, available, render_html
+from mercury_static.report.model import read_report
 from mercury_static.bundle.assign import read_queues
 from mercury_static.merge.adjudication import SPANS, adjudicate_first, adjudication_order
 from mercury_static.merge.sentence_rows import flagged_verdict, record_rows
@@ -185,10 +186,12 @@ def dashboard(bundle: Bundle, records: list[dict], reader: InputReader) -> bytes
     questions = list(reader.questions.values())
     who = [submitted_judges(r) for r in records]
     verdicts = bundle.settings.sentence_verdicts
-    report = {**agreement_report(records, reader.labels, unsupported=verdicts.flagged if verdicts else None),
-              "adjudication": adjudicate_first(records, who, questions, sentence_rows_of(bundle, records)),
-              "questions": question_agreement(records, questions),
-              "agents": agent_agreement(records, questions), "progress": round_progress(bundle, records)}
+    flagged = verdicts.flagged if verdicts else None
+    report = read_report({
+        **agreement_report(records, reader.labels, unsupported=flagged),
+        "adjudication": adjudicate_first(records, who, questions, sentence_rows_of(bundle, records)),
+        "questions": question_agreement(records, questions),
+        "agents": agent_agreement(records, questions), "progress": round_progress(bundle, records)})
     return render_html(report, "index.html", f"{bundle.manifest.get('title') or 'Review'}: the round").encode("utf-8")
 
 

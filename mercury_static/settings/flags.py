@@ -9,7 +9,7 @@ from pathlib import Path
 from mercury_static.core import safeio
 from mercury_static.core.records import InputError
 from mercury_static.settings.labels import label_paths, load_labels
-from mercury_static.settings.schema import Settings
+from mercury_static.settings.model import Settings
 
 
 def text_columns(settings: Settings, source_field: str, summary_field: str) -> tuple[str, str]:

@@ -13,7 +13,8 @@ from pathlib import Path
 
 from mercury_static.core import safeio, yaml_strict
 from mercury_static.core.records import InputError
-from mercury_static.settings.schema import Settings, parse_settings
+from mercury_static.settings.model import Settings
+from mercury_static.settings.parse import parse_settings
 
 
 def read_document(path: Path):
