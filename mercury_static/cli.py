@@ -142,15 +142,8 @@ def _inputs(sources: List[str]) -> list:
     return [s if is_remote(s) else Path(os.path.abspath(s)) for s in sources]
 
 
-# The options several commands share, each defined once; those whose help names the command's own output or
-# input are made by a function given that help.
-Bundle = Annotated[Path, typer.Option("--bundle", help="The bundle the annotations were made on.")]
-Annotators = Annotated[str, typer.Option(help="Annotator names, comma-separated: alice,bob,carol.")]
-Strict = Annotated[bool, typer.Option("--strict", help="Stop at the first problem (exit 2).")]
-ReviewUrl = Annotated[str, typer.Option("--review-url", help="The review bundle as the report page links its "
-                                        "records (relative to the page, or http(s)).")]
-
-
+# The options several commands share, each defined once: a function of the help where that names the
+# command's own input or output, else the whole option.
 def bundle_option(help: str):
     return typer.Option("--bundle", help=help)
 
@@ -173,6 +166,13 @@ def ranker_option(help: str):
 
 def folds_option(help: str):
     return typer.Option("--folds", min=2, help=help)
+
+
+Bundle = Annotated[Path, bundle_option("The bundle the annotations were made on.")]
+Annotators = Annotated[str, typer.Option(help="Annotator names, comma-separated: alice,bob,carol.")]
+Strict = Annotated[bool, typer.Option("--strict", help="Stop at the first problem (exit 2).")]
+ReviewUrl = Annotated[str, typer.Option("--review-url", help="The review bundle as the report page links its "
+                                        "records (relative to the page, or http(s)).")]
 
 
 @command()
