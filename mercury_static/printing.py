@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from mercury_static.commands.progress import RoundProgress
 from mercury_static.tune.evaluate import RECALL_AT, EvalReport
 from mercury_static.merge.pipeline import MergeResult
 from mercury_static.tune.tune import TuneResult
@@ -231,3 +232,14 @@ def print_checks(checks: dict | None, out: Console) -> None:
     flagged = [a["annotator"] for a in checks["annotators"] if a["below"]]
     out.print(Text(f"flagged on the check records: {', '.join(flagged)}" if flagged
                    else "no annotator below the threshold on the check records"))
+
+
+def print_progress(progress: RoundProgress, out: Console) -> None:
+    """`progress`'s header line and one line per annotator."""
+    out.print(line(f"annotator  browsers  to do  in progress  submitted  discarded  last upload  ({progress.records} "
+                   "records" + (", to do in each one's queue)" if progress.queued else ")")), soft_wrap=True)
+    for p in progress.annotators:
+        last = p.last_upload.strftime("%Y-%m-%d %H:%M UTC") if p.last_upload else "-"
+        out.print(line(f"{p.annotator}  {p.browsers} browser{'s' if p.browsers != 1 else ''}  {p.to_do} to do  "
+                       f"{p.in_progress} in progress  {p.submitted} submitted  {p.discarded} discarded  "
+                       f"last upload {last}"), soft_wrap=True)

@@ -323,6 +323,11 @@ def write_file(path: str | Path, data: bytes, protected: Sequence[str | Path] = 
         pass
 
 
+def write_json(path: str | Path, value, protected: Sequence[str | Path] = ()) -> None:
+    """`value` as indented strict JSON, one file written whole (the reports of eval, tune and train)."""
+    write_file(path, (dumps(value, indent=1) + "\n").encode("utf-8"), protected)
+
+
 @contextlib.contextmanager
 def write_files(files: Sequence[tuple[str | Path, bytes]], protected: Sequence[str | Path] = ()):
     """Write several outputs all or none: each to a temp file beside it (synced) before the body runs, and

@@ -16,6 +16,7 @@ StorageError: one line naming the storage with its secrets removed (`redact`), n
 from __future__ import annotations
 
 import base64
+import contextlib
 import functools
 import json
 import os
@@ -24,6 +25,7 @@ import tempfile
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Callable, Protocol, TypeVar
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
 
 from mercury_static.core import safeio
@@ -394,25 +396,39 @@ class Inputs:
                 p.file = self.names[p.file]
 
 
-def local_inputs(inputs: list, stack, strict: bool = False) -> Inputs:
-    """The merge inputs as local files: each remote source fetched into a temporary folder kept open by the
-    ExitStack `stack`, in sorted order. A file of a storage that cannot be read is skipped (stops under
-    `strict`); a storage that cannot be used is a StorageError."""
+class Read(Protocol):
+    """What a reader of the inputs returns: anything with its problems, one line each."""
+
+    problems: list[InputError]
+
+
+R = TypeVar("R", bound=Read)
+
+
+def read_local(inputs: list, read: Callable[[list[Path]], R], strict: bool = False) -> tuple[R, Inputs]:
+    """`read` run on the inputs made local, and those local inputs: each remote source fetched, in sorted
+    order, into a temporary folder removed after the call. A file of a storage that cannot be read is
+    skipped (stops under `strict`), put first in the result's problems, and every problem names a fetched
+    file by its storage address; a storage that cannot be used is a StorageError."""
     out = Inputs()
-    for item in inputs:
-        if is_remote(str(item)):
-            dest = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mercury-collect-")))
-            found, problems, names = fetch_exports(str(item), dest)
-            if problems and strict:
-                raise problems[0]
-            if not found and not problems:
-                raise StorageError(str(item), "holds no .json export")
-            out.paths.extend(found)
-            out.problems.extend(problems)
-            out.names.update(names)
-        else:
-            out.paths.append(Path(item))
-    return out
+    with contextlib.ExitStack() as stack:
+        for item in inputs:
+            if is_remote(str(item)):
+                dest = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="mercury-collect-")))
+                found, problems, names = fetch_exports(str(item), dest)
+                if problems and strict:
+                    raise problems[0]
+                if not found and not problems:
+                    raise StorageError(str(item), "holds no .json export")
+                out.paths.extend(found)
+                out.problems.extend(problems)
+                out.names.update(names)
+            else:
+                out.paths.append(Path(item))
+        result = read(out.paths)
+    result.problems[:0] = out.problems
+    out.rename(result.problems)
+    return result, out
 
 @dataclass
 class Progress:

@@ -3,12 +3,11 @@ found so far, without writing a dataset."""
 
 from __future__ import annotations
 
-import contextlib
 import os
 from pathlib import Path
 
 from mercury_static.core.records import InputError
-from mercury_static.merge.collect import is_remote, local_inputs
+from mercury_static.merge.collect import is_remote, read_local
 from mercury_static.merge.pipeline import merge_files
 
 
@@ -22,9 +21,5 @@ def round_report(source: str, bundle: Path) -> dict:
         inputs = sorted(base.rglob("*.json")) if base.is_dir() else [base]
         if not inputs:
             raise InputError(base, None, None, "holds no .json export")
-    with contextlib.ExitStack() as stack:
-        local = local_inputs(inputs, stack)
-        result = merge_files(local.paths, bundle, "jsonl")
-        result.problems[:0] = local.problems
-        local.rename(result.problems)
+    result, _ = read_local(inputs, lambda paths: merge_files(paths, bundle, "jsonl"))
     return result.report()

@@ -26,6 +26,7 @@ from mercury_static.bundle.assign import read_queues
 from mercury_static.bundle.contents import Bundle, load_bundle
 from mercury_static.formats import MERGED_FORMAT, MERGED_VERSION, MergedRecord
 from mercury_static.merge.inputs import InputReader
+from mercury_static.merge.output_formats import FORMATS
 from mercury_static.merge.sentence_rows import record_rows, sentence_rows, sentences_csv
 from mercury_static.merge.timeline import work_progress
 from mercury_static.merge.timeontask import IDLE_S, time_on_task
@@ -37,10 +38,6 @@ from mercury_static.merge.write_parquet import parquet_files
 from mercury_static.report.model import BundleModel, MergeCounts, Output, RoundReport, TimeOnTask
 from mercury_static.report.typed_json import from_json, to_json
 
-DATASET_FORMATS = ("mercury-static", "mercury", "jsonl", "argilla", "parquet", "label-studio")
-"""The formats of a dataset of records (merge's and gold's)."""
-FORMATS = (*DATASET_FORMATS, "sentences")
-"""merge's formats: a dataset, or `sentences`, the table of every summary sentence per annotator (CSV)."""
 
 
 @dataclass

@@ -17,7 +17,8 @@ from mercury_static.formats import GOLD_FORMAT, GOLD_VERSION
 from mercury_static.report.model import GoldCounts, GoldReport, NotAdjudicated, Output, Quality, Reviewers, Undecided
 from mercury_static.report.typed_json import from_json, to_json
 from mercury_static.merge.notes import future_notes
-from mercury_static.merge.pipeline import DATASET_FORMATS, _annotation_order, serialize
+from mercury_static.merge.output_formats import DATASET_FORMATS
+from mercury_static.merge.pipeline import _annotation_order, serialize
 from mercury_static.core.records import InputError
 from mercury_static.merge.sentence_rows import record_rows
 from mercury_static.merge.write_argilla import argilla_files
