@@ -9,7 +9,7 @@ import os
 import re
 import signal
 from pathlib import Path
-from typing import Annotated, Callable, List, Optional
+from typing import TYPE_CHECKING, Annotated, Callable, List, Optional
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -23,6 +23,9 @@ from mercury_static.merge.output_formats import DATASET_FORMATS, FORMATS
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_show_locals=False,
                   help="Semantic-assisted labeling of source/summary inconsistencies as a static web bundle.")
 console = make_console(stderr=True)
+
+if TYPE_CHECKING:
+    from mercury_static.report.model import Report
 
 
 class _WarningLines(logging.Handler):
@@ -124,7 +127,7 @@ def ranker_items(items: List[str]) -> dict:
         return parse_items(items)
 
 
-def said_report(summary: dict, report: Path) -> None:
+def said_report(summary: Report, report: Path) -> None:
     """Where the report is, and its headline figures in one line."""
     from mercury_static.report.files import report_paths
     from mercury_static.report.sections import headline
@@ -316,7 +319,7 @@ def merge(
     print_checks(result.agreement.get("checks"), make_console())
     say(f"wrote {out}")
     if report:
-        said_report(result.report(), report)
+        said_report(result.report_model(), report)
     raise typer.Exit(result.exit_code)
 
 
@@ -379,7 +382,7 @@ def gold(
     print_gold(result, make_console(), console)
     say(f"wrote {out}")
     if report:
-        said_report(result.report(), report)
+        said_report(result.report_model(), report)
 
 
 @command()
@@ -425,6 +428,7 @@ def progress(
     from mercury_static.commands.progress import RoundProgress, progress as run
     from mercury_static.merge.storage_errors import redact
     from mercury_static.printing import print_progress
+    from mercury_static.report.model import read_report
 
     def counted(found: RoundProgress) -> None:
         print_progress(found, make_console())
@@ -434,7 +438,7 @@ def progress(
     with input_errors():
         summary = run(source, bundle, report, review_url, counted)
     if report is not None and summary is not None:
-        said_report(summary, report)
+        said_report(read_report(summary), report)
 
 
 @command("eval")

@@ -14,7 +14,7 @@ import numpy as np
 
 from mercury_static.formats import EXPORT_TIMED
 from mercury_static.report import charts
-from mercury_static.report.model import GoldReport, Report, RoundReport, Sentences, read_report
+from mercury_static.report.model import GoldReport, Report, RoundReport, Sentences
 
 INTERVAL = "95% interval"
 """The table column of a figure's bootstrap interval (merge/bootstrap.py)."""
@@ -454,11 +454,8 @@ def sections(report: Report, review_url: str) -> list[Section]:
         [checks_section(report, review_url)] if report.checks is not None else [])
 
 
-def headline(report: Report | dict) -> str:
-    """One line of the figures a coordinator looks at first (of the model, or of the JSON report the CLI
-    holds)."""
-    if isinstance(report, dict):
-        report = read_report(report)
+def headline(report: Report) -> str:
+    """One line of the figures a coordinator looks at first."""
     if isinstance(report, GoldReport):
         c, people = report.counts, report.quality.annotators
         best = max(((a.span_f1, a.annotator) for a in people if a.span_f1 is not None), key=lambda x: x[0],
