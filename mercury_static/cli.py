@@ -19,6 +19,7 @@ from mercury_static import __version__
 from mercury_static.core.records import InputError
 from mercury_static.core.terminal import console as make_console, line
 from mercury_static.merge.output_formats import DATASET_FORMATS, FORMATS
+from mercury_static.read.input_formats import FORMATS as INPUT_FORMATS
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_show_locals=False,
                   help="Semantic-assisted labeling of source/summary inconsistencies as a static web bundle.")
@@ -183,8 +184,7 @@ def build(
     inputs: Annotated[List[Path], typer.Argument(help="CSV, JSON, JSONL, Mercury dump, SummHay topic or Parquet "
                                                  "files, or folders of Parquet files or of a saved 🤗 dataset.")],
     out: Annotated[Path, out_option("Output folder of the bundle.")],
-    fmt: Annotated[str, typer.Option("--format", help="auto|csv|json|jsonl|mercury|summhay|qags|parquet|"
-                                     "label-studio")] = "auto",
+    fmt: Annotated[str, format_option(INPUT_FORMATS)] = "auto",
     source_field: Annotated[str, typer.Option(help="Field/column holding the source text.")] = "source",
     summary_field: Annotated[str, typer.Option(help="Field/column holding the summary text.")] = "summary",
     id_field: Annotated[Optional[str], typer.Option(help="Field/column holding the record id.")] = None,
@@ -444,7 +444,7 @@ def progress(
 @command("eval")
 def eval_command(
     inputs: Annotated[List[Path], typer.Argument(help="Mercury dumps (FaithBench) and/or SummHay topic files.")],
-    fmt: Annotated[str, typer.Option("--format", help="auto|mercury|summhay|json|jsonl|csv")] = "auto",
+    fmt: Annotated[str, format_option(INPUT_FORMATS)] = "auto",
     k: Annotated[int, typer.Option("--k", min=1, help="Cut-off of precision@k and nDCG@k.")] = 5,
     report: Annotated[Optional[Path], report_option("Write the scores as JSON.")] = None,
     ranker: Annotated[Optional[List[str]], ranker_option("overrides --options")] = None,

@@ -37,6 +37,7 @@ from mercury_static.read.json_docs import detect, file_lines, json_objects, pars
     read_list
 from mercury_static.read.label_studio import read_tasks
 from mercury_static.read.mercury_dump import dump_samples
+from mercury_static.read.input_formats import FORMATS
 from mercury_static.read.parquet import is_datasets_folder, read_folder, read_parquet
 from mercury_static.read.qags import is_qags, read_qags
 from mercury_static.read.record import Item, Options, join_documents
@@ -45,7 +46,6 @@ from mercury_static.core.records import InputError, Record
 
 __all__ = ["FORMATS", "iter_records", "join_documents", "read_records"]
 
-FORMATS = ("auto", "csv", "json", "jsonl", "mercury", "summhay", "qags", "parquet", "label-studio")
 
 
 def read_records(
