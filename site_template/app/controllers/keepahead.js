@@ -1,7 +1,8 @@
 /**
  * Offline, work goes on past the records already opened: each time a record opens, the files of the next
  * records to work on (along the annotator's queue, else in bundle order) are handed to the service worker,
- * which stores them without the page loading them.
+ * which stores them without the page loading them. Only records whose index rows the page holds already are
+ * kept: finding the others would make the page read index shards it does not need.
  */
 export const KEEP_AHEAD = 20;
 
@@ -24,7 +25,7 @@ export function mountKeepAhead(store, bundle, queue, keep) {
     if (!record || id === last) return;
     last = id;
     const rix = bundle.recordIndex;
-    Promise.all(positionsAhead(queue, index, rix.count).map((p) => rix.rowAt(p)))
-      .then((rows) => keep(rows.flatMap((row) => bundle.rowFiles(row))), () => {});
+    const rows = positionsAhead(queue, index, rix.count).map((p) => rix.row(p)).filter(Boolean);
+    keep(rows.flatMap((row) => bundle.rowFiles(row)));
   });
 }
