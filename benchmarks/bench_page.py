@@ -64,8 +64,8 @@ SELECT_JS = """async ([side, start, end, tag]) => {
   const sel = getSelection(); sel.removeAllRanges(); sel.addRange(range);
   let answered = null;
   const model = new Promise((resolve) => {
-    const un = pd.watchAssist((a) => {
-      const q = a.query; // the span as the page took it (a selection may snap to words)
+    const un = pd.watch(() => { // at every change of the page's state, as the page's own views are
+      const a = pd.assist(), q = a.query; // the span as the page took it (a selection may snap to words)
       if (a.kind === 'model' && q && q.side === side && q.start < end && q.end > start) {
         un(); answered = performance.now(); if (tag !== undefined) performance.mark('bench-answer:' + tag); resolve(answered);
       }
@@ -106,8 +106,8 @@ WATCH_SELECT_JS = """(side, start, end, tokens, onFirst) => new Promise((resolve
   const rowsRun = (q) => { const rows = view.rowsOf(view.sentencesIn(q.start, q.end));
     return rows.length > 0 && rows.every((r) => view.tokenRows[r]); };
   let timer = null;
-  const un = pd.watchAssist((a) => {
-    const q = a.query;
+  const un = pd.watch(() => {
+    const a = pd.assist(), q = a.query;
     if (!q || q.side !== side || q.start >= end || q.end <= start) return; // as taken (snapped to words)
     const t = performance.now();
     if (out.first === null && a.results.length && document.querySelector('.s[data-rank]')) {

@@ -41,7 +41,8 @@ MARKED_SELECT_JS = """async ([side, start, end, n]) => {
   range.startContainer.parentElement.dispatchEvent(new MouseEvent('mousedown', {bubbles: true}));
   const sel = getSelection(); sel.removeAllRanges(); sel.addRange(range);
   const model = new Promise((resolve) => {
-    const un = pd.watchAssist((a) => {
+    const un = pd.watch(() => {
+      const a = pd.assist();
       if (a.kind === 'model' && a.query && a.query.start === start) {
         un(); performance.mark('trace-model-' + n); resolve(performance.now());
       }

@@ -200,7 +200,7 @@ def page(context):
     assert not errors, f"uncaught errors in the page: {errors}"
 
 
-LONGEST_FIRST = ("test_front_door.py", "test_train.py")
+LONGEST_FIRST = ("test_front_door.py", "test_train.py", "test_parquet_in.py", "test_engine_ray.py")
 """Files whose tests take minutes of wall time, run before the others so that, with a test file per worker
 (`--dist loadfile --no-loadscope-reorder`, as `make test` runs the slow and browser tests), no worker is left
 with one of them while the other has finished: longest first."""

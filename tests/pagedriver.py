@@ -42,6 +42,7 @@ PD = """{
     assist: () => window.mercuryStatic.store.state.assist,
     watchAssist: (fn) => window.mercuryStatic.store.subscribe((s, prev) => {
         if (s.assist !== prev.assist) fn(s.assist); }),
+    watch: (fn) => window.mercuryStatic.store.subscribe(() => fn()),
     modelStatus: () => window.mercuryStatic.store.state.model.status,
     review: () => window.mercuryStatic.store.state.review,
     clientId: () => window.mercuryStatic.store.state.clientId,
