@@ -79,15 +79,17 @@ test-fast: install test-js
 	HF_HUB_OFFLINE=1 $(PY) -m pytest -q -m "not browser and not slow" -n $(JOBS) --dist loadfile
 
 # The tests marked `slow` (memory and scale, Ray, the wheel, model exports, the docs' shell blocks, the
-# shared-data builds): minutes of CPU each; not browser ones (`make test` runs those last).
+# shared-data builds): minutes of CPU each; not browser ones (`make test` runs them with those).
 test-slow: install
-	HF_HUB_OFFLINE=1 $(PY) -m pytest -q -m "slow and not browser"
+	HF_HUB_OFFLINE=1 $(PY) -m pytest -q -m "slow and not browser" -n $(JOBS) --dist loadfile --no-loadscope-reorder
 
-# The whole suite: the fast tests first, then the slow ones, then the browser tests. A browser test that fails
-# is run once more (-rR lists it): on a loaded 2-core machine a few of their setup steps time out; a real
-# defect fails twice.
-test: test-fast test-slow browser
-	HF_HUB_OFFLINE=1 $(PY) -m pytest -q -m browser --reruns 1 -rR
+# The whole suite: the fast tests first, then the slow and the browser tests in one run, a test file per
+# worker, the files of minutes first (conftest.py's LONGEST_FIRST): a browser test waits on its page while a
+# slow one computes. A browser test that fails is run once more (-rR lists it; conftest.py keeps --reruns to
+# them): on a loaded 2-core machine a few of their setup steps time out; a real defect fails twice.
+test: test-fast browser
+	HF_HUB_OFFLINE=1 $(PY) -m pytest -q -m "slow or browser" -n $(JOBS) --dist loadfile --no-loadscope-reorder \
+		--reruns 1 -rR
 
 # A wheel that builds bundles without this checkout or torch: the page template, the packed page, the browser
 # runtime and the default model inside.

@@ -32,6 +32,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_page import ARGS, CACHE, MODEL_CACHE, SHARED, build_cached, mark, serve  # noqa: E402
+from pagedriver import query  # noqa: E402  (tests/, on the path by bench_page)
 
 WORKER_MARKS = ("mercury-worker-start", "mercury-weights-ready", "mercury-session-ready")
 SENTENCE = "The annual report says revenue grew by 3.2 million euros in the second half of the year."
@@ -90,9 +91,9 @@ def cold_load(browser, url: str) -> dict[str, float]:
         for name, t in zip(WORKER_MARKS, found[1]):
             if t is not None:
                 row[name.removeprefix("mercury-")] = t + found[0] - origin
-    row["8 embeddings after ready"] = page.evaluate("""async (s) => {
+    row["8 embeddings after ready"] = query(page, """async (s) => {
         const t = performance.now();
-        for (let i = 0; i < 8; i++) await mercuryStatic.embed([s + ' ' + i]);
+        for (let i = 0; i < 8; i++) await pd.embed([s + ' ' + i]);
         return performance.now() - t; }""", SENTENCE)
     time.sleep(1.0)  # Chromium writes the wasm code cache a moment after the module ran
     page.reload(wait_until="commit")

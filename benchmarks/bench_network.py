@@ -37,6 +37,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_page import CACHE, REPO, build_cached, serve  # noqa: E402
+from pagedriver import query  # noqa: E402  (tests/, on the path by bench_page)
 
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--no-first-run", "--disable-sync"]
@@ -47,7 +48,7 @@ FAITHBENCH = Path(os.environ.get("MERCURY_SHARED", REPO.parent / "shared")) / "d
 TIMEOUT_S = 240.0
 MARKS_JS = """() => [performance.getEntriesByName('mercury-first-paint')[0]?.startTime ?? null,
   performance.getEntriesByName('mercury-model-ready')[0]?.startTime ?? null,
-  window.mercuryStatic?.store.state.model.status ?? null]"""
+  pd.hooked() ? pd.modelStatus() : null]"""
 
 
 def cpu_ticks() -> dict[int, int]:
@@ -165,7 +166,7 @@ def visit(context, url: str, bps: float, rtt: float, offline: bool = False) -> d
     else:
         time.sleep(1.0)  # untouched while it loads (bench_page.QUIET_S)
         while time.time() - t0 < TIMEOUT_S:
-            first, ready, status = page.evaluate(MARKS_JS)
+            first, ready, status = query(page, MARKS_JS)
             row["first record"], row["model ready"] = first, ready
             if ready is not None or status == "failed" or (offline and first is None and time.time() - t0 > 15):
                 break

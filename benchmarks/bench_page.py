@@ -46,6 +46,10 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tests"))  # the page is reached through the tests' driver, as the tests reach it
+
+from pagedriver import clear, init_script, query, wait_model, wait_model_settled  # noqa: E402
+
 SHARED = REPO.parent / "shared" / "data"
 CACHE = REPO / ".cache" / "bench"
 MODEL_CACHE = REPO / ".cache" / "test-models"
@@ -53,16 +57,16 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--d
         "--no-first-run"]
 
 SELECT_JS = """async ([side, start, end, tag]) => {
-  const ms = window.mercuryStatic, pane = ms.panes[side];
+  const pane = pd.pane(side);
   const range = pane.rangeFor(start, end);
   // pressed in the text first, as a drag is (a mouse-up alone does not take a span taken already)
   range.startContainer.parentElement.dispatchEvent(new MouseEvent('mousedown', {bubbles: true}));
   const sel = getSelection(); sel.removeAllRanges(); sel.addRange(range);
   let answered = null;
   const model = new Promise((resolve) => {
-    const un = ms.store.subscribe((s) => {
-      const q = s.assist.query; // the span as the page took it (a selection may snap to words)
-      if (s.assist.kind === 'model' && q && q.side === side && q.start < end && q.end > start) {
+    const un = pd.watch(() => { // at every change of the page's state, as the page's own views are
+      const a = pd.assist(), q = a.query; // the span as the page took it (a selection may snap to words)
+      if (a.kind === 'model' && q && q.side === side && q.start < end && q.end > start) {
         un(); answered = performance.now(); if (tag !== undefined) performance.mark('bench-answer:' + tag); resolve(answered);
       }
     });
@@ -82,7 +86,7 @@ SELECT_JS = """async ([side, start, end, tag]) => {
 # Resolves when the open record's texts have every embedding row's tokens run (the summary, and the source
 # where the page runs a short one's when the record opens: assist.js WARM_SOURCE_ROWS), false after `ms`.
 TOKENS_WARM_JS = """async (ms) => {
-  const rec = mercuryStatic.store.state.current.record, t = performance.now();
+  const rec = pd.record(), t = performance.now();
   const views = rec.source.rows.length <= 300 ? [rec.summary, rec.source] : [rec.summary];
   while (performance.now() - t < ms) {
     if (views.every((v) => v.tokenRows && v.tokenRows.every(Boolean))) return true;
@@ -97,13 +101,13 @@ TOKENS_WARM_JS = """async (ms) => {
 # and of the first answer from the selection's tokens (refined, or at once with its rows run). `onFirst(t)`
 # at the first highlight. The span as the page took it: a selection may snap to words.
 WATCH_SELECT_JS = """(side, start, end, tokens, onFirst) => new Promise((resolve) => {
-  const ms = window.mercuryStatic, pane = ms.panes[side], view = ms.store.state.current.record[side];
+  const pane = pd.pane(side), view = pd.record()[side];
   const out = {t0: null, first: null, firstKind: null, model: null, tokens: null};
   const rowsRun = (q) => { const rows = view.rowsOf(view.sentencesIn(q.start, q.end));
     return rows.length > 0 && rows.every((r) => view.tokenRows[r]); };
   let timer = null;
-  const un = ms.store.subscribe((s) => {
-    const a = s.assist, q = a.query;
+  const un = pd.watch(() => {
+    const a = pd.assist(), q = a.query;
     if (!q || q.side !== side || q.start >= end || q.end <= start) return; // as taken (snapped to words)
     const t = performance.now();
     if (out.first === null && a.results.length && document.querySelector('.s[data-rank]')) {
@@ -181,7 +185,7 @@ def mark(page, name: str, timeout: float = 60.0) -> float | None:
         t = page.evaluate("(n) => { const m = performance.getEntriesByName(n); return m.length ? m[0].startTime : null; }", name)
         if t is not None:
             return t
-        if page.evaluate("() => mercuryStatic.store.state.model.status") == "failed":
+        if query(page, "() => pd.modelStatus()") == "failed":
             return None
         time.sleep(0.05)
     return None
@@ -281,7 +285,7 @@ def selection_runs(page, bundle_dir: Path, max_records: int, long_side: str | No
 
     bundle = load_bundle(bundle_dir)
     jobs = selection_jobs(bundle, max_records, long_side, half)[part[0]::part[1]]
-    page.wait_for_function("() => ['ready', 'failed'].includes(mercuryStatic.store.state.model.status)", timeout=60_000)
+    wait_model_settled(page, timeout=60_000)
     runs, marks = [], None
     current = None
     if cpu:
@@ -289,16 +293,16 @@ def selection_runs(page, bundle_dir: Path, max_records: int, long_side: str | No
     try:
         for i, (rid, side, s, e) in enumerate(jobs):
             if rid != current:
-                page.evaluate("""async (id) => { const ms = mercuryStatic; await ms.store.actions.goToId(id);
-                    const r = ms.store.state.current.record; await r.source.vectorsReady; await r.summary.vectorsReady; }""", rid)
+                query(page, """async (id) => { await pd.goTo(id);
+                    const r = pd.record(); await r.source.vectorsReady; await r.summary.vectorsReady; }""", rid)
                 current = rid
-                if tokens and not page.evaluate(TOKENS_WARM_JS, 60_000):
+                if tokens and not query(page, TOKENS_WARM_JS, 60_000):
                     print(f"{bundle_dir.name}: record {rid}: its rows' tokens did not all arrive in 60 s", file=sys.stderr)
             # the page's unit: code points (a page whose TextView has slice()), else UTF-16 (earlier pages, for A/B)
-            s, e = page.evaluate("([side, s, e]) => { const v = mercuryStatic.panes[side].view;"
+            s, e = query(page, "([side, s, e]) => { const v = pd.pane(side).view;"
                                  " return v.slice ? [s, e] : [v.offsets.to16(s), v.offsets.to16(e)]; }", [side, s, e])
-            page.evaluate("() => mercuryStatic.store.actions.clear()")
-            r = page.evaluate(SELECT_JS, [side, s, e, i] if cpu else [side, s, e])
+            clear(page)
+            r = query(page, SELECT_JS, [side, s, e, i] if cpu else [side, s, e])
             if i >= warmup:  # else a warm-up (JIT, first worker calls); the text from the job's code points
                 runs.append([span_text(bundle, rid, side, *jobs[i][2:]), r["pre"], r["model"], i, r.get("atOnce")])
     finally:
@@ -374,17 +378,17 @@ def opening_runs(page, bundle_dir: Path, max_records: int, tokens: bool, after: 
     from mercury_static.bundle.contents import load_bundle
 
     bundle = load_bundle(bundle_dir)
-    page.wait_for_function("() => ['ready', 'failed'].includes(mercuryStatic.store.state.model.status)", timeout=60_000)
-    page.evaluate("() => mercuryStatic.store.actions.clear()")
-    skip = page.evaluate("() => mercuryStatic.store.state.current.record?.id")
+    wait_model_settled(page, timeout=60_000)
+    clear(page)
+    skip = query(page, "() => pd.record()?.id")
     out = []
     for i, (rid, side, s, e) in enumerate(opening_jobs(bundle, max_records + 1, after, skip)):
-        r = page.evaluate(OPENING_JS, [rid, side, s, e, delay, tokens])
+        r = query(page, OPENING_JS, [rid, side, s, e, delay, tokens])
         if r is None:
             print(f"{bundle_dir.name}: record {rid} was not shown in 20 s", file=sys.stderr)
         elif i:
             out.append(r)
-        page.evaluate("() => mercuryStatic.store.actions.clear()")
+        clear(page)
     return out
 
 
@@ -420,8 +424,8 @@ def cold_highlight_runs(browser, url: str, bundle_dir: Path, runs: int, tokens: 
         rid, side, s, e = jobs[i % len(jobs)]
         target = url + f"?annotator=bench#record={rid}"
         for traced in (False, True):
-            ctx, page = open_cold(browser, target, traced, COLD_SELECT_INIT.replace(
-                "SPAN_ARGS", json.dumps([side, s, e, tokens])).replace("WATCH_SELECT", WATCH_SELECT_JS))
+            ctx, page = open_cold(browser, target, traced, init_script(COLD_SELECT_INIT.replace(
+                "SPAN_ARGS", json.dumps([side, s, e, tokens])).replace("WATCH_SELECT", WATCH_SELECT_JS)))
             lit = mark(page, "bench-first-highlight", 30.0)
             if traced:
                 trace = browser.stop_tracing()
@@ -461,16 +465,16 @@ MERCURY_JS = """async ([text, against]) => {
 
 
 MERCURY_PAGE_JS = """async ([side, start, end, against]) => {
-  const ms = window.mercuryStatic, other = side === 'summary' ? 'source' : 'summary';
-  const sel = getSelection(); sel.removeAllRanges(); sel.addRange(ms.panes[side].rangeFor(start, end));
+  const other = side === 'summary' ? 'source' : 'summary';
+  const sel = getSelection(); sel.removeAllRanges(); sel.addRange(pd.pane(side).rangeFor(start, end));
   const t0 = performance.now();
-  ms.store.actions.select(side, start, end); // the draft takes the span, as the page's own handler does
+  pd.selectSpan(side, start, end); // the draft takes the span, as the page's own handler does
   const r = await fetch('search', {method: 'POST', headers: {'Content-Type': 'application/json'},
-                                   body: JSON.stringify({text: ms.store.state.current.record[side].slice(start, end),
-                                                         against, k: ms.store.state.view.k})});
+                                   body: JSON.stringify({text: pd.record()[side].slice(start, end),
+                                                         against, k: pd.view().k})});
   const answer = await r.json();
   if (!r.ok || !answer.matches.length) throw new Error('mercury server: ' + JSON.stringify(answer));
-  ms.store.actions.showRelated({side: other, query: {side, start, end}, kind: 'model', citation: null, refined: false,
+  pd.showRelated({side: other, query: {side, start, end}, kind: 'model', citation: null, refined: false,
     results: answer.matches.map((m) => ({index: m.sentence, score: m.score})), best: answer.matches[0].score});
   return performance.now() - t0;
 }"""
@@ -493,17 +497,17 @@ def mercury_page_runs(browser, bundle_dir: Path, model, record: str, half: bool 
     server = MercuryServer(model, bundle_index(bundle_dir), directory=bundle_dir).start()
     ctx, page = open_page(browser, server.url + f"?annotator=bench-mercury#record={record}")
     try:
-        page.wait_for_function("() => ['ready', 'failed'].includes(mercuryStatic.store.state.model.status)", timeout=60_000)
-        page.evaluate("""async () => { const r = mercuryStatic.store.state.current.record;
+        wait_model_settled(page, timeout=60_000)
+        query(page, """async () => { const r = pd.record();
             await r.source.vectorsReady; await r.summary.vectorsReady; }""")
         if tokens:
-            page.evaluate(TOKENS_WARM_JS, 60_000)
-        page.evaluate("() => mercuryStatic.stopAssistant()")  # the server answers, not the page's assistant too
+            query(page, TOKENS_WARM_JS, 60_000)
+        query(page, "() => pd.stopAssistant()")  # the server answers, not the page's assistant too
         times = []
         for i, (rid, side, s, e) in enumerate(selection_jobs(bundle, 0, "source", half)):
             rec = bundle.record(rid)
-            page.evaluate("() => mercuryStatic.store.actions.clear()")
-            t = page.evaluate(MERCURY_PAGE_JS, [side, s, e, rec.source_text.id])
+            clear(page)
+            t = query(page, MERCURY_PAGE_JS, [side, s, e, rec.source_text.id])
             if i >= 3:
                 times.append((span_text(bundle, rid, side, s, e), t))
         return times
@@ -579,17 +583,17 @@ def screenshot(browser, path: Path) -> None:
                         guidelines=REPO / "examples" / "guidelines.md", title="Demo")
     server, url = serve(demo)
     ctx, page = open_page(browser, url + "?annotator=alice#record=harbor-lighthouse")
-    page.wait_for_function("() => mercuryStatic.store.state.model.status === 'ready'", timeout=60_000)
+    wait_model(page, timeout=60_000)
     page.evaluate("() => { const m = document.getElementById('ctl-min'); m.value = '0.1';"
                   " m.dispatchEvent(new Event('input')); }")  # show the graded intensities
     for needle, key in (("Guided tours run every afternoon", "1"),):
-        s = page.evaluate("(n) => mercuryStatic.panes.summary.view.text.indexOf(n)", needle)
-        page.evaluate(SELECT_JS, ["summary", s, s + len(needle)])
+        s = query(page, "(n) => pd.pane('summary').view.text.indexOf(n)", needle)
+        query(page, SELECT_JS, ["summary", s, s + len(needle)])
         page.keyboard.press(key)
         page.keyboard.press("Enter")
     needle = "3.2 million euros"
-    s = page.evaluate("(n) => mercuryStatic.panes.summary.view.text.indexOf(n)", needle)
-    page.evaluate(SELECT_JS, ["summary", s, s + len(needle)])
+    s = query(page, "(n) => pd.pane('summary').view.text.indexOf(n)", needle)
+    query(page, SELECT_JS, ["summary", s, s + len(needle)])
     page.locator('.s[data-side="source"][data-rank="1"]').click()
     page.keyboard.press("3")
     page.fill("#draft-note", "The source says 2.3 million euros.")

@@ -25,6 +25,9 @@ from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tests"))
+from pagedriver import query  # noqa: E402  (the page reached as the tests reach it)
+
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--no-first-run"]
 
@@ -42,13 +45,12 @@ SEED_JS = """([key, ids, n]) => {
 }"""
 
 CHANGE_JS = """async (kind) => {
-  const ms = window.mercuryStatic, a = ms.store.actions, st = () => ms.store.state;
   const saved = () => { const el = document.getElementById('save-state'); return !el || el.dataset.state === 'saved'; };
-  const text = st().current.record.summary.text;
-  if (kind === 'save' || !st().draft.summary) a.select('summary', 0, Math.min(12, text.length));
+  const text = pd.record().summary.text;
+  if (kind === 'save' || !pd.draft().summary) pd.selectSpan('summary', 0, Math.min(12, text.length));
   const t0 = performance.now();
-  if (kind === 'label') a.toggleLabel(st().labelChoices[0]);
-  else { if (!st().draft.labels.length) a.toggleLabel(st().labelChoices[0]); a.saveDraft(); }
+  if (kind === 'label') pd.toggleLabel(pd.labelChoices()[0]);
+  else { if (!pd.draft().labels.length) pd.toggleLabel(pd.labelChoices()[0]); pd.saveDraft(); }
   const t1 = performance.now();
   await new Promise((resolve) => { const tick = () => (saved() ? resolve() : setTimeout(tick, 1)); tick(); });
   return {sync: t1 - t0, saved: performance.now() - t0};
@@ -93,10 +95,10 @@ def main() -> None:
             page.evaluate(SEED_JS, [f"mercury-static:v1:{manifest['bundle_id']}:bench", ids, args.annotations])
             page.reload()
             page.wait_for_selector("body[data-ready]")
-            n = page.evaluate("() => { const r = mercuryStatic.store.state.work.records; return Object.values(r)"
+            n = query(page, "() => { const r = pd.entries(); return Object.values(r)"
                               ".reduce((n, e) => n + Object.keys(e.annotations).length, 0); }")
             assert n >= args.annotations, n
-            rows = {kind: [page.evaluate(CHANGE_JS, kind) for _ in range(args.changes)] for kind in ("label", "save")}
+            rows = {kind: [query(page, CHANGE_JS, kind) for _ in range(args.changes)] for kind in ("label", "save")}
             browser.close()
         server.shutdown()
     print(f"{args.records} records, {n} annotations stored, {args.changes} changes each (ms, p50 / p95 / max)")

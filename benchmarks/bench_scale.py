@@ -42,6 +42,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from results import update_results  # noqa: E402  (benchmarks/results.py)
 
+sys.path.insert(0, str(ROOT / "tests"))
+from pagedriver import go_to, wait, wait_model_settled  # noqa: E402  (the page reached as the tests reach it)
+
 OUT = ROOT / "benchmarks" / "out"
 SHARED = ROOT.parent / "shared" / "data"
 MODEL_CACHE = ROOT / ".cache" / "test-models"
@@ -219,8 +222,7 @@ def renderer_memory_mb() -> list[dict]:
 
 
 def record_shown(page, record_id: str) -> None:
-    page.wait_for_function("(id) => { const c = mercuryStatic.store.state.current;"
-                           " return c.id === id && c.record && !c.loading; }", arg=record_id, timeout=60_000)
+    wait(page, "(id) => pd.currentId() === id && pd.record() && !pd.loading()", record_id, timeout=60_000)
 
 
 def measure_large_page(browser, bundle: Path, runs: int) -> dict:
@@ -257,8 +259,7 @@ def visit(browser, url: str, bundle: Path, index: dict, block_model: bool) -> di
     page.on("request", lambda r: requests.append(r.url.removeprefix(url)))
     page.goto(url + "?annotator=bench")
     page.wait_for_selector("body[data-ready]")
-    page.wait_for_function("() => ['ready', 'failed'].includes(mercuryStatic.store.state.model.status)",
-                           timeout=120_000)
+    wait_model_settled(page, timeout=120_000)
     time.sleep(0.5)
     cdp = ctx.new_cdp_session(page)
     cdp.send("Performance.enable")
@@ -288,7 +289,7 @@ def visit(browser, url: str, bundle: Path, index: dict, block_model: bool) -> di
     for i in list(range(step, len(index["ids"]), step))[:24]:
         rid = index["ids"][i]
         requests.clear()
-        page.evaluate("(id) => mercuryStatic.store.actions.goToId(id)", rid)
+        go_to(page, rid)
         record_shown(page, rid)
         time.sleep(0.3)  # let the prefetch of the next record go out too
         allowed = own_files(i) | own_files(i + 1)

@@ -30,13 +30,14 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_page import ARGS, CACHE, SELECT_JS, open_page, refresh_page, selection_jobs, serve  # noqa: E402
+from pagedriver import clear, query, wait, wait_model  # noqa: E402  (tests/, on the path by bench_page)
 
 EMBED_JS = """async ([start, end, how]) => {
-  const ms = mercuryStatic, pane = ms.panes.summary, text = ms.store.state.current.record.summary.slice(start, end);
-  ms.store.actions.clear();
+  const pane = pd.pane('summary'), text = pd.record().summary.slice(start, end);
+  pd.clear();
   if (how === 'settled') await new Promise((r) => setTimeout(r, 150));
   const t0 = performance.now();
-  const vector = ms.embed([text]);
+  const vector = pd.embed([text]);
   if (how === 'selection') { const sel = getSelection(); sel.removeAllRanges(); sel.addRange(pane.rangeFor(start, end)); }
   if (how === 'busy') { let x = 0; while (performance.now() - t0 < 30) x += Math.sqrt(x + 1); }
   await vector;
@@ -70,13 +71,12 @@ def page_rows(bundle_dir: Path, rounds: int) -> tuple[dict[str, list[float]], li
         browser = p.chromium.launch(executable_path=os.environ.get("CHROMIUM", "/usr/bin/chromium"),
                                     headless=True, args=ARGS)
         ctx, page = open_page(browser, url + f"?annotator=bench#record={rec.id}")
-        page.wait_for_function("() => mercuryStatic.store.state.model.status === 'ready'", timeout=120_000)
-        page.wait_for_function("() => Object.values(mercuryStatic.panes).every((p) => !p.root || p.root.dataset.measured)",
-                               timeout=120_000)
+        wait_model(page, timeout=120_000)
+        wait(page, "() => pd.panes().every((p) => !p.root || p.root.dataset.measured)", timeout=120_000)
 
         def select(s: int, e: int) -> float:
-            page.evaluate("() => mercuryStatic.store.actions.clear()")
-            return page.evaluate(SELECT_JS, ["summary", s, e])["model"]
+            clear(page)
+            return query(page, SELECT_JS, ["summary", s, e])["model"]
 
         for s, e in spans[:3]:  # warm-up
             select(s, e)
@@ -84,9 +84,9 @@ def page_rows(bundle_dir: Path, rounds: int) -> tuple[dict[str, list[float]], li
             for s, e in spans:
                 # each "clear" follows a selection, so that it clears a real answer's highlights
                 out["select"].append(select(s, e))
-                out["clear"].append(page.evaluate(EMBED_JS, [s, e, "clear"]))
+                out["clear"].append(query(page, EMBED_JS, [s, e, "clear"]))
                 for how in ("settled", "selection", "busy"):
-                    out[how].append(page.evaluate(EMBED_JS, [s, e, how]))
+                    out[how].append(query(page, EMBED_JS, [s, e, how]))
         ctx.close()
         browser.close()
     server.shutdown()

@@ -259,6 +259,7 @@ def first_paints(browser, url: str, runs: int, timeout_s: float = 600) -> list[f
 def measure_page(bundle: Path, runs: int) -> dict:
     """Chromium on the bundle (served on localhost): timings with Playwright, memory without DevTools."""
     from bench_page import ARGS, serve
+    from pagedriver import go_to, wait  # tests/, on the path by bench_page
     from playwright.sync_api import sync_playwright
 
     # the page's modules as written, for LOOKUP_JS (the bundle's app/ holds them packed: bundle/page.py)
@@ -287,9 +288,8 @@ def measure_page(bundle: Path, runs: int) -> dict:
             out["lookups"] = page.evaluate(LOOKUP_JS, ["model", "summarizer", "model-3", jump])
             requests.clear()
             t0 = time.perf_counter()
-            page.evaluate("(id) => mercuryStatic.store.actions.goToId(id)", pool_id(jump))
-            page.wait_for_function("(id) => { const c = mercuryStatic.store.state.current;"
-                                   " return c.id === id && c.record && !c.loading; }", arg=pool_id(jump), timeout=120_000)
+            go_to(page, pool_id(jump))
+            wait(page, "(id) => pd.currentId() === id && pd.record() && !pd.loading()", pool_id(jump), timeout=120_000)
             out["jump"], out["jump_ms"] = jump, round((time.perf_counter() - t0) * 1000)
             out["jump_requests"] = data_requests(bundle, requests)
             out["ui_filter_ms"] = [page.evaluate(UI_FILTER_JS, w) for w in ("model", "model 3", "")]
@@ -298,7 +298,7 @@ def measure_page(bundle: Path, runs: int) -> dict:
             for k in range(12):
                 rid = pool_id((k * 83_311 + 17) % n)
                 requests.clear()
-                page.evaluate("(id) => mercuryStatic.store.actions.goToId(id)", rid)
+                go_to(page, rid)
                 page.wait_for_function("(id) => document.querySelector('#similar-list')?.dataset.for === id", arg=rid,
                                        timeout=120_000)
                 cells = data_requests(bundle, requests, "/data/cells/")
@@ -317,6 +317,7 @@ def memory(bundle: Path, jump: int) -> dict:
     """The tab's renderer memory (no DevTools agent): first record, after the jump, a filter and similar
     records, after a GC."""
     from bench_page import ARGS, serve
+    from pagedriver import expression  # tests/, on the path by bench_page
     from tab_memory import PipeBrowser, Tab, renderer
 
     server, url = serve(bundle)
@@ -324,12 +325,12 @@ def memory(bundle: Path, jump: int) -> dict:
     try:
         tab = Tab(browser, url + "?annotator=bench")
         tab.wait("document.body.dataset.ready === 'true'", 600)
-        tab.wait("['ready', 'failed'].includes(mercuryStatic.store.state.model.status)", 300)
+        tab.wait(expression("() => ['ready', 'failed'].includes(pd.modelStatus())"), 300)
         time.sleep(0.5)
         mem = {"first record": renderer(browser)}
         rid = json.dumps(pool_id(jump))
-        tab.eval(f"mercuryStatic.store.actions.goToId({rid})")
-        tab.wait(f"mercuryStatic.store.state.current.id === {rid} && !mercuryStatic.store.state.current.loading")
+        tab.eval(expression("(id) => pd.goTo(id)", pool_id(jump)))
+        tab.wait(expression("(id) => pd.currentId() === id && !pd.loading()", pool_id(jump)))
         tab.eval(f"({UI_FILTER_JS})('model')")
         tab.eval("document.querySelector('#similar > summary').click()")
         tab.wait(f"document.querySelector('#similar-list')?.dataset.for === {rid}", 300)

@@ -22,6 +22,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO / "benchmarks"), str(REPO / "tests")]
 from bench_page import ARGS, MODEL_CACHE, serve  # noqa: E402
+from pagedriver import pane_text  # noqa: E402
 from test_page import block_model, export_file, open_page, select  # noqa: E402
 from test_page_time import IDLE_CALLBACK, IDLE_MS, T0, wait_record  # noqa: E402
 
@@ -51,7 +52,7 @@ def phrase(page, rng: random.Random, first: bool) -> tuple[str, str]:
     annotation is in the summary's first half, most often the record's own words and label (every annotator
     sees the same error); a second one is in the second half."""
     record = page.evaluate("() => document.body.dataset.record")
-    words = page.evaluate("() => mercuryStatic.panes.summary.view.text").split()
+    words = pane_text(page, "summary").split()
     half = len(words) // 2
     pick = random.Random(record) if first and rng.random() < 0.7 else rng
     start = pick.randrange(max(1, half - 1)) if first else rng.randrange(half + 1, max(half + 2, len(words) - 1))

@@ -19,6 +19,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO / "benchmarks"), str(REPO / "tests")]
 from bench_page import ARGS, MODEL_CACHE, serve  # noqa: E402
+from pagedriver import wait_sentence_lit  # noqa: E402
 
 SOURCE = ("The harbour board has approved a new ferry terminal. The decision came in 2017, after two years of "
           "debate in the council. Councillor Warburton, who chairs the transport committee, put the plan "
@@ -62,17 +63,15 @@ def main() -> None:
             page.wait_for_selector("body[data-ready]")
             page.wait_for_selector("#pane-summary .text[data-complete]", state="attached")
             page.keyboard.press("Escape")  # the guidelines
-            lit = """(i) => { const s = window.mercuryStatic.store.state; const [a, b] = s.current.record.summary.sentences[i];
-                return s.assist.side === 'source' && s.assist.query && s.assist.query.start === a && s.assist.query.end === b; }"""
             for key in ["f", *"2015", "Enter", "3", "Enter"]:  # a span: Unwanted.Intrinsic on "2015"
                 page.keyboard.press(key)
                 page.wait_for_timeout(60)
             page.keyboard.press("v")
             page.keyboard.press("v")
-            page.wait_for_function(lit, arg=1)
+            wait_sentence_lit(page, 1)
             page.keyboard.press("y")  # sentence 2 confirmed with its lit evidence
             page.keyboard.press("v")
-            page.wait_for_function(lit, arg=2)  # sentence 3 current, its evidence lit; sentence 4 not checked
+            wait_sentence_lit(page, 2)  # sentence 3 current, its evidence lit; sentence 4 not checked
             page.wait_for_timeout(300)
             page.screenshot(path=str(args.out))
             browser.close()

@@ -29,6 +29,7 @@ from mercury_static.bundle.record_index import read_columns
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_page import ARGS, serve  # noqa: E402
+from pagedriver import expression  # noqa: E402  (tests/, on the path by bench_page)
 from bench_scale import renderer_memory_mb  # noqa: E402
 
 
@@ -147,7 +148,7 @@ def measure(bundle: Path, switches: int = 24) -> dict:
     try:
         tab = Tab(browser, url + "?annotator=bench")
         tab.wait("document.body.dataset.ready === 'true'")
-        tab.wait("['ready', 'failed'].includes(mercuryStatic.store.state.model.status)", 180)
+        tab.wait(expression("() => ['ready', 'failed'].includes(pd.modelStatus())"), 180)
         time.sleep(0.5)
 
         def snapshot() -> dict:
@@ -157,9 +158,8 @@ def measure(bundle: Path, switches: int = 24) -> dict:
         ids = index["ids"]
         step = max(1, len(ids) // (switches + 1))
         for i in list(range(step, len(ids), step))[:switches]:
-            rid = json.dumps(ids[i])
-            tab.eval(f"mercuryStatic.store.actions.goToId({rid})")
-            tab.wait(f"(() => {{ const c = mercuryStatic.store.state.current; return c.id === {rid} && c.record && !c.loading; }})()")
+            tab.eval(expression("(id) => pd.goTo(id)", ids[i]))
+            tab.wait(expression("(id) => pd.currentId() === id && pd.record() && !pd.loading()", ids[i]))
             time.sleep(0.3)
         memory["after switches"] = snapshot()
         tab.collect_garbage()

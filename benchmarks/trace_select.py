@@ -33,15 +33,17 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_page import ARGS, CACHE, open_page, selection_jobs, serve  # noqa: E402
+from pagedriver import clear, query, wait, wait_model  # noqa: E402  (tests/, on the path by bench_page)
 
 MARKED_SELECT_JS = """async ([side, start, end, n]) => {
-  const ms = window.mercuryStatic, pane = ms.panes[side];
+  const pane = pd.pane(side);
   const range = pane.rangeFor(start, end);
   range.startContainer.parentElement.dispatchEvent(new MouseEvent('mousedown', {bubbles: true}));
   const sel = getSelection(); sel.removeAllRanges(); sel.addRange(range);
   const model = new Promise((resolve) => {
-    const un = ms.store.subscribe((s) => {
-      if (s.assist.kind === 'model' && s.assist.query && s.assist.query.start === start) {
+    const un = pd.watch(() => {
+      const a = pd.assist();
+      if (a.kind === 'model' && a.query && a.query.start === start) {
         un(); performance.mark('trace-model-' + n); resolve(performance.now());
       }
     });
@@ -66,24 +68,23 @@ def prepare_page(page, bundle_dir: Path):
     from mercury_static.bundle.contents import load_bundle
 
     jobs = selection_jobs(load_bundle(bundle_dir), 0, long_side="source", half=True)
-    page.wait_for_function("() => mercuryStatic.store.state.model.status === 'ready'", timeout=120_000)
+    wait_model(page, timeout=120_000)
     rid = jobs[0][0]
-    page.evaluate("""async (id) => { const ms = mercuryStatic; await ms.store.actions.goToId(id);
-        const r = ms.store.state.current.record; await r.source.vectorsReady; await r.summary.vectorsReady; }""", rid)
+    query(page, """async (id) => { await pd.goTo(id);
+        const r = pd.record(); await r.source.vectorsReady; await r.summary.vectorsReady; }""", rid)
     # the blocks' idle-time layout and measure done (on a loaded machine it outlasts the model's start; its
     # idle slices would land in the traced windows of the first selections)
-    page.wait_for_function("() => Object.values(mercuryStatic.panes).every((p) => !p.root || p.root.dataset.measured)",
-                           timeout=120_000)
+    wait(page, "() => pd.panes().every((p) => !p.root || p.root.dataset.measured)", timeout=120_000)
     return jobs
 
 
 def run_selections(page, jobs, n0: int, count: int, warmup: int, gap: int = 150) -> list[dict]:
     out = []
     for i, (_, side, s, e) in enumerate(jobs[:warmup + count]):
-        page.evaluate("() => mercuryStatic.store.actions.clear()")
+        clear(page)
         if gap:
             page.wait_for_timeout(gap)  # let the previous frame and any idle work settle (0: as bench_page.py)
-        r = page.evaluate(MARKED_SELECT_JS, [side, s, e, n0 + i])
+        r = query(page, MARKED_SELECT_JS, [side, s, e, n0 + i])
         if i >= warmup:
             r["n"] = n0 + i
             out.append(r)

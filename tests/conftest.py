@@ -200,12 +200,23 @@ def page(context):
     assert not errors, f"uncaught errors in the page: {errors}"
 
 
+LONGEST_FIRST = ("test_front_door.py", "test_train.py", "test_parquet_in.py", "test_engine_ray.py")
+"""Files whose tests take minutes of wall time, run before the others so that, with a test file per worker
+(`--dist loadfile --no-loadscope-reorder`, as `make test` runs the slow and browser tests), no worker is left
+with one of them while the other has finished: longest first."""
+
+
 def pytest_collection_modifyitems(config, items):
     if not SHARED_DATA.is_dir():
         skip = pytest.mark.skip(reason="../shared/data is absent")
         for item in items:
             if "shared_data" in item.keywords:
                 item.add_marker(skip)
+    for item in items:  # `--reruns` is for the browser tests (a loaded machine times out a few of their steps)
+        if item.get_closest_marker("browser") is None:
+            item.add_marker(pytest.mark.flaky(reruns=0))
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: the rest as collected
 
 
 @pytest.fixture

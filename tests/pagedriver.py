@@ -1,9 +1,10 @@
-"""The one place the browser tests meet the page's internals: user actions and a small query API.
+"""The one place the browser tests and the benchmarks meet the page's internals: user actions and a small
+query API.
 
-The state store's shape and its action names change as the page is refactored; tests that read
-`window.mercuryStatic.store…` themselves would freeze them. Every browser test acts and reads through this
-module instead (tests/test_pagedriver.py fails on any other test file that reaches the store), so such a
-change is adapted here, in `PD`, and nowhere else.
+The state store's shape and its action names change as the page is refactored; tests or benchmarks that read
+`window.mercuryStatic.store…` themselves would freeze them. Every browser test and benchmark acts and reads
+through this module instead (tests/test_pagedriver.py fails on any other file of tests/ or benchmarks/ that
+reaches the store), so such a change is adapted here, in `PD`, and nowhere else.
 
 Two layers:
 - `PD`, a JS object `pd` in scope of every function given to `query` and `wait`: named queries (the open
@@ -41,6 +42,7 @@ PD = """{
     assist: () => window.mercuryStatic.store.state.assist,
     watchAssist: (fn) => window.mercuryStatic.store.subscribe((s, prev) => {
         if (s.assist !== prev.assist) fn(s.assist); }),
+    watch: (fn) => window.mercuryStatic.store.subscribe(() => fn()),
     modelStatus: () => window.mercuryStatic.store.state.model.status,
     review: () => window.mercuryStatic.store.state.review,
     clientId: () => window.mercuryStatic.store.state.clientId,
@@ -63,6 +65,10 @@ PD = """{
     queryVector: () => window.mercuryStatic.queryVector(),
     verdicts: () => window.mercuryStatic.store.state.verdicts,
     sentenceStates: () => window.mercuryStatic.store.actions.sentenceStates(),
+    clear: () => window.mercuryStatic.store.actions.clear(),
+    showRelated: (answer) => window.mercuryStatic.store.actions.showRelated(answer),
+    stopAssistant: () => window.mercuryStatic.stopAssistant(),
+    panes: () => Object.values(window.mercuryStatic.panes),
 }"""
 
 
@@ -81,9 +87,20 @@ def wait(page, fn: str, arg=None, timeout: float | None = None, polling: float |
     return page.wait_for_function(_fn(fn), arg=arg, timeout=timeout, polling=polling)
 
 
+def expression(fn: str, arg=None) -> str:
+    """`fn(arg)` as one JS expression, `pd` in scope: for a tab driven over the DevTools protocol itself
+    (the benchmarks' long runs), where there is no `page.evaluate`."""
+    return f"({_fn(fn)})({json.dumps(arg)})"
+
+
+def init_script(script: str) -> str:
+    """`script` with `pd` in scope of its functions, for an init script (a page's or a whole context's)."""
+    return f"{{ const pd = {PD};\n{script}\n}}"
+
+
 def add_init_script(page, script: str) -> None:
     """Run `script` in every document of `page` before the page's own, `pd` in scope of its functions."""
-    page.add_init_script(f"{{ const pd = {PD};\n{script}\n}}")
+    page.add_init_script(init_script(script))
 
 
 # ------------------------------------------------------------------------------------------ queries
@@ -191,6 +208,16 @@ def wait_model(page, status: str = "ready", timeout: float | None = None) -> Non
     wait(page, "(status) => pd.modelStatus() === status", status, timeout=timeout)
 
 
+def wait_model_settled(page, timeout: float | None = None) -> str:
+    """The model has loaded or failed to: its status, 'ready' or 'failed'."""
+    wait(page, "() => ['ready', 'failed'].includes(pd.modelStatus())", None, timeout=timeout)
+    return model_status(page)
+
+
+def model_status(page) -> str:
+    return query(page, "() => pd.modelStatus()")
+
+
 # ------------------------------------------------------------------------------------------ actions
 
 def go_to(page, rid: str) -> None:
@@ -201,6 +228,11 @@ def go_to(page, rid: str) -> None:
 def set_model(page, status: str, message: str = "") -> None:
     """Show the model as `status` (loading, ready, failed) without loading it."""
     query(page, "([status, message]) => pd.setModel({status, message})", [status, message])
+
+
+def clear(page) -> None:
+    """Drop the draft and the highlights at once (Escape asks first when the draft has a label or a note)."""
+    query(page, "() => pd.clear()")
 
 
 def show_message(page, text: str | None) -> None:
