@@ -44,6 +44,7 @@ from results import update_results  # noqa: E402  (benchmarks/results.py)
 
 sys.path.insert(0, str(ROOT / "tests"))
 from pagedriver import go_to, wait, wait_model_settled  # noqa: E402  (the page reached as the tests reach it)
+from tab_memory import renderer_memory_mb  # noqa: E402
 
 OUT = ROOT / "benchmarks" / "out"
 SHARED = ROOT.parent / "shared" / "data"
@@ -191,35 +192,6 @@ def measure_builds(records: int) -> dict:
 
 
 # --- the page ---------------------------------------------------------------------------------------
-
-def renderer_memory_mb() -> list[dict]:
-    """Memory of each Chromium renderer process started by this process (VmRSS, and PSS / private from
-    /proc/PID/smaps_rollup: RSS also counts Chromium's shared pages, PSS splits them among processes)."""
-    children: dict[int, list[int]] = {}
-    for p in Path("/proc").iterdir():
-        if p.name.isdigit():
-            try:
-                ppid = int((p / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-            children.setdefault(ppid, []).append(int(p.name))
-    todo, out = [os.getpid()], []
-    while todo:
-        pid = todo.pop()
-        todo.extend(children.get(pid, []))
-        try:
-            if b"--type=renderer" not in Path(f"/proc/{pid}/cmdline").read_bytes():
-                continue
-            fields = {}
-            for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()[1:]:
-                name, value = line.split(":", 1)
-                fields[name] = int(value.split()[0]) / 1024
-        except OSError:
-            continue
-        out.append({"pid": pid, "rss": fields["Rss"], "pss": fields["Pss"],
-                    "private": fields["Private_Clean"] + fields["Private_Dirty"]})
-    return out
-
 
 def record_shown(page, record_id: str) -> None:
     wait(page, "(id) => pd.currentId() === id && pd.record() && !pd.loading()", record_id, timeout=60_000)

@@ -30,7 +30,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_page import ARGS, serve  # noqa: E402
 from pagedriver import expression  # noqa: E402  (tests/, on the path by bench_page)
-from bench_scale import renderer_memory_mb  # noqa: E402
 
 
 class PipeBrowser:
@@ -119,6 +118,35 @@ class Tab:
                 return
             time.sleep(0.1)
         raise TimeoutError(condition)
+
+
+def renderer_memory_mb() -> list[dict]:
+    """Memory of each Chromium renderer process started by this process (VmRSS, and PSS / private from
+    /proc/PID/smaps_rollup: RSS also counts Chromium's shared pages, PSS splits them among processes)."""
+    children: dict[int, list[int]] = {}
+    for p in Path("/proc").iterdir():
+        if p.name.isdigit():
+            try:
+                ppid = int((p / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(p.name))
+    todo, out = [os.getpid()], []
+    while todo:
+        pid = todo.pop()
+        todo.extend(children.get(pid, []))
+        try:
+            if b"--type=renderer" not in Path(f"/proc/{pid}/cmdline").read_bytes():
+                continue
+            fields = {}
+            for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()[1:]:
+                name, value = line.split(":", 1)
+                fields[name] = int(value.split()[0]) / 1024
+        except OSError:
+            continue
+        out.append({"pid": pid, "rss": fields["Rss"], "pss": fields["Pss"],
+                    "private": fields["Private_Clean"] + fields["Private_Dirty"]})
+    return out
 
 
 def descends_from(pid: int, ancestor: int) -> bool:
