@@ -24,6 +24,7 @@ WRITTEN_BY_THE_TOOL = {
     "mercury_static/bundle/record_index.py": "read_columns reads back the index the build wrote (tests, tools)",
     "mercury_static/review/write_bundle.py": "the review records `review` wrote, checked by their sha256 first",
     "mercury_static/read/json_docs.py": "the sniff of a first line; the file is then read with safeio.loads",
+    "mercury_static/read/parquet.py": "the rows its own reader process sends (pyarrow's values, as they were read in process)",
 }
 
 

@@ -6,14 +6,23 @@ JSON Lines file is read a line at a time. Each row becomes the object a JSON rea
 as objects, list columns as lists) and goes through the same rules (record.py). Dates, times and decimals are
 read as their text; a column type JSON has no room for (binary, a map) is one line naming the column. pyarrow
 is the `parquet` extra.
+
+pyarrow runs in a reader process of its own (`python -m mercury_static.read.parquet`), which sends the rows as
+JSON lines: its libraries' memory is gone once the rows are read, before the build loads its model, so a
+Parquet build needs no more memory than the same rows as JSON Lines.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import os
+import subprocess
+import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from mercury_static.core import safeio
 from mercury_static.core.records import InputError
@@ -44,6 +53,52 @@ def is_datasets_folder(path: Path) -> bool:
 def read_folder(path: Path, name: str, opts: Options) -> Iterator[Item]:
     """A save_to_disk folder, else every `.parquet` file under the folder (sorted by path), as one dataset:
     positions (the default ids) run on across its files."""
+    return _from_reader("folder", path, name, opts)
+
+
+def read_parquet(path: Path, name: str, opts: Options) -> Iterator[Item]:
+    """The rows of one Parquet file."""
+    return _from_reader("file", path, name, opts)
+
+
+def _from_reader(kind: str, path: Path, name: str, opts: Options) -> Iterator[Item]:
+    """The records of the rows the reader process sends; its one-line error raised here as it was raised there."""
+    if importlib.util.find_spec("pyarrow") is None:
+        raise InputError("--format parquet", None, None,
+                         f"reading Parquet or a datasets folder needs the parquet extra (pyarrow): {EXTRA}")
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as errors:
+        proc = subprocess.Popen([sys.executable, "-m", __name__, kind, str(path), name, opts.source_field,
+                                 opts.summary_field], stdout=subprocess.PIPE, stderr=errors, encoding="utf-8")
+        assert proc.stdout is not None
+        try:
+            for line in proc.stdout:
+                sent = json.loads(line)
+                if "error" in sent:
+                    raise InputError(*sent["error"])
+                yield make_item(sent["row"], sent["at"], f"row {sent['at']}", sent["file"], opts, is_dump=False)
+            if proc.wait():
+                errors.seek(0)
+                last = (errors.read().strip().splitlines() or ["no message"])[-1]
+                raise InputError(name, None, None, f"the Parquet reader stopped (exit {proc.returncode}): {last}")
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+            proc.stdout.close()
+
+
+def _send(kind: str, path: Path, name: str, opts: Options, out: TextIO) -> None:
+    """The reader process: each row as a JSON line `{file, at, row}`, or a bad input as `{error}`."""
+    try:
+        rows = _folder_rows(path, name, opts) if kind == "folder" else _file_rows(path, name, opts, 0)
+        for file, at, row in rows:
+            out.write(json.dumps({"file": file, "at": at, "row": row}) + "\n")
+    except InputError as e:
+        out.write(json.dumps({"error": [e.file, e.where, e.field, e.message]}) + "\n")
+    out.flush()
+
+
+def _folder_rows(path: Path, name: str, opts: Options) -> Iterator[tuple[str, int, dict]]:
     if is_datasets_folder(path):
         yield from _read_saved(path, name, opts)
         return
@@ -53,12 +108,12 @@ def read_folder(path: Path, name: str, opts: Options) -> Iterator[Item]:
                          "(state.json and dataset_info.json)")
     position = 0
     for file in files:
-        for item in read_parquet(file, str(file), opts, position):
+        for row in _file_rows(file, str(file), opts, position):
             position += 1
-            yield item
+            yield row
 
 
-def read_parquet(path: Path, name: str, opts: Options, first: int = 0) -> Iterator[Item]:
+def _file_rows(path: Path, name: str, opts: Options, first: int) -> Iterator[tuple[str, int, dict]]:
     """The rows of one Parquet file; `first`: the position of its first row in its dataset."""
     pa, pq = pyarrow_modules()
     with os.fdopen(safeio.open_file(path, name), "rb") as f:
@@ -68,10 +123,10 @@ def read_parquet(path: Path, name: str, opts: Options, first: int = 0) -> Iterat
             raise InputError(name, None, None, f"not a readable Parquet file (truncated or damaged?): {e}") from None
         casts = _checked_schema(parquet.schema_arrow, name, opts)
         batches = parquet.iter_batches(batch_size=BATCH_ROWS, use_threads=False)
-        yield from _rows(_guarded(batches, name, pa), casts, name, opts, first)
+        yield from _rows(_guarded(batches, name, pa), casts, name, first)
 
 
-def _read_saved(path: Path, name: str, opts: Options) -> Iterator[Item]:
+def _read_saved(path: Path, name: str, opts: Options) -> Iterator[tuple[str, int, dict]]:
     pa, _ = pyarrow_modules()
     if (path / "dataset_dict.json").is_file():
         splits = _json_file(path / "dataset_dict.json", name).get("splits")
@@ -95,9 +150,9 @@ def _read_saved(path: Path, name: str, opts: Options) -> Iterator[Item]:
                 raise InputError(file_name, None, None,
                                  f"not a readable Arrow stream (truncated or damaged?): {e}") from None
             casts = _checked_schema(reader.schema, file_name, opts)
-            for item in _rows(_guarded(reader, file_name, pa), casts, file_name, opts, position):
+            for row in _rows(_guarded(reader, file_name, pa), casts, file_name, position):
                 position += 1
-                yield item
+                yield row
 
 
 def _json_file(path: Path, name: str):
@@ -121,14 +176,14 @@ def _guarded(batches, name: str, pa) -> Iterator:
         yield batch
 
 
-def _rows(batches, casts: dict[str, Any], name: str, opts: Options, first: int) -> Iterator[Item]:
+def _rows(batches, casts: dict[str, Any], name: str, first: int) -> Iterator[tuple[str, int, dict]]:
     position = first
     for batch in batches:
         for column, to in casts.items():
             i = batch.schema.get_field_index(column)
             batch = batch.set_column(i, column, batch.column(i).cast(to))
         for row in batch.to_pylist():
-            yield make_item(row, position, f"row {position}", name, opts, is_dump=False)
+            yield name, position, row
             position += 1
 
 
@@ -190,3 +245,7 @@ def _plain(ty) -> bool:
         return _plain(ty.value_type)
     return t.is_null(ty) or t.is_boolean(ty) or t.is_integer(ty) or t.is_floating(ty) or _is_text(ty)
 
+
+if __name__ == "__main__":  # the reader process: KIND PATH NAME SOURCE_FIELD SUMMARY_FIELD
+    _kind, _path, _name, _source, _summary = sys.argv[1:]
+    _send(_kind, Path(_path), _name, Options(_source, _summary, None, False), sys.stdout)
