@@ -134,6 +134,9 @@ def test_a_bad_row_is_named_by_its_row(tmp_path):
     assert str(e.value) == f"{tmp_path / 'rows.parquet'}: row 3: field 'summary': empty text"
 
 
+SAMPLE_S = 0.02
+
+
 def _rss_kb(pid: int) -> int:
     try:
         return int(re.search(r"VmRSS:\s+(\d+)", Path(f"/proc/{pid}/status").read_text()).group(1))
@@ -158,14 +161,14 @@ def _descendants(pid: int) -> list[int]:
 
 def _tree_peak(code: str, *args: str) -> tuple[int, str]:
     """Run `code` in a child: the peak of the RSS summed over it and its own children (the Parquet reader
-    process), sampled every 20 ms, in kB, and the child's stdout."""
+    process), sampled every SAMPLE_S, in kB, and the child's stdout."""
     env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1", "MERCURY_STATIC_CACHE": str(TEST_CACHE)}
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         proc = subprocess.Popen([sys.executable, "-c", code, *args], env=env, stdout=out, stderr=err)
         peak = 0
         while proc.poll() is None:
             peak = max(peak, sum(_rss_kb(pid) for pid in _descendants(proc.pid)))
-            time.sleep(0.02)
+            time.sleep(SAMPLE_S)
         out.seek(0)
         err.seek(0)
         assert proc.returncode == 0, err.read().decode()[-2000:]
