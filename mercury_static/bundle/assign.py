@@ -106,7 +106,7 @@ def parse_annotators(text: str) -> list[str]:
 
 def read_queues(directory: Path, manifest: dict) -> dict[str, list[str]] | None:
     """The bundle's queues by annotator name as compared (names.normalize_name), as the page reads them
-    (state/queue.js); None for a bundle without queues. An InputError names a queues file that cannot be read."""
+    (io/queue.js); None for a bundle without queues. An InputError names a queues file that cannot be read."""
     info = manifest.get("queues")
     if not isinstance(info, dict) or not isinstance(info.get("annotators"), list):
         return None
