@@ -60,6 +60,20 @@ def embed_test_page(bundle: Path) -> str:
     return TEST_PAGE.replace("EMBEDDER", embedder_file.name)
 
 
+def bundled(bundle: Path):
+    """Python's embedder of a bundle's own model folder: the model the page runs (its vocabulary is the
+    bundle's, vocabulary.py), so any text, in the bundle or not, must get the page's vectors."""
+    from mercury_static.assist.embed import Embedder
+
+    manifest = json.loads((bundle / "manifest.json").read_text())
+    return Embedder(bundle / manifest["model"]["path"], meta=manifest["model"])
+
+
+@pytest.fixture(scope="module")
+def bundle_embedder(demo_bundle):
+    return bundled(demo_bundle)
+
+
 @pytest.fixture(scope="module")
 def parity_page(demo_bundle, serve_dir, browser, tmp_path_factory):
     """The demo bundle served from a copy that also holds the test page (in a sub-folder URL)."""
@@ -83,11 +97,11 @@ def parity_page(demo_bundle, serve_dir, browser, tmp_path_factory):
     ctx.close()
 
 
-def test_browser_vectors_match_python(parity_page, embedder):
+def test_browser_vectors_match_python(parity_page, bundle_embedder):
     page, base, requests, errors = parity_page
     assert len(TEXTS) >= 20
     got = np.array(page.evaluate("(t) => window.embedTexts(t)", TEXTS), dtype=np.float32)
-    ref = embedder.embed(TEXTS)
+    ref = bundle_embedder.embed(TEXTS)
     assert got.shape == ref.shape == (len(TEXTS), 384)
     cosine = (got * ref).sum(axis=1) / np.linalg.norm(got, axis=1)
     print(f"browser vs Python: min cosine {cosine.min():.7f}, max abs diff {np.abs(got - ref).max():.2e}")
@@ -190,7 +204,10 @@ def test_a_model_folder_without_a_weights_file(demo_bundle, serve_dir, browser, 
     manifest = json.loads((copy / "manifest.json").read_text())
     onnx_dir = copy / manifest["model"]["path"] / "onnx"
     (onnx_dir / "model_quantized.weights").unlink()
-    shutil.copyfile(ensure_model(default_model_path(), cache_dir=TEST_CACHE).onnx_path, onnx_dir / "model_quantized.onnx")
+    exported = ensure_model(default_model_path(), cache_dir=TEST_CACHE)
+    shutil.copyfile(exported.onnx_path, onnx_dir / "model_quantized.onnx")
+    for name in ("tokenizer.json", "config.json"):  # the whole vocabulary, as such a bundle had
+        shutil.copyfile(exported.dir / name, onnx_dir.parent / name)
     del manifest["model"]["weights"]
     (copy / "manifest.json").write_text(json.dumps(manifest))
     ctx, page = embed_page(browser, copy, serve_dir)
@@ -199,13 +216,13 @@ def test_a_model_folder_without_a_weights_file(demo_bundle, serve_dir, browser, 
     assert (got * embedder.embed(TEXTS)).sum(axis=1).min() >= 0.9999
 
 
-def test_the_annotator_page_embeds_like_python(bundle_server, page, embedder):
+def test_the_annotator_page_embeds_like_python(bundle_server, page, bundle_embedder):
     """The real page's hook (`embed`, through pagedriver) gives the Python vectors too."""
     page.goto(bundle_server + "?annotator=parity")
     wait(page, "() => pd.hooked() && document.body.dataset.ready === 'true'", timeout=30_000)
     got = np.array(query(page, "async (t) => (await pd.embed(t)).map((v) => Array.from(v))", TEXTS),
                    dtype=np.float32)
-    ref = embedder.embed(TEXTS)
+    ref = bundle_embedder.embed(TEXTS)
     cosine = (got * ref).sum(axis=1) / np.linalg.norm(got, axis=1)
     assert len(got) == len(TEXTS) >= 20
     assert cosine.min() >= 0.9999, dict(zip(TEXTS, cosine.round(6)))
@@ -248,17 +265,17 @@ def test_cls_pooling_model_end_to_end(build_bundle, serve_dir, browser, tmp_path
     page.evaluate("window.embedder.ready")
     got = np.array(page.evaluate("(t) => window.embedTexts(t)", texts), dtype=np.float32)
     ctx.close()
-    assert (got * ours).sum(axis=1).min() >= 0.9999
+    assert (got * bundled(out).embed(texts)).sum(axis=1).min() >= 0.9999
 
 
-def test_worker_tokens_match_python(parity_page, embedder):
+def test_worker_tokens_match_python(parity_page, bundle_embedder):
     """The worker's token vectors and word spans (tokens.js) are Python's (tokens.py) for every text."""
     page, *_ = parity_page
     got = page.evaluate("""async (texts) => (await window.embedder.tokens(texts)).map((r) => r && {
         spans: Array.from(r.spans), vectors: Array.from(r.vectors)})""", TEXTS)
     worst = 1.0
     for text, row in zip(TEXTS, got):
-        [ref] = embedder.token_rows(text, [(0, 0, len(text))])
+        [ref] = bundle_embedder.token_rows(text, [(0, 0, len(text))])
         assert row is not None, text
         assert row["spans"] == ref.spans.ravel().tolist(), text
         vectors = np.array(row["vectors"], dtype=np.float32).reshape(ref.vectors.shape)

@@ -1,12 +1,14 @@
-"""Precompressed siblings (`FILE.gz`) of a bundle's larger files, written by `build`, so a first visit downloads
-fewer bytes from any host that serves them (`serve`, nginx `gzip_static`, Caddy `precompressed`, S3 objects
-with `Content-Encoding`: docs/bundle.md) and the same bytes as before from one that does not.
+"""Precompressed siblings (`FILE.br`, `FILE.gz`) of a bundle's larger files, written by `build`, so a first visit
+downloads fewer bytes from any host that serves them (`serve`, nginx `brotli_static`/`gzip_static`, Caddy
+`precompressed`, S3 objects with `Content-Encoding`: docs/bundle.md) and the same bytes as before from one that
+does not.
 
-gzip only: brotli saved little more on the files that dominate a first visit (the int8 weights and the graph
-hardly compress; the runtime's wasm does, but brotli's better levels take a minute on it) and would add a
-dependency and a module every host must load. The runtime's and the model's files are the same for every
-bundle, so their siblings are compressed once at the best level and kept in the model cache under the hash
-of their bytes; the data and the page are compressed at each build at gzip's default level.
+Brotli for browsers (they all accept it from an HTTPS host and from localhost), gzip for every other client and
+host. The files that are the same in every bundle (the runtime, the model's weights) are compressed once at
+the best levels and kept in the model cache under the hash of their bytes: brotli's best level takes a
+minute of CPU on the runtime's wasm and saves over a third of its gzip. The bundle's own files (data, page,
+the model's graph and vocabulary) are compressed at each build at levels that take a fraction of a second
+per megabyte.
 """
 
 from __future__ import annotations
@@ -15,21 +17,31 @@ import gzip
 import hashlib
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+
+import brotli
 
 from mercury_static.bundle.page import link_or_copy
 
-SUFFIX = ".gz"
+ENCODINGS = (("br", ".br"), ("gzip", ".gz"))
+"""Content-Encoding and sibling suffix, the one to send first when a request accepts both."""
+SUFFIXES = tuple(suffix for _, suffix in ENCODINGS)
 MIN_BYTES = 1024
 """Smaller files gain less than a request's headers."""
 MAX_RATIO = 0.9
 """A sibling is written only when it is at most this fraction of its file (float16 vectors barely compress)."""
+BROTLI_FROM = 0.8
+"""A cached file gets brotli's best level only where gzip took a fifth off: the int8 weights barely compress,
+and brotli's minute of CPU would gain a few percent."""
 EXTENSIONS = frozenset({".html", ".js", ".mjs", ".css", ".json", ".wasm", ".onnx", ".weights", ".bin", ".svg"})
 SKIPPED = frozenset({"manifest.json", "index.html"})
 """Rewritten in place by later commands (`tune --apply`, `assign`; `links` sets the page's security policy): a
 sibling would go stale."""
-CACHED = ("vendor", "models")
-"""Top folders whose files are the same in every bundle (the runtime, the model): compressed once, cached."""
+def cached(rel: Path) -> bool:
+    """Whether a file is the same in every bundle (the runtime, the model's weights; the graph and tokenizer
+    carry the bundle's own vocabulary): compressed once, cached."""
+    return rel.parts[0] == "vendor" or (rel.parts[0] == "models" and rel.suffix == ".weights")
 
 
 def gzip_bytes(data: bytes, level: int) -> bytes:
@@ -37,14 +49,26 @@ def gzip_bytes(data: bytes, level: int) -> bytes:
     return gzip.compress(data, compresslevel=level, mtime=0)
 
 
-def cached_gzip(data: bytes, cache: Path) -> Path:
-    """The best-level gzip of `data`, from `cache` (by its sha256) or compressed into it (renamed into place)."""
-    path = cache / f"{hashlib.sha256(data).hexdigest()}{SUFFIX}"
+def brotli_bytes(data: bytes, level: int) -> bytes:
+    return brotli.compress(data, quality=level, lgwin=24)
+
+
+COMPRESSORS: dict[str, tuple[Callable[[bytes], bytes], Callable[[bytes], bytes]]] = {
+    ".gz": (lambda d: gzip_bytes(d, 9), lambda d: gzip_bytes(d, 6)),
+    ".br": (lambda d: brotli_bytes(d, 11), lambda d: brotli_bytes(d, 9)),
+}
+"""Suffix -> (the best level, for cached files; the build's level, for a bundle's own files)."""
+
+
+def cached_sibling(data: bytes, cache: Path, suffix: str) -> Path:
+    """The best-level compression of `data`, from `cache` (by its sha256) or compressed into it (renamed into
+    place)."""
+    path = cache / f"{hashlib.sha256(data).hexdigest()}{suffix}"
     if not path.is_file():
         cache.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".gz-", dir=cache)
+        fd, tmp = tempfile.mkstemp(prefix=f".{suffix[1:]}-", dir=cache)
         with os.fdopen(fd, "wb") as f:
-            f.write(gzip_bytes(data, 9))
+            f.write(COMPRESSORS[suffix][0](data))
         os.replace(tmp, path)
     return path
 
@@ -56,26 +80,33 @@ def wanted(folder: Path, path: Path) -> bool:
 
 
 def write_siblings(folder: Path, cache: Path) -> int:
-    """Write `FILE.gz` beside each file of `folder` that compresses well; returns how many were written."""
+    """Write `FILE.gz` beside each file of `folder` that compresses well, and `FILE.br` where brotli's is smaller
+    still; returns how many siblings were written."""
     written = 0
     for path in sorted(p for p in folder.rglob("*") if p.is_file() and wanted(folder, p)):
         data = path.read_bytes()
-        target = path.with_name(path.name + SUFFIX)
-        if path.relative_to(folder).parts[0] in CACHED:
-            source = cached_gzip(data, cache)
-            if source.stat().st_size <= MAX_RATIO * len(data):
-                link_or_copy(source, target)
+        limit = MAX_RATIO * len(data)
+        for suffix in (".gz", ".br"):  # gzip first: brotli's sibling must beat it
+            target = path.with_name(path.name + suffix)
+            if cached(path.relative_to(folder)):
+                if suffix == ".br" and limit > BROTLI_FROM * len(data):
+                    continue
+                source = cached_sibling(data, cache, suffix)
+                if source.stat().st_size <= limit:
+                    link_or_copy(source, target)
+                    written += 1
+                    limit = source.stat().st_size - 1
+                continue
+            packed = COMPRESSORS[suffix][1](data)
+            if len(packed) <= limit:
+                target.write_bytes(packed)
                 written += 1
-            continue
-        packed = gzip_bytes(data, 6)
-        if len(packed) <= MAX_RATIO * len(data):
-            target.write_bytes(packed)
-            written += 1
+                limit = len(packed) - 1
     return written
 
 
-def accepts_gzip(header: str) -> bool:
-    """Whether an Accept-Encoding header value allows gzip (`gzip` or `*`, with a q-value above 0)."""
+def accepted(header: str, encoding: str) -> bool:
+    """Whether an Accept-Encoding header value allows `encoding` (named or `*`, with a q-value above 0)."""
     allowed: dict[str, bool] = {}
     for part in header.split(","):
         name, _, params = part.strip().partition(";")
@@ -89,4 +120,18 @@ def accepts_gzip(header: str) -> bool:
                     q = 0.0
         if name.strip():
             allowed[name.strip().lower()] = q > 0
-    return allowed.get("gzip", allowed.get("x-gzip", allowed.get("*", False)))
+    alias = allowed.get("x-gzip") if encoding == "gzip" else None
+    return allowed.get(encoding, alias if alias is not None else allowed.get("*", False))
+
+
+def sibling_for(path: Path, header: str) -> tuple[Path, str] | None:
+    """The sibling of `path` to send for a request's Accept-Encoding, and its Content-Encoding: brotli before
+    gzip, only one not older than the file (a file changed after the build is sent as it is now)."""
+    if not path.is_file():
+        return None
+    mtime = path.stat().st_mtime_ns
+    for encoding, suffix in ENCODINGS:
+        sibling = path.with_name(path.name + suffix)
+        if sibling.is_file() and sibling.stat().st_mtime_ns >= mtime and accepted(header, encoding):
+            return sibling, encoding
+    return None

@@ -11,7 +11,7 @@ import sys
 import urllib.parse
 from pathlib import Path
 
-from mercury_static.bundle.precompress import SUFFIX, accepts_gzip
+from mercury_static.bundle.precompress import sibling_for
 
 MIME_TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -29,7 +29,7 @@ MIME_TYPES = {
 
 class BundleHandler(http.server.SimpleHTTPRequestHandler):
     """Static files with correct MIME types; revalidated at every use (`no-cache`), so a rebuilt bundle shows
-    at once; a file's precompressed sibling (precompress.py) sent instead when the request accepts gzip."""
+    at once; a file's precompressed sibling (precompress.py) sent instead when the request accepts it."""
 
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **MIME_TYPES}
 
@@ -40,16 +40,15 @@ class BundleHandler(http.server.SimpleHTTPRequestHandler):
         super().end_headers()
 
     def send_head(self):
-        """The file's `.gz` sibling with `Content-Encoding: gzip` and the file's own type and date, when there
-        is one, not older than the file (a file changed after the build is sent as it is now, never its stale
-        copy), and the request accepts gzip; else the file as it is (SimpleHTTPRequestHandler)."""
+        """The file's `.br` or `.gz` sibling with its `Content-Encoding` and the file's own type and date, when
+        the request accepts it (sibling_for); else the file as it is (SimpleHTTPRequestHandler)."""
         path = Path(self.translate_path(self.path))
         if path.is_dir() and urllib.parse.urlsplit(self.path).path.endswith("/"):
             path = path / "index.html"
-        sibling = path.with_name(path.name + SUFFIX)
-        if not (path.is_file() and sibling.is_file() and accepts_gzip(self.headers.get("Accept-Encoding", ""))
-                and sibling.stat().st_mtime_ns >= path.stat().st_mtime_ns):
+        found = sibling_for(path, self.headers.get("Accept-Encoding", ""))
+        if found is None:
             return super().send_head()
+        sibling, encoding = found
         mtime = int(path.stat().st_mtime)
         since = self.headers.get("If-Modified-Since")
         if since and "If-None-Match" not in self.headers:
@@ -65,7 +64,7 @@ class BundleHandler(http.server.SimpleHTTPRequestHandler):
         f = open(sibling, "rb")  # noqa: SIM115 — closed by the handler after copying it
         self.send_response(200)
         self.send_header("Content-Type", self.guess_type(str(path)))
-        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Encoding", encoding)
         self.send_header("Content-Length", str(os.fstat(f.fileno()).st_size))
         self.send_header("Last-Modified", self.date_time_string(mtime))
         self.end_headers()

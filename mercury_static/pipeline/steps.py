@@ -1,4 +1,4 @@
-"""The build as a script of plain steps: read once → split → embed → write → manifest → page.
+"""The build as a script of plain steps: read once → split → embed → write → manifest → page → vocabulary.
 
 Each step is a function of the module that owns it; `build` runs them in order. The records stream from
 the read step's spool through split, embed and write a chunk at a time (stream.py), so memory does not grow
@@ -66,6 +66,7 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
     from mercury_static.bundle.manifest import bundle_id, shaping, write_manifest
     from mercury_static.bundle.page import find_page, find_runtime, write_page
     from mercury_static.bundle.precompress import write_siblings
+    from mercury_static.bundle.vocabulary import rows_of, shrink_model
     from mercury_static.settings import flags
     from mercury_static.settings.reader import read_settings
     from mercury_static.settings.manifest import manifest_settings
@@ -124,7 +125,9 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
                     shards=data.shards, labels=labels, label_choices=choices, guidelines=guidelines, ranker=ranker,
                     id_field=options.id_field, settings=shown, queues=queues, cells=data.cells)
                 write_page(tmp, manifest, page, runtime, model.dir)
-                write_siblings(tmp, cache_root(options.cache_dir) / "gzip")
+                shrink_model(tmp / manifest["model"]["path"], rows_of(
+                    tmp / "data" / f"texts-{i:04d}.json" for i in range(manifest["shards"]["texts"])))
+                write_siblings(tmp, cache_root(options.cache_dir) / "compressed")
                 (tmp / MARKER).write_text(f"{FORMAT} {VERSION}\nWritten by mercury-static build; a later build "
                                           "replaces this folder whole.\n", encoding="utf-8")
                 switch(tmp, out)
