@@ -2,11 +2,11 @@
 
     python benchmarks/bench_network.py [--runs 1] [--profiles 20,5] [--before-ref REF] [--variants today,after]
 
-Headless Chromium, the network held by Chrome DevTools' emulation (`Network.emulateNetworkConditions` on the
-page, its model worker and its service worker) to 20 Mbit/s down / 40 ms round trip and 5 Mbit/s / 150 ms.
-Bytes on the wire are summed from `Network.loadingFinished`'s `encodedDataLength` over every request of the
-page, its worker and its service worker (a response the service worker answered is counted where it was
-fetched, once). Two bundles of the same FaithBench data, served by `mercury-static serve` in the same run:
+Headless Chromium reaches `mercury-static serve` through a proxy that holds the wire to 20 Mbit/s down / 40 ms
+round trip, or 5 Mbit/s / 150 ms (throttle.py: one link shared by the page, its model worker and its service
+worker, whose own fetches DevTools' per-target emulation missed). Bytes on the wire are what the proxy carried
+towards the browser (HTTP headers included), and each visit's largest responses are printed (stderr). Two
+bundles of the same FaithBench data, served in the same run:
 - `today`: the page of `--before-ref` (the last commit before precompressed files and the service worker)
   and no precompressed siblings: what a bundle was;
 - `after`: the bundle as `build` writes it now.
@@ -17,12 +17,14 @@ of every Chromium process over the visit (the machine is shared: wall times incl
 - first visit: a fresh browser profile on disk;
 - second visit: the same profile, the browser started again (its HTTP cache on disk);
 - private: a second load in an incognito context (its HTTP cache in memory) after a first one;
-- offline: the profile of the first two, the network cut (`context.set_offline`), the page reloaded.
+- offline: the profile of the first two, the network cut (`context.set_offline`, and the proxy refuses), the page
+  reloaded.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import glob
 import json
 import os
@@ -30,22 +32,28 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_page import CACHE, REPO, build_cached, serve  # noqa: E402
+from bench_page import CACHE, REPO, build_cached  # noqa: E402
 from pagedriver import query  # noqa: E402  (tests/, on the path by bench_page)
+from throttle import Link, wait_quiet  # noqa: E402  (tests/)
+
+from mercury_static.bundle.serve import BundleHandler, BundleServer  # noqa: E402
 
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--no-first-run", "--disable-sync"]
+        "--no-first-run", "--disable-sync", "--proxy-server=direct://", "--proxy-bypass-list=*"]
 PROFILES = {"20": (20e6, 40), "5": (5e6, 150)}
 """Mbit/s down -> (bits per second, round trip ms); upload at the same rate."""
 BEFORE_REF = "140616e"
 FAITHBENCH = Path(os.environ.get("MERCURY_SHARED", REPO.parent / "shared")) / "data" / "faithbench"
 TIMEOUT_S = 240.0
+QUIET_S = 2.0
+"""A visit ends once no byte has moved for this long after the model is ready."""
 MARKS_JS = """() => [performance.getEntriesByName('mercury-first-paint')[0]?.startTime ?? null,
   performance.getEntriesByName('mercury-model-ready')[0]?.startTime ?? null,
   pd.hooked() ? pd.modelStatus() : null]"""
@@ -105,62 +113,45 @@ def today_bundle(bundle: Path, ref: str) -> Path:
     return out
 
 
-class Wire:
-    """Network emulation and byte counting over a page's CDP session and the targets it starts (its model
-    worker, its service worker), attached through the page session (non-flat: Target.sendMessageToTarget)."""
+class CountingHandler(BundleHandler):
+    """serve's handler that notes each response's path, body bytes and encoding (where the bytes went)."""
 
-    def __init__(self, context, page, bps: float, rtt: float, offline: bool = False):
-        self.cond = {"offline": offline, "latency": rtt, "downloadThroughput": bps / 8, "uploadThroughput": bps / 8}
-        self.bytes = 0
-        self.next_id = 10**6
-        self.from_sw: dict[tuple[str, str], bool] = {}
-        self.cdp = context.new_cdp_session(page)
-        self.cdp.on("Network.responseReceived", lambda ev: self.response("page", ev))
-        self.cdp.on("Network.loadingFinished", lambda ev: self.finished("page", ev))
-        self.cdp.on("Target.attachedToTarget", self.attached)
-        self.cdp.on("Target.receivedMessageFromTarget", self.received)
-        self.cdp.send("Network.enable")
-        self.cdp.send("Network.emulateNetworkConditions", self.cond)
-        self.cdp.send("Target.setAutoAttach", {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": False})
+    sent: list[tuple[str, int, str]] = []
 
-    def response(self, who: str, ev: dict) -> None:
-        self.from_sw[(who, ev["requestId"])] = bool(ev["response"].get("fromServiceWorker"))
+    def send_header(self, keyword, value):
+        if keyword == "Content-Length":
+            self._length = int(value)
+        elif keyword == "Content-Encoding":
+            self._encoding = value
+        super().send_header(keyword, value)
 
-    def finished(self, who: str, ev: dict) -> None:
-        if not self.from_sw.pop((who, ev["requestId"]), False):
-            self.bytes += ev["encodedDataLength"]
-
-    def child(self, session: str, method: str, params: dict) -> None:
-        self.next_id += 1
-        self.cdp.send("Target.sendMessageToTarget", {"sessionId": session, "message": json.dumps(
-            {"id": self.next_id, "method": method, "params": params})})
-
-    def attached(self, ev: dict) -> None:
-        session = ev["sessionId"]
-        self.child(session, "Network.enable", {})
-        self.child(session, "Network.emulateNetworkConditions", self.cond)  # "not supported" by a dedicated worker
-        self.child(session, "Target.setAutoAttach", {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": False})
-        self.child(session, "Runtime.runIfWaitingForDebugger", {})
-
-    def received(self, ev: dict) -> None:
-        msg = json.loads(ev["message"])
-        method = msg.get("method")
-        if method == "Network.responseReceived":
-            self.response(ev["sessionId"], msg["params"])
-        elif method == "Network.loadingFinished":
-            self.finished(ev["sessionId"], msg["params"])
+    def end_headers(self):
+        super().end_headers()
+        if getattr(self, "_length", None) is not None and self.command == "GET":
+            self.sent.append((self.path.split("?")[0], self._length, getattr(self, "_encoding", "")))
+        self._length = self._encoding = None
 
 
-def visit(context, url: str, bps: float, rtt: float, offline: bool = False) -> dict:
-    """One load of `url` in a new page of `context`: its marks, bytes and CPU."""
+def serve_counted(directory: Path) -> int:
+    """The bundle served by serve's handler on a free port; returns the port."""
+    server = BundleServer(directory, "127.0.0.1", 0)
+    server.RequestHandlerClass = functools.partial(CountingHandler, directory=str(directory))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server.server_port
+
+
+def visit(context, link: Link, query_string: str, offline: bool = False) -> dict:
+    """One load of the bundle through `link` in a new page of `context`: its marks, bytes and CPU."""
     page = context.new_page()
-    wire = Wire(context, page, bps, rtt, offline)
+    link.reset()
+    CountingHandler.sent.clear()
     if offline:
         context.set_offline(True)
+        link.set_offline(True)
     cpu0, t0 = cpu_ticks(), time.time()
     row: dict = {"first record": None, "model ready": None}
     try:
-        page.goto(url, wait_until="commit")
+        page.goto(link.url + query_string, wait_until="commit")
     except Exception as err:  # noqa: BLE001 — offline without a service worker: no page at all
         row["error"] = str(err).splitlines()[0]
     else:
@@ -171,34 +162,37 @@ def visit(context, url: str, bps: float, rtt: float, offline: bool = False) -> d
             if ready is not None or status == "failed" or (offline and first is None and time.time() - t0 > 15):
                 break
             time.sleep(0.2)
-        time.sleep(1.5)  # what the page and its service worker fetch right after (the queue's records ahead)
-    row["MB"] = wire.bytes / 1e6
+        wait_quiet(link, QUIET_S, TIMEOUT_S)  # what the page and its service worker fetch after (records ahead)
+    row["MB"] = link.bytes_down / 1e6
     row["CPU s"] = cpu_since(cpu0)
+    row["files"] = list(CountingHandler.sent)
     if offline:
         context.set_offline(False)
+        link.set_offline(False)
     page.close()
     return row
 
 
-def run_variant(p, url: str, bps: float, rtt: float) -> dict[str, dict]:
+def run_variant(p, port: int, bps: float, rtt: float) -> dict[str, dict]:
     rows = {}
+    link, qs = Link(port, bps, rtt), "?annotator=bench"
     profile = Path(tempfile.mkdtemp(prefix="bench-network-"))
     try:
         launch = {"executable_path": os.environ.get("CHROMIUM", "/usr/bin/chromium"), "headless": True, "args": ARGS,
                   "viewport": {"width": 1500, "height": 900}}
         ctx = p.chromium.launch_persistent_context(str(profile), **launch)
-        rows["first visit"] = visit(ctx, url, bps, rtt)
+        rows["first visit"] = visit(ctx, link, qs)
         ctx.close()
         ctx = p.chromium.launch_persistent_context(str(profile), **launch)
-        rows["second visit"] = visit(ctx, url, bps, rtt)
-        rows["offline"] = visit(ctx, url, bps, rtt, offline=True)
+        rows["second visit"] = visit(ctx, link, qs)
+        rows["offline"] = visit(ctx, link, qs, offline=True)
         ctx.close()
     finally:
         shutil.rmtree(profile, ignore_errors=True)
     browser = p.chromium.launch(executable_path=launch["executable_path"], headless=True, args=ARGS)
     ctx = browser.new_context(viewport={"width": 1500, "height": 900})
-    visit(ctx, url, bps, rtt)
-    rows["private"] = visit(ctx, url, bps, rtt)
+    visit(ctx, link, qs)
+    rows["private"] = visit(ctx, link, qs)
     browser.close()
     return rows
 
@@ -222,7 +216,7 @@ def main() -> None:
     after = build_cached("faithbench", sorted(Path(x) for x in glob.glob(str(FAITHBENCH / "batch_*.json"))),
                          rebuild=args.rebuild, title="FaithBench")
     today = today_bundle(after, args.before_ref)
-    urls = {"today": serve(today)[1], "after": serve(after)[1]}
+    ports = {"today": serve_counted(today), "after": serve_counted(after)}
     results: list[tuple[str, str, str, dict]] = []
     with sync_playwright() as p:
         for run in range(args.runs):
@@ -230,10 +224,13 @@ def main() -> None:
                 bps, rtt = PROFILES[prof]
                 order = args.variants.split(",")
                 for variant in (order if run % 2 == 0 else order[::-1]):
-                    rows = run_variant(p, urls[variant] + "?annotator=bench", bps, rtt)
+                    rows = run_variant(p, ports[variant], bps, rtt)
                     for visit_name, row in rows.items():
                         results.append((prof, variant, visit_name, row))
+                        files = row.pop("files")
                         print(prof, variant, visit_name, row, file=sys.stderr, flush=True)
+                        for path, size, encoding in sorted(files, key=lambda f: -f[1])[:8]:
+                            print(f"    {size / 1e6:7.3f} MB {encoding or '-':5} {path}", file=sys.stderr)
     print("| network | visit | bundle | MB on the wire | first record s | model ready s | Chromium CPU s |")
     print("|---|---|---|---|---|---|---|")
     for prof, variant, visit_name, row in sorted(results, key=lambda r: (-int(r[0]), list(

@@ -152,6 +152,9 @@ class ModelInfo:
     trained: dict | None = None
     """A model `train` wrote: its training.json (what it was trained from, its held-out figures); None for
     any other model."""
+    download: int | None = None
+    """Bytes the page's model worker fetches (the runtime's wasm and this folder's files, uncompressed): the
+    whole of the download progress it shows; None in older bundles."""
 
 
 @dataclass
@@ -181,7 +184,7 @@ class Manifest:
 
     def to_json(self) -> dict:
         out = {k: v for k, v in vars(self).items() if k != "model"}
-        out["model"] = {k: v for k, v in vars(self.model).items() if k != "trained" or v is not None}
+        out["model"] = {k: v for k, v in vars(self.model).items() if k not in ("trained", "download") or v is not None}
         return out
 
     @classmethod
@@ -197,9 +200,11 @@ class Manifest:
         if not labels or not all(isinstance(x, str) for x in labels):
             raise InputError(file, None, "labels", "expected a non-empty list of label paths")
         try:
-            info = ModelInfo(**{k: model[k] for k in ModelInfo.__dataclass_fields__ if k not in ("weights", "trained")},
+            info = ModelInfo(**{k: model[k] for k in ModelInfo.__dataclass_fields__
+                                if k not in ("weights", "trained", "download")},
                              weights=_get(model, "weights", str, file, optional=True),
-                             trained=_get(model, "trained", dict, file, optional=True))
+                             trained=_get(model, "trained", dict, file, optional=True),
+                             download=_get(model, "download", int, file, optional=True))
         except KeyError as e:
             raise InputError(file, None, f"model.{e.args[0]}", "missing") from None
         return cls(bundle_id=_get(doc, "bundle_id", str, file), tool_version=_get(doc, "tool_version", str, file),

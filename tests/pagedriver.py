@@ -44,6 +44,8 @@ PD = """{
         if (s.assist !== prev.assist) fn(s.assist); }),
     watch: (fn) => window.mercuryStatic.store.subscribe(() => fn()),
     modelStatus: () => window.mercuryStatic.store.state.model.status,
+    modelBadge: () => { const m = window.mercuryStatic.store.state.model, el = document.getElementById('model-status');
+      return { status: m.status, loaded: m.loaded, total: m.total, text: el.textContent, title: el.title }; },
     review: () => window.mercuryStatic.store.state.review,
     clientId: () => window.mercuryStatic.store.state.clientId,
     annotator: () => window.mercuryStatic.store.state.annotator,
@@ -216,6 +218,11 @@ def wait_model_settled(page, timeout: float | None = None) -> str:
 
 def model_status(page) -> str:
     return query(page, "() => pd.modelStatus()")
+
+
+def model_badge(page) -> dict:
+    """The model's state in the store ({status, loaded, total}) and its badge in the top bar ({text, title})."""
+    return query(page, "() => pd.modelBadge()")
 
 
 # ------------------------------------------------------------------------------------------ actions

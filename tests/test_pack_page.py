@@ -14,9 +14,9 @@ from mercury_static.bundle.page import COPIED, ENTRY, SOURCES, pack
 
 
 def _tree(folder):
-    """The files of a packed page (a bundle's gzip siblings of them aside)."""
+    """The files of a packed page (a bundle's compressed siblings of them aside)."""
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
-            if p.is_file() and p.suffix != ".gz"}
+            if p.is_file() and p.suffix not in (".gz", ".br")}
 
 
 def test_packing_is_deterministic_and_preloads_the_entrys_static_imports(tmp_path):

@@ -34,7 +34,8 @@ class ShardLimits:
 
     record_bytes: int = 256_000  # encoded JSON of the records in one record shard
     records: int = 500  # records per record shard
-    text_chars: int = 400_000  # characters of text per text shard (a longer text gets a shard alone)
+    text_chars: int = 100_000  # characters of text per text shard (a longer text gets a shard alone); its
+    # vectors shard weighs about five times as much, and a first visit loads one of each
     index_records: int = 1000  # records per record-index shard (and ids per ids shard), record_index.py
     term_postings: int = 100_000  # postings per term shard of the record index
     term_split_bytes: int = 500_000  # a word prefix whose lists weigh more is sharded by one more character

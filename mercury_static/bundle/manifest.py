@@ -86,13 +86,13 @@ def manifest_bytes(manifest: dict) -> bytes:
 def write_manifest(folder: Path, *, the_id: str, title: str, model: ExportedModel, trained: dict | None,
                    counts: dict, shards: dict, labels: list[str], label_choices: list[str], guidelines: dict | None,
                    ranker: dict, id_field: str | None, settings: dict, queues: dict | None,
-                   cells: Cells | None) -> dict:
+                   cells: Cells | None, download: int | None = None) -> dict:
     """The build's manifest step: `folder`/manifest.json from what the other steps found; returns it."""
     manifest = Manifest(
         bundle_id=the_id, tool_version=__version__, title=title,
         model=ModelInfo(name=model.name, path=f"models/{model.name}", dim=model.dim,
                         max_seq_length=model.max_seq_length, pooling=model.pooling, sha256=model.sha256,
-                        weights=MODEL_WEIGHTS, trained=trained),
+                        weights=MODEL_WEIGHTS, trained=trained, download=download),
         vectors={"encoding": VECTOR_ENCODING, "dim": model.dim}, counts=counts, shards=shards, labels=labels,
         label_choices=label_choices, guidelines=guidelines, ranker=ranker, ranker_spec=ranker_options.spec_json(),
         id_field=id_field, settings=settings, queues=queues,

@@ -220,16 +220,26 @@ def copy_bundle_file(src: str, dst: str) -> str:
     return shutil.copy2(src, dst)
 
 
-def write_page(out: Path, manifest: dict, page: Page, runtime: dict[str, Path], model_dir: Path) -> None:
-    """The build's page step: index.html and app/, the runtime, and the model where the manifest says."""
+def write_model(folder: Path, model_dir: Path) -> None:
+    """The build's model step: the exported model's page form as a bundle's model folder."""
+    for name, exported in MODEL_FILES.items():
+        target = folder / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes((model_dir / exported).read_bytes())
+
+
+def model_download(folder: Path, runtime: dict[str, Path]) -> int:
+    """Bytes the page's model worker fetches: the runtime's wasm and the model folder's files."""
+    wasm = next(src for dst, src in runtime.items() if dst.endswith(".wasm"))
+    return wasm.stat().st_size + sum((folder / name).stat().st_size for name in MODEL_FILES)
+
+
+def write_page(out: Path, manifest: dict, page: Page, runtime: dict[str, Path]) -> None:
+    """The build's page step: index.html and app/, and the runtime."""
     write_index(out, manifest, page)
     for dst, src in runtime.items():
         (out / dst).parent.mkdir(parents=True, exist_ok=True)
         link_or_copy(src, out / dst)
-    for name, exported in MODEL_FILES.items():
-        target = out / manifest["model"]["path"] / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes((model_dir / exported).read_bytes())
 
 
 def package() -> None:

@@ -15,6 +15,7 @@ since a build does not install the `onnx` package.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -170,7 +171,7 @@ def kept_pieces(tokenizer: dict, rows: Iterable[str]) -> np.ndarray | None:
 def cut_tokenizer(tokenizer: dict, kept: np.ndarray) -> dict:
     """tokenizer.json with the kept pieces renumbered in their order (special tokens' ids with them)."""
     new_id = {int(old): new for new, old in enumerate(kept)}
-    out = json.loads(json.dumps(tokenizer))
+    out = copy.deepcopy(tokenizer)
     out["model"]["vocab"] = {piece: new_id[i] for piece, i in tokenizer["model"]["vocab"].items() if i in new_id}
     for token in out.get("added_tokens") or []:
         token["id"] = new_id[token["id"]]

@@ -1,8 +1,9 @@
-"""The build as a script of plain steps: read once → split → embed → write → manifest → page → vocabulary.
+"""The build as a script of plain steps: read once → split → embed → write → model → manifest → page.
 
 Each step is a function of the module that owns it; `build` runs them in order. The records stream from
 the read step's spool through split, embed and write a chunk at a time (stream.py), so memory does not grow
-with their number; the manifest and the page are written once every record is.
+with their number; the model (cut to the vocabulary of the texts, vocabulary.py), the manifest and the page
+are written once every record is.
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
     from mercury_static.bundle.assign import write_queues
     from mercury_static.bundle.folder import MARKER, check_output, editing, new_folder, switch
     from mercury_static.bundle.manifest import bundle_id, shaping, write_manifest
-    from mercury_static.bundle.page import find_page, find_runtime, write_page
+    from mercury_static.bundle.page import find_page, find_runtime, model_download, write_model, write_page
     from mercury_static.bundle.precompress import write_siblings
     from mercury_static.bundle.vocabulary import rows_of, shrink_model
     from mercury_static.settings import flags
@@ -120,13 +121,17 @@ def build(inputs: list[Path], out: Path, options: BuildOptions, step: Step = _no
                                    data.spool, data.text_ids)
                 queues = write_queues(tmp, data.record_ids, settings.distribution, the_id) \
                     if settings.distribution else None
+                # the model cut to the bundle's vocabulary → manifest → page
+                model_folder = tmp / "models" / model.name
+                write_model(model_folder, model.dir)
+                shrink_model(model_folder, rows_of(
+                    tmp / "data" / f"texts-{i:04d}.json" for i in range(data.shards["texts"])))
                 manifest = write_manifest(
                     tmp, the_id=the_id, title=title, model=model, trained=trained, counts=data.counts,
                     shards=data.shards, labels=labels, label_choices=choices, guidelines=guidelines, ranker=ranker,
-                    id_field=options.id_field, settings=shown, queues=queues, cells=data.cells)
-                write_page(tmp, manifest, page, runtime, model.dir)
-                shrink_model(tmp / manifest["model"]["path"], rows_of(
-                    tmp / "data" / f"texts-{i:04d}.json" for i in range(manifest["shards"]["texts"])))
+                    id_field=options.id_field, settings=shown, queues=queues, cells=data.cells,
+                    download=model_download(model_folder, runtime))
+                write_page(tmp, manifest, page, runtime)
                 write_siblings(tmp, cache_root(options.cache_dir) / "compressed")
                 (tmp / MARKER).write_text(f"{FORMAT} {VERSION}\nWritten by mercury-static build; a later build "
                                           "replaces this folder whole.\n", encoding="utf-8")

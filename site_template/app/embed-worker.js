@@ -1,9 +1,11 @@
 // Module Web Worker: runs the bundled sentence-embedding model with transformers.js (onnxruntime-web).
-// Messages in:  {type: 'init', modelsPath, modelName, pooling, weights}  then  {type: 'embed', id, texts}
+// Messages in:  {type: 'init', modelsPath, modelName, pooling, weights, download}  then  {type: 'embed', id, texts}
 //   or {type: 'tokens', id, texts}
 //   weights: the URL of the model's weights file (page_model.py), or null for a model folder without one
+//   download: the bytes the model's files and the runtime's wasm add up to (the manifest's), or null
 // Messages out: {type: 'ready'} | {type: 'failed', error} | {type: 'result', id, data, dim}
 //   | {type: 'tokens', id, rows: [{spans, vectors} | null per text]} | {type: 'error', id, error}
+//   | {type: 'progress', loaded, total}  while the files download (total null when not known)
 import { env, pipeline } from '../vendor/transformers.min.js';
 import { EXTERNAL_NAME, dequantize } from './assist/weights.js';
 import { tokenSpans } from './assist/tokens.js';
@@ -28,10 +30,47 @@ class PendingData extends Blob {
   }
 }
 
-async function loadWeights(url) {
+const PROGRESS_MS = 250;
+/** Bytes received so far by file, posted at most every PROGRESS_MS (and once each file is whole). */
+const received = { files: new Map(), total: null, posted: 0 };
+
+function count(file, bytes, force = false) {
+  received.files.set(file, bytes);
+  const now = performance.now();
+  if (!force && now - received.posted < PROGRESS_MS) return;
+  received.posted = now;
+  let loaded = 0;
+  for (const n of received.files.values()) loaded += n;
+  self.postMessage({ type: 'progress', loaded, total: received.total });
+}
+
+/** A file's bytes, read as they arrive so that the page can show how far the download is. */
+async function download(url, what) {
   const response = await fetch(url);
-  if (!response.ok) throw new Error(`model weights: HTTP ${response.status} for ${url}`);
-  const weights = dequantize(await response.arrayBuffer());
+  if (!response.ok) throw new Error(`${what}: HTTP ${response.status} for ${url}`);
+  if (!response.body) return response.arrayBuffer();
+  const reader = response.body.getReader();
+  const chunks = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    size += value.length;
+    count(url, size);
+  }
+  count(url, size, true);
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.length;
+  }
+  return out.buffer;
+}
+
+async function loadWeights(url) {
+  const weights = dequantize(await download(url, 'model weights'));
   performance.mark('mercury-weights-ready');
   return weights;
 }
@@ -45,11 +84,13 @@ async function init(msg) {
   env.useWasmCache = false; // else transformers.js keeps its own copy of the .wasm for the page's lifetime
   // A path (e.g. '/bundle/models/'), not an http URL: v4 silently skips local files given a full URL.
   env.localModelPath = msg.modelsPath;
+  received.total = Number.isInteger(msg.download) ? msg.download : null;
   const wasm = env.backends.onnx.wasm;
-  wasm.wasmPaths = {
-    mjs: new URL('../vendor/ort-wasm-simd-threaded.mjs', import.meta.url).href,
-    wasm: new URL('../vendor/ort-wasm-simd-threaded.wasm', import.meta.url).href,
-  };
+  const wasmUrl = new URL('../vendor/ort-wasm-simd-threaded.wasm', import.meta.url).href;
+  wasm.wasmPaths = { mjs: new URL('../vendor/ort-wasm-simd-threaded.mjs', import.meta.url).href, wasm: wasmUrl };
+  // fetched here rather than by onnxruntime-web, so that its bytes count in the progress
+  const binary = download(wasmUrl, 'model runtime');
+  binary.catch(() => {}); // reported below, once the weights' download has started too
   wasm.numThreads = self.crossOriginIsolated ? Math.max(1, Math.min(4, navigator.hardwareConcurrency || 1)) : 1;
   wasm.proxy = false;
   pooling = msg.pooling || 'mean';
@@ -62,7 +103,12 @@ async function init(msg) {
     options.graphOptimizationLevel = 'disabled';
     options.externalData = [{ path: EXTERNAL_NAME, data: new PendingData(bytes) }];
   }
-  extractor = await pipeline('feature-extraction', msg.modelName, { dtype: 'q8', device: 'wasm', session_options: options });
+  wasm.wasmBinary = await binary;
+  const progress_callback = (p) => { // transformers.js's own fetches: the graph, the tokenizer, the configs
+    if (p.status === 'progress' && Number.isFinite(p.loaded)) count(p.file, p.loaded);
+  };
+  extractor = await pipeline('feature-extraction', msg.modelName,
+    { dtype: 'q8', device: 'wasm', session_options: options, progress_callback });
   performance.mark('mercury-session-ready');
   // Fail now rather than at the first selection if the tokenizer or model did not load.
   await extractor(['warm up'], { pooling, normalize: true });

@@ -2,7 +2,8 @@
 //
 //   const emb = createEmbedder(manifest, baseUrl);
 //   emb.status            'idle' | 'loading' | 'ready' | 'failed'   (emb.error holds the failure)
-//   emb.onStatus(cb)      cb(status) on every change; returns an unsubscribe function
+//   emb.onStatus(cb)      cb(status) on every change, and while loading on each progress; returns an unsubscribe
+//   emb.progress          while loading: {loaded, total} bytes of the model's download (total null: unknown)
 //   await emb.ready       resolves when the model answered a first call; rejects if it failed
 //   await emb.embed([..]) Float32Array[] (L2-normalised, manifest.model.dim long), in order
 //   await emb.embedLatest(text)  Float32Array, or null when a newer embedLatest call superseded it
@@ -33,6 +34,7 @@ export function createEmbedder(manifest, baseUrl = './') {
   const emb = {
     status: 'idle',
     error: null,
+    progress: null,
     dim: manifest.model.dim,
     ready: new Promise((resolve, reject) => {
       readyResolve = resolve;
@@ -109,7 +111,11 @@ export function createEmbedder(manifest, baseUrl = './') {
 
   function onMessage(event) {
     const msg = event.data;
-    if (msg.type === 'ready') {
+    if (msg.type === 'progress') {
+      emb.progress = { loaded: msg.loaded, total: msg.total };
+      if (emb.status === 'loading') setStatus('loading');
+    } else if (msg.type === 'ready') {
+      emb.progress = null;
       setStatus('ready');
       readyResolve(emb);
       pump();
@@ -143,7 +149,8 @@ export function createEmbedder(manifest, baseUrl = './') {
         fail(new Error(`model worker failed: ${event.message || 'could not start (see console)'}`));
       };
       const weights = manifest.model.weights ? new URL(`${modelsPath}${modelName}/${manifest.model.weights}`, document.baseURI).href : null;
-      worker.postMessage({ type: 'init', modelsPath, modelName, pooling: manifest.model.pooling || 'mean', weights });
+      worker.postMessage({ type: 'init', modelsPath, modelName, pooling: manifest.model.pooling || 'mean', weights,
+        download: manifest.model.download ?? null });
     } catch (err) {
       fail(err);
     }

@@ -19,12 +19,15 @@ export function mountModel(store, bundle) {
   let modelPromise = null;
   function loadModel() {
     if (!modelPromise) {
-      actions.setModel({ status: 'loading', message: '' });
+      const since = performance.now();
+      actions.setModel({ status: 'loading', message: '', since });
       modelPromise = import('../assist/embedder.js').then(({ createEmbedder }) => {
         embedder = createEmbedder(manifest, bundle.baseUrl);
         const report = () => {
           if (embedder.status === 'ready' && store.state.model.status !== 'ready') performance.mark('mercury-model-ready');
-          actions.setModel({ status: embedder.status, message: embedder.error ? String(embedder.error) : '' });
+          const { loaded = null, total = null } = embedder.progress || {};
+          actions.setModel({ status: embedder.status, message: embedder.error ? String(embedder.error) : '',
+            loaded, total, since });
         };
         embedder.onStatus(report);
         report();

@@ -126,7 +126,7 @@ export function createAppStore({
     assist: emptyAssist(),
     verdicts: emptyVerdicts(),
     view: { k: 5, minScore: 0.2, ...view },
-    model: { status: 'idle', message: '' },
+    model: { status: 'idle', message: '', loaded: null, total: null, since: null },
     history: emptyHistory(),
     ui: {
       help: false, guidelines: false, storageError: openError ? refusedText(openError) : lostNote, message: null,

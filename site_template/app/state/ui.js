@@ -55,8 +55,8 @@ export function uiSlice({ store }) {
       store.update({ view: { ...get().view, k, minScore } });
     },
     /** The in-browser model's status ('idle' | 'loading' | 'ready' | 'failed') and its message. */
-    setModel({ status, message }) {
-      store.update({ model: { status, message } });
+    setModel({ status, message, loaded = null, total = null, since = null }) {
+      store.update({ model: { status, message, loaded, total, since } });
     },
     /** Which side columns show (layout.js): {list, side}, null meaning the width's default. */
     setLayout({ list, side }) {

@@ -1,7 +1,7 @@
 /** The top bar's counters: position, progress, what is not exported or uploaded, the model's state. */
 import { statusCounts } from '../state/nav.js';
 import { undelivered, watch } from '../state/store.js';
-import { plural } from './wording.js';
+import { downloadText, plural } from './wording.js';
 
 /**
  * Record position, progress, unexported counter, model status, annotator name. With the annotator's
@@ -42,5 +42,10 @@ export function mountTopbar(store, bundle, bar, queue = null) {
     model.textContent = text[s.model.status] || s.model.status;
     model.title = [s.model.status === 'failed' ? 'model unavailable: using precomputed vectors' : model.textContent, s.model.message]
       .filter(Boolean).join(': ');
+    if (s.model.status === 'loading' && s.model.loaded !== null) {
+      const { short, long } = downloadText(s.model.loaded, s.model.total, performance.now() - s.model.since);
+      model.textContent = short;
+      model.title = `${long}. The evidence shown meanwhile is precomputed.`;
+    }
   });
 }

@@ -78,27 +78,37 @@ class Link:
                 w.close()
 
     async def _pump(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, down: bool) -> None:
-        loop = self._loop
-        while True:
-            data = await reader.read(CHUNK)
-            if not data or self.offline:
-                break
-            now = loop.time()
-            if down:
-                self._free_at = max(self._free_at, now) + len(data) / self.rate
-                arrive = self._free_at + self.half_rtt
-                self.bytes_down += len(data)
-            else:
-                arrive = now + self.half_rtt
-                self.bytes_up += len(data)
-            await asyncio.sleep(max(0.0, arrive - loop.time()))
-            writer.write(data)
-            await writer.drain()
-        if writer.can_write_eof():
-            try:
+        """Read as bytes come, each chunk stamped with its arrival time; a second task delivers them then
+        (the round trip delays every byte once, the link's rate spaces them out)."""
+        loop, queue = self._loop, asyncio.Queue()
+
+        async def deliver() -> None:
+            while (item := await queue.get()) is not None:
+                arrive, data = item
+                await asyncio.sleep(max(0.0, arrive - loop.time()))
+                writer.write(data)
+                await writer.drain()
+            if writer.can_write_eof():
                 writer.write_eof()
-            except OSError:
-                pass
+
+        sender = asyncio.ensure_future(deliver())
+        try:
+            while not self.offline:
+                data = await reader.read(CHUNK)
+                if not data:
+                    break
+                now = loop.time()
+                if down:
+                    self._free_at = max(self._free_at, now) + len(data) / self.rate
+                    self.bytes_down += len(data)
+                    queue.put_nowait((self._free_at + self.half_rtt, data))
+                    await asyncio.sleep(max(0.0, self._free_at - loop.time() - 0.05))  # read no further ahead
+                else:
+                    self.bytes_up += len(data)
+                    queue.put_nowait((now + self.half_rtt, data))
+        finally:
+            queue.put_nowait(None)
+            await sender
 
 
 def wait_quiet(link: Link, quiet_s: float, timeout_s: float) -> None:
