@@ -59,6 +59,19 @@ def test_a_rebuild_gives_the_same_siblings(stand_in_demo, build_bundle):
         assert (again / sibling.relative_to(stand_in_demo)).read_bytes() == sibling.read_bytes()
 
 
+def test_siblings_from_the_cache_are_served_in_a_later_build(demo_bundle, build_bundle, serve_dir):
+    """A build after the first takes the runtime's and the weights' siblings from the cache, written earlier:
+    serve sends them all the same (none may look older than its file)."""
+    again = build_bundle([EXAMPLES / "demo.jsonl"], name="demo-later", title="Demo", model=None)
+    base = serve_dir(again)
+    weights = next(again.glob("models/*/onnx/*.weights"))
+    for file in (weights, again / "vendor" / "ort-wasm-simd-threaded.wasm"):
+        assert file.with_name(file.name + ".gz").is_file(), file
+        status, head, _ = request(base, "/" + file.relative_to(again).as_posix(),
+                                  **{"Accept-Encoding": "gzip, deflate, br, zstd"})
+        assert status == 200 and head.get("content-encoding") == ("br" if file.suffix == ".wasm" else "gzip"), file
+
+
 @pytest.mark.parametrize(("header", "gz", "br"), [
     ("gzip, deflate, br, zstd", True, True), ("br", False, True), ("", False, False), ("gzip;q=0", False, False),
     ("*", True, True), ("*, gzip;q=0", False, True), ("GZIP;q=0.5", True, False), ("identity", False, False),

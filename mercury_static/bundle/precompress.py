@@ -94,6 +94,7 @@ def write_siblings(folder: Path, cache: Path) -> int:
                 source = cached_sibling(data, cache, suffix)
                 if source.stat().st_size <= limit:
                     link_or_copy(source, target)
+                    os.utime(target)  # not older than its file, written by this build: else never sent
                     written += 1
                     limit = source.stat().st_size - 1
                 continue
