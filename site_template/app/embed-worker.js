@@ -88,9 +88,11 @@ async function init(msg) {
   const wasm = env.backends.onnx.wasm;
   const wasmUrl = new URL('../vendor/ort-wasm-simd-threaded.wasm', import.meta.url).href;
   wasm.wasmPaths = { mjs: new URL('../vendor/ort-wasm-simd-threaded.mjs', import.meta.url).href, wasm: wasmUrl };
-  // fetched here rather than by onnxruntime-web, so that its bytes count in the progress
-  const binary = download(wasmUrl, 'model runtime');
-  binary.catch(() => {}); // reported below, once the weights' download has started too
+  // onnxruntime-web fetches the wasm itself, compiling it while it streams in (and the browser can keep the
+  // compiled code): its bytes count in the progress once it has arrived
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) if (entry.name === wasmUrl) count(wasmUrl, entry.decodedBodySize, true);
+  }).observe({ type: 'resource', buffered: true });
   wasm.numThreads = self.crossOriginIsolated ? Math.max(1, Math.min(4, navigator.hardwareConcurrency || 1)) : 1;
   wasm.proxy = false;
   pooling = msg.pooling || 'mean';
@@ -103,7 +105,6 @@ async function init(msg) {
     options.graphOptimizationLevel = 'disabled';
     options.externalData = [{ path: EXTERNAL_NAME, data: new PendingData(bytes) }];
   }
-  wasm.wasmBinary = await binary;
   const progress_callback = (p) => { // transformers.js's own fetches: the graph, the tokenizer, the configs
     if (p.status === 'progress' && Number.isFinite(p.loaded)) count(p.file, p.loaded);
   };
