@@ -135,11 +135,13 @@ def refresh_page(out: Path) -> None:
     import tempfile
 
     from mercury_static.bundle.page import SOURCES, pack, write_index
+    from mercury_static.bundle.precompress import write_siblings
 
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     shutil.rmtree(out / "app")
     with tempfile.TemporaryDirectory() as tmp:
         write_index(out, manifest, pack(SOURCES, Path(tmp)))
+    write_siblings(out, MODEL_CACHE / "compressed")
 
 
 def build_cached(name: str, inputs: list[Path], rebuild: bool = False, **options) -> Path:
