@@ -11,9 +11,11 @@ bundles of the same FaithBench data, served in the same run:
   and no precompressed siblings: what a bundle was;
 - `after`: the bundle as `build` writes it now.
 
-Per bundle and network, four visits, each measuring navigation start -> the first record's texts painted
-(`first record`), -> the model's first answer (`model ready`), the bytes on the wire, and the CPU seconds
-of every Chromium process over the visit (the machine is shared: wall times include waiting for a core):
+Per bundle and network, four visits of a record with a prior annotation, whose summary span is selected at the
+first paint (bench_page's cold first highlight), each measuring navigation start -> the first record's texts
+painted (`first record`), -> the model's first answer (`model ready`), -> the answer from the selection's tokens
+(`first highlight from the tokens`), the bytes on the wire, and the CPU seconds of every Chromium process over
+the visit (the machine is shared: wall times include waiting for a core):
 - first visit: a fresh browser profile on disk;
 - second visit: the same profile, the browser started again (its HTTP cache on disk);
 - private: a second load in an incognito context (its HTTP cache in memory) after a first one;
@@ -39,8 +41,10 @@ from pathlib import Path
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_page import CACHE, REPO, build_cached  # noqa: E402
-from pagedriver import query  # noqa: E402  (tests/, on the path by bench_page)
+from bench_page import CACHE, COLD_SELECT_INIT, REPO, WATCH_SELECT_JS, build_cached, opening_jobs  # noqa: E402
+from pagedriver import init_script, query  # noqa: E402  (tests/, on the path by bench_page)
+
+from mercury_static.bundle.contents import load_bundle  # noqa: E402
 from throttle import Link, wait_quiet  # noqa: E402  (tests/)
 
 from mercury_static.bundle.serve import BundleHandler, BundleServer  # noqa: E402
@@ -56,7 +60,10 @@ QUIET_S = 2.0
 """A visit ends once no byte has moved for this long after the model is ready."""
 MARKS_JS = """() => [performance.getEntriesByName('mercury-first-paint')[0]?.startTime ?? null,
   performance.getEntriesByName('mercury-model-ready')[0]?.startTime ?? null,
-  pd.hooked() ? pd.modelStatus() : null]"""
+  pd.hooked() ? pd.modelStatus() : null,
+  performance.getEntriesByName('bench-tokens')[0]?.startTime ?? null]"""
+TOKENS_WAIT_S = 20.0
+"""After the model is ready, how long a visit waits for the answer from the selection's tokens."""
 
 
 def cpu_ticks() -> dict[int, int]:
@@ -149,17 +156,20 @@ def visit(context, link: Link, query_string: str, offline: bool = False) -> dict
         context.set_offline(True)
         link.set_offline(True)
     cpu0, t0 = cpu_ticks(), time.time()
-    row: dict = {"first record": None, "model ready": None}
+    row: dict = {"first record": None, "model ready": None, "tokens": None}
     try:
         page.goto(link.url + query_string, wait_until="commit")
     except Exception as err:  # noqa: BLE001 — offline without a service worker: no page at all
         row["error"] = str(err).splitlines()[0]
     else:
         time.sleep(1.0)  # untouched while it loads (bench_page.QUIET_S)
+        ready_at = None
         while time.time() - t0 < TIMEOUT_S:
-            first, ready, status = query(page, MARKS_JS)
-            row["first record"], row["model ready"] = first, ready
-            if ready is not None or status == "failed" or (offline and first is None and time.time() - t0 > 15):
+            first, ready, status, tokens = query(page, MARKS_JS)
+            row["first record"], row["model ready"], row["tokens"] = first, ready, tokens
+            ready_at = ready_at or (time.time() if ready is not None else None)
+            if tokens is not None or status == "failed" or (offline and first is None and time.time() - t0 > 15) \
+                    or (ready_at is not None and time.time() - ready_at > TOKENS_WAIT_S):
                 break
             time.sleep(0.2)
         wait_quiet(link, QUIET_S, TIMEOUT_S)  # what the page and its service worker fetch after (records ahead)
@@ -173,17 +183,20 @@ def visit(context, link: Link, query_string: str, offline: bool = False) -> dict
     return row
 
 
-def run_variant(p, port: int, bps: float, rtt: float) -> dict[str, dict]:
+def run_variant(p, port: int, bps: float, rtt: float, qs: str, init: str) -> dict[str, dict]:
+    """The four visits of one bundle over one network; `init`: the selection made at the first paint."""
     rows = {}
-    link, qs = Link(port, bps, rtt), "?annotator=bench"
+    link = Link(port, bps, rtt)
     profile = Path(tempfile.mkdtemp(prefix="bench-network-"))
     try:
         launch = {"executable_path": os.environ.get("CHROMIUM", "/usr/bin/chromium"), "headless": True, "args": ARGS,
                   "viewport": {"width": 1500, "height": 900}}
         ctx = p.chromium.launch_persistent_context(str(profile), **launch)
+        ctx.add_init_script(init)
         rows["first visit"] = visit(ctx, link, qs)
         ctx.close()
         ctx = p.chromium.launch_persistent_context(str(profile), **launch)
+        ctx.add_init_script(init)
         rows["second visit"] = visit(ctx, link, qs)
         rows["offline"] = visit(ctx, link, qs, offline=True)
         ctx.close()
@@ -191,6 +204,7 @@ def run_variant(p, port: int, bps: float, rtt: float) -> dict[str, dict]:
         shutil.rmtree(profile, ignore_errors=True)
     browser = p.chromium.launch(executable_path=launch["executable_path"], headless=True, args=ARGS)
     ctx = browser.new_context(viewport={"width": 1500, "height": 900})
+    ctx.add_init_script(init)
     visit(ctx, link, qs)
     rows["private"] = visit(ctx, link, qs)
     browser.close()
@@ -217,6 +231,10 @@ def main() -> None:
                          rebuild=args.rebuild, title="FaithBench")
     today = today_bundle(after, args.before_ref)
     ports = {"today": serve_counted(today), "after": serve_counted(after)}
+    [(rid, side, start, end)] = opening_jobs(load_bundle(after), 1)
+    qs = f"?annotator=bench#record={rid}"
+    init = init_script(COLD_SELECT_INIT.replace("SPAN_ARGS", json.dumps([side, start, end, True]))
+                       .replace("WATCH_SELECT", WATCH_SELECT_JS))
     results: list[tuple[str, str, str, dict]] = []
     with sync_playwright() as p:
         for run in range(args.runs):
@@ -224,21 +242,23 @@ def main() -> None:
                 bps, rtt = PROFILES[prof]
                 order = args.variants.split(",")
                 for variant in (order if run % 2 == 0 else order[::-1]):
-                    rows = run_variant(p, ports[variant], bps, rtt)
+                    rows = run_variant(p, ports[variant], bps, rtt, qs, init)
                     for visit_name, row in rows.items():
                         results.append((prof, variant, visit_name, row))
                         files = row.pop("files")
                         print(prof, variant, visit_name, row, file=sys.stderr, flush=True)
                         for path, size, encoding in sorted(files, key=lambda f: -f[1])[:8]:
                             print(f"    {size / 1e6:7.3f} MB {encoding or '-':5} {path}", file=sys.stderr)
-    print("| network | visit | bundle | MB on the wire | first record s | model ready s | Chromium CPU s |")
-    print("|---|---|---|---|---|---|---|")
+    print("| network | visit | bundle | MB on the wire | first record s | model ready s | first highlight from the tokens s "
+          "| Chromium CPU s |")
+    print("|---|---|---|---|---|---|---|---|")
     for prof, variant, visit_name, row in sorted(results, key=lambda r: (-int(r[0]), list(
             ("first visit", "second visit", "private", "offline")).index(r[2]), r[1] != "today")):
         bps, rtt = PROFILES[prof]
         extra = f" ({row['error'][:40]})" if row.get("error") else ""
         print(f"| {prof} Mbit/s, {rtt} ms | {visit_name} | {variant} | {row['MB']:.2f} | "
-              f"{fmt(row['first record'], 'ms')}{extra} | {fmt(row['model ready'], 'ms')} | {row['CPU s']:.1f} |")
+              f"{fmt(row['first record'], 'ms')}{extra} | {fmt(row['model ready'], 'ms')} | {fmt(row['tokens'], 'ms')} | "
+              f"{row['CPU s']:.1f} |")
 
 
 if __name__ == "__main__":
