@@ -200,10 +200,15 @@ def page(context):
     assert not errors, f"uncaught errors in the page: {errors}"
 
 
-LONGEST_FIRST = ("test_front_door.py", "test_train.py", "test_parquet_in.py", "test_engine_ray.py")
-"""Files whose tests take minutes of wall time, run before the others so that, with a test file per worker
-(`--dist loadfile --no-loadscope-reorder`, as `make test` runs the slow and browser tests), no worker is left
-with one of them while the other has finished: longest first."""
+LONGEST_FIRST = ("test_parquet_in.py", "test_train.py", "test_engine_ray.py", "test_front_door.py",
+                 "test_page_no_loss.py", "test_page_safety.py", "test_page_longtext.py", "test_page_keyboard.py",
+                 "test_docs.py", "test_page_layout.py", "test_page_questions.py", "test_page.py",
+                 "test_parity_browser.py", "test_offline.py", "test_page_storage.py", "test_page_review.py",
+                 "test_long_source.py", "test_collect.py", "test_wheel.py", "test_model.py", "test_streaming.py")
+"""Files of the slow and browser run by their wall time, longest first (those of minutes, then those of half a
+minute or more), run before the others so that, with a test file per worker (`--dist loadfile
+--no-loadscope-reorder`, as `make test` runs them), the run ends on files of seconds: no worker is left with a
+long one while the other has finished."""
 
 
 def pytest_collection_modifyitems(config, items):
