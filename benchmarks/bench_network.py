@@ -233,8 +233,10 @@ def main() -> None:
     ports = {"today": serve_counted(today), "after": serve_counted(after)}
     [(rid, side, start, end)] = opening_jobs(load_bundle(after), 1)
     qs = f"?annotator=bench#record={rid}"
+    watch = WATCH_SELECT_JS.replace("setTimeout(finish, 20000)", f"setTimeout(finish, {TIMEOUT_S * 1000:.0f})")
+    assert watch != WATCH_SELECT_JS  # a slow link's model comes long after bench_page's 20 s
     init = init_script(COLD_SELECT_INIT.replace("SPAN_ARGS", json.dumps([side, start, end, True]))
-                       .replace("WATCH_SELECT", WATCH_SELECT_JS))
+                       .replace("WATCH_SELECT", watch))
     results: list[tuple[str, str, str, dict]] = []
     with sync_playwright() as p:
         for run in range(args.runs):
