@@ -1,10 +1,40 @@
-"""Real storage servers on loopback for the collect tests: moto's S3 server and wsgidav (WebDAV)."""
+"""Real servers on loopback for the tests: moto's S3 server and wsgidav (WebDAV) for the collect tests, and a web
+server process of the hosting recipes (nginx, Caddy) waited for and stopped."""
 
 from __future__ import annotations
 
+import contextlib
 import socket
+import subprocess
 import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
+
+
+@contextlib.contextmanager
+def serving(proc: subprocess.Popen, base: str, path: str, name: str) -> Iterator[None]:
+    """Wait until the server process `proc` answers `path` of `base` with 200 (failing the test with its stderr if
+    it exits or takes over 20 s), then stop it after the block."""
+    import pytest
+    from test_precompress import request
+
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            if request(base, path)[0] == 200:
+                break
+        except OSError:
+            pass
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            pytest.fail(f"{name} did not start: {proc.stderr.read() if proc.stderr else ''}")
+        time.sleep(0.1)
+    try:
+        yield
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
 
 
 def free_port() -> int:

@@ -8,13 +8,12 @@ import os
 import re
 import shutil
 import subprocess
-import time
 from pathlib import Path
 
 import brotli
 import pytest
-from collect_servers import free_port
-from pagedriver import open_page, query_vector, select, wait, wait_model
+from collect_servers import free_port, serving
+from test_hosting_nginx import the_page_answers_through
 from test_precompress import request
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "bundle.md"
@@ -39,20 +38,8 @@ def caddy(demo_bundle, tmp_path_factory):
     proc = subprocess.Popen([binary, "run", "--config", str(work / "Caddyfile"), "--adapter", "caddyfile"], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     base = f"http://127.0.0.1:{port}/demo/"
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            if request(base, "/demo/manifest.json")[0] == 200:
-                break
-        except OSError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            pytest.fail(f"caddy did not start: {proc.stderr.read() if proc.stderr else ''}")
-        time.sleep(0.1)
-    yield base, work / "bundles" / "demo"
-    proc.terminate()
-    proc.wait(timeout=20)
+    with serving(proc, base, "/demo/manifest.json", "caddy"):
+        yield base, work / "bundles" / "demo"
 
 
 def test_caddy_sends_the_siblings_with_the_files_types(caddy):
@@ -76,9 +63,4 @@ def test_caddy_sends_the_siblings_with_the_files_types(caddy):
 
 @pytest.mark.browser
 def test_the_page_works_through_caddy(caddy, page):
-    base, _ = caddy
-    open_page(page, base, "harbor-lighthouse")
-    wait_model(page, timeout=120_000)
-    select(page, "summary", "3.2 million euros")
-    wait(page, "() => pd.queryVector() !== null", timeout=30_000)
-    assert len(query_vector(page) or []) == 384
+    the_page_answers_through(page, caddy[0])

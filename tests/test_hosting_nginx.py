@@ -9,11 +9,10 @@ import os
 import re
 import shutil
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
-from collect_servers import free_port
+from collect_servers import free_port, serving
 from pagedriver import open_page, query_vector, select, wait, wait_model
 from test_precompress import request
 
@@ -51,20 +50,8 @@ def nginx(demo_bundle, tmp_path_factory):
     proc = subprocess.Popen([binary, "-p", str(work), "-c", str(work / "nginx.conf")], stderr=subprocess.PIPE,
                             text=True)
     base = f"http://127.0.0.1:{port}/demo/"
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            if request(base, "/demo/manifest.json")[0] == 200:
-                break
-        except OSError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            pytest.fail(f"nginx did not start: {proc.stderr.read() if proc.stderr else ''}")
-        time.sleep(0.1)
-    yield base, root / "demo"
-    proc.terminate()
-    proc.wait(timeout=20)
+    with serving(proc, base, "/demo/manifest.json", "nginx"):
+        yield base, root / "demo"
 
 
 def test_nginx_sends_the_siblings_with_the_files_types(nginx):
@@ -93,13 +80,16 @@ def test_nginx_sends_the_siblings_with_the_files_types(nginx):
         assert status == 200 and headers["cache-control"] == "no-cache" and body == (bundle / name).read_bytes()
 
 
-@pytest.mark.browser
-def test_the_page_works_through_nginx(nginx, page):
-    """The runtime's module and wasm, the model and the records all come through nginx: the model gets ready
-    and a selection is answered from its tokens."""
-    base, _ = nginx
+def the_page_answers_through(page, base: str) -> None:
+    """The runtime's module and wasm, the model and the records all come from the server at `base`: the model
+    gets ready and a selection is answered from its tokens."""
     open_page(page, base, "harbor-lighthouse")
     wait_model(page, timeout=120_000)
     select(page, "summary", "3.2 million euros")
     wait(page, "() => pd.queryVector() !== null", timeout=30_000)
     assert len(query_vector(page) or []) == 384
+
+
+@pytest.mark.browser
+def test_the_page_works_through_nginx(nginx, page):
+    the_page_answers_through(page, nginx[0])
