@@ -277,7 +277,11 @@ def test_ctrl_c_leaves_the_bundle_the_cache_and_out_as_they_were(dump, fixture_b
             assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()[0]
             time.sleep(0.2)
         assert [p.name for p in scratch.glob(".train-*")] == [p.name for p in scratch.glob(mine)]  # none dead left
-        time.sleep(moments.uniform(0, 4))
+        # a random moment of the folds: at the latest as the last fold starts (on a fast or a loaded machine
+        # alike, the signal lands before the run can end)
+        moment = time.monotonic() + moments.uniform(0, 4)
+        while time.monotonic() < moment and not any(scratch.glob(f"{mine}/fold-1")):
+            time.sleep(0.02)
         os.killpg(proc.pid, sig)
         output, _ = proc.communicate(timeout=120)
         if sig != signal.SIGKILL:

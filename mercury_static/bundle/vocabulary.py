@@ -28,7 +28,7 @@ GRAPH = Path("onnx") / "model_quantized.onnx"
 BATCH = 2048
 """Rows tokenized per call (the tokenizer's own threads share a batch)."""
 _LEN, _VARINT = 2, 0  # protobuf wire types
-_MODEL_GRAPH, _GRAPH_INITIALIZER, _TENSOR_DIMS, _TENSOR_NAME, _TENSOR_RAW = 7, 5, 1, 8, 9
+_MODEL_GRAPH, _GRAPH_INITIALIZER, _TENSOR_DIMS, _TENSOR_RAW = 7, 5, 1, 9  # onnx.proto's field numbers
 
 
 def _varint(buf: bytes, i: int) -> tuple[int, int]:
@@ -55,15 +55,16 @@ def _encode_varint(value: int) -> bytes:
 
 
 def _fields(buf: bytes) -> Iterator[tuple[int, int, bytes, bytes]]:
-    """(field number, wire type, the field's whole encoding, its payload) of each field of a message."""
+    """(field number, wire type, the field's whole encoding, its value's bytes) of each field of a message."""
     i = 0
     while i < len(buf):
         start = i
         key, i = _varint(buf, i)
         number, wire = key >> 3, key & 7
         if wire == _VARINT:
+            value_at = i
             _, i = _varint(buf, i)
-            payload = buf[start:i]
+            payload = buf[value_at:i]
         elif wire == 1:
             i += 8
             payload = buf[i - 8:i]
@@ -82,24 +83,17 @@ def _message(number: int, payload: bytes) -> bytes:
     return _encode_varint(number << 3 | _LEN) + _encode_varint(len(payload)) + payload
 
 
-def _key_length(encoded: bytes) -> int:
-    return _varint(encoded, 0)[1]
-
-
 def _cut_tensor(tensor: bytes, vocab_size: int, kept: np.ndarray) -> bytes | None:
     """The tensor with only the `kept` rows of its first axis, if that axis is the vocabulary's and its data is
     raw bytes; else None (left as it is)."""
     fields = list(_fields(tensor))
     dims = []
-    for number, wire, encoded, payload in fields:
+    for number, _wire, _, payload in fields:
         if number == _TENSOR_DIMS:
-            if wire == _LEN:
-                i = 0
-                while i < len(payload):
-                    value, i = _varint(payload, i)
-                    dims.append(value)
-            else:
-                dims.append(_varint(encoded, _key_length(encoded))[0])
+            i = 0
+            while i < len(payload):  # packed, or one value
+                value, i = _varint(payload, i)
+                dims.append(value)
     raw = [payload for number, wire, _, payload in fields if number == _TENSOR_RAW and wire == _LEN]
     if not dims or dims[0] != vocab_size or len(raw) != 1 or len(raw[0]) % vocab_size:
         return None
