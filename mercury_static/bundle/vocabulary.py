@@ -31,7 +31,7 @@ _LEN, _VARINT = 2, 0  # protobuf wire types
 _MODEL_GRAPH, _GRAPH_INITIALIZER, _TENSOR_DIMS, _TENSOR_RAW = 7, 5, 1, 9  # onnx.proto's field numbers
 
 
-def _varint(buf: bytes, i: int) -> tuple[int, int]:
+def _varint(buf: memoryview, i: int) -> tuple[int, int]:
     value = shift = 0
     while True:
         b = buf[i]
@@ -54,8 +54,9 @@ def _encode_varint(value: int) -> bytes:
             return bytes(out)
 
 
-def _fields(buf: bytes) -> Iterator[tuple[int, int, bytes, bytes]]:
-    """(field number, wire type, the field's whole encoding, its value's bytes) of each field of a message."""
+def _fields(buf: memoryview) -> Iterator[tuple[int, int, memoryview, memoryview]]:
+    """(field number, wire type, the field's whole encoding, its value's bytes) of each field of a message: views
+    of `buf`, never copies (the graph's table is most of its bytes)."""
     i = 0
     while i < len(buf):
         start = i
@@ -79,11 +80,11 @@ def _fields(buf: bytes) -> Iterator[tuple[int, int, bytes, bytes]]:
         yield number, wire, buf[start:i], payload
 
 
-def _message(number: int, payload: bytes) -> bytes:
+def _message(number: int, payload: bytes | memoryview) -> bytes:
     return _encode_varint(number << 3 | _LEN) + _encode_varint(len(payload)) + payload
 
 
-def _cut_tensor(tensor: bytes, vocab_size: int, kept: np.ndarray) -> bytes | None:
+def _cut_tensor(tensor: memoryview, vocab_size: int, kept: np.ndarray) -> bytes | None:
     """The tensor with only the `kept` rows of its first axis, if that axis is the vocabulary's and its data is
     raw bytes; else None (left as it is)."""
     fields = list(_fields(tensor))
@@ -112,7 +113,7 @@ def cut_graph(graph: bytes, vocab_size: int, kept: np.ndarray) -> tuple[bytes, i
     """The ONNX graph with every initializer whose first axis is the vocabulary cut to the `kept` rows (in that
     order); returns it and how many tables were cut."""
     out, cut = bytearray(), 0
-    for number, wire, encoded, payload in _fields(graph):
+    for number, wire, encoded, payload in _fields(memoryview(graph)):
         if number != _MODEL_GRAPH or wire != _LEN:
             out += encoded
             continue
