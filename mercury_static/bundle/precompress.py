@@ -55,24 +55,25 @@ def brotli_bytes(data: bytes, level: int) -> bytes:
     return brotli.compress(data, quality=level, lgwin=max(10, min(24, (len(data) - 1).bit_length())))
 
 
-COMPRESSORS: dict[str, tuple[Callable[[bytes], bytes], Callable[[bytes], bytes]]] = {
-    ".gz": (lambda d: gzip_bytes(d, 9), lambda d: gzip_bytes(d, 6)),
-    ".br": (lambda d: brotli_bytes(d, 11), lambda d: brotli_bytes(d, 5)),
+COMPRESSORS: dict[str, tuple[str, Callable[[bytes], bytes], Callable[[bytes], bytes]]] = {
+    ".gz": ("9", lambda d: gzip_bytes(d, 9), lambda d: gzip_bytes(d, 6)),
+    ".br": ("11-fit", lambda d: brotli_bytes(d, 11), lambda d: brotli_bytes(d, 5)),
 }
-"""Suffix -> (the best level, for cached files; the build's level, for a bundle's own files). Brotli's level 5
-comes within a few percent of level 9 on the data and the page, and its hash table takes a megabyte or two
-where level 9's takes tens, which a build would hold at its peak."""
+"""Suffix -> (the cached level's name, the best level, for cached files; the build's level, for a bundle's own
+files). Brotli's level 5 comes within a few percent of level 9 on the data and the page, and its hash table
+takes a megabyte or two where level 9's takes tens, which a build would hold at its peak. A cached file is
+named by its level too, so that a change of level is never served from an older cache."""
 
 
 def cached_sibling(data: bytes, cache: Path, suffix: str) -> Path:
     """The best-level compression of `data`, from `cache` (by its sha256) or compressed into it (renamed into
     place)."""
-    path = cache / f"{hashlib.sha256(data).hexdigest()}{suffix}"
+    path = cache / f"{hashlib.sha256(data).hexdigest()}-{COMPRESSORS[suffix][0]}{suffix}"
     if not path.is_file():
         cache.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{suffix[1:]}-", dir=cache)
         with os.fdopen(fd, "wb") as f:
-            f.write(COMPRESSORS[suffix][0](data))
+            f.write(COMPRESSORS[suffix][1](data))
         os.replace(tmp, path)
     return path
 
@@ -102,7 +103,7 @@ def write_siblings(folder: Path, cache: Path) -> int:
                     written += 1
                     limit = source.stat().st_size - 1
                 continue
-            packed = COMPRESSORS[suffix][1](data)
+            packed = COMPRESSORS[suffix][2](data)
             if len(packed) <= limit:
                 target.write_bytes(packed)
                 written += 1
