@@ -5,10 +5,9 @@ does not.
 
 Brotli for browsers (they all accept it from an HTTPS host and from localhost), gzip for every other client and
 host. The files that are the same in every bundle (the runtime, the model's weights) are compressed once at
-the best levels and kept in the model cache under the hash of their bytes: brotli's best level takes a
-minute of CPU on the runtime's wasm and saves over a third of its gzip. The bundle's own files (data, page,
-the model's graph and vocabulary) are compressed at each build at levels that take a fraction of a second
-per megabyte and little memory.
+the best levels and kept in the model cache under the hash of their bytes: brotli's best level is slow on the
+runtime's wasm, and saves much of its gzip. The bundle's own files (data, page, the model's graph and
+vocabulary) are compressed at each build at cheap levels, quick and light on memory.
 """
 
 from __future__ import annotations
@@ -33,11 +32,13 @@ MAX_RATIO = 0.9
 """A sibling is written only when it is at most this fraction of its file (float16 vectors barely compress)."""
 BROTLI_FROM = 0.8
 """A cached file gets brotli's best level only where gzip took a fifth off: the int8 weights barely compress,
-and brotli's minute of CPU would gain a few percent."""
+and brotli's slow best level would gain little on them."""
 EXTENSIONS = frozenset({".html", ".js", ".mjs", ".css", ".json", ".wasm", ".onnx", ".weights", ".bin", ".svg"})
 SKIPPED = frozenset({"manifest.json", "index.html"})
 """Rewritten in place by later commands (`tune --apply`, `assign`; `links` sets the page's security policy): a
 sibling would go stale."""
+
+
 def cached(rel: Path) -> bool:
     """Whether a file is the same in every bundle (the runtime, the model's weights; the graph and tokenizer
     carry the bundle's own vocabulary): compressed once, cached."""
@@ -60,9 +61,9 @@ COMPRESSORS: dict[str, tuple[str, Callable[[bytes], bytes], Callable[[bytes], by
     ".br": ("11-fit", lambda d: brotli_bytes(d, 11), lambda d: brotli_bytes(d, 5)),
 }
 """Suffix -> (the cached level's name, the best level, for cached files; the build's level, for a bundle's own
-files). Brotli's level 5 comes within a few percent of level 9 on the data and the page, and its hash table
-takes a megabyte or two where level 9's takes tens, which a build would hold at its peak. A cached file is
-named by its level too, so that a change of level is never served from an older cache."""
+files). Brotli's level 5 comes close to level 9 on the data and the page, and its hash table is a small part
+of level 9's, which a build would hold at its peak. A cached file is named by its level too, so that a change
+of level is never served from an older cache."""
 
 
 def cached_sibling(data: bytes, cache: Path, suffix: str) -> Path:

@@ -183,11 +183,11 @@ def shrink_model(folder: Path, rows: Iterable[str]) -> tuple[int, int] | None:
     kept = kept_pieces(tokenizer, rows)
     if kept is None:
         return None
-    full = len(tokenizer["model"]["vocab"])
+    config = safeio.read_checked(folder / "config.json", limit=safeio.INPUT_LIMIT)
+    full = config.get("vocab_size", len(tokenizer["model"]["vocab"]))  # the table's rows (may exceed the pieces)
     graph, cut = cut_graph((folder / GRAPH).read_bytes(), full, kept)
     if cut == 0:
         return None
-    config = safeio.read_checked(folder / "config.json", limit=safeio.INPUT_LIMIT)
     config["vocab_size"] = len(kept)
     if isinstance(config.get("pad_token_id"), int):
         config["pad_token_id"] = int(np.searchsorted(kept, config["pad_token_id"]))

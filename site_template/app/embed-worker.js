@@ -90,8 +90,11 @@ async function init(msg) {
   wasm.wasmPaths = { mjs: new URL('../vendor/ort-wasm-simd-threaded.mjs', import.meta.url).href, wasm: wasmUrl };
   // onnxruntime-web fetches the wasm itself, compiling it while it streams in (and the browser can keep the
   // compiled code): its bytes count in the progress once it has arrived
-  new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) if (entry.name === wasmUrl) count(wasmUrl, entry.decodedBodySize, true);
+  new PerformanceObserver((list, observer) => {
+    const entry = list.getEntries().find((e) => e.name === wasmUrl);
+    if (!entry) return;
+    observer.disconnect();
+    count(wasmUrl, entry.decodedBodySize, true);
   }).observe({ type: 'resource', buffered: true });
   wasm.numThreads = self.crossOriginIsolated ? Math.max(1, Math.min(4, navigator.hardwareConcurrency || 1)) : 1;
   wasm.proxy = false;

@@ -54,7 +54,8 @@ export function uiSlice({ store }) {
     setView({ k, minScore }) {
       store.update({ view: { ...get().view, k, minScore } });
     },
-    /** The in-browser model's status ('idle' | 'loading' | 'ready' | 'failed') and its message. */
+    /** The in-browser model's status ('idle' | 'loading' | 'ready' | 'failed'), its message, and while it
+     * loads the bytes of its download so far, their whole (null: not known) and when loading began. */
     setModel({ status, message, loaded = null, total = null, since = null }) {
       store.update({ model: { status, message, loaded, total, since } });
     },
