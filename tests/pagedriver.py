@@ -70,6 +70,7 @@ PD = """{
     clear: () => window.mercuryStatic.store.actions.clear(),
     showRelated: (answer) => window.mercuryStatic.store.actions.showRelated(answer),
     stopAssistant: () => window.mercuryStatic.stopAssistant(),
+    holdModel: (ms) => window.mercuryStatic.holdModel(ms),
     panes: () => Object.values(window.mercuryStatic.panes),
 }"""
 

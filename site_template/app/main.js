@@ -96,6 +96,7 @@ async function main() {
     store, version: VERSION, embed: model.embed, timings: () => ({ ...assistant.timings }), panes,
     queryVector: () => (assistant.last ? Array.from(assistant.last.vec) : null), // the last answer's vector
     stopAssistant: model.unfollow, // bench_page's Mercury path: the server's answers alone, as Mercury's client
+    holdModel: (ms) => { assistant.holdMs = ms; }, // tests: a model's answer waited for, whatever the load
   };
   // The rest of the setup waits for the first record's shard: its texts are requested as soon as it
   // arrives instead of after the setup (on a long source that is the critical path of the first paint).
