@@ -114,7 +114,7 @@ def test_paths_and_ids_print_as_they_are(tmp_path, run, stand_in_model):
     assert f"built {out}: 2 records" in result.output and f"mercury-static serve {out}" in result.output
     dup = tmp_path / "dup.jsonl"
     dup.write_text(json.dumps(RECORDS[0]) + "\n" + json.dumps(RECORDS[0]) + "\n")
-    assert "duplicate id 'a:smile:b'" in error_line(run("build", dup, "-o", tmp_path / "o2"))
+    assert f"duplicate id 'a:smile:b' (first seen at {dup}: line 1)" in error_line(run("build", dup, "-o", tmp_path / "o2"))
 
 
 # ---------------------------------------------------------------- what merge prints and merges

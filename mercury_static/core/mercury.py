@@ -43,7 +43,10 @@ def record_id_key(fields: dict, id_field: str | None) -> str | None:
     """The field holding a record's id (looked up in `fields`; `id_field` also in its ``metadata``)."""
     if id_field is not None:
         return id_field
-    return next((k for k in ID_KEYS if k in fields), None)
+    for key in ID_KEYS:
+        if key in fields:
+            return key
+    return None
 
 
 def record_id(fields: dict, position: int, id_field: str | None, file: str, where: str | None) -> str:

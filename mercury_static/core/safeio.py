@@ -210,39 +210,50 @@ def find_invalid(value, path: str = "", skip: tuple[str, ...] = ()) -> tuple[str
     """(path, problem) of the first value JSON cannot carry faithfully, else None.
 
     `path` is jq-like (``metadata.scores[2]``); `skip`: keys of the top object checked elsewhere (their
-    values, not their duplication). Iterative, so any depth is fine."""
-    stack = [(path, value)]
+    values, not their duplication). Iterative, so any depth is fine; a value's path is spelled out only for a
+    container or a problem (every record is checked, and most of its values are plain text)."""
+    stack: list[tuple[str, object, bool, object]] = [(path, None, False, value)]
     top = True
     while stack:
-        where, v = stack.pop()
+        parent, key, index, v = stack.pop()
         if isinstance(v, str):
-            m = _SURROGATE.search(v)
+            m = None if v.isascii() else _SURROGATE.search(v)
             if m:
-                return where, f"lone surrogate U+{ord(m.group()):04X} in the text (not valid Unicode)"
+                return _place(parent, key, index), \
+                    f"lone surrogate U+{ord(m.group()):04X} in the text (not valid Unicode)"
         elif isinstance(v, int) and not isinstance(v, bool):
             if not -sys.float_info.max <= v <= sys.float_info.max:
-                return where, f"an integer of {len(str(abs(v)))} digits is beyond any JSON number (the page reads " \
-                              "it as Infinity, as 1e999)"
+                return _place(parent, key, index), f"an integer of {len(str(abs(v)))} digits is beyond any JSON " \
+                                                   "number (the page reads it as Infinity, as 1e999)"
         elif isinstance(v, float):
             if isinstance(v, LongInt):
-                return where, long_int(v.digits)
+                return _place(parent, key, index), long_int(v.digits)
             if not math.isfinite(v):
-                return where, f"{v} is not a JSON number (NaN, Infinity and overflowing numbers like 1e999 " \
-                              "are not allowed)"
+                return _place(parent, key, index), f"{v} is not a JSON number (NaN, Infinity and overflowing " \
+                                                   "numbers like 1e999 are not allowed)"
         elif isinstance(v, dict):
+            where = _place(parent, key, index)
             dup = getattr(v, "duplicates", None)
             if dup:
                 return _join(where, dup[0]), "duplicate key in one object (which one is meant?)"
             for k, child in reversed(list(v.items())):
-                m = _SURROGATE.search(k)
+                m = None if k.isascii() else _SURROGATE.search(k)
                 if m:
                     return _join(where, k), f"lone surrogate U+{ord(m.group()):04X} in a key"
                 if not (top and k in skip):
-                    stack.append((_join(where, k), child))
+                    stack.append((where, k, False, child))
         elif isinstance(v, list):
-            stack.extend((f"{where}[{i}]", child) for i, child in reversed(list(enumerate(v))))
+            where = _place(parent, key, index)
+            stack.extend((where, i, True, child) for i, child in reversed(list(enumerate(v))))
         top = False
     return None
+
+
+def _place(parent: str, key, index: bool) -> str:
+    """The path of `parent`'s value at `key` (a list's index when `index`; None: `parent` itself)."""
+    if key is None:
+        return parent
+    return f"{parent}[{key}]" if index else _join(parent, key)
 
 
 def _join(where: str, key: str) -> str:

@@ -98,14 +98,10 @@ class IdPlaces:
     def __init__(self, db: sqlite3.Connection):
         self._db = db
 
-    def __contains__(self, record_id: str) -> bool:
-        return self._db.execute("SELECT 1 FROM ids WHERE id = ?", (_blob(record_id),)).fetchone() is not None
-
-    def __getitem__(self, record_id: str) -> str:
-        row = self._db.execute("SELECT place FROM ids WHERE id = ?", (_blob(record_id),)).fetchone()
-        if row is None:
-            raise KeyError(record_id)
-        return _text(row[0])
-
-    def __setitem__(self, record_id: str, place: str) -> None:
-        self._db.execute("INSERT INTO ids VALUES (?, ?)", (_blob(record_id), _blob(place)))
+    def first_place(self, record_id: str, place: str) -> str | None:
+        """None when `record_id` is new (then kept with `place`), else the place it was first read: one
+        statement for a new id, the common case."""
+        key = _blob(record_id)
+        if self._db.execute("INSERT INTO ids VALUES (?, ?) ON CONFLICT DO NOTHING", (key, _blob(place))).rowcount:
+            return None
+        return _text(self._db.execute("SELECT place FROM ids WHERE id = ?", (key,)).fetchone()[0])

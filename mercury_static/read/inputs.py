@@ -62,11 +62,20 @@ def read_records(
 
 
 class Seen(Protocol):
-    """Record id → the place it was first read (a dict, or a disk-backed table: `scratch.IdPlaces`)."""
+    """Record id → the place it was first read (`Places`, or a disk-backed table: `scratch.IdPlaces`)."""
 
-    def __contains__(self, record_id: str) -> bool: ...
-    def __getitem__(self, record_id: str) -> str: ...
-    def __setitem__(self, record_id: str, place: str) -> None: ...
+    def first_place(self, record_id: str, place: str) -> str | None:
+        """None when `record_id` is new (then kept with `place`), else the place it was first read."""
+
+
+class Places(dict[str, str]):
+    """`Seen` in memory."""
+
+    def first_place(self, record_id: str, place: str) -> str | None:
+        first = self.get(record_id)
+        if first is None:
+            self[record_id] = place
+        return first
 
 
 def iter_records(
@@ -85,15 +94,14 @@ def iter_records(
         raise InputError(str(paths[0]) if paths else "-", None, None,
                          f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
     opts = Options(source_field, summary_field, id_field, qualify_ids=len(paths) > 1, verdicts=verdicts)
-    seen = {} if seen is None else seen
+    seen = Places() if seen is None else seen
     for path in paths:
         for item in _read_file(Path(path), str(path), fmt, opts):
             rec = item.record
             safeio.check(rec.id, str(path), item.where, item.id_key or "id")  # e.g. a file stem not in UTF-8
-            if rec.id in seen:
-                raise InputError(str(path), item.where, item.id_key,
-                                 f"duplicate id {rec.id!r} (first seen at {seen[rec.id]})")
-            seen[rec.id] = f"{path}: {item.where}"
+            first = seen.first_place(rec.id, f"{path}: {item.where}")
+            if first is not None:
+                raise InputError(str(path), item.where, item.id_key, f"duplicate id {rec.id!r} (first seen at {first})")
             yield rec
 
 

@@ -5,6 +5,7 @@ Kept in one place so CSV rows, JSON objects and Mercury samples follow the same 
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,7 +48,7 @@ def identity(obj: dict, position: int, where: str, name: str,
     if id_key is not None:
         (fields if id_key in fields else nested).pop(id_key)
     if opts.qualify_ids and opts.id_field is None:
-        rec_id = f"{Path(name).stem}:{rec_id}"
+        rec_id = f"{_file_stem(name)}:{rec_id}"
     return rec_id, id_key, fields, nested
 
 
@@ -81,11 +82,22 @@ def make_item(fields: dict, position: int, where: str, name: str, opts: Options,
         prior = [p for k, a in enumerate(anns or []) if (p := prior_annotation(a, k, rec_id, source, summary, label))]
 
     metadata = {**nested, **fields}
-    origin = f"{Path(name).name}:{where.split()[-1]}" if where.startswith("line") \
-        else f"{Path(name).name}[{where.split()[-1]}]"
+    origin = f"{_file_name(name)}:{where.split()[-1]}" if where.startswith("line") \
+        else f"{_file_name(name)}[{where.split()[-1]}]"
     record = Record(id=rec_id, source=source, summary=summary, metadata=metadata,
                     prior_annotations=prior, source_sections=sections, origin=origin)
     return Item(record, where, id_key)
+
+
+@functools.cache
+def _file_name(name: str) -> str:
+    """The file's name without its folders (asked once per record, so kept per file)."""
+    return Path(name).name
+
+
+@functools.cache
+def _file_stem(name: str) -> str:
+    return Path(name).stem
 
 
 def text_field(value, name: str, where: str, key: str) -> str:
