@@ -143,16 +143,27 @@ def modules_server(demo_bundle, serve_dir, tmp_path_factory) -> str:
     return serve_dir(copy)
 
 
+NO_SERVICE_WORKERS = "delete Navigator.prototype.serviceWorker;"
+"""A page without the service worker API, as Chromium gives a page served over plain http from another host."""
+
+
 class Browser:
     """The browser, whose contexts block service workers unless a test asks for them: a bundle's service worker
-    fetches past `page.route`, so a test that makes the model unavailable would get it from the worker."""
+    fetches past `page.route`, so a test that makes the model unavailable would get it from the worker.
+
+    A blocked context's pages also go without the API (`NO_SERVICE_WORKERS`) unless `worker_api=True`: there
+    a worker registers and never takes control, so every page would wait the longest the page waits for one
+    (offline.js's `CONTROL_WAIT_MS`) before starting the model; test_offline.py keeps that case."""
 
     def __init__(self, browser):
         self._browser = browser
 
-    def new_context(self, **options):
+    def new_context(self, worker_api: bool = False, **options):
         options.setdefault("service_workers", "block")
-        return self._browser.new_context(**options)
+        context = self._browser.new_context(**options)
+        if options["service_workers"] == "block" and not worker_api:
+            context.add_init_script(NO_SERVICE_WORKERS)
+        return context
 
     def __getattr__(self, name):
         return getattr(self._browser, name)

@@ -5,12 +5,13 @@ real S3 (moto) and WebDAV (wsgidav) test servers."""
 from __future__ import annotations
 
 import json
+import re
 import time
 
 import pytest
 
-from conftest import EXAMPLES
-from pagedriver import go_to, own_annotations, pane_text, query, wait, wait_model, wait_open, wait_saved
+from conftest import EXAMPLES, REPO
+from pagedriver import go_to, open_page, own_annotations, pane_text, query, wait, wait_model, wait_open, wait_saved
 from mercury_static.bundle.contents import ShardLimits
 from test_collect import READY, alice_s3_link, annotate_and_submit, link_of, objects, upload_state, wait_for
 
@@ -195,3 +196,25 @@ def test_the_records_ahead_are_kept_for_offline_without_being_opened(build_bundl
     [before] = [line for line in (EXAMPLES / "demo.jsonl").read_text(encoding="utf-8").splitlines()
                 if json.loads(line)["id"] == ids[5]]
     assert pane_text(page, "summary") == json.loads(before)["summary"]
+
+
+@pytest.mark.browser
+def test_a_worker_that_never_takes_control_holds_the_model_back_only_for_the_wait(browser, bundle_server):
+    """A service worker that registers and never takes control (Playwright's blocked one stays installing):
+    the model's worker starts once the page has waited `CONTROL_WAIT_MS` for it, not before and not never. A
+    page without the service worker API (every other browser test's) starts it at once."""
+    wait_ms = int(re.search(r"CONTROL_WAIT_MS = (\d+);", (REPO / "site_template" / "app" / "offline.js")
+                            .read_text(encoding="utf-8")).group(1))
+    started = {}
+    for worker_api in (True, False):
+        context = browser.new_context(service_workers="block", worker_api=worker_api)
+        try:
+            page = context.new_page()
+            open_page(page, bundle_server)
+            assert query(page, "() => 'serviceWorker' in navigator") is worker_api
+            wait_model(page, timeout=60_000)
+            started[worker_api] = page.evaluate(  # when the model's worker was made: its script requested
+                "performance.getEntriesByType('resource').find((e) => e.name.endsWith('/embed-worker.js')).startTime")
+        finally:
+            context.close()
+    assert started[True] >= wait_ms > started[False], started
