@@ -102,10 +102,11 @@ def demo_bundle(build_bundle) -> Path:
 
 
 @pytest.fixture(scope="session")
-def stand_in_demo(build_bundle) -> Path:
-    """The demo with the stand-in model: for tests of the bundle that do not read its vectors' meaning."""
+def stand_in_demo(build_bundle, stand_in_model) -> Path:
+    """The demo with the stand-in model: for tests of the bundle that do not read its vectors' meaning (named,
+    not left to `build_bundle`'s default: a session fixture is built for whichever test asks first)."""
     return build_bundle([EXAMPLES / "demo.jsonl"], name="demo", labels=EXAMPLES / "labels.yaml",
-                        guidelines=EXAMPLES / "guidelines.md", title="Demo")
+                        guidelines=EXAMPLES / "guidelines.md", title="Demo", model=stand_in_model)
 
 
 @pytest.fixture(scope="session")
