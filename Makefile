@@ -84,13 +84,11 @@ test-slow: install
 	HF_HUB_OFFLINE=1 $(PY) -m pytest -q -m "slow and not browser" -n $(JOBS) --dist loadfile --no-loadscope-reorder
 
 # The whole suite: the fast tests first, then the slow and the browser tests in one run, a test file per
-# worker and one worker more than the cores (SLOW_JOBS), the files of minutes first (conftest.py's
-# LONGEST_FIRST): while a browser test waits on its page the other workers compute. A browser test that fails
-# is run once more (-rR lists it; conftest.py keeps --reruns to them): on a loaded 2-core machine a few of
-# their setup steps time out; a real defect fails twice.
-SLOW_JOBS ?= $(shell echo $$(( $(NPROC) + 1 )))
+# worker, the files of minutes first (conftest.py's LONGEST_FIRST): a browser test waits on its page while a
+# slow one computes. A browser test that fails is run once more (-rR lists it; conftest.py keeps --reruns to
+# them): on a loaded 2-core machine a few of their setup steps time out; a real defect fails twice.
 test: test-fast browser
-	HF_HUB_OFFLINE=1 $(PY) -m pytest -q -m "slow or browser" -n $(SLOW_JOBS) --dist loadfile --no-loadscope-reorder \
+	HF_HUB_OFFLINE=1 $(PY) -m pytest -q -m "slow or browser" -n $(JOBS) --dist loadfile --no-loadscope-reorder \
 		--reruns 1 -rR
 
 # A wheel that builds bundles without this checkout or torch: the page template, the packed page, the browser
