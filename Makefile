@@ -14,13 +14,37 @@ MODEL := mercury_static/model/page/model_quantized.onnx
 # each CLI a test starts) compiles every module again and pytest rewrites every test file again.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: install model demo lint docs generate test test-fast test-slow test-js browser wheel clean
+.PHONY: install model demo lint docs generate test test-fast test-slow test-js browser wheel clean lock label-studio
 
-$(VENV)/.installed: pyproject.toml
+EXTRAS := export,train,test,lint,ray
+# Every package at the version the tests last passed with (requirements/constraints.txt, written by `make lock`):
+# a new release of a dependency cannot change a fresh install, as package-lock.json does for the page's side.
+LOCK := requirements/constraints.txt
+
+$(VENV)/.installed: pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(VENV)
-	$(PIP) install -q --upgrade pip
-	$(PIP) install -q torch==2.13.0 $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
-	$(PIP) install -q -e '.[export,train,test,lint,ray]'
+	$(PIP) install -q -c $(LOCK) --upgrade pip
+	$(PIP) install -q -c $(LOCK) torch==2.13.0 $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
+	$(PIP) install -q -c $(LOCK) -e '.[$(EXTRAS)]'
+	touch $@
+
+# The lock refreshed: a fresh venv with the newest releases pyproject.toml allows, frozen. Run `make test` after.
+lock:
+	rm -rf .cache/lock-venv && $(PYTHON) -m venv .cache/lock-venv
+	.cache/lock-venv/bin/pip install -q --upgrade pip
+	.cache/lock-venv/bin/pip install -q torch==2.13.0 $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
+	.cache/lock-venv/bin/pip install -q -e '.[$(EXTRAS)]'
+	{ sed -n '/^#/p' $(LOCK); .cache/lock-venv/bin/pip freeze --all --exclude-editable \
+		| sed 's/+cpu$$//'; } > $(LOCK).new && mv $(LOCK).new $(LOCK)
+	rm -rf .cache/lock-venv
+
+# Label Studio in its own venv, pinned with every package it brings (requirements/label-studio.txt), for
+# tests/test_label_studio_server.py, which skips when it is absent.
+label-studio: .cache/label-studio-venv/bin/label-studio
+
+.cache/label-studio-venv/bin/label-studio: requirements/label-studio.txt
+	rm -rf .cache/label-studio-venv && $(PYTHON) -m venv .cache/label-studio-venv
+	.cache/label-studio-venv/bin/pip install -q -c requirements/label-studio.txt label-studio
 	touch $@
 
 # The default model exported once (torch is needed here only), shipped by the wheel; not tracked by git.

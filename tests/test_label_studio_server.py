@@ -1,5 +1,5 @@
 """The Label Studio round trip against a running Label Studio (the `label-studio` package from PyPI, in its own
-venv: `.ci/run` installs it): a tasks file and a labeling config of two Text fields with Labels and Relations
+venv, pinned: `make label-studio`, which `.ci/run` runs): a tasks file and a labeling config of two Text fields with Labels and Relations
 build a bundle; three annotators work on it in Chromium and their exports merge with `--format label-studio`; a project made from the written
 config imports the tasks with their annotations through Label Studio's REST API; its JSON export builds back to
 the same annotations, every span, label, relation, note and annotator."""
@@ -102,8 +102,8 @@ def label_studio(tmp_path_factory):
     """A Label Studio on a free loopback port, SQLite in a temporary data folder, an admin with a known API
     token; stopped after the module's tests."""
     if not os.access(LABEL_STUDIO, os.X_OK):
-        pytest.skip(f"Label Studio is not installed at {LABEL_STUDIO} (set LABEL_STUDIO_BIN, or run "
-                    "`python3 -m venv .cache/label-studio-venv && .cache/label-studio-venv/bin/pip install label-studio`)")
+        pytest.skip(f"Label Studio is not installed at {LABEL_STUDIO} (run `make label-studio`, or set "
+                    "LABEL_STUDIO_BIN)")
     data = tmp_path_factory.mktemp("label-studio")
     port = free_port()
     env = {**os.environ, "LABEL_STUDIO_BASE_DATA_DIR": str(data), "DJANGO_DB": "sqlite",
@@ -120,17 +120,28 @@ def label_studio(tmp_path_factory):
         while not _up(base):
             if server.poll() is not None or time.monotonic() > deadline:
                 tail = (data / "server.log").read_text(encoding="utf-8", errors="replace")[-3000:]
-                pytest.fail(f"Label Studio did not start within {START_TIMEOUT} s:\n{tail}")
+                how = (f"exited with code {server.returncode}" if server.returncode is not None
+                       else f"did not start within {START_TIMEOUT} s")
+                pytest.fail(f"Label Studio {how}:\n{tail}")
             time.sleep(1)
         yield Api(base, TOKEN)
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
+        _stop(server)
         log.close()
+
+
+def _stop(server: subprocess.Popen) -> None:
+    """The server's process group ended (TERM, then KILL after 30 s); one already gone is not an error."""
+    for sig, timeout in ((signal.SIGTERM, 30), (signal.SIGKILL, None)):
+        try:
+            os.killpg(server.pid, sig)
+        except ProcessLookupError:
+            break
+        try:
+            server.wait(timeout=timeout)
+            break
+        except subprocess.TimeoutExpired:
+            continue
 
 
 def _key(a: dict) -> tuple:
